@@ -1,0 +1,70 @@
+//===- ShapeUtils.h - Shape arithmetic shared by kiln type inference -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===---------------------------------------------------------------------------===//
+//
+// Helpers for result-type inference and verification: broadcasting with
+// dynamic dims, axis normalization with diagnostics in the house style
+// ("'axis' value is 4, accepted range is [-4, 3]"), and the refinement rule
+// that lets a written result type be more static than the inferred one.
+//
+//===---------------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_SHAPEUTILS_H
+#define KILN_DIALECT_KILN_IR_SHAPEUTILS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace kiln {
+
+/// True when each `actual` type equals `inferred` up to dims: a dim may be
+/// static in `actual` where `inferred` says dynamic, never the other way round
+/// with a conflicting size, and element types and ranks match exactly.
+bool areRefinedTypes(mlir::TypeRange inferred, mlir::TypeRange actual);
+
+/// Numpy broadcast of several shapes; `?` combines with anything (a `?`
+/// against a static `n > 1` gives `n`). Emits "shapes ... are not
+/// broadcast-compatible (dim i: a vs b)" on failure when `loc` is set.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(std::optional<mlir::Location> loc,
+                llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+
+/// Result of a broadcasting elementwise op on `operands` (ranked tensors).
+/// `elementType` overrides the element type (i1 for predicates) when set.
+mlir::LogicalResult
+inferBroadcastResult(std::optional<mlir::Location> loc,
+                     llvm::ArrayRef<mlir::Type> operands,
+                     mlir::Type elementType,
+                     llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// Maps `axis` in `[-rank, rank-1]` to `[0, rank-1]`; emits
+/// "'<name>' value is <axis>, accepted range is [-rank, rank-1]" otherwise.
+mlir::FailureOr<int64_t> normalizeAxis(std::optional<mlir::Location> loc,
+                                       llvm::StringRef name, int64_t axis,
+                                       int64_t rank);
+
+/// Normalizes every axis of a list and rejects duplicates.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+normalizeAxes(std::optional<mlir::Location> loc, llvm::StringRef name,
+              llvm::ArrayRef<int64_t> axes, int64_t rank);
+
+/// Product of dims, or nullopt when a dim is dynamic or the product overflows
+/// int64.
+std::optional<int64_t> staticElementCount(llvm::ArrayRef<int64_t> shape);
+
+/// Returns the ranked tensor type of `type`, or null.
+inline mlir::RankedTensorType asRanked(mlir::Type type) {
+  return llvm::dyn_cast_or_null<mlir::RankedTensorType>(type);
+}
+
+/// Emits `message` at `loc` when present; always returns failure.
+mlir::LogicalResult emitInferenceError(std::optional<mlir::Location> loc,
+                                       const llvm::Twine &message);
+
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_IR_SHAPEUTILS_H

@@ -1,0 +1,229 @@
+//===- KilnOpFolders.cpp - Folders and canonicalization patterns of kiln ops ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Each rewrite states its law. Folders on values only fire on small tensors
+// (kMaxFoldElements): folding is for shape arithmetic and tiny constants; the
+// graph stage's constant-folding pass handles large ones under its own limit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+static constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// True when `attr` is a splat constant equal to `value` (integer or float).
+static bool isSplatOf(Attribute attr, double value) {
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
+  if (!splat)
+    return false;
+  Type element = splat.getElementType();
+  if (isa<FloatType>(element))
+    return splat.getSplatValue<APFloat>().convertToDouble() == value;
+  if (isa<IntegerType>(element))
+    return splat.getSplatValue<APInt>().getSExtValue() == static_cast<int64_t>(value);
+  return false;
+}
+
+/// Elementwise fold of two equally typed constants into the result type.
+template <typename IntFn, typename FloatFn>
+static Attribute foldSameTypeBinary(ArrayRef<Attribute> operands, Value lhs,
+                                    Value rhs, Type resultType, IntFn intFn,
+                                    FloatFn floatFn) {
+  if (lhs.getType() != rhs.getType() || lhs.getType() != resultType)
+    return {};
+  auto type = cast<RankedTensorType>(resultType);
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+    return {};
+  if (isa<IntegerType>(type.getElementType()))
+    return constFoldBinaryOp<IntegerAttr, APInt, void>(operands, resultType, intFn);
+  if (isa<FloatType>(type.getElementType()))
+    return constFoldBinaryOp<FloatAttr, APFloat, void>(operands, resultType, floatFn);
+  return {};
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+// neg(neg(x)) = x
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  return {};
+}
+
+// not(not(x)) = x
+OpFoldResult NotOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NotOp>())
+    return inner.getInput();
+  return {};
+}
+
+// clip(x, -inf, inf) = x
+OpFoldResult ClipOp::fold(FoldAdaptor) {
+  if (!getMin() && !getMax())
+    return getInput();
+  return {};
+}
+
+// cast(x : T -> T) = x
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+// x + 0 = x;  c1 + c2 = c
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0) && getLhs().getType() == getType())
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 0) && getRhs().getType() == getType())
+    return getRhs();
+  return foldSameTypeBinary(
+      adaptor.getOperands(), getLhs(), getRhs(), getType(),
+      [](const APInt &a, const APInt &b) { return a + b; },
+      [](const APFloat &a, const APFloat &b) { return a + b; });
+}
+
+// x - 0 = x;  c1 - c2 = c
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0) && getLhs().getType() == getType())
+    return getLhs();
+  return foldSameTypeBinary(
+      adaptor.getOperands(), getLhs(), getRhs(), getType(),
+      [](const APInt &a, const APInt &b) { return a - b; },
+      [](const APFloat &a, const APFloat &b) { return a - b; });
+}
+
+// x * 1 = x;  c1 * c2 = c
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1) && getLhs().getType() == getType())
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 1) && getRhs().getType() == getType())
+    return getRhs();
+  return foldSameTypeBinary(
+      adaptor.getOperands(), getLhs(), getRhs(), getType(),
+      [](const APInt &a, const APInt &b) { return a * b; },
+      [](const APFloat &a, const APFloat &b) { return a * b; });
+}
+
+// x / 1 = x;  c1 / c2 = c (integer division by zero is left alone)
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1) && getLhs().getType() == getType())
+    return getLhs();
+  bool divByZero = false;
+  Attribute folded = foldSameTypeBinary(
+      adaptor.getOperands(), getLhs(), getRhs(), getType(),
+      [&](const APInt &a, const APInt &b) {
+        if (b.isZero()) {
+          divByZero = true;
+          return a;
+        }
+        return a.sdiv(b);
+      },
+      [](const APFloat &a, const APFloat &b) { return a / b; });
+  return divByZero ? Attribute() : folded;
+}
+
+// reshape(x : T -> T) = x;  reshape(reshape(x)) = reshape(x);
+// reshape(constant) = constant with the new shape
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (!getShape() || getType().hasStaticShape()) {
+      getInputMutable().assign(inner.getInput());
+      return getResult();
+    }
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
+  return {};
+}
+
+namespace {
+/// A reshape with a static result type no longer needs its shape operand.
+struct DropStaticReshapeShape final : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getShape() || !op.getType().hasStaticShape())
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getShapeMutable().clear(); });
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<DropStaticReshapeShape>(context);
+}
+
+// transpose(x, identity) = x;
+// transpose(transpose(x, p), q) = transpose(x, p∘q) with (p∘q)[i] = p[q[i]]
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())) &&
+      getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t q : perm)
+      composed.push_back(inner.getPerm()[q]);
+    setPerm(composed);
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+// concat(x) = x
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs().front().getType() == getType())
+    return getInputs().front();
+  return {};
+}
+
+// expand(x : T -> T) = x
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+// shape(x) = constant when the requested dims are static
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  RankedTensorType input = getInput().getType();
+  int64_t rank = input.getRank();
+  auto clamp = [&](int64_t v) {
+    if (v < 0)
+      v += rank;
+    return std::min(std::max<int64_t>(v, 0), rank);
+  };
+  int64_t start = clamp(getStart().value_or(0));
+  int64_t end = std::max(start, clamp(getEnd().value_or(rank)));
+  ArrayRef<int64_t> dims = input.getShape().slice(start, end - start);
+  if (llvm::any_of(dims, ShapedType::isDynamic))
+    return {};
+  return DenseIntElementsAttr::get(getType(), dims);
+}
+
+// size(x) = constant when x has a static shape
+OpFoldResult SizeOp::fold(FoldAdaptor) {
+  std::optional<int64_t> count =
+      staticElementCount(getInput().getType().getShape());
+  if (!count)
+    return {};
+  return DenseIntElementsAttr::get(getType(), ArrayRef<int64_t>{*count});
+}
+
+} // namespace kiln

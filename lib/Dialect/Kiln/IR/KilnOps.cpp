@@ -1,0 +1,260 @@
+//===- KilnOps.cpp - Verifiers of kiln ops with given result types --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Ops whose result type cannot be computed from operand types alone (it comes
+// from the value of a shape operand, or is the same as the input) check here
+// that what is written is consistent. Inference lives in KilnNNOps.cpp and
+// KilnShapeOps.cpp; folders in KilnOpFolders.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange, DictionaryAttr attrs,
+    OpaqueProperties properties, RegionRange, SmallVectorImpl<Type> &types) {
+  auto *props = properties.as<Properties *>();
+  ElementsAttr value = props ? props->value : ElementsAttr();
+  if (!value)
+    return emitInferenceError(loc, "requires an elements attribute 'value'");
+  types.push_back(value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  if (!isa<RankedTensorType>(getValue().getType()))
+    return emitOpError("value must be a ranked tensor, got ")
+           << getValue().getType();
+  return success();
+}
+
+LogicalResult ClipOp::verify() {
+  if (getMin() && getMax() && *getMin() > *getMax())
+    return emitOpError("'min' value ")
+           << getMin()->convertToDouble() << " is greater than 'max' value "
+           << getMax()->convertToDouble();
+  return success();
+}
+
+LogicalResult ModOp::verify() {
+  if (!getFmod() && isa<FloatType>(getLhs().getType().getElementType()))
+    return emitOpError("floating-point operands require 'fmod' = true");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, normalizations, cumsum
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAxis(Operation *op, StringRef name, int64_t axis,
+                                int64_t rank) {
+  return normalizeAxis(op->getLoc(), name, axis, rank);
+}
+
+template <typename OpTy>
+static LogicalResult verifySoftmaxLike(OpTy op) {
+  return verifyAxis(op, "axis", op.getAxis(), op.getInput().getType().getRank());
+}
+LogicalResult SoftmaxOp::verify() { return verifySoftmaxLike(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxLike(*this); }
+
+LogicalResult CumSumOp::verify() {
+  return verifyAxis(*this, "axis", getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult LayerNormOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  FailureOr<int64_t> axis = normalizeAxis(getLoc(), "axis", getAxis(), rank);
+  if (failed(axis))
+    return failure();
+  ArrayRef<int64_t> normalized = getInput().getType().getShape().drop_front(*axis);
+  for (auto [name, value] : {std::pair<StringRef, Value>{"scale", getScale()},
+                             {"bias", getBias()}}) {
+    if (!value)
+      continue;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() > static_cast<int64_t>(normalized.size()))
+      return emitOpError("'") << name << "' has rank " << type.getRank()
+                              << ", accepted at most " << normalized.size()
+                              << " (the normalized dims)";
+    if (failed(broadcastShapes(getLoc(), {normalized, type.getShape()})))
+      return failure();
+  }
+  if (getEpsilon().isNegative())
+    return emitOpError("'epsilon' value is ")
+           << getEpsilon().convertToDouble() << ", accepted range is [0, inf)";
+  return success();
+}
+
+/// `[N, C, ...]` input with `[C]` per-channel parameters.
+static LogicalResult verifyChannelParams(Operation *op, Value input,
+                                         ValueRange params,
+                                         ArrayRef<StringRef> names) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getRank() < 2)
+    return op->emitOpError("input has rank ")
+           << type.getRank() << ", expected at least 2 ([N, C, ...])";
+  int64_t channels = type.getDimSize(1);
+  for (auto [name, param] : llvm::zip(names, params)) {
+    auto paramType = cast<RankedTensorType>(param.getType());
+    if (paramType.getRank() != 1)
+      return op->emitOpError("'") << name << "' has rank "
+                                  << paramType.getRank() << ", expected 1";
+    int64_t size = paramType.getDimSize(0);
+    if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(channels) &&
+        size != channels)
+      return op->emitOpError("'") << name << "' has " << size
+                                  << " elements, expected " << channels
+                                  << " (the channel dim)";
+  }
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  return verifyChannelParams(*this, getInput(),
+                             {getScale(), getBias(), getMean(), getVariance()},
+                             {"scale", "bias", "mean", "variance"});
+}
+
+LogicalResult InstanceNormOp::verify() {
+  return verifyChannelParams(*this, getInput(), {getScale(), getBias()},
+                             {"scale", "bias"});
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Scale and zero point are scalars (per tensor) or 1-D along `axis`.
+static LogicalResult verifyQuantParams(Operation *op, RankedTensorType data,
+                                       Value scale, Value zeroPoint,
+                                       int64_t axis) {
+  auto scaleType = cast<RankedTensorType>(scale.getType());
+  auto zeroType = cast<RankedTensorType>(zeroPoint.getType());
+  if (scaleType.getShape() != zeroType.getShape())
+    return op->emitOpError("'scale' and 'zero_point' shapes differ");
+  if (scaleType.getRank() > 1)
+    return op->emitOpError("'scale' has rank ")
+           << scaleType.getRank() << ", expected 0 (per tensor) or 1 (per axis)";
+  if (scaleType.getRank() == 1) {
+    FailureOr<int64_t> dim = normalizeAxis(op->getLoc(), "axis", axis, data.getRank());
+    if (failed(dim))
+      return failure();
+    int64_t want = data.getDimSize(*dim), got = scaleType.getDimSize(0);
+    if (!ShapedType::isDynamic(want) && !ShapedType::isDynamic(got) && want != got)
+      return op->emitOpError("'scale' has ")
+             << got << " elements, expected " << want << " (dim " << *dim << ")";
+  }
+  return success();
+}
+
+LogicalResult QuantizeLinearOp::verify() {
+  if (getOutput().getType().getElementType() !=
+      getZeroPoint().getType().getElementType())
+    return emitOpError("result element type must match the zero point's (")
+           << getZeroPoint().getType().getElementType() << ")";
+  if (failed(verifyCompatibleShape(getInput().getType(), getOutput().getType())))
+    return emitOpError("result shape must match the input shape");
+  return verifyQuantParams(*this, getInput().getType(), getScale(),
+                           getZeroPoint(), getAxis());
+}
+
+LogicalResult DequantizeLinearOp::verify() {
+  if (getInput().getType().getElementType() !=
+      getZeroPoint().getType().getElementType())
+    return emitOpError("input element type must match the zero point's (")
+           << getZeroPoint().getType().getElementType() << ")";
+  if (getOutput().getType().getElementType() !=
+      getScale().getType().getElementType())
+    return emitOpError("result element type must match the scale's (")
+           << getScale().getType().getElementType() << ")";
+  if (failed(verifyCompatibleShape(getInput().getType(), getOutput().getType())))
+    return emitOpError("result shape must match the input shape");
+  return verifyQuantParams(*this, getInput().getType(), getScale(),
+                           getZeroPoint(), getAxis());
+}
+
+//===----------------------------------------------------------------------===//
+// Ops shaped by a shape operand
+//===----------------------------------------------------------------------===//
+
+/// The shape operand, when present, has one entry per result dim.
+static LogicalResult verifyShapeOperand(Operation *op, Value shape,
+                                        RankedTensorType result) {
+  if (!shape) {
+    if (!result.hasStaticShape())
+      return op->emitOpError("result type ")
+             << result << " has dynamic dims, so the shape operand is required";
+    return success();
+  }
+  int64_t entries = cast<RankedTensorType>(shape.getType()).getDimSize(0);
+  if (!ShapedType::isDynamic(entries) && entries != result.getRank())
+    return op->emitOpError("shape operand has ")
+           << entries << " entries but the result has rank " << result.getRank();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getOutput().getType();
+  if (failed(verifyShapeOperand(*this, getShape(), out)))
+    return failure();
+  std::optional<int64_t> inCount = staticElementCount(in.getShape());
+  std::optional<int64_t> outCount = staticElementCount(out.getShape());
+  if (inCount && outCount && *inCount != *outCount)
+    return emitOpError("input has ")
+           << *inCount << " elements but the result type " << out << " has "
+           << *outCount;
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getOutput().getType();
+  if (failed(verifyShapeOperand(*this, getShape(), out)))
+    return failure();
+  if (in.getRank() > out.getRank())
+    return emitOpError("input rank ")
+           << in.getRank() << " exceeds the result rank " << out.getRank();
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(getLoc(), {in.getShape(), out.getShape()});
+  if (failed(shape))
+    return failure();
+  if (!areRefinedTypes(RankedTensorType::get(*shape, out.getElementType()), out))
+    return emitOpError("input ") << in << " does not broadcast to " << out;
+  return success();
+}
+
+LogicalResult ConstantOfShapeOp::verify() {
+  RankedTensorType out = getOutput().getType();
+  if (getValue().getType() != out.getElementType())
+    return emitOpError("'value' has type ")
+           << getValue().getType() << ", expected the result element type "
+           << out.getElementType();
+  return verifyShapeOperand(*this, getShape(), out);
+}
+
+LogicalResult ResizeOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getOutput().getType();
+  if (in.getRank() != out.getRank())
+    return emitOpError("result rank ")
+           << out.getRank() << " differs from the input rank " << in.getRank();
+  if (!getScales().empty() &&
+      static_cast<int64_t>(getScales().size()) != in.getRank())
+    return emitOpError("'scales' has ")
+           << getScales().size() << " entries, expected " << in.getRank();
+  for (float scale : getScales())
+    if (!(scale > 0.0f))
+      return emitOpError("'scales' value is ")
+             << scale << ", accepted range is (0, inf)";
+  return success();
+}
+
+} // namespace kiln

@@ -1,0 +1,21 @@
+# Kiln's lit suite: FileCheck tests for the dialect, passes, pipelines and tools.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Kiln"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "Inputs"]
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+config.substitutions.append(("%kiln_src", config.kiln_src_root))
+
+tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["kiln-opt", "kilnc"], tool_dirs)

@@ -1,0 +1,161 @@
+//===- kilnc.cpp - The Kiln compiler driver --------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Reads a model (`kiln` dialect `.mlir` today; ONNX once the importer lands),
+// runs the ordered stages of kiln::Stage up to `--emit`, and writes the IR
+// (or artifact) of the last stage. Flags live here, never in the libraries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory kilncCategory("kilnc options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.mlir>"),
+                                          cl::init("-"), cl::cat(kilncCategory));
+
+static cl::opt<std::string> outputFilename("o", cl::desc("Output file (default: stdout)"),
+                                           cl::value_desc("file"), cl::init("-"),
+                                           cl::cat(kilncCategory));
+
+static cl::opt<std::string>
+    emitStage("emit",
+              cl::desc("Stop after this stage and write its result; one of " +
+                       kiln::stageNameList() + " (default: lib)"),
+              cl::value_desc("stage"), cl::init("lib"), cl::cat(kilncCategory));
+
+static cl::opt<kiln::Target> targetOption(
+    "target", cl::desc("Code generation target"), cl::init(kiln::Target::CPU),
+    cl::values(clEnumValN(kiln::Target::CPU, "cpu", "x86-64 host code (default)"),
+               clEnumValN(kiln::Target::CUDA, "cuda", "NVIDIA sm_90 kernels")),
+    cl::cat(kilncCategory));
+
+static cl::opt<bool> verbose("v", cl::desc("Print each stage and its time to stderr"),
+                             cl::cat(kilncCategory));
+
+static constexpr const char *kOverview = R"(kilnc: the Kiln ahead-of-time tensor compiler
+
+Compiles a model through Kiln's stages, in order:
+  import    read the model into the `kiln` dialect
+  graph     fold, canonicalize, CSE (kiln -> kiln)
+  linalg    lower to linalg on tensors
+  dispatch  group ops into fused kernels
+  codegen   tile, vectorize, bufferize per target
+  llvm      host LLVM IR;   ptx: CUDA kernels (cuda target only)
+  obj       object file;    lib: loadable shared library (default)
+--emit=<stage> stops after <stage> and writes its result.
+
+Examples:
+  kilnc model.mlir --emit=graph            print the optimized kiln IR
+  kilnc model.mlir --emit=graph -v -o out.mlir
+
+Debugging (MLIR's standard flags, listed by --help-hidden):
+  --mlir-print-ir-after-all   --mlir-timing   --mlir-pass-pipeline-crash-reproducer=<file>
+)";
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "kilnc") << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  cl::HideUnrelatedOptions(kilncCategory);
+  cl::ParseCommandLineOptions(argc, argv, kOverview);
+
+  std::optional<kiln::Stage> stage = kiln::parseStage(emitStage);
+  if (!stage)
+    return fail("unknown --emit stage '" + emitStage + "', expected one of " +
+                kiln::stageNameList());
+  if (!kiln::isStageImplemented(*stage))
+    return fail("--emit=" + emitStage + ": stage '" + emitStage +
+                "' is not implemented in this build yet (available: import, "
+                "graph)");
+  if (targetOption == kiln::Target::CUDA)
+    return fail("--target=cuda is not implemented in this build yet");
+  if (llvm::sys::path::extension(inputFilename) == ".onnx")
+    return fail("'" + inputFilename +
+                "': ONNX input is not supported in this build yet; pass a "
+                "`kiln` dialect .mlir file");
+
+  DialectRegistry registry;
+  registry.insert<kiln::KilnDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &errorMessage);
+  if (!input)
+    return fail("cannot read '" + inputFilename + "': " + errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  auto timeStage = [&](kiln::Stage s, auto &&body) -> LogicalResult {
+    auto start = std::chrono::steady_clock::now();
+    LogicalResult result = body();
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    if (verbose)
+      llvm::errs() << "kilnc: " << kiln::stageName(s) << " "
+                   << llvm::format("%.2f", ms) << " ms\n";
+    return result;
+  };
+
+  OwningOpRef<ModuleOp> module;
+  if (failed(timeStage(kiln::Stage::Import, [&] {
+        module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+        return success(static_cast<bool>(module));
+      })))
+    return 1;
+
+  kiln::PipelineOptions options;
+  options.target = targetOption;
+  for (int s = static_cast<int>(kiln::Stage::Graph); s <= static_cast<int>(*stage);
+       ++s) {
+    auto current = static_cast<kiln::Stage>(s);
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 1;
+    applyDefaultTimingPassManagerCLOptions(pm);
+    kiln::buildStagePipeline(pm, current, options);
+    if (failed(timeStage(current, [&] { return pm.run(*module); })))
+      return fail("stage '" + kiln::stageName(current) + "' failed");
+  }
+
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output)
+    return fail("cannot write '" + outputFilename + "': " + errorMessage);
+  module->print(output->os());
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
