@@ -41,10 +41,11 @@ static cl::opt<std::string> outputFilename("o", cl::desc("Output file (default: 
                                            cl::value_desc("file"), cl::init("-"),
                                            cl::cat(kilncCategory));
 
+// cl::desc keeps a StringRef: the text must outlive the option.
+static const std::string emitHelp = "Stop after this stage and write its result; one of " +
+                                    kiln::stageNameList() + " (default: lib)";
 static cl::opt<std::string>
-    emitStage("emit",
-              cl::desc("Stop after this stage and write its result; one of " +
-                       kiln::stageNameList() + " (default: lib)"),
+    emitStage("emit", cl::desc(emitHelp),
               cl::value_desc("stage"), cl::init("lib"), cl::cat(kilncCategory));
 
 static cl::opt<kiln::Target> targetOption(

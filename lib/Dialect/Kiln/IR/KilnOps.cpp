@@ -30,13 +30,6 @@ LogicalResult ConstantOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult ConstantOp::verify() {
-  if (!isa<RankedTensorType>(getValue().getType()))
-    return emitOpError("value must be a ranked tensor, got ")
-           << getValue().getType();
-  return success();
-}
-
 LogicalResult ClipOp::verify() {
   if (getMin() && getMax() && *getMin() > *getMax())
     return emitOpError("'min' value ")
@@ -45,10 +38,8 @@ LogicalResult ClipOp::verify() {
   return success();
 }
 
-LogicalResult ModOp::verify() {
-  if (!getFmod() && isa<FloatType>(getLhs().getType().getElementType()))
-    return emitOpError("floating-point operands require 'fmod' = true");
-  return success();
+bool hasValidModKind(ModOp op) {
+  return op.getFmod() || !isa<FloatType>(getElementTypeOrSelf(op.getLhs()));
 }
 
 //===----------------------------------------------------------------------===//

@@ -113,15 +113,22 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 // Result types of a Kiln_InferOp are computed from operands and attributes; a
 // written result type may refine the inferred one (a static dim where the
 // inference says `?`) but never contradict it.
+// The verifier runs the inference with the op's location, so that a bad
+// operand or attribute is reported by its own message (the interface's check
+// runs after it and only compares the types).
 defvar Kiln_RefinableResultsDef = [{
   bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange inferred,
                                           ::mlir::TypeRange actual) {
     return ::kiln::areRefinedTypes(inferred, actual);
   }
+  ::llvm::LogicalResult $cppClass::verify() {
+    return ::kiln::verifyByInference(*this);
+  }
 }];
 
 class Kiln_InferOp<string mnemonic, list<Trait> traits = []>
     : Kiln_Op<mnemonic, traits # [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let hasVerifier = 1;
   let extraClassDefinition = Kiln_RefinableResultsDef;
 }
 
@@ -154,6 +161,7 @@ class Kiln_BinaryOp<string mnemonic, string formula, Type operandType,
   let results = (outs !if(isPredicate, Kiln_BoolTensor, operandType):$output);
   let assemblyFormat =
     "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
   let extraClassDefinition = Kiln_RefinableResultsDef # [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,

@@ -26,7 +26,6 @@ def Kiln_ConstantOp : Kiln_Op<"constant", [ConstantLike, Pure,
   let results = (outs Kiln_Tensor:$output);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
-  let hasVerifier = 1;
 }
 
 def Kiln_NegOp : Kiln_UnaryOp<"neg", "-x", Kiln_SignedTensor> { let hasFolder = 1; }
@@ -123,7 +122,9 @@ def Kiln_MaxOp : Kiln_BinaryOp<"max", "max(x, y)", Kiln_NumericTensor, 0,
                                [Commutative]>;
 def Kiln_MinOp : Kiln_BinaryOp<"min", "min(x, y)", Kiln_NumericTensor, 0,
                                [Commutative]>;
-def Kiln_ModOp : Kiln_BinaryOp<"mod", "x mod y", Kiln_NumericTensor> {
+def Kiln_ModOp : Kiln_BinaryOp<"mod", "x mod y", Kiln_NumericTensor, 0, [
+    PredOpTrait<"floating-point operands have 'fmod' = true",
+                CPred<"::kiln::hasValidModKind(::llvm::cast<::kiln::ModOp>($_op))">>]> {
   let description = [{
     Remainder. With `fmod` it has the sign of the dividend (C `fmod`);
     otherwise (integers only) the sign of the divisor (Python `%`).
@@ -136,7 +137,6 @@ def Kiln_ModOp : Kiln_BinaryOp<"mod", "x mod y", Kiln_NumericTensor> {
   }];
   let arguments = (ins Kiln_NumericTensor:$lhs, Kiln_NumericTensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$fmod);
-  let hasVerifier = 1;
 }
 def Kiln_AndOp : Kiln_BinaryOp<"and", "x and y", Kiln_BoolTensor, 0, [Commutative]>;
 def Kiln_OrOp : Kiln_BinaryOp<"or", "x or y", Kiln_BoolTensor, 0, [Commutative]>;

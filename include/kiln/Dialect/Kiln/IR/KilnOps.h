@@ -21,4 +21,22 @@
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"
 
+namespace kiln {
+/// Verifies an op with inferred result types by running its inference with
+/// the op's location, so that inference failures carry their own message.
+template <typename OpTy>
+llvm::LogicalResult verifyByInference(OpTy op) {
+  llvm::SmallVector<mlir::Type> types;
+  mlir::Operation *operation = op.getOperation();
+  return OpTy::inferReturnTypes(op.getContext(), op.getLoc(),
+                                operation->getOperands(),
+                                operation->getRawDictionaryAttrs(),
+                                operation->getPropertiesStorage(),
+                                operation->getRegions(), types);
+}
+
+/// Python-style remainder is integer-only; floats need C `fmod` semantics.
+bool hasValidModKind(ModOp op);
+} // namespace kiln
+
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

@@ -1,0 +1,162 @@
+// RUN: kiln-opt %s -canonicalize -split-input-file | FileCheck %s
+
+/// Folders and canonicalization patterns of kiln ops, one law per case.
+
+/// x + 0 = x and 0 + x = x (a zero that does not change the shape).
+// CHECK-LABEL: func @add_zero
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]]
+func.func @add_zero(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %zero = kiln.constant dense<0.0> : tensor<3xf32>
+  %0 = kiln.add %x, %zero : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = kiln.add %zero, %x : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+/// A zero that broadcasts x to a bigger shape is not an identity.
+// CHECK-LABEL: func @add_zero_broadcasting
+// CHECK: kiln.add
+func.func @add_zero_broadcasting(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  %zero = kiln.constant dense<0.0> : tensor<2x3xf32>
+  %0 = kiln.add %x, %zero : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+/// x - 0 = x, x * 1 = x, x / 1 = x.
+// CHECK-LABEL: func @identities
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]], %[[X]]
+func.func @identities(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %zero = kiln.constant dense<0.0> : tensor<4xf32>
+  %one = kiln.constant dense<1.0> : tensor<f32>
+  %0 = kiln.sub %x, %zero : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = kiln.mul %one, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %2 = kiln.div %x, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+/// Shape arithmetic on constants folds: (c1 * c2 + c3 - c4) / c5.
+// CHECK-LABEL: func @constant_arithmetic
+// CHECK-NEXT: %[[C:.+]] = kiln.constant dense<[4, 9]> : tensor<2xi64>
+// CHECK-NEXT: return %[[C]]
+func.func @constant_arithmetic() -> tensor<2xi64> {
+  %a = kiln.constant dense<[2, 3]> : tensor<2xi64>
+  %b = kiln.constant dense<[4, 6]> : tensor<2xi64>
+  %c = kiln.constant dense<[1, 1]> : tensor<2xi64>
+  %d = kiln.constant dense<[1, 1]> : tensor<2xi64>
+  %e = kiln.constant dense<[2, 2]> : tensor<2xi64>
+  %0 = kiln.mul %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %1 = kiln.add %0, %c : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %2 = kiln.sub %1, %d : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %3 = kiln.div %2, %e : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %3 : tensor<2xi64>
+}
+
+// -----
+
+/// Integer division by zero is left for run time, not folded.
+// CHECK-LABEL: func @no_fold_div_by_zero
+// CHECK: kiln.div
+func.func @no_fold_div_by_zero() -> tensor<2xi64> {
+  %a = kiln.constant dense<[2, 3]> : tensor<2xi64>
+  %z = kiln.constant dense<[1, 0]> : tensor<2xi64>
+  %0 = kiln.div %a, %z : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+/// neg(neg(x)) = x; not(not(x)) = x; clip with no bounds = x; cast to the same type = x.
+// CHECK-LABEL: func @involutions
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>, %[[B:.+]]: tensor<4xi1>)
+// CHECK-NEXT: return %[[X]], %[[B]], %[[X]], %[[X]]
+func.func @involutions(%x: tensor<4xf32>, %b: tensor<4xi1>)
+    -> (tensor<4xf32>, tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = kiln.neg %x : tensor<4xf32>
+  %1 = kiln.neg %0 : tensor<4xf32>
+  %2 = kiln.not %b : tensor<4xi1>
+  %3 = kiln.not %2 : tensor<4xi1>
+  %4 = kiln.clip %x : tensor<4xf32>
+  %5 = kiln.cast %x : tensor<4xf32> -> tensor<4xf32>
+  return %1, %3, %4, %5 : tensor<4xf32>, tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+/// reshape to the same type = x; reshape(reshape(x)) = reshape(x).
+// CHECK-LABEL: func @reshape_chain
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[R:.+]] = kiln.reshape %[[X]] : (tensor<2x3x4xf32>) -> tensor<24xf32>
+// CHECK-NEXT: return %[[X]], %[[R]]
+func.func @reshape_chain(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<24xf32>) {
+  %0 = kiln.reshape %x : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = kiln.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %2 = kiln.reshape %1 : (tensor<6x4xf32>) -> tensor<24xf32>
+  return %0, %2 : tensor<2x3x4xf32>, tensor<24xf32>
+}
+
+// -----
+
+/// A static reshape drops its shape operand; a constant reshapes at compile time.
+// CHECK-LABEL: func @reshape_static
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>
+// CHECK-DAG: %[[C:.+]] = kiln.constant dense<{{\[}}[1, 2], [3, 4]]> : tensor<2x2xi64>
+// CHECK-DAG: %[[R:.+]] = kiln.reshape %[[X]] : (tensor<2x3xf32>) -> tensor<6xf32>
+// CHECK: return %[[R]], %[[C]]
+func.func @reshape_static(%x: tensor<2x3xf32>, %s: tensor<1xi64>) -> (tensor<6xf32>, tensor<2x2xi64>) {
+  %0 = kiln.reshape %x, %s : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<6xf32>
+  %c = kiln.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+  %1 = kiln.reshape %c : (tensor<4xi64>) -> tensor<2x2xi64>
+  return %0, %1 : tensor<6xf32>, tensor<2x2xi64>
+}
+
+// -----
+
+/// transpose(x, identity) = x; transpose(transpose(x, p), q) = transpose(x, p∘q).
+// CHECK-LABEL: func @transpose_compose
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[T:.+]] = kiln.transpose %[[X]] {perm = array<i64: 2, 1, 0>} : (tensor<2x3x4xf32>) -> tensor<4x3x2xf32>
+// CHECK-NEXT: return %[[X]], %[[T]], %[[X]]
+func.func @transpose_compose(%x: tensor<2x3x4xf32>)
+    -> (tensor<2x3x4xf32>, tensor<4x3x2xf32>, tensor<2x3x4xf32>) {
+  %0 = kiln.transpose %x {perm = array<i64: 0, 1, 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %2 = kiln.transpose %1 {perm = array<i64: 2, 0, 1>} : (tensor<3x2x4xf32>) -> tensor<4x3x2xf32>
+  %3 = kiln.transpose %1 {perm = array<i64: 1, 0, 2>} : (tensor<3x2x4xf32>) -> tensor<2x3x4xf32>
+  return %0, %2, %3 : tensor<2x3x4xf32>, tensor<4x3x2xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+/// concat of one tensor = the tensor; expand to the same type = x.
+// CHECK-LABEL: func @trivial_data_movement
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]]
+func.func @trivial_data_movement(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = kiln.concat %x {axis = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = kiln.expand %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+/// shape and size of static dims are constants; a dynamic dim keeps the op.
+// CHECK-LABEL: func @shape_of_static
+// CHECK-DAG: kiln.constant dense<[3, 4]> : tensor<2xi64>
+// CHECK-DAG: kiln.constant dense<24> : tensor<i64>
+// CHECK-DAG: kiln.shape %{{.*}} : (tensor<?x4xf32>) -> tensor<2xi64>
+// CHECK-DAG: kiln.constant dense<4> : tensor<1xi64>
+func.func @shape_of_static(%x: tensor<2x3x4xf32>, %d: tensor<?x4xf32>)
+    -> (tensor<2xi64>, tensor<i64>, tensor<2xi64>, tensor<1xi64>) {
+  %0 = kiln.shape %x {start = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2xi64>
+  %1 = kiln.size %x : (tensor<2x3x4xf32>) -> tensor<i64>
+  %2 = kiln.shape %d : (tensor<?x4xf32>) -> tensor<2xi64>
+  %3 = kiln.shape %d {start = -1 : i64} : (tensor<?x4xf32>) -> tensor<1xi64>
+  return %0, %1, %2, %3 : tensor<2xi64>, tensor<i64>, tensor<2xi64>, tensor<1xi64>
+}
