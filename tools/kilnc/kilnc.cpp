@@ -8,20 +8,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelInput.h"
+
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -101,21 +102,11 @@ int main(int argc, char **argv) {
                 "graph)");
   if (targetOption == kiln::Target::CUDA)
     return fail("--target=cuda is not implemented in this build yet");
-  if (llvm::sys::path::extension(inputFilename) == ".onnx")
-    return fail("'" + inputFilename +
-                "': ONNX input is not supported in this build yet; pass a "
-                "`kiln` dialect .mlir file");
-
   DialectRegistry registry;
   registry.insert<kiln::KilnDialect, func::FuncDialect>();
   MLIRContext context(registry);
 
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &errorMessage);
-  if (!input)
-    return fail("cannot read '" + inputFilename + "': " + errorMessage);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
   auto timeStage = [&](kiln::Stage s, auto &&body) -> LogicalResult {
@@ -132,7 +123,7 @@ int main(int argc, char **argv) {
 
   OwningOpRef<ModuleOp> module;
   if (failed(timeStage(kiln::Stage::Import, [&] {
-        module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+        module = kilnc::loadModel(inputFilename, sourceMgr, context);
         return success(static_cast<bool>(module));
       })))
     return 1;
@@ -151,6 +142,7 @@ int main(int argc, char **argv) {
       return fail("stage '" + kiln::stageName(current) + "' failed");
   }
 
+  std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
   if (!output)
