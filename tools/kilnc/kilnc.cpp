@@ -32,7 +32,8 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::OptionCategory kilncCategory("kilnc options");
+// Shared with ModelInput.cpp, whose import flags belong in the same help section.
+cl::OptionCategory kilncCategory("kilnc options");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<model.mlir>"),
