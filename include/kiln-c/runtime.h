@@ -1,0 +1,208 @@
+/*===- runtime.h - Kiln runtime C API: load compiled models and run them ----===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Plain C99. Every call that can fail returns a kiln_status pointer: NULL
+ * means success, anything else is an error object the caller owns and frees
+ * with kiln_status_destroy. Results come back through explicit `out_`
+ * parameters, which are left untouched (or set to NULL) on failure. Every
+ * create has a matching destroy; destroy functions accept NULL.
+ *
+ *   kiln_model *model = NULL;
+ *   kiln_status *status = kiln_model_load("model.so", &model);
+ *   if (status) {
+ *     fprintf(stderr, "error: %s\n", kiln_status_message(status));
+ *     kiln_status_destroy(status);
+ *   }
+ *===--------------------------------------------------------------------------===*/
+
+#ifndef KILN_C_RUNTIME_H
+#define KILN_C_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define KILN_API __attribute__((visibility("default")))
+#else
+#define KILN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===-- Status ------------------------------------------------------------===*/
+
+typedef struct kiln_status kiln_status;
+
+typedef enum kiln_status_code {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT = 1,   /* a value passed by the caller is wrong */
+  KILN_STATUS_NOT_FOUND = 2,          /* a file does not exist */
+  KILN_STATUS_INVALID_MODEL = 3,      /* not a (well-formed) Kiln artifact */
+  KILN_STATUS_VERSION_MISMATCH = 4,   /* artifact built for another ABI */
+  KILN_STATUS_RESOURCE_EXHAUSTED = 5, /* out of memory or over the byte limit */
+  KILN_STATUS_UNIMPLEMENTED = 6,      /* e.g. a device this build lacks */
+  KILN_STATUS_INTERNAL = 7            /* the compiled model reported failure */
+} kiln_status_code;
+
+/* KILN_STATUS_OK for NULL. */
+KILN_API kiln_status_code kiln_status_get_code(const kiln_status *status);
+/* A message naming the value at fault, e.g.
+ * "input 'x' dim 2: got 100, expected 224". "OK" for NULL. The string lives
+ * as long as the status. */
+KILN_API const char *kiln_status_message(const kiln_status *status);
+KILN_API void kiln_status_destroy(kiln_status *status);
+
+/*===-- Element types -----------------------------------------------------===*/
+
+/* Same values as kiln_abi_dtype in kiln-c/abi.h. */
+typedef enum kiln_dtype {
+  KILN_DTYPE_F32 = 1,
+  KILN_DTYPE_F16 = 2,
+  KILN_DTYPE_BF16 = 3,
+  KILN_DTYPE_F64 = 4,
+  KILN_DTYPE_I8 = 5,
+  KILN_DTYPE_U8 = 6,
+  KILN_DTYPE_I16 = 7,
+  KILN_DTYPE_I32 = 8,
+  KILN_DTYPE_I64 = 9,
+  KILN_DTYPE_BOOL = 10 /* one byte per element, 0 or 1 */
+} kiln_dtype;
+
+/* "f32", "f16", "bf16", "f64", "i8", "u8", "i16", "i32", "i64", "bool";
+ * NULL for a value that is not a kiln_dtype. */
+KILN_API const char *kiln_dtype_name(int32_t dtype);
+/* Bytes per element; 0 for a value that is not a kiln_dtype. */
+KILN_API size_t kiln_dtype_size(int32_t dtype);
+/* Bytes of a dense tensor of `dtype` and shape dims[0..rank), with every
+ * multiplication checked for overflow; dims must be >= 0. */
+KILN_API kiln_status *kiln_byte_size(int32_t dtype, int32_t rank,
+                                     const int64_t *dims, size_t *out_bytes);
+
+/* Ranks above this are rejected when a model is loaded. */
+#define KILN_MAX_RANK 32
+
+/*===-- Models ------------------------------------------------------------===*/
+
+typedef struct kiln_model kiln_model;
+
+/* One input or output of a model. A dim of -1 is symbolic and
+ * dim_names[i] names it; symbols with the same name are the same size.
+ * dim_names has `rank` entries, NULL for static dims. All pointers live as
+ * long as the model. */
+typedef struct kiln_tensor_info {
+  const char *name;
+  int32_t dtype; /* kiln_dtype */
+  int32_t rank;
+  const int64_t *dims;
+  const char *const *dim_names;
+} kiln_tensor_info;
+
+typedef struct kiln_model_info {
+  const char *path;       /* as given to kiln_model_load */
+  const char *producer;   /* e.g. "kilnc 0.1.0"; "" when the artifact has none */
+  uint64_t file_bytes;    /* size of the artifact file */
+  uint64_t weights_bytes; /* bytes of constants embedded in the artifact */
+  uint32_t abi_version;
+  size_t num_inputs;
+  size_t num_outputs;
+} kiln_model_info;
+
+/* Opens a compiled artifact (a shared library made by `kilnc --emit=lib`) and
+ * checks it: the file exists and is a loadable shared library, it exports the
+ * Kiln entry symbol, and its descriptor has the right magic, ABI version,
+ * checksum and sane counts, ranks, dims and dtypes. Errors name the file and
+ * the reason. */
+KILN_API kiln_status *kiln_model_load(const char *path, kiln_model **out_model);
+/* Sessions keep their model loaded, so a model may be destroyed before them. */
+KILN_API void kiln_model_destroy(kiln_model *model);
+
+KILN_API kiln_status *kiln_model_get_info(const kiln_model *model,
+                                          kiln_model_info *out_info);
+KILN_API kiln_status *kiln_model_input_info(const kiln_model *model,
+                                            size_t index,
+                                            kiln_tensor_info *out_info);
+KILN_API kiln_status *kiln_model_output_info(const kiln_model *model,
+                                             size_t index,
+                                             kiln_tensor_info *out_info);
+
+/*===-- Sessions ----------------------------------------------------------===*/
+
+typedef struct kiln_session kiln_session;
+
+typedef enum kiln_device {
+  KILN_DEVICE_CPU = 0,
+  KILN_DEVICE_CUDA = 1 /* not implemented yet: session creation fails */
+} kiln_device;
+
+typedef struct kiln_session_options {
+  int32_t device;      /* kiln_device; default KILN_DEVICE_CPU */
+  int32_t num_threads; /* threads of the session's pool, including the caller
+                          of kiln_session_run; 0 (default) = one per core */
+  uint64_t max_bytes;  /* largest total the runtime allocates for one run
+                          (outputs today); a run whose shapes need more fails
+                          before allocating. 0 (default) = physical memory */
+} kiln_session_options;
+
+/* Fills `options` with the defaults. */
+KILN_API void kiln_session_options_init(kiln_session_options *options);
+
+/* `options` may be NULL for the defaults. Fails if the model has an output
+ * whose symbolic dim is not bound by any input (output shape functions are
+ * not supported yet). */
+KILN_API kiln_status *kiln_session_create(kiln_model *model,
+                                          const kiln_session_options *options,
+                                          kiln_session **out_session);
+/* No kiln_session_run may be in flight. */
+KILN_API void kiln_session_destroy(kiln_session *session);
+
+/* The options in effect, with defaults resolved (threads, byte limit). */
+KILN_API kiln_status *kiln_session_get_options(const kiln_session *session,
+                                               kiln_session_options *out_options);
+
+/*===-- Tensors and running -----------------------------------------------===*/
+
+/* A dense, row-major tensor. As an input it is a view of caller memory that
+ * the runtime reads but never writes or keeps; `byte_size` must equal the
+ * size implied by dtype and dims. As an output it is owned by the caller and
+ * freed with kiln_tensor_destroy; its name, dims and data are then part of
+ * the same allocation and outlive the session and the model. */
+typedef struct kiln_tensor {
+  const char *name;
+  int32_t dtype; /* kiln_dtype */
+  int32_t rank;
+  const int64_t *dims;
+  void *data; /* outputs: 64-byte aligned, never NULL */
+  size_t byte_size;
+} kiln_tensor;
+
+/* Runs the model once.
+ *
+ * `inputs` holds `num_inputs` tensors in any order, matched to the model's
+ * inputs by name. Before any data is read, everything is validated: the
+ * count, that each name is expected and given once, then per input in model
+ * order its dtype, rank, each static dim, each symbolic dim against the same
+ * symbol in earlier inputs, the byte size (overflow-checked), and finally the
+ * outputs' sizes against the session's byte limit.
+ *
+ * On success out_outputs[0..num_outputs) receive newly allocated tensors in
+ * the model's output order (num_outputs must equal the model's output count);
+ * free each with kiln_tensor_destroy. On failure they are set to NULL.
+ *
+ * Thread safety: several threads may call kiln_session_run on the same
+ * session at once; the calls share the session's thread pool. */
+KILN_API kiln_status *kiln_session_run(kiln_session *session,
+                                       const kiln_tensor *inputs,
+                                       size_t num_inputs,
+                                       kiln_tensor **out_outputs,
+                                       size_t num_outputs);
+
+/* Only for tensors returned by kiln_session_run. */
+KILN_API void kiln_tensor_destroy(kiln_tensor *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_C_RUNTIME_H */

@@ -1,0 +1,20 @@
+//===- Checksum.h - The artifact descriptor checksum defined in kiln-c/abi.h -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_CHECKSUM_H
+#define KILN_RUNTIME_CHECKSUM_H
+
+#include "kiln-c/abi.h"
+
+#include <cstdint>
+
+namespace kiln::rt {
+
+/// FNV-1a 64 over the descriptor fields, as abi.h specifies. The caller has
+/// checked that every pointer it follows is non-NULL and ranks are sane.
+uint64_t descriptorChecksum(const kiln_abi_model &model);
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_CHECKSUM_H

@@ -1,0 +1,104 @@
+//===- Dtype.cpp - Element type names, sizes and overflow-checked byte sizes -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "Dtype.h"
+
+#include "Status.h"
+#include "kiln-c/abi.h"
+
+namespace kiln::rt {
+namespace {
+struct DtypeEntry {
+  int32_t dtype;
+  const char *name;
+  size_t size;
+};
+
+// The runtime's and the ABI's enums must agree value for value.
+#define KILN_SAME_DTYPE(name)                                                  \
+  static_assert(static_cast<int>(KILN_DTYPE_##name) ==                         \
+                static_cast<int>(KILN_ABI_##name))
+KILN_SAME_DTYPE(F32);
+KILN_SAME_DTYPE(F16);
+KILN_SAME_DTYPE(BF16);
+KILN_SAME_DTYPE(F64);
+KILN_SAME_DTYPE(I8);
+KILN_SAME_DTYPE(U8);
+KILN_SAME_DTYPE(I16);
+KILN_SAME_DTYPE(I32);
+KILN_SAME_DTYPE(I64);
+KILN_SAME_DTYPE(BOOL);
+#undef KILN_SAME_DTYPE
+
+constexpr DtypeEntry kDtypes[] = {
+    {KILN_DTYPE_F32, "f32", 4}, {KILN_DTYPE_F16, "f16", 2},
+    {KILN_DTYPE_BF16, "bf16", 2}, {KILN_DTYPE_F64, "f64", 8},
+    {KILN_DTYPE_I8, "i8", 1},   {KILN_DTYPE_U8, "u8", 1},
+    {KILN_DTYPE_I16, "i16", 2}, {KILN_DTYPE_I32, "i32", 4},
+    {KILN_DTYPE_I64, "i64", 8}, {KILN_DTYPE_BOOL, "bool", 1},
+};
+
+const DtypeEntry *findDtype(int32_t dtype) {
+  for (const DtypeEntry &entry : kDtypes)
+    if (entry.dtype == dtype)
+      return &entry;
+  return nullptr;
+}
+} // namespace
+
+bool isValidDtype(int32_t dtype) { return findDtype(dtype) != nullptr; }
+
+bool checkedByteSize(size_t elementSize, const int64_t *dims, int32_t rank,
+                     size_t &bytes) {
+  size_t total = elementSize;
+  // An empty tensor has no bytes, however large its other dims.
+  for (int32_t i = 0; i < rank; ++i)
+    if (dims[i] == 0)
+      total = 0;
+  for (int32_t i = 0; i < rank; ++i)
+    if (__builtin_mul_overflow(total, static_cast<uint64_t>(dims[i]), &total))
+      return false;
+  bytes = total;
+  return true;
+}
+
+} // namespace kiln::rt
+
+extern "C" {
+
+const char *kiln_dtype_name(int32_t dtype) {
+  const kiln::rt::DtypeEntry *entry = kiln::rt::findDtype(dtype);
+  return entry ? entry->name : nullptr;
+}
+
+size_t kiln_dtype_size(int32_t dtype) {
+  const kiln::rt::DtypeEntry *entry = kiln::rt::findDtype(dtype);
+  return entry ? entry->size : 0;
+}
+
+kiln_status *kiln_byte_size(int32_t dtype, int32_t rank, const int64_t *dims,
+                            size_t *out_bytes) {
+  using namespace kiln::rt;
+  return guard([&]() -> kiln_status * {
+    if (!out_bytes)
+      return makeStatus(KILN_STATUS_INVALID_ARGUMENT, "out_bytes is NULL");
+    if (!isValidDtype(dtype))
+      return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                        cat("unknown dtype ", dtype));
+    if (rank < 0 || (rank > 0 && !dims))
+      return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                        cat("invalid rank ", rank, " or NULL dims"));
+    for (int32_t i = 0; i < rank; ++i)
+      if (dims[i] < 0)
+        return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                          cat("dim ", i, ": got ", dims[i], ", expected >= 0"));
+    if (!checkedByteSize(kiln_dtype_size(dtype), dims, rank, *out_bytes))
+      return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                        cat("byte size of ", formatDims(dims, rank), " ",
+                            kiln_dtype_name(dtype), " overflows 64 bits"));
+    return nullptr;
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,229 @@
+//===- ModelLoader.cpp - kiln_model_load: open and check a compiled artifact -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Loading goes from the outside in, so that each failure gets the most
+// specific reason: the file, its ELF header, dlopen, the entry symbol, then
+// the descriptor (magic, version, structure safe to walk, checksum, meaning).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checksum.h"
+#include "Dtype.h"
+#include "ElfCheck.h"
+#include "Model.h"
+#include "Status.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kiln::rt {
+namespace {
+
+// Far above any real model, low enough that a corrupt count is caught
+// before the runtime walks that many entries.
+constexpr uint32_t kMaxTensors = 1u << 16;
+
+struct Problem {
+  kiln_status_code code;
+  std::string reason;
+};
+using MaybeProblem = std::optional<Problem>;
+
+Problem invalid(std::string reason) {
+  return {KILN_STATUS_INVALID_MODEL, std::move(reason)};
+}
+
+/// Checks that `path` is a regular file with consistent ELF shared-library
+/// headers, which gives clearer messages than dlopen and keeps it from
+/// crashing on truncated files.
+MaybeProblem checkFile(const std::string &path, uint64_t &fileBytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    if (error == ENOENT)
+      return Problem{KILN_STATUS_NOT_FOUND, "file not found"};
+    return Problem{KILN_STATUS_INVALID_ARGUMENT, std::strerror(error)};
+  }
+  struct stat info;
+  std::string problem;
+  bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  if (regular) {
+    fileBytes = static_cast<uint64_t>(info.st_size);
+    problem = checkSharedLibraryHeaders(fd, fileBytes);
+  }
+  ::close(fd);
+  if (!regular)
+    return Problem{KILN_STATUS_INVALID_ARGUMENT, "not a regular file"};
+  if (!problem.empty())
+    return invalid(problem);
+  return std::nullopt;
+}
+
+MaybeProblem checkTensorStructure(const kiln_abi_tensor &tensor,
+                                  const std::string &what) {
+  if (!tensor.name)
+    return invalid(cat(what, " has no name"));
+  if (tensor.rank < 0 || tensor.rank > KILN_MAX_RANK)
+    return invalid(cat(what, " '", tensor.name, "' has rank ", tensor.rank,
+                       ", accepted range is [0, ", KILN_MAX_RANK, "]"));
+  if (tensor.rank > 0 && !tensor.dims)
+    return invalid(cat(what, " '", tensor.name, "' has no dims"));
+  return std::nullopt;
+}
+
+/// What must hold before the checksum can be computed without crashing.
+MaybeProblem checkStructure(const kiln_abi_model &abi) {
+  if (abi.num_inputs > kMaxTensors || abi.num_outputs > kMaxTensors)
+    return invalid(cat("implausible tensor counts (", abi.num_inputs,
+                       " inputs, ", abi.num_outputs, " outputs)"));
+  if ((abi.num_inputs && !abi.inputs) || (abi.num_outputs && !abi.outputs))
+    return invalid("descriptor has NULL tensor arrays");
+  for (uint32_t i = 0; i < abi.num_inputs; ++i)
+    if (MaybeProblem p = checkTensorStructure(abi.inputs[i], cat("input ", i)))
+      return p;
+  for (uint32_t i = 0; i < abi.num_outputs; ++i)
+    if (MaybeProblem p = checkTensorStructure(abi.outputs[i], cat("output ", i)))
+      return p;
+  return std::nullopt;
+}
+
+MaybeProblem checkTensorMeaning(const kiln_abi_tensor &tensor, const char *kind) {
+  std::string what = cat(kind, " '", tensor.name, "'");
+  if (!*tensor.name)
+    return invalid(cat(kind, " has an empty name"));
+  if (!isValidDtype(tensor.dtype))
+    return invalid(cat(what, " has unknown dtype ", tensor.dtype));
+  for (int32_t i = 0; i < tensor.rank; ++i) {
+    int64_t dim = tensor.dims[i];
+    if (dim < -1)
+      return invalid(cat(what, " dim ", i, " is ", dim,
+                         ", expected -1 (symbolic) or a size >= 0"));
+    if (dim == -1 && (!tensor.dim_names || !tensor.dim_names[i] ||
+                      !*tensor.dim_names[i]))
+      return invalid(cat(what, " dim ", i, " is symbolic but has no name"));
+  }
+  return std::nullopt;
+}
+
+MaybeProblem checkTensorList(const kiln_abi_tensor *tensors, uint32_t count,
+                             const char *kind) {
+  std::set<std::string> seen;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (MaybeProblem p = checkTensorMeaning(tensors[i], kind))
+      return p;
+    if (!seen.insert(tensors[i].name).second)
+      return invalid(cat("two ", kind, "s are named '", tensors[i].name, "'"));
+  }
+  return std::nullopt;
+}
+
+MaybeProblem checkDescriptor(const kiln_abi_model &abi) {
+  if (abi.magic != KILN_ABI_MAGIC)
+    return invalid(cat("bad magic 0x", toHex(abi.magic, 8), ", expected 0x",
+                       toHex(KILN_ABI_MAGIC, 8), " ('KILN')"));
+  if (abi.abi_version != KILN_ABI_VERSION)
+    return Problem{KILN_STATUS_VERSION_MISMATCH,
+                   cat("ABI version mismatch: the artifact has version ",
+                       abi.abi_version, ", this runtime supports version ",
+                       KILN_ABI_VERSION)};
+  if (MaybeProblem p = checkStructure(abi))
+    return p;
+  uint64_t expected = descriptorChecksum(abi);
+  if (abi.checksum != expected)
+    return invalid(cat("checksum mismatch: the descriptor says 0x",
+                       toHex(abi.checksum, 16), ", its contents hash to 0x",
+                       toHex(expected, 16), " (corrupt or edited file)"));
+  if (!abi.run)
+    return invalid("descriptor has no run function");
+  if (MaybeProblem p = checkTensorList(abi.inputs, abi.num_inputs, "input"))
+    return p;
+  return checkTensorList(abi.outputs, abi.num_outputs, "output");
+}
+
+TensorDesc copyTensor(const kiln_abi_tensor &tensor) {
+  TensorDesc desc;
+  desc.name = tensor.name;
+  desc.dtype = tensor.dtype;
+  desc.dims.assign(tensor.dims, tensor.dims + tensor.rank);
+  for (int32_t i = 0; i < tensor.rank; ++i)
+    desc.dimNameStorage.push_back(desc.isSymbolic(i) ? tensor.dim_names[i] : "");
+  // Pointers are taken only once the strings no longer move.
+  for (int32_t i = 0; i < tensor.rank; ++i)
+    desc.dimNames.push_back(desc.isSymbolic(i) ? desc.dimNameStorage[i].c_str()
+                                               : nullptr);
+  return desc;
+}
+
+void copyDescriptor(const kiln_abi_model &abi, kiln_model &model) {
+  model.abi = &abi;
+  model.producer = abi.producer ? abi.producer : "";
+  for (uint32_t i = 0; i < abi.num_inputs; ++i) {
+    model.inputs.push_back(copyTensor(abi.inputs[i]));
+    model.inputIndex.emplace(model.inputs.back().name, i);
+  }
+  for (uint32_t i = 0; i < abi.num_outputs; ++i)
+    model.outputs.push_back(copyTensor(abi.outputs[i]));
+}
+
+/// dlopen and the entry symbol; on success `model.library` is set.
+MaybeProblem openLibrary(kiln_model &model, const kiln_abi_model *&abi) {
+  // Without a slash dlopen would search the library path instead of the
+  // current directory.
+  std::string dlPath =
+      model.path.find('/') == std::string::npos ? "./" + model.path : model.path;
+  dlerror();
+  void *library = ::dlopen(dlPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *why = dlerror();
+    return invalid(cat("not a loadable shared library, or truncated: ",
+                       why ? why : "dlopen failed"));
+  }
+  model.library = library;
+  auto entry = reinterpret_cast<kiln_abi_entry_fn>(
+      ::dlsym(library, KILN_ABI_ENTRY_SYMBOL));
+  if (!entry)
+    return invalid(cat("not a Kiln artifact: it does not export '",
+                       KILN_ABI_ENTRY_SYMBOL, "'"));
+  abi = entry();
+  if (!abi)
+    return invalid(cat("not a Kiln artifact: ", KILN_ABI_ENTRY_SYMBOL,
+                       "() returned NULL"));
+  return std::nullopt;
+}
+
+kiln_status *loadModel(const char *path, kiln_model **out_model) {
+  if (!out_model)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT, "out_model is NULL");
+  *out_model = nullptr;
+  if (!path || !*path)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT, "model path is empty");
+  auto model = std::make_unique<kiln_model>();
+  model->path = path;
+  const kiln_abi_model *abi = nullptr;
+  MaybeProblem problem = checkFile(model->path, model->fileBytes);
+  if (!problem)
+    problem = openLibrary(*model, abi);
+  if (!problem)
+    problem = checkDescriptor(*abi);
+  if (problem) // the unique_ptr closes the library, if it was opened
+    return makeStatus(problem->code, cat("cannot load model '", model->path,
+                                         "': ", problem->reason));
+  copyDescriptor(*abi, *model);
+  *out_model = model.release();
+  return nullptr;
+}
+
+} // namespace
+} // namespace kiln::rt
+
+extern "C" kiln_status *kiln_model_load(const char *path, kiln_model **out_model) {
+  return kiln::rt::guard([&] { return kiln::rt::loadModel(path, out_model); });
+}

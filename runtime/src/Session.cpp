@@ -1,0 +1,222 @@
+//===- Session.cpp - Sessions: options, the thread pool and kiln_session_run -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// A session is immutable after creation except for its thread pool, which is
+// safe to share; that is what makes concurrent kiln_session_run calls safe.
+// Each run keeps its plan, buffers and outputs on its own stack and heap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Model.h"
+#include "Status.h"
+#include "Tensor.h"
+#include "ThreadPool.h"
+#include "Validation.h"
+
+#include <memory>
+#include <sched.h>
+#include <thread>
+#include <unistd.h>
+
+struct kiln_session {
+  kiln_model *model = nullptr; // holds a reference
+  kiln_session_options options{};
+  std::unique_ptr<kiln::rt::ThreadPool> pool;
+  kiln_abi_host host{};
+
+  ~kiln_session() {
+    pool.reset(); // join the workers before the model can be unloaded
+    if (model)
+      model->release();
+  }
+};
+
+namespace kiln::rt {
+namespace {
+
+constexpr int32_t kMaxThreads = 4096;
+
+int32_t availableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores ? static_cast<int32_t>(cores) : 1;
+}
+
+uint64_t physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return UINT64_MAX;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+}
+
+// Generated code is C: nothing may be thrown back into it. If the pool
+// cannot take the job, running the range on this thread is still correct.
+void parallelForThunk(void *context, int64_t begin, int64_t end,
+                      void (*body)(void *ctx, int64_t i), void *ctx) {
+  try {
+    static_cast<ThreadPool *>(context)->parallelFor(begin, end, body, ctx);
+  } catch (...) {
+    for (int64_t i = begin; i < end; ++i)
+      body(ctx, i);
+  }
+}
+
+kiln_status *resolveOptions(const kiln_session_options *given,
+                            kiln_session_options &resolved) {
+  kiln_session_options_init(&resolved);
+  if (given)
+    resolved = *given;
+  if (resolved.device == KILN_DEVICE_CUDA)
+    return makeStatus(KILN_STATUS_UNIMPLEMENTED,
+                      "CUDA runtime path not implemented yet");
+  if (resolved.device != KILN_DEVICE_CPU)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                      cat("unknown device ", resolved.device));
+  if (resolved.num_threads < 0 || resolved.num_threads > kMaxThreads)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                      cat("num_threads is ", resolved.num_threads,
+                          ", accepted range is [0, ", kMaxThreads, "]"));
+  if (resolved.num_threads == 0)
+    resolved.num_threads = availableCores();
+  if (resolved.max_bytes == 0)
+    resolved.max_bytes = physicalMemory();
+  return nullptr;
+}
+
+kiln_status *createSession(kiln_model *model, const kiln_session_options *options,
+                           kiln_session **out_session) {
+  if (!out_session)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT, "out_session is NULL");
+  *out_session = nullptr;
+  if (!model)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT, "model is NULL");
+  auto session = std::make_unique<kiln_session>();
+  if (kiln_status *status = resolveOptions(options, session->options))
+    return status;
+  if (kiln_status *status = checkOutputsSizable(*model))
+    return status;
+  try {
+    session->pool = std::make_unique<ThreadPool>(session->options.num_threads);
+  } catch (const std::system_error &e) {
+    return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
+                      cat("cannot start ", session->options.num_threads,
+                          " threads: ", e.what()));
+  }
+  session->host = {session->pool.get(), &parallelForThunk,
+                   session->options.num_threads};
+  model->retain();
+  session->model = model;
+  *out_session = session.release();
+  return nullptr;
+}
+
+/// Owns the outputs of a run until they are handed to the caller.
+class OutputList {
+public:
+  ~OutputList() {
+    for (kiln_tensor *tensor : tensors)
+      kiln_tensor_destroy(tensor);
+  }
+  std::vector<kiln_tensor *> tensors;
+};
+
+kiln_status *allocateOutputs(const kiln_model &model, const RunPlan &plan,
+                             OutputList &outputs) {
+  size_t dim = plan.firstOutputDim;
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    const TensorDesc &desc = model.outputs[i];
+    outputs.tensors.push_back(nullptr);
+    outputs.tensors.back() = allocateTensor(desc.name, desc.dtype, desc.rank(),
+                                            plan.dims.data() + dim,
+                                            plan.outputBytes[i]);
+    if (!outputs.tensors.back())
+      return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
+                        cat("cannot allocate ", plan.outputBytes[i],
+                            " bytes for output '", desc.name, "'"));
+    dim += static_cast<size_t>(desc.rank());
+  }
+  return nullptr;
+}
+
+kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
+                        size_t numInputs, kiln_tensor **out_outputs,
+                        size_t numOutputs) {
+  if (numOutputs && !out_outputs)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                      cat("out_outputs is NULL but num_outputs is ", numOutputs));
+  for (size_t i = 0; i < numOutputs; ++i)
+    out_outputs[i] = nullptr;
+  if (!session)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT, "session is NULL");
+  const kiln_model &model = *session->model;
+  RunPlan plan;
+  if (kiln_status *status = planRun(model, session->options.max_bytes, inputs,
+                                    numInputs, numOutputs, plan))
+    return status;
+  OutputList outputs;
+  if (kiln_status *status = allocateOutputs(model, plan, outputs))
+    return status;
+  std::vector<void *> buffers;
+  for (const kiln_tensor *input : plan.inputs)
+    buffers.push_back(input->data);
+  for (kiln_tensor *output : outputs.tensors)
+    buffers.push_back(output->data);
+  int32_t code = model.abi->run(buffers.data(), plan.dims.data(), &session->host);
+  if (code != 0)
+    return makeStatus(KILN_STATUS_INTERNAL,
+                      cat("model '", model.path, "' failed: its run function "
+                          "returned ", code));
+  for (size_t i = 0; i < numOutputs; ++i)
+    out_outputs[i] = outputs.tensors[i];
+  outputs.tensors.clear();
+  return nullptr;
+}
+
+} // namespace
+} // namespace kiln::rt
+
+extern "C" {
+
+void kiln_session_options_init(kiln_session_options *options) {
+  if (!options)
+    return;
+  options->device = KILN_DEVICE_CPU;
+  options->num_threads = 0;
+  options->max_bytes = 0;
+}
+
+kiln_status *kiln_session_create(kiln_model *model,
+                                 const kiln_session_options *options,
+                                 kiln_session **out_session) {
+  return kiln::rt::guard(
+      [&] { return kiln::rt::createSession(model, options, out_session); });
+}
+
+void kiln_session_destroy(kiln_session *session) { delete session; }
+
+kiln_status *kiln_session_get_options(const kiln_session *session,
+                                      kiln_session_options *out_options) {
+  if (!session || !out_options)
+    return kiln::rt::guard([&] {
+      return kiln::rt::makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                                  !session ? "session is NULL"
+                                           : "out_options is NULL");
+    });
+  *out_options = session->options;
+  return nullptr;
+}
+
+kiln_status *kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
+                              size_t num_inputs, kiln_tensor **out_outputs,
+                              size_t num_outputs) {
+  return kiln::rt::guard([&] {
+    return kiln::rt::runSession(session, inputs, num_inputs, out_outputs,
+                                num_outputs);
+  });
+}
+
+} // extern "C"
