@@ -18,4 +18,9 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["kiln-opt", "kilnc"], tool_dirs)
+llvm_config.add_tool_substitutions(["kiln-opt", "kilnc", "kiln-run"], tool_dirs)
+
+# Hand-written fake artifacts built by test/unit/runtime for the kiln-run tests.
+config.substitutions.append(
+    ("%kiln_test_models",
+     os.path.join(config.kiln_obj_root, "test", "unit", "runtime", "models")))

@@ -1,0 +1,43 @@
+//===- Elements.h - Element conversions, printing and random fill ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TOOLS_KILNRUN_ELEMENTS_H
+#define KILN_TOOLS_KILNRUN_ELEMENTS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kilnrun {
+
+float halfToFloat(uint16_t bits);
+uint16_t floatToHalf(float value);
+float bf16ToFloat(uint16_t bits);
+uint16_t floatToBf16(float value);
+
+/// Element `i` of a dense array of `dtype`, widened to double.
+double elementAsDouble(int32_t dtype, const void *data, size_t i);
+/// Element `i` as text: shortest round-trip form for floats.
+std::string formatElement(int32_t dtype, const void *data, size_t i);
+
+/// SplitMix64: tiny, and unlike <random>'s distributions it gives the same
+/// values on every platform and standard library.
+class Random {
+public:
+  explicit Random(uint64_t seed) : state(seed) {}
+  uint64_t next();
+  /// Uniform in [0, 1).
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+private:
+  uint64_t state;
+};
+
+/// Fills `count` elements of `dtype`: floats uniform in [-1, 1), signed
+/// integers in [-8, 8), u8 in [0, 16), bools 0 or 1.
+void fillRandom(int32_t dtype, void *data, size_t count, Random &random);
+
+} // namespace kilnrun
+
+#endif // KILN_TOOLS_KILNRUN_ELEMENTS_H

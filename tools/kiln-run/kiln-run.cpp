@@ -1,0 +1,196 @@
+//===- kiln-run.cpp - Runs a compiled Kiln model: inputs, outputs, timing --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// kiln-run MODEL.so [--input NAME=FILE.npy]... [--output-dir DIR] ...
+//
+// Loads an artifact through the C API, reads or generates its inputs, runs
+// it once (after --warmup runs), prints and optionally writes and compares
+// the outputs, then runs --bench more times for latency statistics. Every
+// failure is one `error: ...` line on stderr and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bench.h"
+#include "Inputs.h"
+#include "KilnRun.h"
+#include "Outputs.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+
+namespace kilnrun {
+namespace {
+
+struct Options {
+  std::string model;
+  InputOptions inputs;
+  std::string outputDir;
+  std::string compareDir;
+  Tolerance tolerance;
+  std::string device = "cpu";
+  int threads = 0;
+  int warmup = 0;
+  int bench = 0;
+  uint64_t maxBytes = 0;
+};
+
+/// CLI11's NonNegativeNumber prints its range's bounds as long decimals;
+/// this says what is wrong in words.
+template <typename T> CLI::Validator nonNegative() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string {
+        T value{};
+        if (!CLI::detail::lexical_cast(text, value) || value < 0)
+          return fmt::format("got {}, expected a number >= 0", text);
+        return "";
+      },
+      "NONNEGATIVE");
+}
+
+void addOptions(CLI::App &app, Options &o) {
+  app.add_option("model", o.model, "Compiled model (.so from kilnc --emit=lib)")
+      ->required();
+  app.add_option("--input", o.inputs.files, "NAME=FILE.npy; others are random")
+      ->allow_extra_args(false);
+  app.add_option("--shape", o.inputs.shapes,
+                 "NAME=2x3x... for a generated input with symbolic dims")
+      ->allow_extra_args(false);
+  app.add_option("--seed", o.inputs.seed, "Seed of generated inputs")
+      ->capture_default_str();
+  app.add_option("--output-dir", o.outputDir, "Write outputs as DIR/NAME.npy");
+  app.add_option("--compare", o.compareDir,
+                 "Compare outputs with DIR/NAME.npy; exit 1 if outside tolerance");
+  app.add_option("--rtol", o.tolerance.rtol, "Relative tolerance of --compare")
+      ->capture_default_str()
+      ->check(nonNegative<double>());
+  app.add_option("--atol", o.tolerance.atol, "Absolute tolerance of --compare")
+      ->capture_default_str()
+      ->check(nonNegative<double>());
+  app.add_option("--device", o.device, "cpu or cuda")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--threads", o.threads, "Threads (0: one per core)")
+      ->capture_default_str()
+      ->check(nonNegative<int>());
+  app.add_option("--max-bytes", o.maxBytes,
+                 "Byte limit of one run's allocations (0: physical memory)")
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "Untimed runs before the first")
+      ->capture_default_str()
+      ->check(nonNegative<int>());
+  app.add_option("--bench", o.bench, "Timed runs for latency statistics")
+      ->capture_default_str()
+      ->check(nonNegative<int>());
+}
+
+struct ModelHandle {
+  kiln_model *model = nullptr;
+  ~ModelHandle() { kiln_model_destroy(model); }
+};
+struct SessionHandle {
+  kiln_session *session = nullptr;
+  ~SessionHandle() { kiln_session_destroy(session); }
+};
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void printModel(const kiln_model *model) {
+  kiln_model_info info;
+  check(kiln_model_get_info(model, &info));
+  fmt::print("model: {} (file {} bytes, weights {} bytes, producer '{}', ABI v{})\n",
+             info.path, info.file_bytes, info.weights_bytes, info.producer,
+             info.abi_version);
+}
+
+Outputs runOnce(kiln_session *session, const std::vector<kiln_tensor> &inputs,
+                size_t numOutputs) {
+  std::vector<kiln_tensor *> raw(numOutputs, nullptr);
+  check(kiln_session_run(session, inputs.data(), inputs.size(), raw.data(),
+                         raw.size()));
+  Outputs outputs;
+  for (kiln_tensor *tensor : raw)
+    outputs.emplace_back(tensor);
+  return outputs;
+}
+
+int runTool(Options &o) {
+  if (endsWith(o.model, ".onnx"))
+    throw ToolError(fmt::format("'{}': compilation from ONNX is not available yet; "
+                                "compile the model with kilnc and pass the .so",
+                                o.model));
+  ModelHandle model;
+  check(kiln_model_load(o.model.c_str(), &model.model));
+  printModel(model.model);
+  kiln_session_options options;
+  kiln_session_options_init(&options);
+  options.device = o.device == "cuda" ? KILN_DEVICE_CUDA : KILN_DEVICE_CPU;
+  options.num_threads = o.threads;
+  options.max_bytes = o.maxBytes;
+  SessionHandle session;
+  check(kiln_session_create(model.model, &options, &session.session));
+  check(kiln_session_get_options(session.session, &options));
+  fmt::print("session: {}, {} threads\n", o.device, options.num_threads);
+
+  o.inputs.maxBytes = options.max_bytes;
+  Inputs inputs = prepareInputs(model.model, o.inputs);
+  std::vector<kiln_tensor> views = inputs.views();
+  kiln_model_info info;
+  check(kiln_model_get_info(model.model, &info));
+  for (int i = 0; i < o.warmup; ++i)
+    runOnce(session.session, views, info.num_outputs);
+  auto start = std::chrono::steady_clock::now();
+  Outputs outputs = runOnce(session.session, views, info.num_outputs);
+  std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start;
+  printOutputs(outputs);
+  fmt::print("run: {:.3f} ms\n", elapsed.count());
+  if (!o.outputDir.empty())
+    writeOutputs(outputs, o.outputDir);
+  if (!o.compareDir.empty()) {
+    int failed = compareOutputs(outputs, o.compareDir, o.tolerance);
+    if (failed)
+      throw ToolError(fmt::format("{} of {} outputs differ from the references in {}",
+                                  failed, outputs.size(), o.compareDir));
+  }
+  if (o.bench > 0)
+    bench([&] { runOnce(session.session, views, info.num_outputs); }, o.bench);
+  return 0;
+}
+
+int reportError(const std::string &message) {
+  std::fflush(stdout); // keep stdout lines before the error when both are shown
+  fmt::print(stderr, "error: {}\n", message);
+  return 1;
+}
+
+} // namespace
+} // namespace kilnrun
+
+int main(int argc, char **argv) {
+  using namespace kilnrun;
+  CLI::App app("kiln-run: run a compiled Kiln model", "kiln-run");
+  Options options;
+  addOptions(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    return reportError(e.what());
+  }
+  try {
+    return runTool(options);
+  } catch (const ToolError &e) {
+    return reportError(e.what());
+  } catch (const std::bad_alloc &) {
+    return reportError("out of memory");
+  } catch (const std::exception &e) {
+    return reportError(fmt::format("internal error: {}", e.what()));
+  }
+}
