@@ -149,6 +149,23 @@ TEST(SessionRun, ModelFailureIsAStatus) {
   EXPECT_EQ(output, nullptr);
 }
 
+TEST(SessionRun, AllocationFailureIsAStatus) {
+  // No byte limit, and outputs of 2^60 bytes: more than any address space.
+  ModelPtr model = loadModel("masked_sum");
+  SessionPtr session = createSession(model.get(), 1, UINT64_MAX);
+  std::vector<int64_t> dims = {int64_t(1) << 57, 0};
+  kiln_tensor ids = {"ids", KILN_DTYPE_I64, 2, dims.data(), nullptr, 0};
+  kiln_tensor mask = {"mask", KILN_DTYPE_BOOL, 2, dims.data(), nullptr, 0};
+  kiln_tensor inputs[] = {ids, mask};
+  kiln_tensor *outputs[2] = {nullptr, nullptr};
+  StatusPtr status(kiln_session_run(session.get(), inputs, 2, outputs, 2));
+  EXPECT_EQ(kiln_status_get_code(status.get()), KILN_STATUS_RESOURCE_EXHAUSTED);
+  EXPECT_STREQ(kiln_status_message(status.get()),
+               "cannot allocate 1152921504606846976 bytes for output 'sum'");
+  EXPECT_EQ(outputs[0], nullptr);
+  EXPECT_EQ(outputs[1], nullptr);
+}
+
 TEST(SessionRun, NullSession) {
   kiln_tensor *output = nullptr;
   EXPECT_EQ(messageOf(kiln_session_run(nullptr, nullptr, 0, &output, 1)),
