@@ -4,21 +4,87 @@
 
 #include "ModelInput.h"
 
+#include "kiln/Import/ONNX/ONNXImporter.h"
+
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+namespace cl = llvm::cl;
+
+// Defined in kilnc.cpp: flags listed in it are the ones --help shows.
+extern cl::OptionCategory kilncCategory;
+
+static cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Fix the shape of an ONNX graph input, e.g. "
+             "--input-shape=input=1x3x224x224 (repeatable; `NAME=` for a scalar)"),
+    cl::value_desc("name=dims"), cl::cat(kilncCategory));
+
+static cl::opt<bool> checkOnly(
+    "check",
+    cl::desc("Print which ops of the ONNX model Kiln supports (count, and why "
+             "not) without compiling; exit code 0 when all are supported"),
+    cl::cat(kilncCategory));
 
 namespace kilnc {
+
+static bool isONNX(llvm::StringRef path) {
+  return llvm::sys::path::extension(path) == ".onnx";
+}
+
+/// A usage error, in the driver's own "kilnc: error: ..." form.
+static llvm::raw_ostream &usageError() {
+  return llvm::WithColor::error(llvm::errs(), "kilnc");
+}
+
+/// Parses every `--input-shape NAME=AxBxC`; the last `=` separates the name.
+static LogicalResult parseInputShapes(kiln::onnx_import::ImportOptions &options) {
+  for (const std::string &flag : inputShapes) {
+    auto [name, dims] = llvm::StringRef(flag).rsplit('=');
+    if (name.empty() || name.size() == flag.size()) {
+      usageError() << "--input-shape '" << flag
+                   << "' is not of the form NAME=2x3x224x224\n";
+      return failure();
+    }
+    llvm::SmallVector<int64_t> shape;
+    llvm::SmallVector<llvm::StringRef> parts;
+    if (!dims.empty())
+      dims.split(parts, 'x');
+    for (llvm::StringRef part : parts) {
+      int64_t dim;
+      if (part.getAsInteger(10, dim) || dim < 0) {
+        usageError() << "--input-shape '" << flag << "': '" << part
+                     << "' is not a dim size (a non-negative integer)\n";
+        return failure();
+      }
+      shape.push_back(dim);
+    }
+    if (!options.inputShapes.try_emplace(name, shape).second) {
+      usageError() << "--input-shape gives '" << name << "' twice\n";
+      return failure();
+    }
+  }
+  return success();
+}
 
 OwningOpRef<ModuleOp> loadModel(llvm::StringRef path, llvm::SourceMgr &sourceMgr,
                                 MLIRContext &context) {
   Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
-  if (llvm::sys::path::extension(path) == ".onnx") {
-    emitError(fileLoc) << "ONNX input is not supported in this build yet; "
-                          "pass a `kiln` dialect .mlir file";
+  if (isONNX(path)) {
+    kiln::onnx_import::ImportOptions options;
+    if (failed(parseInputShapes(options)))
+      return nullptr;
+    return kiln::onnx_import::importModel(path, context, options);
+  }
+  if (!inputShapes.empty()) {
+    emitError(fileLoc) << "--input-shape applies to ONNX models only";
     return nullptr;
   }
   std::string errorMessage;
@@ -29,6 +95,20 @@ OwningOpRef<ModuleOp> loadModel(llvm::StringRef path, llvm::SourceMgr &sourceMgr
   }
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+std::optional<int> runRequestedCheck(llvm::StringRef path) {
+  if (!checkOnly)
+    return std::nullopt;
+  MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  if (!isONNX(path)) {
+    emitError(FileLineColLoc::get(&context, path, 0, 0))
+        << "--check reads ONNX models (.onnx) only";
+    return 1;
+  }
+  return kiln::onnx_import::checkModel(path, context, llvm::outs());
 }
 
 } // namespace kilnc

@@ -10,14 +10,21 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <optional>
+
 namespace kilnc {
 
-/// Reads `path` (`-` for stdin): `.onnx` through the ONNX importer, anything
-/// else as MLIR (text or bytecode). Problems are reported as diagnostics on
-/// `context` (file:line:col for MLIR text); returns null after an error.
+/// Reads `path` (`-` for stdin): `.onnx` through the ONNX importer (with the
+/// `--input-shape` flags), anything else as MLIR (text or bytecode). Problems
+/// are reported as diagnostics on `context` (file:line:col for MLIR text);
+/// returns null after an error.
 mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::StringRef path,
                                             llvm::SourceMgr &sourceMgr,
                                             mlir::MLIRContext &context);
+
+/// With `--check`, prints the ONNX support report of `path` and returns the
+/// exit code (0: every op supported, 1 otherwise); without it, nullopt.
+std::optional<int> runRequestedCheck(llvm::StringRef path);
 
 } // namespace kilnc
 

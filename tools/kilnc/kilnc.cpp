@@ -92,6 +92,8 @@ int main(int argc, char **argv) {
   registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(kilncCategory);
   cl::ParseCommandLineOptions(argc, argv, kOverview);
+  if (std::optional<int> code = kilnc::runRequestedCheck(inputFilename))
+    return *code;
 
   std::optional<kiln::Stage> stage = kiln::parseStage(emitStage);
   if (!stage)

@@ -25,7 +25,7 @@ std::pair<kiln_status_code, std::string> loadError(const std::string &path) {
   return {code, messageOf(status)};
 }
 
-class ScratchDir : public ::testing::Test {
+class ModelLoadFiles : public ::testing::Test {
 protected:
   void SetUp() override {
     dir = fs::temp_directory_path() /
@@ -126,7 +126,7 @@ TEST(ModelLoad, BadArguments) {
                          "': not a regular file");
 }
 
-TEST_F(ScratchDir, GarbageFile) {
+TEST_F(ModelLoadFiles, GarbageFile) {
   std::string path = (dir / "garbage.so").string();
   std::ofstream(path) << "this is not a shared library, just text\n";
   auto [code, message] = loadError(path);
@@ -135,19 +135,19 @@ TEST_F(ScratchDir, GarbageFile) {
             "cannot load model '" + path + "': not a shared library (no ELF header)");
 }
 
-TEST_F(ScratchDir, EmptyFile) {
+TEST_F(ModelLoadFiles, EmptyFile) {
   std::string path = writeCopy("empty.so", 0);
   EXPECT_EQ(loadError(path).second,
             "cannot load model '" + path + "': not a shared library (no ELF header)");
 }
 
-TEST_F(ScratchDir, TruncatedInsideTheElfHeader) {
+TEST_F(ModelLoadFiles, TruncatedInsideTheElfHeader) {
   std::string path = writeCopy("short.so", 40);
   EXPECT_EQ(loadError(path).second,
             "cannot load model '" + path + "': truncated: the file has only 40 bytes");
 }
 
-TEST_F(ScratchDir, TruncatedAnywhere) {
+TEST_F(ModelLoadFiles, TruncatedAnywhere) {
   // dlopen would map the missing bytes and die of SIGBUS; the loader must
   // notice first, wherever the cut is.
   size_t size = fs::file_size(modelPath("add_one"));
@@ -161,7 +161,7 @@ TEST_F(ScratchDir, TruncatedAnywhere) {
   }
 }
 
-TEST_F(ScratchDir, ElfButNotSharedLibrary) {
+TEST_F(ModelLoadFiles, ElfButNotSharedLibrary) {
   // e_type 1 is ET_REL, an object file.
   std::string path = writeCopy("object.so", std::string::npos,
                                [](std::string &bytes) { bytes[16] = 1; });
@@ -169,7 +169,7 @@ TEST_F(ScratchDir, ElfButNotSharedLibrary) {
             "cannot load model '" + path + "': an ELF file but not a shared library");
 }
 
-TEST_F(ScratchDir, ElfForAnotherMachine) {
+TEST_F(ModelLoadFiles, ElfForAnotherMachine) {
   // e_machine 183 is AArch64 (or, on an AArch64 host, 62: x86-64).
   std::string path = writeCopy("arm.so", std::string::npos, [](std::string &bytes) {
     bytes[18] = bytes[18] == 62 ? char(183) : char(62);

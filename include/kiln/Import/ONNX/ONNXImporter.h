@@ -1,0 +1,49 @@
+//===- ONNXImporter.h - ONNX model to kiln dialect ---------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Stage 1 of the pipeline: reads an ONNX model file and produces a module with
+// one `func.func @main` of `kiln` ops. Every problem with the model is reported
+// as an error diagnostic on the context; nothing here aborts on user input.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_IMPORT_ONNX_ONNXIMPORTER_H
+#define KILN_IMPORT_ONNX_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln::onnx_import {
+
+/// What the caller may change about an import.
+struct ImportOptions {
+  /// Replaces the declared shape of graph inputs by name; the rank must match
+  /// and a static declared dim must not be contradicted.
+  llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+};
+
+/// Imports the model at `path`. Errors are emitted on `context` and the result
+/// is null after any of them.
+mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path,
+                                              mlir::MLIRContext &context,
+                                              const ImportOptions &options = {});
+
+/// Reads the model at `path` without importing it and prints, for each op type
+/// (with its count), whether the importer supports it and why not. Returns 0
+/// when every op is supported, 1 otherwise (including unreadable models, whose
+/// errors are emitted on `context`).
+int checkModel(llvm::StringRef path, mlir::MLIRContext &context,
+               llvm::raw_ostream &os);
+
+/// The newest ai.onnx opset and IR version the importer knows.
+constexpr int64_t kMaxOpsetVersion = 22;
+constexpr int64_t kMinOpsetVersion = 7;
+constexpr int64_t kMaxIRVersion = 11;
+
+} // namespace kiln::onnx_import
+
+#endif // KILN_IMPORT_ONNX_ONNXIMPORTER_H

@@ -1,0 +1,424 @@
+//===- ElementwiseHandlers.cpp - ONNX elementwise ops to kiln -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Binary ops with numpy broadcasting (ONNX dropped the `broadcast` attribute
+// at opset 7, the oldest Kiln reads), unary math, and activations that the
+// dialect has no op for, decomposed into kiln ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeBinder.h"
+#include "TensorLoader.h"
+
+#include <cfloat>
+#include <limits>
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+namespace {
+
+Type elementOf(Value value) { return tensorType(value).getElementType(); }
+
+LogicalResult sameElementType(NodeBinder &b, Value lhs, Value rhs) {
+  if (elementOf(lhs) == elementOf(rhs))
+    return success();
+  return b.emitError() << "operand element types differ: " << elementOf(lhs)
+                       << " and " << elementOf(rhs);
+}
+
+/// One binary kiln op on two values, after checking their element types.
+template <typename OpTy>
+FailureOr<Value> combine(NodeBinder &b, Value lhs, Value rhs) {
+  if (failed(sameElementType(b, lhs, rhs)))
+    return failure();
+  return b.make<OpTy>(lhs, rhs);
+}
+
+template <typename OpTy>
+LogicalResult binary(NodeBinder &b) {
+  FailureOr<Value> lhs = b.input(0), rhs = b.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  FailureOr<Value> out = combine<OpTy>(b, *lhs, *rhs);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// Max, Min, Sum: a left fold over every given input (at least one).
+template <typename OpTy>
+FailureOr<Value> foldInputs(NodeBinder &b) {
+  SmallVector<Value> inputs = b.givenInputs();
+  if (inputs.empty())
+    return b.emitError() << "needs at least one input";
+  Value acc = inputs.front();
+  for (Value next : ArrayRef(inputs).drop_front()) {
+    FailureOr<Value> out = combine<OpTy>(b, acc, next);
+    if (failed(out))
+      return failure();
+    acc = *out;
+  }
+  return acc;
+}
+
+template <typename OpTy>
+LogicalResult variadic(NodeBinder &b) {
+  FailureOr<Value> out = foldInputs<OpTy>(b);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult mean(NodeBinder &b) {
+  FailureOr<Value> sum = foldInputs<kiln::AddOp>(b);
+  if (failed(sum))
+    return failure();
+  Value count = b.scalar(elementOf(*sum), b.givenInputs().size());
+  FailureOr<Value> out = b.make<kiln::DivOp>(*sum, count);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// Pow allows a different exponent type (opset 12+); kiln.pow does not.
+LogicalResult pow(NodeBinder &b) {
+  FailureOr<Value> base = b.input(0), exponent = b.input(1);
+  if (failed(base) || failed(exponent))
+    return failure();
+  Value rhs = *exponent;
+  if (elementOf(rhs) != elementOf(*base)) {
+    auto type = RankedTensorType::get(tensorType(rhs).getShape(), elementOf(*base));
+    FailureOr<Value> cast = b.makeTyped<kiln::CastOp>(type, rhs);
+    if (failed(cast))
+      return failure();
+    rhs = *cast;
+  }
+  FailureOr<Value> out = b.make<kiln::PowOp>(*base, rhs);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult mod(NodeBinder &b) {
+  FailureOr<Value> lhs = b.input(0), rhs = b.input(1);
+  FailureOr<int64_t> fmod = b.intAttr("fmod", 0);
+  if (failed(lhs) || failed(rhs) || failed(fmod) ||
+      failed(b.checkRange("attribute 'fmod'", *fmod, 0, 1)) ||
+      failed(sameElementType(b, *lhs, *rhs)))
+    return failure();
+  if (isa<FloatType>(elementOf(*lhs)) && *fmod == 0)
+    return b.emitError() << "attribute 'fmod' value is 0, accepted value for "
+                            "floating-point inputs is 1";
+  FailureOr<Value> out = b.make<kiln::ModOp>(*lhs, *rhs, *fmod == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+template <typename OpTy>
+LogicalResult unary(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> out = b.make<OpTy>(*x);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult leakyRelu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> alpha = b.floatAttr("alpha", 0.01f);
+  if (failed(x) || failed(alpha))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::LeakyReluOp>(*x, APFloat(*alpha));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult gelu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<std::string> approximate = b.stringAttr("approximate", "none");
+  if (failed(x) || failed(approximate))
+    return failure();
+  std::optional<GeluApproximation> mode =
+      symbolizeGeluApproximation(*approximate);
+  if (!mode)
+    return b.emitError() << "attribute 'approximate' value is '" << *approximate
+                         << "', accepted values are 'none' and 'tanh'";
+  FailureOr<Value> out = b.make<kiln::GeluOp>(*x, *mode);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// Clip bound: the attribute (< 11) or a constant input (>= 11); a computed
+/// bound is applied with kiln.max / kiln.min instead.
+LogicalResult clip(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  Builder builder(b.context());
+  FloatAttr bounds[2];
+  Value computed[2];
+  if (b.opset() < 11) {
+    FailureOr<float> lo = b.floatAttr("min", -FLT_MAX);
+    FailureOr<float> hi = b.floatAttr("max", FLT_MAX);
+    if (failed(lo) || failed(hi))
+      return failure();
+    if (*lo > -FLT_MAX)
+      bounds[0] = builder.getF64FloatAttr(*lo);
+    if (*hi < FLT_MAX)
+      bounds[1] = builder.getF64FloatAttr(*hi);
+  } else {
+    for (unsigned i = 0; i < 2; ++i) {
+      if (!b.hasInput(i + 1))
+        continue;
+      std::optional<SmallVector<double>> value = b.constantFloats(i + 1);
+      if (value && value->size() == 1)
+        bounds[i] = builder.getF64FloatAttr(value->front());
+      else
+        computed[i] = b.optionalInput(i + 1);
+    }
+  }
+  if (bounds[0] && bounds[1] &&
+      bounds[0].getValueAsDouble() > bounds[1].getValueAsDouble())
+    return b.emitError() << "'min' value " << bounds[0].getValueAsDouble()
+                         << " is greater than 'max' value "
+                         << bounds[1].getValueAsDouble();
+  FailureOr<Value> out = *x;
+  if (bounds[0] || bounds[1])
+    out = b.make<kiln::ClipOp>(*x, bounds[0], bounds[1]);
+  if (succeeded(out) && computed[0])
+    out = combine<kiln::MaxOp>(b, *out, computed[0]);
+  if (succeeded(out) && computed[1])
+    out = combine<kiln::MinOp>(b, *out, computed[1]);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult cast(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> to = b.intAttr("to", std::nullopt);
+  if (failed(x) || failed(to))
+    return failure();
+  Type element = convertElementType(b.context(), static_cast<int32_t>(*to));
+  if (!element)
+    return b.unsupported("cast to " + elementTypeName(static_cast<int32_t>(*to)));
+  auto type = RankedTensorType::get(tensorType(*x).getShape(), element);
+  if (type == x->getType())
+    return b.setOutput(0, *x);
+  FailureOr<Value> out = b.makeTyped<kiln::CastOp>(type, *x);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult castLike(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), like = b.input(1);
+  if (failed(x) || failed(like))
+    return failure();
+  auto type = RankedTensorType::get(tensorType(*x).getShape(), elementOf(*like));
+  if (type == x->getType())
+    return b.setOutput(0, *x);
+  FailureOr<Value> out = b.makeTyped<kiln::CastOp>(type, *x);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult where(NodeBinder &b) {
+  FailureOr<Value> c = b.input(0), x = b.input(1), y = b.input(2);
+  if (failed(c) || failed(x) || failed(y) || failed(sameElementType(b, *x, *y)))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::SelectOp>(*c, *x, *y);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+//===----------------------------------------------------------------------===//
+// Decomposed activations and predicates
+//===----------------------------------------------------------------------===//
+
+/// A tiny expression builder over one node: each step may fail, and the first
+/// failure sticks.
+struct Expr {
+  NodeBinder &b;
+  bool ok = true;
+  Value k(Value like, double v) { return b.scalar(elementOf(like), v); }
+  template <typename OpTy>
+  Value bin(Value lhs, Value rhs) {
+    if (!ok)
+      return {};
+    FailureOr<Value> out = combine<OpTy>(b, lhs, rhs);
+    ok = succeeded(out);
+    return ok ? *out : Value();
+  }
+  template <typename OpTy>
+  Value un(Value x) {
+    if (!ok)
+      return {};
+    FailureOr<Value> out = b.make<OpTy>(x);
+    ok = succeeded(out);
+    return ok ? *out : Value();
+  }
+  Value select(Value c, Value x, Value y) {
+    if (!ok)
+      return {};
+    FailureOr<Value> out = b.make<kiln::SelectOp>(c, x, y);
+    ok = succeeded(out);
+    return ok ? *out : Value();
+  }
+  Value clip01(Value x) {
+    if (!ok)
+      return {};
+    Builder builder(b.context());
+    FailureOr<Value> out = b.make<kiln::ClipOp>(x, builder.getF64FloatAttr(0.0),
+                                                 builder.getF64FloatAttr(1.0));
+    ok = succeeded(out);
+    return ok ? *out : Value();
+  }
+  LogicalResult finish(Value out) { return ok ? b.setOutput(0, out) : failure(); }
+};
+
+template <bool isSwish>
+LogicalResult hardSigmoid(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> alpha = b.floatAttr("alpha", isSwish ? 1.0f / 6 : 0.2f);
+  FailureOr<float> beta = b.floatAttr("beta", 0.5f);
+  if (failed(x) || failed(alpha) || failed(beta))
+    return failure();
+  Expr e{b};
+  // hard_sigmoid(x) = clip(alpha * x + beta, 0, 1); hard_swish = x * that.
+  Value y = e.clip01(e.bin<kiln::AddOp>(e.bin<kiln::MulOp>(*x, e.k(*x, *alpha)),
+                                        e.k(*x, *beta)));
+  return e.finish(isSwish ? e.bin<kiln::MulOp>(*x, y) : y);
+}
+
+LogicalResult softplus(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  Expr e{b};
+  // softplus(x) = log(exp(x) + 1)
+  return e.finish(e.un<kiln::LogOp>(
+      e.bin<kiln::AddOp>(e.un<kiln::ExpOp>(*x), e.k(*x, 1.0))));
+}
+
+LogicalResult softsign(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  Expr e{b};
+  // softsign(x) = x / (1 + |x|)
+  return e.finish(e.bin<kiln::DivOp>(
+      *x, e.bin<kiln::AddOp>(e.k(*x, 1.0), e.un<kiln::AbsOp>(*x))));
+}
+
+LogicalResult elu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.0f);
+  if (failed(x) || failed(alpha))
+    return failure();
+  Expr e{b};
+  // elu(x) = x < 0 ? alpha * (exp(x) - 1) : x
+  Value negative = e.bin<kiln::MulOp>(
+      e.k(*x, *alpha), e.bin<kiln::SubOp>(e.un<kiln::ExpOp>(*x), e.k(*x, 1.0)));
+  return e.finish(
+      e.select(e.bin<kiln::LessOp>(*x, e.k(*x, 0.0)), negative, *x));
+}
+
+LogicalResult selu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.67326319217681884765625f);
+  FailureOr<float> gamma = b.floatAttr("gamma", 1.05070102214813232421875f);
+  if (failed(x) || failed(alpha) || failed(gamma))
+    return failure();
+  Expr e{b};
+  // selu(x) = gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)
+  Value negative = e.bin<kiln::MulOp>(
+      e.k(*x, *alpha), e.bin<kiln::SubOp>(e.un<kiln::ExpOp>(*x), e.k(*x, 1.0)));
+  Value inner =
+      e.select(e.bin<kiln::LessEqualOp>(*x, e.k(*x, 0.0)), negative, *x);
+  return e.finish(e.bin<kiln::MulOp>(e.k(*x, *gamma), inner));
+}
+
+LogicalResult prelu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), slope = b.input(1);
+  if (failed(x) || failed(slope))
+    return failure();
+  Expr e{b};
+  // prelu(x) = x < 0 ? slope * x : x
+  return e.finish(e.select(e.bin<kiln::LessOp>(*x, e.k(*x, 0.0)),
+                           e.bin<kiln::MulOp>(*x, *slope), *x));
+}
+
+LogicalResult isNaN(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  Expr e{b};
+  // isnan(x) = not(x == x)
+  return e.finish(e.un<kiln::NotOp>(e.bin<kiln::EqualOp>(*x, *x)));
+}
+
+LogicalResult isInf(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> positive = b.intAttr("detect_positive", 1);
+  FailureOr<int64_t> negative = b.intAttr("detect_negative", 1);
+  if (failed(x) || failed(positive) || failed(negative))
+    return failure();
+  if (!isa<FloatType>(elementOf(*x)))
+    return b.emitError() << "input element type " << elementOf(*x)
+                         << " is not a floating-point type";
+  Expr e{b};
+  double inf = std::numeric_limits<double>::infinity();
+  Value out;
+  if (*positive && *negative)
+    out = e.bin<kiln::EqualOp>(e.un<kiln::AbsOp>(*x), e.k(*x, inf));
+  else if (*positive)
+    out = e.bin<kiln::EqualOp>(*x, e.k(*x, inf));
+  else if (*negative)
+    out = e.bin<kiln::EqualOp>(*x, e.k(*x, -inf));
+  else // neither: all false, and x < -inf is false for every x
+    out = e.bin<kiln::LessOp>(*x, e.k(*x, -inf));
+  return e.finish(out);
+}
+
+} // namespace
+
+void registerElementwiseHandlers(HandlerRegistry &r) {
+  r.add("Add", 7, binary<kiln::AddOp>);
+  r.add("Sub", 7, binary<kiln::SubOp>);
+  r.add("Mul", 7, binary<kiln::MulOp>);
+  r.add("Div", 7, binary<kiln::DivOp>);
+  r.add("Pow", 7, pow);
+  r.add("Mod", 10, mod);
+  r.add("And", 7, binary<kiln::AndOp>);
+  r.add("Or", 7, binary<kiln::OrOp>);
+  r.add("Xor", 7, binary<kiln::XorOp>);
+  r.add("Equal", 7, binary<kiln::EqualOp>);
+  r.add("Less", 7, binary<kiln::LessOp>);
+  r.add("LessOrEqual", 12, binary<kiln::LessEqualOp>);
+  r.add("Greater", 7, binary<kiln::GreaterOp>);
+  r.add("GreaterOrEqual", 12, binary<kiln::GreaterEqualOp>);
+  r.add("Max", 7, variadic<kiln::MaxOp>);
+  r.add("Min", 7, variadic<kiln::MinOp>);
+  r.add("Sum", 7, variadic<kiln::AddOp>);
+  r.add("Mean", 7, mean);
+  r.add("Where", 9, where);
+  r.add("Neg", 7, unary<kiln::NegOp>);
+  r.add("Abs", 7, unary<kiln::AbsOp>);
+  r.add("Exp", 7, unary<kiln::ExpOp>);
+  r.add("Log", 7, unary<kiln::LogOp>);
+  r.add("Sqrt", 7, unary<kiln::SqrtOp>);
+  r.add("Reciprocal", 7, unary<kiln::ReciprocalOp>);
+  r.add("Tanh", 7, unary<kiln::TanhOp>);
+  r.add("Sigmoid", 7, unary<kiln::SigmoidOp>);
+  r.add("Relu", 7, unary<kiln::ReluOp>);
+  r.add("Erf", 9, unary<kiln::ErfOp>);
+  r.add("Sin", 7, unary<kiln::SinOp>);
+  r.add("Cos", 7, unary<kiln::CosOp>);
+  r.add("Floor", 7, unary<kiln::FloorOp>);
+  r.add("Ceil", 7, unary<kiln::CeilOp>);
+  r.add("Round", 11, unary<kiln::RoundOp>);
+  r.add("Sign", 9, unary<kiln::SignOp>);
+  r.add("Not", 7, unary<kiln::NotOp>);
+  r.add("LeakyRelu", 7, leakyRelu);
+  r.add("Gelu", 20, gelu);
+  r.add("Clip", 7, clip);
+  r.add("Cast", 7, cast);
+  r.add("CastLike", 15, castLike);
+  r.add("HardSigmoid", 7, hardSigmoid<false>);
+  r.add("HardSwish", 14, hardSigmoid<true>);
+  r.add("Softplus", 7, softplus);
+  r.add("Softsign", 7, softsign);
+  r.add("Elu", 7, elu);
+  r.add("Selu", 7, selu);
+  r.add("PRelu", 7, prelu);
+  r.add("IsNaN", 9, isNaN);
+  r.add("IsInf", 10, isInf);
+}
+
+} // namespace kiln::onnx_import

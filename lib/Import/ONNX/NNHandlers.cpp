@@ -1,0 +1,378 @@
+//===- NNHandlers.cpp - ONNX contractions, convolutions, pooling, norms ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The kiln ops here take explicit windows (strides, dilations, begin/end
+// pads), so the handlers resolve ONNX's defaults and `auto_pad` first: SAME
+// padding becomes explicit pads from the static spatial dims.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeBinder.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+namespace {
+
+LogicalResult matmul(NodeBinder &b) {
+  FailureOr<Value> lhs = b.input(0), rhs = b.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::MatmulOp>(*lhs, *rhs);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult gemm(NodeBinder &b) {
+  FailureOr<Value> a = b.input(0), bm = b.input(1);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.0f);
+  FailureOr<float> beta = b.floatAttr("beta", 1.0f);
+  FailureOr<int64_t> transA = b.intAttr("transA", 0);
+  FailureOr<int64_t> transB = b.intAttr("transB", 0);
+  if (failed(a) || failed(bm) || failed(alpha) || failed(beta) ||
+      failed(transA) || failed(transB) ||
+      failed(b.checkRange("attribute 'transA'", *transA, 0, 1)) ||
+      failed(b.checkRange("attribute 'transB'", *transB, 0, 1)))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::GemmOp>(
+      *a, *bm, b.optionalInput(2), APFloat(*alpha), APFloat(*beta),
+      *transA == 1, *transB == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+//===----------------------------------------------------------------------===//
+// Windows: kernel, strides, dilations, pads with auto_pad resolved
+//===----------------------------------------------------------------------===//
+
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+  std::string autoPad;
+};
+
+LogicalResult checkLength(NodeBinder &b, StringRef name, ArrayRef<int64_t> values,
+                          size_t expected) {
+  if (values.size() == expected)
+    return success();
+  return b.emitError() << "attribute '" << name << "' has " << values.size()
+                       << " entries, expected " << expected;
+}
+
+/// Reads the window attributes of a node whose input is `[N, C, D1..Dk]`;
+/// `weightKernel` is the default kernel (a conv's weight dims) when known.
+FailureOr<Window> readWindow(NodeBinder &b, RankedTensorType input,
+                             std::optional<ArrayRef<int64_t>> weightKernel) {
+  if (input.getRank() < 3)
+    return b.emitError() << "input has rank " << input.getRank()
+                         << ", expected at least 3 ([N, C, D1..Dk])";
+  size_t k = input.getRank() - 2;
+  SmallVector<int64_t> ones(k, 1), zeros(2 * k, 0);
+  Window w;
+  FailureOr<SmallVector<int64_t>> kernel = b.intsAttr("kernel_shape", weightKernel);
+  FailureOr<SmallVector<int64_t>> strides = b.intsAttr("strides", ArrayRef(ones));
+  FailureOr<SmallVector<int64_t>> dilations =
+      b.intsAttr("dilations", ArrayRef(ones));
+  FailureOr<SmallVector<int64_t>> pads = b.intsAttr("pads", ArrayRef(zeros));
+  FailureOr<std::string> autoPad = b.stringAttr("auto_pad", "NOTSET");
+  if (failed(kernel) || failed(strides) || failed(dilations) || failed(pads) ||
+      failed(autoPad) || failed(checkLength(b, "kernel_shape", *kernel, k)) ||
+      failed(checkLength(b, "strides", *strides, k)) ||
+      failed(checkLength(b, "dilations", *dilations, k)) ||
+      failed(checkLength(b, "pads", *pads, 2 * k)))
+    return failure();
+  for (auto [name, values, lo] :
+       {std::tuple<StringRef, ArrayRef<int64_t>, int64_t>{"kernel_shape", *kernel, 1},
+        {"strides", *strides, 1},
+        {"dilations", *dilations, 1},
+        {"pads", *pads, 0}})
+    for (int64_t v : values)
+      if (failed(b.checkRange(("attribute '" + name + "'").str(), v, lo, {})))
+        return failure();
+  w.kernel = *kernel, w.strides = *strides, w.dilations = *dilations;
+  w.pads = *pads, w.autoPad = *autoPad;
+  if (w.autoPad == "NOTSET")
+    return w;
+  if (w.autoPad == "VALID") {
+    w.pads = zeros;
+    return w;
+  }
+  if (w.autoPad != "SAME_UPPER" && w.autoPad != "SAME_LOWER")
+    return b.emitError() << "attribute 'auto_pad' value is '" << w.autoPad
+                         << "', accepted values are NOTSET, SAME_UPPER, "
+                            "SAME_LOWER and VALID";
+  return w;
+}
+
+/// SAME padding for a forward window: output = ceil(input / stride).
+LogicalResult resolveSamePads(NodeBinder &b, RankedTensorType input, Window &w) {
+  if (w.autoPad != "SAME_UPPER" && w.autoPad != "SAME_LOWER")
+    return success();
+  size_t k = w.kernel.size();
+  for (size_t i = 0; i < k; ++i) {
+    int64_t in = input.getDimSize(i + 2);
+    if (ShapedType::isDynamic(in))
+      return b.unsupported("auto_pad " + w.autoPad +
+                           " needs static spatial dims, but dim " + Twine(i + 2) +
+                           " is dynamic");
+    int64_t out = (in + w.strides[i] - 1) / w.strides[i];
+    int64_t span = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + span - in);
+    int64_t small = total / 2, large = total - small;
+    w.pads[i] = w.autoPad == "SAME_UPPER" ? small : large;
+    w.pads[i + k] = w.autoPad == "SAME_UPPER" ? large : small;
+  }
+  return success();
+}
+
+/// The weight's spatial dims, the default kernel, when all are static.
+std::optional<SmallVector<int64_t>> weightKernel(Value weight) {
+  ArrayRef<int64_t> shape = tensorType(weight).getShape();
+  if (shape.size() < 3 || llvm::any_of(shape.drop_front(2), ShapedType::isDynamic))
+    return std::nullopt;
+  return SmallVector<int64_t>(shape.drop_front(2));
+}
+
+LogicalResult checkKernelMatchesWeight(NodeBinder &b, const Window &w,
+                                       Value weight) {
+  std::optional<SmallVector<int64_t>> fromWeight = weightKernel(weight);
+  if (!fromWeight || ArrayRef<int64_t>(*fromWeight) == ArrayRef(w.kernel))
+    return success();
+  InFlightDiagnostic diag = b.emitError() << "attribute 'kernel_shape' is [";
+  llvm::interleaveComma(w.kernel, diag);
+  diag << "] but the weight's spatial dims are [";
+  llvm::interleaveComma(*fromWeight, diag);
+  return diag << "]";
+}
+
+LogicalResult conv(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), weight = b.input(1);
+  if (failed(x) || failed(weight))
+    return failure();
+  std::optional<SmallVector<int64_t>> kernel = weightKernel(*weight);
+  FailureOr<Window> w = readWindow(
+      b, tensorType(*x),
+      kernel ? std::optional<ArrayRef<int64_t>>(*kernel) : std::nullopt);
+  FailureOr<int64_t> group = b.intAttr("group", 1);
+  if (failed(w) || failed(group) ||
+      failed(b.checkRange("attribute 'group'", *group, 1, {})) ||
+      failed(checkKernelMatchesWeight(b, *w, *weight)) ||
+      failed(resolveSamePads(b, tensorType(*x), *w)))
+    return failure();
+  FailureOr<Value> out =
+      b.make<kiln::ConvOp>(*x, *weight, b.optionalInput(2), ArrayRef(w->strides),
+                           ArrayRef(w->dilations), ArrayRef(w->pads),
+                           static_cast<uint64_t>(*group));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// ConvTranspose pads from `output_shape` or SAME auto_pad (ONNX puts the odd
+/// pixel at the end for SAME_UPPER).
+LogicalResult resolveTransposePads(NodeBinder &b, RankedTensorType input,
+                                   Window &w, ArrayRef<int64_t> outputPadding) {
+  FailureOr<SmallVector<int64_t>> outputShape =
+      b.intsAttr("output_shape", ArrayRef<int64_t>());
+  if (failed(outputShape))
+    return failure();
+  bool same = w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER";
+  if (outputShape->empty() && !same)
+    return success();
+  size_t k = w.kernel.size();
+  if (!outputShape->empty() && outputShape->size() < k)
+    return b.emitError() << "attribute 'output_shape' has "
+                         << outputShape->size() << " entries, expected " << k;
+  for (size_t i = 0; i < k; ++i) {
+    int64_t in = input.getDimSize(i + 2);
+    if (ShapedType::isDynamic(in))
+      return b.unsupported("output_shape/auto_pad need static spatial dims, but "
+                           "dim " + Twine(i + 2) + " is dynamic");
+    int64_t target = outputShape->empty()
+                         ? in * w.strides[i]
+                         : (*outputShape)[outputShape->size() - k + i];
+    int64_t total = w.strides[i] * (in - 1) + outputPadding[i] +
+                    (w.kernel[i] - 1) * w.dilations[i] + 1 - target;
+    if (total < 0)
+      return b.unsupported("output size " + Twine(target) + " in spatial dim " +
+                           Twine(i) + " needs negative padding");
+    int64_t half = total / 2;
+    bool upper = w.autoPad == "SAME_UPPER";
+    w.pads[i] = upper ? half : total - half;
+    w.pads[i + k] = upper ? total - half : half;
+  }
+  return success();
+}
+
+LogicalResult convTranspose(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), weight = b.input(1);
+  if (failed(x) || failed(weight))
+    return failure();
+  std::optional<SmallVector<int64_t>> kernel = weightKernel(*weight);
+  FailureOr<Window> w = readWindow(
+      b, tensorType(*x),
+      kernel ? std::optional<ArrayRef<int64_t>>(*kernel) : std::nullopt);
+  FailureOr<int64_t> group = b.intAttr("group", 1);
+  if (failed(w) || failed(group) ||
+      failed(b.checkRange("attribute 'group'", *group, 1, {})) ||
+      failed(checkKernelMatchesWeight(b, *w, *weight)))
+    return failure();
+  SmallVector<int64_t> zeros(w->kernel.size(), 0);
+  FailureOr<SmallVector<int64_t>> outputPadding =
+      b.intsAttr("output_padding", ArrayRef(zeros));
+  if (failed(outputPadding) ||
+      failed(checkLength(b, "output_padding", *outputPadding, zeros.size())) ||
+      failed(resolveTransposePads(b, tensorType(*x), *w, *outputPadding)))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::ConvTransposeOp>(
+      *x, *weight, b.optionalInput(2), ArrayRef(w->strides),
+      ArrayRef(w->dilations), ArrayRef(w->pads), ArrayRef(*outputPadding),
+      static_cast<uint64_t>(*group));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+template <bool isMax>
+LogicalResult pool(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  if (isMax && b.outputUsed(1))
+    return b.unsupported("the 'Indices' output of MaxPool");
+  FailureOr<Window> w = readWindow(b, tensorType(*x), std::nullopt);
+  FailureOr<int64_t> ceilMode = b.intAttr("ceil_mode", 0);
+  FailureOr<int64_t> countPad = b.intAttr("count_include_pad", 0);
+  if (failed(w) || failed(ceilMode) || failed(countPad) ||
+      failed(b.checkRange("attribute 'ceil_mode'", *ceilMode, 0, 1)) ||
+      failed(b.checkRange("attribute 'count_include_pad'", *countPad, 0, 1)) ||
+      failed(resolveSamePads(b, tensorType(*x), *w)))
+    return failure();
+  FailureOr<Value> out;
+  if constexpr (isMax)
+    out = b.make<kiln::MaxPoolOp>(*x, ArrayRef(w->kernel), ArrayRef(w->strides),
+                                  ArrayRef(w->dilations), ArrayRef(w->pads),
+                                  *ceilMode == 1);
+  else
+    out = b.make<kiln::AvgPoolOp>(*x, ArrayRef(w->kernel), ArrayRef(w->strides),
+                                  ArrayRef(w->dilations), ArrayRef(w->pads),
+                                  *ceilMode == 1, *countPad == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+template <typename OpTy>
+LogicalResult globalPool(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> out = b.make<OpTy>(*x);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and normalizations
+//===----------------------------------------------------------------------===//
+
+/// Before opset 13, softmax normalizes the flattened [d0*..*d(a-1), rest]
+/// matrix; it equals the single-axis form only when `axis` is the last dim.
+template <typename OpTy>
+LogicalResult softmax(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> axis = b.intAttr("axis", b.opset() < 13 ? 1 : -1);
+  if (failed(x) || failed(axis))
+    return failure();
+  RankedTensorType type = tensorType(*x);
+  FailureOr<int64_t> normalized =
+      kiln::normalizeAxis(b.loc(), "axis", *axis, type.getRank());
+  if (failed(normalized))
+    return failure();
+  if (b.opset() >= 13 || *normalized == type.getRank() - 1) {
+    FailureOr<Value> out = b.make<OpTy>(*x, static_cast<uint64_t>(*normalized));
+    return failed(out) ? failure() : b.setOutput(0, *out);
+  }
+  FailureOr<Value> flat =
+      b.make<kiln::FlattenOp>(*x, static_cast<uint64_t>(*normalized));
+  if (failed(flat))
+    return failure();
+  FailureOr<Value> soft = b.make<OpTy>(*flat, static_cast<uint64_t>(1));
+  if (failed(soft))
+    return failure();
+  Value shape;
+  if (!type.hasStaticShape()) {
+    FailureOr<Value> dims = b.make<kiln::ShapeOp>(*x, IntegerAttr(), IntegerAttr());
+    if (failed(dims))
+      return failure();
+    shape = *dims;
+  }
+  FailureOr<Value> out = b.makeTyped<kiln::ReshapeOp>(type, *soft, shape);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult noTrainingOutputs(NodeBinder &b, unsigned first) {
+  for (unsigned i = first; i < b.numOutputs(); ++i)
+    if (b.outputUsed(i))
+      return b.unsupported("output " + Twine(i) +
+                           " (training statistics) is used");
+  return success();
+}
+
+LogicalResult layerNorm(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), scale = b.input(1);
+  FailureOr<int64_t> axis = b.intAttr("axis", -1);
+  FailureOr<float> epsilon = b.floatAttr("epsilon", 1e-5f);
+  if (failed(x) || failed(scale) || failed(axis) || failed(epsilon) ||
+      failed(noTrainingOutputs(b, 1)))
+    return failure();
+  FailureOr<Value> out =
+      b.make<kiln::LayerNormOp>(*x, *scale, b.optionalInput(2),
+                                static_cast<uint64_t>(*axis), APFloat(*epsilon));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult batchNorm(NodeBinder &b) {
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < 5; ++i) {
+    FailureOr<Value> v = b.input(i);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
+  FailureOr<float> epsilon = b.floatAttr("epsilon", 1e-5f);
+  FailureOr<int64_t> training = b.intAttr("training_mode", 0);
+  FailureOr<int64_t> spatial = b.intAttr("spatial", 1);
+  if (failed(epsilon) || failed(training) || failed(spatial) ||
+      failed(noTrainingOutputs(b, 1)))
+    return failure();
+  if (*training != 0)
+    return b.unsupported("training_mode = 1 (Kiln compiles inference)");
+  if (b.opset() < 9 && *spatial != 1)
+    return b.unsupported("spatial = 0 (per-activation statistics)");
+  FailureOr<Value> out = b.make<kiln::BatchNormOp>(
+      operands[0], operands[1], operands[2], operands[3], operands[4],
+      APFloat(*epsilon));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult instanceNorm(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), scale = b.input(1), bias = b.input(2);
+  FailureOr<float> epsilon = b.floatAttr("epsilon", 1e-5f);
+  if (failed(x) || failed(scale) || failed(bias) || failed(epsilon))
+    return failure();
+  FailureOr<Value> out =
+      b.make<kiln::InstanceNormOp>(*x, *scale, *bias, APFloat(*epsilon));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+} // namespace
+
+void registerNNHandlers(HandlerRegistry &r) {
+  r.add("MatMul", 7, matmul);
+  r.add("Gemm", 7, gemm);
+  r.add("Conv", 7, conv);
+  r.add("ConvTranspose", 7, convTranspose);
+  r.add("MaxPool", 7, pool<true>);
+  r.add("AveragePool", 7, pool<false>);
+  r.add("GlobalAveragePool", 7, globalPool<kiln::GlobalAvgPoolOp>);
+  r.add("GlobalMaxPool", 7, globalPool<kiln::GlobalMaxPoolOp>);
+  r.add("Softmax", 7, softmax<kiln::SoftmaxOp>);
+  r.add("LogSoftmax", 7, softmax<kiln::LogSoftmaxOp>);
+  r.add("LayerNormalization", 17, layerNorm);
+  r.add("BatchNormalization", 7, batchNorm);
+  r.add("InstanceNormalization", 7, instanceNorm);
+}
+
+} // namespace kiln::onnx_import

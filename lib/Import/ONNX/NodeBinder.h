@@ -1,0 +1,215 @@
+//===- NodeBinder.h - Operands, attributes and results of one node -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===------------------------------------------------------------------------===//
+//
+// Stage two of the importer: per-op handlers see one ONNX node through a
+// NodeBinder, which gives them operands (optional and empty inputs, constant
+// values), attributes with their spec defaults and type checks, and builds
+// kiln ops without ever aborting on bad input. Handlers are registered in a
+// table keyed by (op type, since-version). Handlers never see protobuf types.
+//
+//===------------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_IMPORT_ONNX_NODEBINDER_H
+#define KILN_LIB_IMPORT_ONNX_NODEBINDER_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class NodeProto;
+class AttributeProto;
+} // namespace onnx
+
+namespace kiln::onnx_import {
+
+class TensorLoader;
+
+/// What every node's handler shares: the builder and the ONNX value table.
+struct GraphState {
+  mlir::OpBuilder &builder;
+  TensorLoader &loader;
+  llvm::StringMap<mlir::Value> values;
+  /// Values that some node or graph output reads.
+  llvm::StringSet<> used;
+};
+
+class NodeBinder {
+public:
+  NodeBinder(GraphState &state, const onnx::NodeProto &node, int64_t opset,
+             mlir::Location loc);
+
+  mlir::OpBuilder &builder() { return state.builder; }
+  mlir::MLIRContext *context() { return state.builder.getContext(); }
+  mlir::Location loc() const { return location; }
+  int64_t opset() const { return opsetVersion; }
+  llvm::StringRef opType() const;
+
+  //===--- Operands -------------------------------------------------------===//
+  unsigned numInputs() const;
+  /// True when input `i` is given (present and not the empty name).
+  bool hasInput(unsigned i) const;
+  /// A required input; emits "input i is required" when absent.
+  mlir::FailureOr<mlir::Value> input(unsigned i);
+  /// An optional input, null when absent.
+  mlir::Value optionalInput(unsigned i);
+  /// Every given input, in order (variadic ops).
+  llvm::SmallVector<mlir::Value> givenInputs();
+  /// The integer (or float) values of input `i` when it is a constant.
+  std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned i);
+  std::optional<llvm::SmallVector<double>> constantFloats(unsigned i);
+  /// Like the above, but a non-constant input is an "unsupported" error
+  /// naming `what` ("'shape'").
+  mlir::FailureOr<llvm::SmallVector<int64_t>> requireConstantInts(unsigned i,
+                                                                  llvm::StringRef what);
+  mlir::FailureOr<llvm::SmallVector<double>> requireConstantFloats(unsigned i,
+                                                                   llvm::StringRef what);
+
+  //===--- Attributes (absent: the default; wrong type: an error) ---------===//
+  bool hasAttr(llvm::StringRef name) const;
+  mlir::FailureOr<int64_t> intAttr(llvm::StringRef name,
+                                   std::optional<int64_t> fallback);
+  mlir::FailureOr<float> floatAttr(llvm::StringRef name,
+                                   std::optional<float> fallback);
+  mlir::FailureOr<std::string> stringAttr(llvm::StringRef name,
+                                          std::optional<llvm::StringRef> fallback);
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  intsAttr(llvm::StringRef name,
+           std::optional<llvm::ArrayRef<int64_t>> fallback);
+  mlir::FailureOr<llvm::SmallVector<float>>
+  floatsAttr(llvm::StringRef name, std::optional<llvm::ArrayRef<float>> fallback);
+  /// A TENSOR attribute (Constant's value, ConstantOfShape's value).
+  mlir::FailureOr<mlir::ElementsAttr> tensorAttr(llvm::StringRef name);
+  /// Attribute names the node has, for "unsupported attribute" checks.
+  std::vector<std::string> attrNames() const;
+
+  /// "attribute 'name' value is v, accepted range is [lo, hi]".
+  mlir::LogicalResult checkRange(llvm::StringRef what, int64_t value,
+                                 int64_t lo, std::optional<int64_t> hi);
+  mlir::InFlightDiagnostic emitError() { return mlir::emitError(location); }
+  /// "unsupported: <why>" (a valid model Kiln cannot import).
+  mlir::LogicalResult unsupported(const llvm::Twine &why);
+
+  //===--- Results --------------------------------------------------------===//
+  unsigned numOutputs() const;
+  /// True when output `i` is named and something reads it.
+  bool outputUsed(unsigned i) const;
+  mlir::LogicalResult setOutput(unsigned i, mlir::Value value);
+  mlir::LogicalResult setOutputs(mlir::ValueRange values);
+
+  //===--- Building ops ---------------------------------------------------===//
+  /// Builds an op whose result types the dialect infers; inference or
+  /// verification failures are diagnostics, never aborts.
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<OpTy> build(Args &&...args) {
+    mlir::OperationState state(location, OpTy::getOperationName());
+    OpTy::build(builder(), state, mlir::TypeRange{}, std::forward<Args>(args)...);
+    llvm::SmallVector<mlir::Type> types;
+    if (mlir::failed(OpTy::inferReturnTypes(
+            context(), location, state.operands,
+            state.attributes.getDictionary(context()), state.getRawProperties(),
+            state.regions, types)))
+      return mlir::failure();
+    state.types.assign(types.begin(), types.end());
+    return finish<OpTy>(state);
+  }
+
+  /// Builds an op with explicit result types (reshape, cast, range, ...).
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<OpTy> buildTyped(mlir::TypeRange types, Args &&...args) {
+    mlir::OperationState state(location, OpTy::getOperationName());
+    OpTy::build(builder(), state, types, std::forward<Args>(args)...);
+    return finish<OpTy>(state);
+  }
+
+  /// Single-result shorthand that also folds (so that shape arithmetic on
+  /// constants stays constant).
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<mlir::Value> make(Args &&...args) {
+    mlir::FailureOr<OpTy> op = build<OpTy>(std::forward<Args>(args)...);
+    if (mlir::failed(op))
+      return mlir::failure();
+    return foldResult(op->getOperation());
+  }
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<mlir::Value> makeTyped(mlir::Type type, Args &&...args) {
+    mlir::FailureOr<OpTy> op =
+        buildTyped<OpTy>(mlir::TypeRange{type}, std::forward<Args>(args)...);
+    if (mlir::failed(op))
+      return mlir::failure();
+    return foldResult(op->getOperation());
+  }
+
+  /// `kiln.constant` of `attr`.
+  mlir::Value constant(mlir::ElementsAttr attr);
+  /// A rank-0 constant of `elementType` holding `value`.
+  mlir::Value scalar(mlir::Type elementType, double value);
+  /// A 1-D i64 constant.
+  mlir::Value i64Vector(llvm::ArrayRef<int64_t> values);
+
+private:
+  template <typename OpTy>
+  mlir::FailureOr<OpTy> finish(mlir::OperationState &state) {
+    mlir::Operation *op = builder().create(state);
+    if (mlir::failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+      op->erase();
+      return mlir::failure();
+    }
+    return llvm::cast<OpTy>(op);
+  }
+  mlir::Value foldResult(mlir::Operation *op);
+  const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+  mlir::LogicalResult wrongType(const onnx::AttributeProto &attr,
+                                llvm::StringRef expected);
+
+  GraphState &state;
+  const onnx::NodeProto &node;
+  int64_t opsetVersion;
+  mlir::Location location;
+};
+
+//===----------------------------------------------------------------------===//
+// Handler table
+//===----------------------------------------------------------------------===//
+
+using HandlerFn = mlir::LogicalResult (*)(NodeBinder &);
+
+/// Handlers by op type; each entry covers opsets from its since-version up to
+/// the next entry's.
+class HandlerRegistry {
+public:
+  void add(llvm::StringRef opType, int64_t sinceVersion, HandlerFn fn);
+  /// The handler for `opType` at `opset`, or null with `why` set.
+  HandlerFn lookup(llvm::StringRef domain, llvm::StringRef opType,
+                   int64_t opset, std::string &why) const;
+  /// Every op type with its since-versions, sorted (for docs and --check).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> listAll() const;
+
+  static const HandlerRegistry &get();
+
+private:
+  llvm::StringMap<std::vector<std::pair<int64_t, HandlerFn>>> handlers;
+};
+
+void registerElementwiseHandlers(HandlerRegistry &registry);
+void registerNNHandlers(HandlerRegistry &registry);
+void registerReductionHandlers(HandlerRegistry &registry);
+void registerShapeHandlers(HandlerRegistry &registry);
+void registerTensorHandlers(HandlerRegistry &registry);
+
+/// Shape of a ranked tensor value (every kiln value is one).
+inline mlir::RankedTensorType tensorType(mlir::Value value) {
+  return llvm::cast<mlir::RankedTensorType>(value.getType());
+}
+
+} // namespace kiln::onnx_import
+
+#endif // KILN_LIB_IMPORT_ONNX_NODEBINDER_H

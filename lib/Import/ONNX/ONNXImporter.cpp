@@ -1,0 +1,407 @@
+//===- ONNXImporter.cpp - ONNX graph to func.func @main of kiln ops -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Drives the two stages: the reader validates the file and orders the nodes;
+// then graph inputs become function arguments, initializers constants, and
+// each node goes through its handler. All unsupported ops are reported before
+// anything is built, so a user sees the whole list at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Import/ONNX/ONNXImporter.h"
+
+#include "ModelReader.h"
+#include "NodeBinder.h"
+#include "TensorLoader.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Format.h"
+
+#include <map>
+
+#include <onnx/onnx_pb.h>
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+
+namespace {
+/// A graph input or output as the function signature sees it.
+struct Signature {
+  RankedTensorType type;
+  SmallVector<std::string> dimNames; // "" for static dims
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Support check (shared by import and --check)
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct OpTypeUse {
+  std::string domain, opType, why;
+  int64_t count = 0;
+  std::vector<std::string> nodes;
+};
+/// Op types in first-use order.
+using OpSurvey =
+    llvm::MapVector<std::string, OpTypeUse, std::map<std::string, unsigned>>;
+} // namespace
+
+static int64_t opsetOf(const ModelFile &file, const onnx::NodeProto &node) {
+  return file.domains.lookup(canonicalDomain(node.domain()));
+}
+
+/// Every op type of the model with its count and, if unsupported, why.
+static OpSurvey surveyOps(const ModelFile &file) {
+  OpSurvey uses;
+  const HandlerRegistry &registry = HandlerRegistry::get();
+  for (const onnx::NodeProto *node : file.order) {
+    StringRef domain = canonicalDomain(node->domain());
+    OpTypeUse &use = uses[(domain + "::" + node->op_type()).str()];
+    if (use.count++ == 0) {
+      use.domain = domain.empty() ? "ai.onnx" : domain.str();
+      use.opType = node->op_type();
+      registry.lookup(domain, node->op_type(), opsetOf(file, *node), use.why);
+    }
+    if (!use.why.empty())
+      use.nodes.push_back(node->name().empty()
+                              ? "#" + std::to_string(file.nodeIndex.lookup(node))
+                              : "'" + node->name() + "'");
+  }
+  return uses;
+}
+
+static LogicalResult reportUnsupported(const ModelFile &file, Location loc) {
+  OpSurvey uses = surveyOps(file);
+  int64_t types = 0, nodes = 0;
+  for (auto &entry : uses)
+    if (!entry.second.why.empty())
+      ++types, nodes += entry.second.count;
+  if (types == 0)
+    return success();
+  InFlightDiagnostic diag = emitError(loc)
+                            << types << " op type" << (types > 1 ? "s" : "")
+                            << " in the model " << (types > 1 ? "are" : "is")
+                            << " not supported (" << nodes << " node"
+                            << (nodes > 1 ? "s" : "") << ")";
+  for (auto &entry : uses) {
+    const OpTypeUse &use = entry.second;
+    if (use.why.empty())
+      continue;
+    Diagnostic &note = diag.attachNote();
+    note << use.opType << " (domain " << use.domain << ", opset "
+         << file.domains.lookup(canonicalDomain(use.domain)) << "): " << use.why
+         << "; nodes: ";
+    for (auto [i, name] : llvm::enumerate(use.nodes)) {
+      if (i == 6) {
+        note << ", ... (" << use.nodes.size() - i << " more)";
+        break;
+      }
+      note << (i ? ", " : "") << name;
+    }
+  }
+  return diag;
+}
+
+int checkModel(StringRef path, MLIRContext &context, llvm::raw_ostream &os) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  FailureOr<ModelFile> file = readModel(path, loc);
+  if (failed(file))
+    return 1;
+  OpSurvey uses = surveyOps(*file);
+  os << path << ": ir_version " << file->proto->ir_version() << ", ai.onnx opset "
+     << file->opset << ", " << file->order.size() << " nodes, " << uses.size()
+     << " op types\n";
+  int64_t bad = 0;
+  for (auto &entry : uses) {
+    const OpTypeUse &use = entry.second;
+    std::string name = use.domain == "ai.onnx" ? use.opType
+                                               : use.domain + "::" + use.opType;
+    os << "  " << llvm::left_justify(name, 28) << llvm::format_decimal(use.count, 6)
+       << "  " << (use.why.empty() ? "supported" : "unsupported: " + use.why)
+       << "\n";
+    bad += !use.why.empty();
+  }
+  os << (bad ? "not supported: " : "supported: ") << uses.size() - bad << " of "
+     << uses.size() << " op types can be imported\n";
+  return bad ? 1 : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+static FailureOr<Signature> convertValueInfo(const onnx::ValueInfoProto &info,
+                                             StringRef role, Location loc) {
+  MLIRContext *context = loc.getContext();
+  const onnx::TypeProto &type = info.type();
+  if (!type.has_tensor_type())
+    return emitError(loc) << role << " '" << info.name()
+                          << "' is not a tensor (sequences, maps and optionals "
+                             "are not supported)";
+  const onnx::TypeProto::Tensor &tensor = type.tensor_type();
+  Type element = convertElementType(context, tensor.elem_type());
+  if (!element)
+    return emitError(loc) << role << " '" << info.name() << "': element type "
+                          << elementTypeName(tensor.elem_type())
+                          << " is not supported";
+  if (!tensor.has_shape())
+    return emitError(loc) << role << " '" << info.name()
+                          << "' has no shape (unknown rank); give one with "
+                             "--input-shape";
+  Signature sig;
+  SmallVector<int64_t> dims;
+  for (auto [i, dim] : llvm::enumerate(tensor.shape().dim())) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        return emitError(loc) << role << " '" << info.name() << "' dim " << i
+                              << " is " << dim.dim_value()
+                              << ", accepted range is [0, inf)";
+      dims.push_back(dim.dim_value());
+      sig.dimNames.push_back("");
+      continue;
+    }
+    dims.push_back(ShapedType::kDynamic);
+    sig.dimNames.push_back(dim.has_dim_param() && !dim.dim_param().empty()
+                               ? dim.dim_param()
+                               : info.name() + "_d" + std::to_string(i));
+  }
+  sig.type = RankedTensorType::get(dims, element);
+  return sig;
+}
+
+/// Applies a user's --input-shape to a declared signature.
+static LogicalResult specialize(Signature &sig, StringRef name,
+                                ArrayRef<int64_t> dims, Location loc) {
+  if (static_cast<int64_t>(dims.size()) != sig.type.getRank())
+    return emitError(loc) << "input shape for '" << name << "' has rank "
+                          << dims.size() << ", but the model declares rank "
+                          << sig.type.getRank() << " (" << sig.type << ")";
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(sig.type.getShape(), dims))) {
+    auto [declared, given] = pair;
+    if (given < 0)
+      return emitError(loc) << "input shape for '" << name << "' dim " << i
+                            << " is " << given << ", accepted range is [0, inf)";
+    if (!ShapedType::isDynamic(declared) && declared != given)
+      return emitError(loc) << "input shape for '" << name << "' dim " << i
+                            << " is " << given << ", but the model fixes it to "
+                            << declared;
+    sig.dimNames[i] = "";
+  }
+  sig.type = RankedTensorType::get(dims, sig.type.getElementType());
+  return success();
+}
+
+static DictionaryAttr signatureAttrs(MLIRContext *context, StringRef name,
+                                     RankedTensorType type,
+                                     ArrayRef<std::string> dimNames) {
+  Builder b(context);
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("kiln.name", b.getStringAttr(name))};
+  if (!type.hasStaticShape()) {
+    SmallVector<Attribute> names;
+    for (auto [i, dim] : llvm::enumerate(type.getShape()))
+      names.push_back(b.getStringAttr(
+          !ShapedType::isDynamic(dim)
+              ? ""
+              : (i < dimNames.size() && !dimNames[i].empty()
+                     ? dimNames[i]
+                     : name.str() + "_d" + std::to_string(i))));
+    attrs.push_back(b.getNamedAttr("kiln.dim_names", b.getArrayAttr(names)));
+  }
+  return b.getDictionaryAttr(attrs);
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+namespace {
+class GraphImporter {
+public:
+  GraphImporter(ModelFile &file, MLIRContext &context, Location loc)
+      : file(file), context(context), loc(loc),
+        loader(&context, file.directory, loc) {}
+
+  OwningOpRef<ModuleOp> run(const ImportOptions &options);
+
+private:
+  LogicalResult importInputs(const ImportOptions &options, OpBuilder &builder,
+                             func::FuncOp func, GraphState &state);
+  LogicalResult importInitializers(OpBuilder &builder, GraphState &state);
+  LogicalResult importNode(const onnx::NodeProto &node, GraphState &state);
+  LogicalResult importOutputs(OpBuilder &builder, func::FuncOp func,
+                              GraphState &state);
+
+  ModelFile &file;
+  MLIRContext &context;
+  Location loc;
+  TensorLoader loader;
+};
+} // namespace
+
+LogicalResult GraphImporter::importInputs(const ImportOptions &options,
+                                          OpBuilder &builder, func::FuncOp func,
+                                          GraphState &state) {
+  const onnx::GraphProto &graph = file.proto->graph();
+  llvm::StringSet<> initializers, inputNames;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(init.name());
+  SmallVector<Type> types;
+  SmallVector<Attribute> argAttrs;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    inputNames.insert(input.name());
+    if (initializers.contains(input.name()))
+      continue;
+    FailureOr<Signature> sig = convertValueInfo(input, "graph input", loc);
+    if (failed(sig))
+      return failure();
+    auto override = options.inputShapes.find(input.name());
+    if (override != options.inputShapes.end() &&
+        failed(specialize(*sig, input.name(), override->second, loc)))
+      return failure();
+    types.push_back(sig->type);
+    argAttrs.push_back(
+        signatureAttrs(&context, input.name(), sig->type, sig->dimNames));
+  }
+  for (const auto &entry : options.inputShapes)
+    if (!inputNames.contains(entry.getKey()) ||
+        initializers.contains(entry.getKey()))
+      return emitError(loc) << "input shape given for '" << entry.getKey()
+                            << "', which is not a graph input of the model";
+  func.setType(builder.getFunctionType(types, {}));
+  Block *entry = func.addEntryBlock();
+  func.setAllArgAttrs(argAttrs);
+  unsigned argument = 0;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    if (!initializers.contains(input.name()))
+      state.values[input.name()] = entry->getArgument(argument++);
+  builder.setInsertionPointToStart(entry);
+  return success();
+}
+
+LogicalResult GraphImporter::importInitializers(OpBuilder &builder,
+                                                GraphState &state) {
+  auto *graph = file.proto->mutable_graph();
+  for (onnx::TensorProto &init : *graph->mutable_initializer()) {
+    if (!state.used.contains(init.name()))
+      continue; // nothing reads it; its bytes need not be checked or mapped
+    FailureOr<ElementsAttr> value =
+        loader.load(init, "initializer '" + init.name() + "'");
+    if (failed(value))
+      return failure();
+    Location at = NameLoc::get(builder.getStringAttr(init.name()), loc);
+    state.values[init.name()] = kiln::ConstantOp::create(builder, at, *value);
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
+                                        GraphState &state) {
+  int64_t opset = opsetOf(file, node);
+  std::string why;
+  HandlerFn handler =
+      HandlerRegistry::get().lookup(node.domain(), node.op_type(), opset, why);
+  std::string prefix = describeNode(node, file.nodeIndex.lookup(&node)) +
+                       ", opset " + std::to_string(opset) + "): ";
+  // Every diagnostic raised while this node is handled (by the binder, the
+  // handler or the dialect's type inference) gets the node as its context.
+  bool reemitting = false;
+  ScopedDiagnosticHandler scoped(&context, [&](Diagnostic &diag) {
+    if (reemitting)
+      return failure();
+    reemitting = true;
+    InFlightDiagnostic out = context.getDiagEngine().emit(loc, diag.getSeverity());
+    out << prefix << diag.str();
+    for (Diagnostic &note : diag.getNotes())
+      out.attachNote() << note.str();
+    out.report();
+    reemitting = false;
+    return success();
+  });
+  if (!handler)
+    return emitError(loc) << "unsupported: " << why;
+  std::string name = node.name().empty()
+                         ? node.op_type() + "#" +
+                               std::to_string(file.nodeIndex.lookup(&node))
+                         : node.name();
+  NodeBinder binder(state, node, opset,
+                    NameLoc::get(StringAttr::get(&context, name), loc));
+  if (failed(handler(binder)))
+    return failure();
+  for (auto [i, output] : llvm::enumerate(node.output()))
+    if (binder.outputUsed(i) && !state.values.lookup(output))
+      return binder.unsupported("output " + Twine(i) + " '" + output +
+                                "' is used but this importer does not produce it");
+  return success();
+}
+
+LogicalResult GraphImporter::importOutputs(OpBuilder &builder, func::FuncOp func,
+                                           GraphState &state) {
+  SmallVector<Value> results;
+  SmallVector<Type> types;
+  SmallVector<Attribute> attrs;
+  for (const onnx::ValueInfoProto &output : file.proto->graph().output()) {
+    Value value = state.values.lookup(output.name());
+    if (!value)
+      return emitError(loc) << "graph output '" << output.name()
+                            << "' was not produced";
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<std::string> dimNames;
+    const auto &declared = output.type().tensor_type().shape();
+    if (declared.dim_size() == type.getRank())
+      for (const auto &dim : declared.dim())
+        dimNames.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    results.push_back(value);
+    types.push_back(type);
+    attrs.push_back(signatureAttrs(&context, output.name(), type, dimNames));
+  }
+  func::ReturnOp::create(builder, loc, results);
+  func.setType(builder.getFunctionType(func.getArgumentTypes(), types));
+  func.setAllResultAttrs(attrs);
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
+  if (failed(reportUnsupported(file, loc)))
+    return nullptr;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder builder(&context);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, loc, "main",
+                                   builder.getFunctionType({}, {}));
+  GraphState state{builder, loader, {}, {}};
+  const onnx::GraphProto &graph = file.proto->graph();
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &input : node.input())
+      state.used.insert(input);
+  for (const onnx::ValueInfoProto &output : graph.output())
+    state.used.insert(output.name());
+  if (failed(importInputs(options, builder, func, state)) ||
+      failed(importInitializers(builder, state)))
+    return nullptr;
+  for (const onnx::NodeProto *node : file.order)
+    if (failed(importNode(*node, state)))
+      return nullptr;
+  if (failed(importOutputs(builder, func, state)) || failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> importModel(StringRef path, MLIRContext &context,
+                                  const ImportOptions &options) {
+  context.loadDialect<kiln::KilnDialect, func::FuncDialect>();
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  FailureOr<ModelFile> file = readModel(path, loc);
+  if (failed(file))
+    return nullptr;
+  return GraphImporter(*file, context, loc).run(options);
+}
+
+} // namespace kiln::onnx_import

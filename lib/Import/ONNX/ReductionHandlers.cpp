@@ -1,0 +1,149 @@
+//===- ReductionHandlers.cpp - ONNX reductions, arg-reductions, scans -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Reduce* moved `axes` from an attribute to an optional input (ReduceSum at
+// opset 13, the others at 18) and gained `noop_with_empty_axes` there; kiln
+// takes the axes as an attribute, so computed axes are unsupported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeBinder.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+namespace {
+
+/// The opset at which each reduction takes `axes` as an input.
+template <ReduceKind kind>
+constexpr int64_t axesInputOpset() {
+  return kind == ReduceKind::sum ? 13 : 18;
+}
+
+template <ReduceKind kind>
+LogicalResult reduce(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> keepDims = b.intAttr("keepdims", 1);
+  FailureOr<int64_t> noop = b.intAttr("noop_with_empty_axes", 0);
+  if (failed(x) || failed(keepDims) || failed(noop) ||
+      failed(b.checkRange("attribute 'keepdims'", *keepDims, 0, 1)) ||
+      failed(b.checkRange("attribute 'noop_with_empty_axes'", *noop, 0, 1)))
+    return failure();
+  SmallVector<int64_t> axes;
+  if (b.opset() >= axesInputOpset<kind>()) {
+    if (b.hasInput(1)) {
+      FailureOr<SmallVector<int64_t>> given = b.requireConstantInts(1, "'axes'");
+      if (failed(given))
+        return failure();
+      axes = *given;
+    }
+  } else {
+    FailureOr<SmallVector<int64_t>> given = b.intsAttr("axes", ArrayRef<int64_t>());
+    if (failed(given))
+      return failure();
+    axes = *given;
+  }
+  if (axes.empty() && *noop == 1)
+    return b.setOutput(0, *x);
+  RankedTensorType type = tensorType(*x);
+  FailureOr<SmallVector<int64_t>> normalized =
+      kiln::normalizeAxes(b.loc(), "axes", axes, type.getRank());
+  if (failed(normalized))
+    return failure();
+  FailureOr<Value> out =
+      b.make<kiln::ReduceOp>(*x, kind, ArrayRef(*normalized), *keepDims == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+template <typename OpTy>
+LogicalResult argReduce(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> axis = b.intAttr("axis", 0);
+  FailureOr<int64_t> keepDims = b.intAttr("keepdims", 1);
+  FailureOr<int64_t> last = b.intAttr("select_last_index", 0);
+  if (failed(x) || failed(axis) || failed(keepDims) || failed(last) ||
+      failed(b.checkRange("attribute 'keepdims'", *keepDims, 0, 1)) ||
+      failed(b.checkRange("attribute 'select_last_index'", *last, 0, 1)))
+    return failure();
+  FailureOr<int64_t> normalized =
+      kiln::normalizeAxis(b.loc(), "axis", *axis, tensorType(*x).getRank());
+  if (failed(normalized))
+    return failure();
+  FailureOr<Value> out = b.make<OpTy>(*x, static_cast<uint64_t>(*normalized),
+                                      *keepDims == 1, *last == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// Reads a single-element constant input (CumSum's axis, TopK's k).
+FailureOr<int64_t> scalarInput(NodeBinder &b, unsigned i, StringRef what) {
+  FailureOr<SmallVector<int64_t>> values = b.requireConstantInts(i, what);
+  if (failed(values))
+    return failure();
+  if (values->size() != 1)
+    return b.emitError() << "input " << i << " (" << what << ") has "
+                         << values->size() << " elements, expected 1";
+  return values->front();
+}
+
+LogicalResult cumsum(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> axis = scalarInput(b, 1, "'axis'");
+  FailureOr<int64_t> exclusive = b.intAttr("exclusive", 0);
+  FailureOr<int64_t> reverse = b.intAttr("reverse", 0);
+  if (failed(x) || failed(axis) || failed(exclusive) || failed(reverse) ||
+      failed(b.checkRange("attribute 'exclusive'", *exclusive, 0, 1)) ||
+      failed(b.checkRange("attribute 'reverse'", *reverse, 0, 1)))
+    return failure();
+  FailureOr<int64_t> normalized =
+      kiln::normalizeAxis(b.loc(), "axis", *axis, tensorType(*x).getRank());
+  if (failed(normalized))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::CumSumOp>(
+      *x, static_cast<uint64_t>(*normalized), *exclusive == 1, *reverse == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult topK(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> k = b.opset() < 10 ? b.intAttr("k", std::nullopt)
+                                         : scalarInput(b, 1, "'K'");
+  FailureOr<int64_t> axis = b.intAttr("axis", -1);
+  FailureOr<int64_t> largest = b.intAttr("largest", 1);
+  FailureOr<int64_t> sorted = b.intAttr("sorted", 1);
+  if (failed(x) || failed(k) || failed(axis) || failed(largest) ||
+      failed(sorted) ||
+      failed(b.checkRange("attribute 'largest'", *largest, 0, 1)) ||
+      failed(b.checkRange("attribute 'sorted'", *sorted, 0, 1)))
+    return failure();
+  FailureOr<int64_t> normalized =
+      kiln::normalizeAxis(b.loc(), "axis", *axis, tensorType(*x).getRank());
+  if (failed(normalized))
+    return failure();
+  FailureOr<kiln::TopKOp> op = b.build<kiln::TopKOp>(
+      *x, static_cast<uint64_t>(*k), static_cast<uint64_t>(*normalized),
+      *largest == 1, *sorted == 1);
+  if (failed(op))
+    return failure();
+  return b.setOutputs(op->getResults());
+}
+
+} // namespace
+
+void registerReductionHandlers(HandlerRegistry &r) {
+  r.add("ReduceSum", 7, reduce<ReduceKind::sum>);
+  r.add("ReduceMean", 7, reduce<ReduceKind::mean>);
+  r.add("ReduceMax", 7, reduce<ReduceKind::max>);
+  r.add("ReduceMin", 7, reduce<ReduceKind::min>);
+  r.add("ReduceProd", 7, reduce<ReduceKind::prod>);
+  r.add("ReduceL1", 7, reduce<ReduceKind::l1>);
+  r.add("ReduceL2", 7, reduce<ReduceKind::l2>);
+  r.add("ReduceLogSumExp", 7, reduce<ReduceKind::log_sum_exp>);
+  r.add("ReduceSumSquare", 7, reduce<ReduceKind::sum_square>);
+  r.add("ArgMax", 7, argReduce<kiln::ArgMaxOp>);
+  r.add("ArgMin", 7, argReduce<kiln::ArgMinOp>);
+  r.add("CumSum", 11, cumsum);
+  r.add("TopK", 7, topK);
+}
+
+} // namespace kiln::onnx_import

@@ -1,0 +1,422 @@
+//===- TensorHandlers.cpp - ONNX constants, generators, resize, quantization ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Ops that create tensors (Constant, ConstantOfShape, Range), inference-time
+// no-ops (Identity, Dropout), resampling (Resize and the older Upsample,
+// whose defaults differ by opset) and affine quantization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeBinder.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+namespace {
+
+static constexpr int64_t kDyn = ShapedType::kDynamic;
+
+LogicalResult constantNode(NodeBinder &b) {
+  static constexpr StringRef kForms[] = {"value",      "value_float",
+                                         "value_floats", "value_int",
+                                         "value_ints", "sparse_value",
+                                         "value_string", "value_strings"};
+  SmallVector<StringRef> given;
+  for (StringRef form : kForms)
+    if (b.hasAttr(form))
+      given.push_back(form);
+  if (given.size() != 1)
+    return b.emitError() << "needs exactly one value attribute, got "
+                         << given.size();
+  StringRef form = given.front();
+  Builder builder(b.context());
+  ElementsAttr value;
+  if (form == "value") {
+    FailureOr<ElementsAttr> tensor = b.tensorAttr("value");
+    if (failed(tensor))
+      return failure();
+    value = *tensor;
+  } else if (form == "value_float" || form == "value_int") {
+    bool isFloat = form == "value_float";
+    FailureOr<float> f = isFloat ? b.floatAttr(form, std::nullopt) : 0.0f;
+    FailureOr<int64_t> i = isFloat ? 0 : b.intAttr(form, std::nullopt);
+    if (failed(f) || failed(i))
+      return failure();
+    Type type = isFloat ? Type(builder.getF32Type()) : Type(builder.getI64Type());
+    Attribute element = isFloat ? Attribute(builder.getF32FloatAttr(*f))
+                                : Attribute(builder.getI64IntegerAttr(*i));
+    value = DenseElementsAttr::get(RankedTensorType::get({}, type), element);
+  } else if (form == "value_floats") {
+    FailureOr<SmallVector<float>> floats = b.floatsAttr(form, std::nullopt);
+    if (failed(floats))
+      return failure();
+    auto type = RankedTensorType::get({static_cast<int64_t>(floats->size())},
+                                      builder.getF32Type());
+    value = DenseElementsAttr::get(type, ArrayRef(*floats));
+  } else if (form == "value_ints") {
+    FailureOr<SmallVector<int64_t>> ints = b.intsAttr(form, std::nullopt);
+    if (failed(ints))
+      return failure();
+    auto type = RankedTensorType::get({static_cast<int64_t>(ints->size())},
+                                      builder.getI64Type());
+    value = DenseElementsAttr::get(type, ArrayRef(*ints));
+  } else {
+    return b.unsupported("Constant with attribute '" + form + "'");
+  }
+  return b.setOutput(0, b.constant(value));
+}
+
+LogicalResult identity(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  return failed(x) ? failure() : b.setOutput(0, *x);
+}
+
+/// A tensor shaped like `like` filled with `value`: a splat constant when the
+/// shape is static, else constant_of_shape(shape(like)).
+FailureOr<Value> filledLike(NodeBinder &b, Value like, TypedAttr value) {
+  RankedTensorType type = tensorType(like);
+  auto result = RankedTensorType::get(type.getShape(), value.getType());
+  if (type.hasStaticShape())
+    return b.constant(DenseElementsAttr::get(result, value));
+  FailureOr<Value> shape = b.make<kiln::ShapeOp>(like, IntegerAttr(), IntegerAttr());
+  if (failed(shape))
+    return failure();
+  return b.makeTyped<kiln::ConstantOfShapeOp>(result, *shape, value);
+}
+
+/// Inference: Dropout is the identity and its mask is all true.
+LogicalResult dropout(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  if (b.opset() >= 12 && b.hasInput(2)) {
+    std::optional<SmallVector<int64_t>> training = b.constantInts(2);
+    if (!training || llvm::any_of(*training, [](int64_t v) { return v != 0; }))
+      return b.unsupported("training_mode that is not a constant false");
+  }
+  if (b.outputUsed(1)) {
+    FailureOr<Value> mask = filledLike(b, *x, b.builder().getBoolAttr(true));
+    if (failed(mask) || failed(b.setOutput(1, *mask)))
+      return failure();
+  }
+  return b.setOutput(0, *x);
+}
+
+LogicalResult constantOfShape(NodeBinder &b) {
+  FailureOr<Value> shape = b.input(0);
+  if (failed(shape))
+    return failure();
+  TypedAttr value = b.builder().getF32FloatAttr(0.0f);
+  if (b.hasAttr("value")) {
+    FailureOr<ElementsAttr> tensor = b.tensorAttr("value");
+    if (failed(tensor))
+      return failure();
+    if (tensor->getNumElements() != 1)
+      return b.emitError() << "attribute 'value' has " << tensor->getNumElements()
+                           << " elements, expected 1";
+    value = cast<TypedAttr>(*tensor->getValues<Attribute>().begin());
+  }
+  RankedTensorType shapeType = tensorType(*shape);
+  if (shapeType.getRank() != 1 || shapeType.isDynamicDim(0))
+    return b.unsupported("the shape input must be 1-D with a known length");
+  if (std::optional<SmallVector<int64_t>> dims = b.constantInts(0)) {
+    if (llvm::any_of(*dims, [](int64_t d) { return d < 0; }))
+      return b.emitError() << "the shape has a negative dim";
+    auto type = RankedTensorType::get(*dims, value.getType());
+    return b.setOutput(0, b.constant(DenseElementsAttr::get(type, value)));
+  }
+  auto type = RankedTensorType::get(
+      SmallVector<int64_t>(shapeType.getDimSize(0), kDyn), value.getType());
+  FailureOr<Value> out = b.makeTyped<kiln::ConstantOfShapeOp>(type, *shape, value);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult range(NodeBinder &b) {
+  FailureOr<Value> start = b.input(0), limit = b.input(1), delta = b.input(2);
+  if (failed(start) || failed(limit) || failed(delta))
+    return failure();
+  Type element = tensorType(*start).getElementType();
+  int64_t length = kDyn;
+  std::optional<SmallVector<double>> s = b.constantFloats(0),
+                                     l = b.constantFloats(1),
+                                     d = b.constantFloats(2);
+  if (s && l && d && s->size() == 1 && l->size() == 1 && d->size() == 1) {
+    if (d->front() == 0)
+      return b.emitError() << "'delta' is 0";
+    double count = std::ceil((l->front() - s->front()) / d->front());
+    if (count > static_cast<double>(INT32_MAX))
+      return b.emitError() << "the range has " << count << " elements";
+    length = std::max<int64_t>(0, static_cast<int64_t>(count));
+  }
+  auto type = RankedTensorType::get({length}, element);
+  FailureOr<Value> out = b.makeTyped<kiln::RangeOp>(type, *start, *limit, *delta);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult oneHot(NodeBinder &b) {
+  FailureOr<Value> indices = b.input(0), values = b.input(2);
+  if (failed(indices) || failed(values))
+    return failure();
+  FailureOr<SmallVector<double>> depth = b.requireConstantFloats(1, "'depth'");
+  FailureOr<int64_t> axis = b.intAttr("axis", -1);
+  if (failed(depth) || failed(axis))
+    return failure();
+  if (depth->size() != 1)
+    return b.emitError() << "'depth' has " << depth->size()
+                         << " elements, expected 1";
+  Value index = *indices;
+  Type element = tensorType(index).getElementType();
+  if (!element.isSignlessInteger(32) && !element.isSignlessInteger(64)) {
+    // ONNX accepts any numeric indices; kiln.one_hot takes i32/i64.
+    auto type = RankedTensorType::get(tensorType(index).getShape(),
+                                      b.builder().getI64Type());
+    FailureOr<Value> cast = b.makeTyped<kiln::CastOp>(type, index);
+    if (failed(cast))
+      return failure();
+    index = *cast;
+  }
+  FailureOr<Value> out = b.make<kiln::OneHotOp>(
+      index, *values, static_cast<uint64_t>(depth->front()),
+      static_cast<uint64_t>(*axis));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+//===----------------------------------------------------------------------===//
+// Resize and Upsample
+//===----------------------------------------------------------------------===//
+
+struct ResizeSpec {
+  ResizeMode mode = ResizeMode::nearest;
+  CoordinateTransform transform = CoordinateTransform::asymmetric;
+  NearestMode nearest = NearestMode::floor;
+  float cubicA = -0.75f;
+  SmallVector<double> scales;
+  SmallVector<int64_t> sizes;
+};
+
+/// Attributes: Upsample and Resize-10 only know `mode` (asymmetric
+/// coordinates, floor rounding); Resize-11 added the rest.
+LogicalResult readResizeAttrs(NodeBinder &b, bool isResize11, ResizeSpec &spec) {
+  FailureOr<std::string> mode = b.stringAttr("mode", "nearest");
+  if (failed(mode))
+    return failure();
+  if (*mode == "bilinear" || *mode == "linear")
+    spec.mode = ResizeMode::linear;
+  else if (*mode == "cubic" && isResize11)
+    spec.mode = ResizeMode::cubic;
+  else if (*mode != "nearest")
+    return b.emitError() << "attribute 'mode' value is '" << *mode
+                         << "', accepted values are nearest, linear"
+                         << (isResize11 ? ", cubic" : "");
+  if (!isResize11)
+    return success();
+  FailureOr<std::string> transform =
+      b.stringAttr("coordinate_transformation_mode", "half_pixel");
+  FailureOr<std::string> nearest = b.stringAttr("nearest_mode", "round_prefer_floor");
+  FailureOr<float> cubicA = b.floatAttr("cubic_coeff_a", -0.75f);
+  FailureOr<int64_t> exclude = b.intAttr("exclude_outside", 0);
+  FailureOr<int64_t> antialias = b.intAttr("antialias", 0);
+  FailureOr<std::string> policy = b.stringAttr("keep_aspect_ratio_policy", "stretch");
+  if (failed(transform) || failed(nearest) || failed(cubicA) || failed(exclude) ||
+      failed(antialias) || failed(policy))
+    return failure();
+  std::optional<CoordinateTransform> ct = symbolizeCoordinateTransform(*transform);
+  if (!ct)
+    return b.unsupported("coordinate_transformation_mode '" + *transform + "'");
+  std::optional<NearestMode> nm = symbolizeNearestMode(*nearest);
+  if (!nm)
+    return b.emitError() << "attribute 'nearest_mode' value is '" << *nearest
+                         << "', accepted values are round_prefer_floor, "
+                            "round_prefer_ceil, floor, ceil";
+  if (*exclude != 0 || *antialias != 0 || *policy != "stretch")
+    return b.unsupported("exclude_outside, antialias or keep_aspect_ratio_policy "
+                         "other than their defaults");
+  spec.transform = *ct, spec.nearest = *nm, spec.cubicA = *cubicA;
+  return success();
+}
+
+/// Scales or sizes: constant inputs (Resize 11+: roi, scales, sizes at 1, 2,
+/// 3; Resize-10 and Upsample-9: scales at 1) or the `scales` attribute
+/// (Upsample-7). An empty tensor means "not given".
+LogicalResult readResizeTargets(NodeBinder &b, bool isResize11, ResizeSpec &spec) {
+  if (b.opType() == "Upsample" && b.opset() < 9) {
+    FailureOr<SmallVector<float>> scales = b.floatsAttr("scales", std::nullopt);
+    if (failed(scales))
+      return failure();
+    spec.scales.assign(scales->begin(), scales->end());
+    return success();
+  }
+  unsigned scalesIndex = isResize11 ? 2 : 1;
+  if (b.hasInput(scalesIndex)) {
+    FailureOr<SmallVector<double>> scales =
+        b.requireConstantFloats(scalesIndex, "'scales'");
+    if (failed(scales))
+      return failure();
+    spec.scales = *scales;
+  }
+  if (isResize11 && b.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> sizes = b.requireConstantInts(3, "'sizes'");
+    if (failed(sizes))
+      return failure();
+    spec.sizes = *sizes;
+  }
+  if (spec.scales.empty() == spec.sizes.empty())
+    return b.emitError() << "exactly one of 'scales' and 'sizes' must be given";
+  return success();
+}
+
+/// Expands per-axis scales/sizes (`axes`, opset 18) to every dim.
+LogicalResult expandResizeAxes(NodeBinder &b, RankedTensorType input,
+                               ResizeSpec &spec) {
+  int64_t rank = input.getRank();
+  FailureOr<SmallVector<int64_t>> axes = b.intsAttr("axes", ArrayRef<int64_t>());
+  if (failed(axes))
+    return failure();
+  if (axes->empty() || b.opset() < 18)
+    return success();
+  FailureOr<SmallVector<int64_t>> normalized =
+      kiln::normalizeAxes(b.loc(), "axes", *axes, rank);
+  if (failed(normalized))
+    return failure();
+  SmallVector<double> scales(spec.scales.empty() ? 0 : rank, 1.0);
+  SmallVector<int64_t> sizes(spec.sizes.empty() ? 0 : rank);
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i)
+    sizes[i] = input.getDimSize(i);
+  for (auto [i, axis] : llvm::enumerate(*normalized)) {
+    if (!scales.empty() && i < spec.scales.size())
+      scales[axis] = spec.scales[i];
+    if (!sizes.empty() && i < spec.sizes.size())
+      sizes[axis] = spec.sizes[i];
+  }
+  spec.scales = scales, spec.sizes = sizes;
+  return success();
+}
+
+LogicalResult resize(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  bool isResize11 = b.opType() == "Resize" && b.opset() >= 11;
+  ResizeSpec spec;
+  RankedTensorType input = tensorType(*x);
+  if (failed(readResizeAttrs(b, isResize11, spec)) ||
+      failed(readResizeTargets(b, isResize11, spec)) ||
+      failed(expandResizeAxes(b, input, spec)))
+    return failure();
+  size_t rank = input.getRank();
+  if ((!spec.scales.empty() && spec.scales.size() != rank) ||
+      (!spec.sizes.empty() && spec.sizes.size() != rank))
+    return b.emitError() << "'scales'/'sizes' must have one entry per input "
+                            "dim (" << rank << ")";
+  SmallVector<int64_t> dims;
+  SmallVector<float> scales;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t in = input.getDimSize(i);
+    if (!spec.sizes.empty()) {
+      if (spec.sizes[i] < 0)
+        return b.checkRange("'sizes'", spec.sizes[i], 0, {});
+      dims.push_back(spec.sizes[i]);
+      continue;
+    }
+    if (!(spec.scales[i] > 0))
+      return b.emitError() << "'scales' value is " << spec.scales[i]
+                           << ", accepted range is (0, inf)";
+    scales.push_back(spec.scales[i]);
+    dims.push_back(ShapedType::isDynamic(in)
+                       ? kDyn
+                       : static_cast<int64_t>(std::floor(in * spec.scales[i])));
+  }
+  auto type = RankedTensorType::get(dims, input.getElementType());
+  FailureOr<Value> out = b.makeTyped<kiln::ResizeOp>(
+      type, *x, spec.mode, spec.transform, spec.nearest, ArrayRef(scales),
+      APFloat(spec.cubicA));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// A per-tensor scale given as a 1-element vector becomes a scalar, which is
+/// what kiln means by per tensor.
+FailureOr<Value> scalarIfSingle(NodeBinder &b, Value value) {
+  RankedTensorType type = tensorType(value);
+  if (type.getRank() != 1 || type.getDimSize(0) != 1)
+    return value;
+  return b.makeTyped<kiln::ReshapeOp>(
+      RankedTensorType::get({}, type.getElementType()), value, Value());
+}
+
+/// The zero point, or a zero of `element` shaped like the scale.
+FailureOr<Value> zeroPoint(NodeBinder &b, Value scale, Type element) {
+  if (b.hasInput(2)) {
+    FailureOr<Value> given = b.input(2);
+    if (failed(given))
+      return failure();
+    return scalarIfSingle(b, *given);
+  }
+  RankedTensorType scaleType = tensorType(scale);
+  if (!scaleType.hasStaticShape())
+    return b.unsupported("a per-axis scale of unknown length without a zero point");
+  auto type = RankedTensorType::get(scaleType.getShape(), element);
+  return b.constant(
+      DenseElementsAttr::get(type, b.builder().getIntegerAttr(element, 0)));
+}
+
+template <bool isQuantize>
+LogicalResult quantize(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), scaleInput = b.input(1);
+  FailureOr<int64_t> axis = b.intAttr("axis", 1);
+  FailureOr<int64_t> blockSize = b.intAttr("block_size", 0);
+  FailureOr<int64_t> outputType = b.intAttr("output_dtype", 0);
+  if (failed(x) || failed(scaleInput) || failed(axis) || failed(blockSize) ||
+      failed(outputType))
+    return failure();
+  if (*blockSize != 0)
+    return b.unsupported("blocked quantization (block_size != 0)");
+  FailureOr<Value> scale = scalarIfSingle(b, *scaleInput);
+  if (failed(scale))
+    return failure();
+  Builder builder(b.context());
+  Type zeroType = isQuantize ? builder.getIntegerType(8, /*isSigned=*/false)
+                             : tensorType(*x).getElementType();
+  if (isQuantize && *outputType != 0) {
+    // TensorProto codes: INT8 = 3, UINT8 = 2 (the only 8-bit targets kiln has).
+    if (*outputType != 2 && *outputType != 3)
+      return b.unsupported("output_dtype " + Twine(*outputType));
+    zeroType = *outputType == 2 ? builder.getIntegerType(8, /*isSigned=*/false)
+                                : builder.getIntegerType(8);
+  }
+  FailureOr<Value> zero = zeroPoint(b, *scale, zeroType);
+  if (failed(zero))
+    return failure();
+  Type resultElement = isQuantize ? tensorType(*zero).getElementType()
+                                  : tensorType(*scale).getElementType();
+  auto type = RankedTensorType::get(tensorType(*x).getShape(), resultElement);
+  FailureOr<Value> out;
+  if constexpr (isQuantize)
+    out = b.makeTyped<kiln::QuantizeLinearOp>(type, *x, *scale, *zero,
+                                              static_cast<uint64_t>(*axis));
+  else
+    out = b.makeTyped<kiln::DequantizeLinearOp>(type, *x, *scale, *zero,
+                                                static_cast<uint64_t>(*axis));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+} // namespace
+
+void registerTensorHandlers(HandlerRegistry &r) {
+  r.add("Constant", 7, constantNode);
+  r.add("Identity", 7, identity);
+  r.add("Dropout", 7, dropout);
+  r.add("ConstantOfShape", 9, constantOfShape);
+  r.add("Range", 11, range);
+  r.add("OneHot", 9, oneHot);
+  r.add("Upsample", 7, resize);
+  r.add("Resize", 10, resize);
+  r.add("QuantizeLinear", 10, quantize<true>);
+  r.add("DequantizeLinear", 10, quantize<false>);
+}
+
+} // namespace kiln::onnx_import
