@@ -4,6 +4,30 @@
 
 #include "kiln/Pipelines/Pipelines.h"
 
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Target/CPU/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -45,8 +69,10 @@ std::string stageNameList() {
   return list;
 }
 
-bool isStageImplemented(Stage stage) {
-  return stage == Stage::Import || stage == Stage::Graph;
+bool isStageImplemented(Stage stage, Target target) {
+  if (target == Target::CUDA)
+    return stage <= Stage::Dispatch;
+  return stage != Stage::PTX;
 }
 
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
@@ -58,22 +84,110 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createSymbolDCEPass());
 }
 
+void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &) {
+  // 1. Every kiln op to linalg/tensor/arith/math on tensors.
+  pm.addPass(createConvertKilnToLinalgPass());
+  // 2. Fold the index arithmetic and empty tensors the patterns leave behind.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &) {
+  // 1. Fuse producer/consumer elementwise generics (bias, activation,
+  //    residual) so each remaining linalg op is one future kernel.
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &) {
+  // 1. The model function becomes the private @kiln_entry the artifact's
+  //    kiln_run wrapper calls.
+  pm.addPass(createKilnPrepareEntryPass());
+  // 2. Tensors to buffers; function boundaries get identity layouts so the
+  //    wrapper can pass plain dense buffers.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // 3. Results are written into caller-provided output buffers.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // 4. Free every temporary buffer after its last use.
+  bufferization::buildBufferDeallocationPipeline(pm);
+  // 5. Loops; LLVM's vectorizer works on the innermost ones.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLLVMLoweringPipeline(OpPassManager &pm, const PipelineOptions &) {
+  // Structured control flow and views first, then each dialect to LLVM;
+  // affine.apply from the view expansion needs lower-affine after it.
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+bool hasStagePipeline(Stage stage) {
+  return stage >= Stage::Graph && stage <= Stage::LLVM;
+}
+
 void buildStagePipeline(OpPassManager &pm, Stage stage,
                         const PipelineOptions &options) {
   switch (stage) {
   case Stage::Graph:
-    buildGraphPipeline(pm, options);
-    return;
+    return buildGraphPipeline(pm, options);
+  case Stage::Linalg:
+    return buildLinalgPipeline(pm, options);
+  case Stage::Dispatch:
+    return buildDispatchPipeline(pm, options);
+  case Stage::Codegen:
+    return buildCPUCodegenPipeline(pm, options);
+  case Stage::LLVM:
+    return buildLLVMLoweringPipeline(pm, options);
   default:
-    llvm_unreachable("stage has no pipeline in this build");
+    llvm_unreachable("stage has no pass pipeline");
   }
 }
 
+void registerCodegenDialects(DialectRegistry &registry) {
+  registry.insert<arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect, linalg::LinalgDialect,
+                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+}
+
 void registerKilnPipelines() {
-  PassPipelineRegistration<>(
-      "kiln-graph-pipeline",
-      "Stage 2 (graph): canonicalize, CSE and DCE kiln ops, as kilnc runs it",
-      [](OpPassManager &pm) { buildGraphPipeline(pm, PipelineOptions()); });
+  registerKilnToLinalgPasses();
+  registerKilnCPUPasses();
+  auto registerStage = [](Stage stage, llvm::StringRef summary) {
+    PassPipelineRegistration<>(
+        ("kiln-" + stageName(stage) + "-pipeline").str(), summary,
+        [stage](OpPassManager &pm) { buildStagePipeline(pm, stage, PipelineOptions()); });
+  };
+  registerStage(Stage::Graph,
+                "Stage 2 (graph): canonicalize, CSE and DCE kiln ops, as kilnc runs it");
+  registerStage(Stage::Linalg, "Stage 3 (linalg): kiln to linalg on tensors");
+  registerStage(Stage::Dispatch, "Stage 4 (dispatch): fuse elementwise producers/consumers");
+  registerStage(Stage::Codegen, "Stage 5 (codegen, CPU): bufferize and lower to loops");
+  registerStage(Stage::LLVM, "Stage 6 (llvm): lower everything to the LLVM dialect");
 }
 
 } // namespace kiln

@@ -12,6 +12,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Target/CPU/CPUTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -23,6 +24,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -56,6 +58,13 @@ static cl::opt<kiln::Target> targetOption(
                clEnumValN(kiln::Target::CUDA, "cuda", "NVIDIA sm_90 kernels")),
     cl::cat(kilncCategory));
 
+static cl::opt<std::string>
+    cpuOption("cpu",
+              cl::desc("CPU to generate code for: native (the compiling machine, "
+                       "default), x86-64-v3 (AVX2), x86-64-v4 (AVX-512), or any "
+                       "LLVM x86 CPU name"),
+              cl::value_desc("cpu"), cl::init("native"), cl::cat(kilncCategory));
+
 static cl::opt<bool> verbose("v", cl::desc("Print each stage and its time to stderr"),
                              cl::cat(kilncCategory));
 
@@ -79,6 +88,15 @@ Debugging (MLIR's standard flags, listed by --help-hidden):
   --mlir-print-ir-after-all   --mlir-timing   --mlir-pass-pipeline-crash-reproducer=<file>
 )";
 
+/// -o, or for binary outputs the input's name with the stage's extension.
+static std::string outputPath(kiln::Stage stage) {
+  if (outputFilename != "-" || stage < kiln::Stage::Obj)
+    return outputFilename;
+  llvm::SmallString<128> path(inputFilename == "-" ? "model" : inputFilename.getValue());
+  llvm::sys::path::replace_extension(path, stage == kiln::Stage::Obj ? ".o" : ".so");
+  return std::string(path);
+}
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "kilnc") << message << "\n";
   return 1;
@@ -99,14 +117,16 @@ int main(int argc, char **argv) {
   if (!stage)
     return fail("unknown --emit stage '" + emitStage + "', expected one of " +
                 kiln::stageNameList());
-  if (!kiln::isStageImplemented(*stage))
+  if (*stage == kiln::Stage::PTX && targetOption == kiln::Target::CPU)
+    return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
+  if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +
-                "' is not implemented in this build yet (available: import, "
-                "graph)");
-  if (targetOption == kiln::Target::CUDA)
-    return fail("--target=cuda is not implemented in this build yet");
+                "' is not implemented for --target=" +
+                (targetOption == kiln::Target::CPU ? "cpu" : "cuda") +
+                " in this build yet");
   DialectRegistry registry;
   registry.insert<kiln::KilnDialect, func::FuncDialect>();
+  kiln::registerCodegenDialects(registry);
   MLIRContext context(registry);
 
   llvm::SourceMgr sourceMgr;
@@ -133,9 +153,19 @@ int main(int argc, char **argv) {
 
   kiln::PipelineOptions options;
   options.target = targetOption;
+  std::optional<kiln::ModelSignature> signature;
   for (int s = static_cast<int>(kiln::Stage::Graph); s <= static_cast<int>(*stage);
        ++s) {
     auto current = static_cast<kiln::Stage>(s);
+    if (!kiln::hasStagePipeline(current))
+      break;
+    // The artifact descriptor needs the tensor-level signature.
+    if (current == kiln::Stage::Codegen) {
+      FailureOr<kiln::ModelSignature> read = kiln::readModelSignature(*module);
+      if (failed(read))
+        return 1;
+      signature = *read;
+    }
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
@@ -143,6 +173,23 @@ int main(int argc, char **argv) {
     kiln::buildStagePipeline(pm, current, options);
     if (failed(timeStage(current, [&] { return pm.run(*module); })))
       return fail("stage '" + kiln::stageName(current) + "' failed");
+  }
+
+  if (*stage >= kiln::Stage::LLVM) {
+    auto kind = *stage == kiln::Stage::LLVM  ? kiln::ArtifactKind::LLVMIR
+                : *stage == kiln::Stage::Obj ? kiln::ArtifactKind::Object
+                                             : kiln::ArtifactKind::SharedLibrary;
+    std::string path = outputPath(*stage);
+    kiln::CPUTargetOptions cpu;
+    cpu.cpu = cpuOption;
+    llvm::Error error = llvm::Error::success();
+    (void)timeStage(*stage, [&] {
+      error = kiln::writeCPUArtifact(*module, *signature, kind, cpu, path);
+      return success();
+    });
+    if (error)
+      return fail(llvm::toString(std::move(error)));
+    return 0;
   }
 
   std::string errorMessage;

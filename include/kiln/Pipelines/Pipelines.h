@@ -24,10 +24,11 @@ llvm::StringRef stageName(Stage stage);
 std::optional<Stage> parseStage(llvm::StringRef name);
 /// "import|graph|…|lib", for help texts and diagnostics.
 std::string stageNameList();
-/// Whether this build implements `stage` (the rest are reported, not faked).
-bool isStageImplemented(Stage stage);
-
 enum class Target { CPU, CUDA };
+
+/// Whether this build implements `stage` for `target` (the rest are
+/// reported, not faked).
+bool isStageImplemented(Stage stage, Target target);
 
 /// Everything a pipeline needs to know; filled by the tools from their flags.
 struct PipelineOptions {
@@ -36,11 +37,27 @@ struct PipelineOptions {
 
 /// Stage 2: graph-level simplification on `kiln` ops.
 void buildGraphPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// Stage 3: kiln -> linalg on tensors.
+void buildLinalgPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// Stage 4: fusion into kernels.
+void buildDispatchPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// Stage 5 (CPU): bufferization, loops.
+void buildCPUCodegenPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// Stage 6: everything to the LLVM dialect.
+void buildLLVMLoweringPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// Whether `stage` is a pass pipeline on the module (graph..llvm); the
+/// later stages (ptx, obj, lib) are translations done by the driver.
+bool hasStagePipeline(Stage stage);
 
 /// Appends the passes that take a module from the previous stage to `stage`.
-/// Only valid for implemented stages after Import.
+/// Only valid when hasStagePipeline(stage).
 void buildStagePipeline(mlir::OpPassManager &pm, Stage stage,
                         const PipelineOptions &options);
+
+/// Adds the dialects and external interface models (bufferization of
+/// tensor/linalg/arith/scf/func) that the stage pipelines need.
+void registerCodegenDialects(mlir::DialectRegistry &registry);
 
 /// Registers `--kiln-<stage>-pipeline` for every implemented stage.
 void registerKilnPipelines();

@@ -207,7 +207,7 @@ class Kiln_ArgReduceOp<string mnemonic, string what> : Kiln_InferOp<mnemonic> {
   let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$axis,
                        DefaultValuedAttr<BoolAttr, "true">:$keepdims,
                        DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
-  let results = (outs TensorOf<[I64]>:$output);
+  let results = (outs RankedTensorOf<[I64]>:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
@@ -330,7 +330,7 @@ def Kiln_TopKOp : Kiln_InferOp<"top_k", [AllElementTypesMatch<["input", "values"
   let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$k, I64Attr:$axis,
                        DefaultValuedAttr<BoolAttr, "true">:$largest,
                        DefaultValuedAttr<BoolAttr, "true">:$sorted);
-  let results = (outs Kiln_NumericTensor:$values, TensorOf<[I64]>:$indices);
+  let results = (outs Kiln_NumericTensor:$values, RankedTensorOf<[I64]>:$indices);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 

@@ -1,0 +1,32 @@
+//===- KilnToLinalg.h - Patterns lowering kiln ops to linalg ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_KILNTOLINALG_KILNTOLINALG_H
+#define KILN_CONVERSION_KILNTOLINALG_KILNTOLINALG_H
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kiln {
+
+#define GEN_PASS_DECL
+#include "kiln/Conversion/KilnToLinalg/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Conversion/KilnToLinalg/Passes.h.inc"
+
+/// Constants, unary/binary elementwise ops, select, cast: linalg.generic.
+void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// matmul, gemm: linalg.matmul / contraction generics.
+void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// conv, pooling, global pooling: linalg named conv/pool ops.
+void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// reduce, softmax, log_softmax, norms: reduction generics.
+void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// reshape family, transpose, concat, slice, gather, shape/size: tensor ops.
+void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace kiln
+
+#endif // KILN_CONVERSION_KILNTOLINALG_KILNTOLINALG_H

@@ -1,0 +1,32 @@
+//===- Passes.td - kiln -> linalg conversion passes -*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===---------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_KILNTOLINALG_PASSES_TD
+#define KILN_CONVERSION_KILNTOLINALG_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower kiln ops to linalg on tensors (plus tensor, arith, math)";
+  let description = [{
+    Stage 3 of the pipeline. Every `kiln` op becomes linalg named ops where
+    they exist (`linalg.matmul`, `linalg.conv_2d_nchw_fchw`,
+    `linalg.pooling_nchw_max`, `linalg.transpose`) and `linalg.generic`
+    otherwise; shape-only ops become `tensor` ops.
+
+    Pre-conditions: the module verifies; shape plumbing has been folded by the
+    graph stage (`kiln.shape`/`kiln.size` on dynamic dims are lowered to
+    `tensor.dim` arithmetic). Broadcasting is decided from static shapes: a
+    dynamic dim is assumed not to broadcast (it must equal the result dim).
+
+    Post-conditions: no `kiln` op is left; an op this pass cannot lower is an
+    error naming the op (`failed to legalize operation 'kiln.…'`).
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // KILN_CONVERSION_KILNTOLINALG_PASSES_TD

@@ -1,0 +1,62 @@
+//===- ArtifactWriter.h - The artifact ABI around a lowered model -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===-----------------------------------------------------------------------===//
+//
+// Turns the LLVM IR of a lowered model into a Kiln artifact module: adds the
+// `kiln_run` wrapper (buffers + dims -> memref descriptors -> @kiln_entry),
+// the constant model descriptor and its checksum, and the exported entry
+// symbol of kiln-c/abi.h. Then optimizes, emits an object file and links the
+// shared library.
+//
+//===-----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CPU_ARTIFACTWRITER_H
+#define KILN_TARGET_CPU_ARTIFACTWRITER_H
+
+#include "kiln/Target/CPU/ModelSignature.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+class raw_pwrite_stream;
+} // namespace llvm
+
+namespace kiln {
+
+/// FNV-1a 64 of a descriptor, exactly as kiln-c/abi.h specifies.
+uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsBytes);
+
+/// Adds the ABI (wrapper, descriptor, entry symbol) to `module`, whose
+/// `kiln_entry` function takes one expanded memref descriptor per input then
+/// per output.
+llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature);
+
+struct CPUTargetOptions {
+  /// "native" (the compiling machine), or an LLVM CPU name such as
+  /// "x86-64-v3" or "x86-64-v4".
+  std::string cpu = "native";
+};
+
+/// A target machine for x86-64 Linux shared objects (PIC) for `options.cpu`.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createCPUTargetMachine(const CPUTargetOptions &options);
+
+/// Runs LLVM's O3 pipeline for `machine` on `module`.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+/// Emits `module` as an ELF object.
+llvm::Error emitObject(llvm::Module &module, llvm::TargetMachine &machine,
+                       llvm::raw_pwrite_stream &os);
+
+/// Links `objectPath` into the shared library `libraryPath` with ld.lld.
+llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+                              llvm::StringRef libraryPath);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_CPU_ARTIFACTWRITER_H

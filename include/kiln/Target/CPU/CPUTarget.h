@@ -1,0 +1,29 @@
+//===- CPUTarget.h - Writing CPU artifacts from the lowered module -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===------------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CPU_CPUTARGET_H
+#define KILN_TARGET_CPU_CPUTARGET_H
+
+#include "kiln/Target/CPU/ArtifactWriter.h"
+#include "kiln/Target/CPU/ModelSignature.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+namespace kiln {
+
+/// What `writeCPUArtifact` produces: the stages llvm, obj and lib.
+enum class ArtifactKind { LLVMIR, Object, SharedLibrary };
+
+/// Translates `module` (LLVM dialect, entry @kiln_entry) to LLVM IR, adds the
+/// artifact ABI for `signature`, and writes `kind` to `outputPath` ("-" is
+/// stdout, for LLVM IR only). Objects and libraries are optimized at O3 for
+/// `options.cpu`.
+llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signature,
+                             ArtifactKind kind, const CPUTargetOptions &options,
+                             llvm::StringRef outputPath);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_CPU_CPUTARGET_H

@@ -1,0 +1,23 @@
+//===- Passes.h - CPU code generation passes --------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CPU_PASSES_H
+#define KILN_TARGET_CPU_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace kiln {
+
+/// The symbol the model function gets during codegen.
+inline constexpr llvm::StringLiteral kEntryFunctionName = "kiln_entry";
+
+#define GEN_PASS_DECL
+#include "kiln/Target/CPU/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Target/CPU/Passes.h.inc"
+
+} // namespace kiln
+
+#endif // KILN_TARGET_CPU_PASSES_H

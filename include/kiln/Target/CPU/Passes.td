@@ -1,0 +1,26 @@
+//===- Passes.td - CPU code generation passes -*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===---------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CPU_PASSES_TD
+#define KILN_TARGET_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
+  let summary = "Make the model's entry function the private @kiln_entry";
+  let description = [{
+    Codegen turns the model function into `@kiln_entry`, called only by the
+    artifact's `kiln_run` wrapper (which the artifact writer adds after
+    translation to LLVM IR). Making it private lets bufferization write the
+    results straight into caller-provided buffers
+    (`buffer-results-to-out-params` only rewrites private functions) and lets
+    LLVM inline it into the wrapper.
+
+    Pre-condition: the module has exactly one public `func.func` (the model),
+    or one named `main`. Post-condition: it is `private @kiln_entry`.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+#endif // KILN_TARGET_CPU_PASSES_TD

@@ -1,0 +1,221 @@
+//===- ContractionToLinalg.cpp - kiln.matmul / kiln.gemm -> linalg --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Plain 2-D products become linalg.matmul (what codegen tiles best); batched,
+// broadcast, vector and transposed forms become one contraction
+// linalg.generic whose indexing maps express the batching and transposes, so
+// no transpose or broadcast is ever materialized. Gemm's alpha/beta/C become
+// an elementwise epilogue that the dispatch stage fuses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+using lowering::createInit;
+using lowering::scalarConstant;
+
+/// acc + a * b in the element type.
+Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc) {
+  if (isa<FloatType>(acc.getType()))
+    return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, lhs, rhs));
+  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, lhs, rhs));
+}
+
+/// A contraction generic: loops are the result dims then one reduction dim.
+Value buildContraction(OpBuilder &b, Location loc, RankedTensorType result,
+                       Value lhs, Value rhs, AffineMap lhsMap, AffineMap rhsMap,
+                       ValueRange dynamicSizes) {
+  Value zero = scalarConstant(b, loc, result.getElementType(), 0);
+  Value init = createInit(b, loc, result, dynamicSizes, zero);
+  unsigned loops = result.getRank() + 1;
+  AffineMap outMap = AffineMap::getMultiDimIdentityMap(loops, b.getContext())
+                         .getMajorSubMap(result.getRank());
+  SmallVector<utils::IteratorType> iterators(result.getRank(),
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, result, ValueRange{lhs, rhs}, init,
+             ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl, multiplyAccumulate(nb, nl, args[0], args[1], args[2]));
+             })
+      .getResult(0);
+}
+
+/// Dynamic result dims of a matmul, read from the operand dim they come from.
+SmallVector<Value> matmulDynamicSizes(OpBuilder &b, Location loc,
+                                      RankedTensorType result, Value lhs, Value rhs,
+                                      int64_t batchRank) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < result.getRank(); ++i) {
+    if (!result.isDynamicDim(i))
+      continue;
+    if (i < batchRank) {
+      // Batch dims: take the first operand that is dynamic there.
+      Value size;
+      for (Value operand : {lhs, rhs}) {
+        auto type = cast<RankedTensorType>(operand.getType());
+        int64_t operandBatch = type.getRank() - 2;
+        int64_t j = i - (batchRank - operandBatch);
+        if (operandBatch > 0 && j >= 0 && type.isDynamicDim(j)) {
+          size = tensor::DimOp::create(b, loc, operand, j);
+          break;
+        }
+      }
+      sizes.push_back(size ? size : arith::ConstantIndexOp::create(b, loc, 1));
+    } else if (i == batchRank && lhsType.getRank() >= 2) {
+      sizes.push_back(tensor::DimOp::create(b, loc, lhs, lhsType.getRank() - 2));
+    } else {
+      sizes.push_back(tensor::DimOp::create(b, loc, rhs, rhsType.getRank() - 1));
+    }
+  }
+  return sizes;
+}
+
+struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    RankedTensorType result = op.getType();
+    if (result.getElementType().isUnsignedInteger())
+      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
+    int64_t batchRank = result.getRank() - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
+    SmallVector<Value> dynamicSizes =
+        matmulDynamicSizes(rewriter, loc, result, lhs, rhs, batchRank);
+
+    if (lhsType.getRank() == 2 && rhsType.getRank() == 2) {
+      Value zero = scalarConstant(rewriter, loc, result.getElementType(), 0);
+      Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
+      rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, result,
+                                                      ValueRange{lhs, rhs}, init)
+                                 .getResult(0));
+      return success();
+    }
+
+    // Loops: batch dims, m (unless lhs is a vector), n (unless rhs is), k.
+    MLIRContext *context = rewriter.getContext();
+    unsigned loops = result.getRank() + 1;
+    AffineExpr k = getAffineDimExpr(loops - 1, context);
+    auto operandMap = [&](RankedTensorType type, bool isLhs) {
+      SmallVector<AffineExpr> exprs;
+      int64_t operandBatch = std::max<int64_t>(type.getRank() - 2, 0);
+      for (int64_t j = 0; j < operandBatch; ++j) {
+        int64_t loop = j + (batchRank - operandBatch);
+        bool stretched = type.getDimSize(j) == 1 && result.getDimSize(loop) != 1;
+        exprs.push_back(stretched ? getAffineConstantExpr(0, context)
+                                  : getAffineDimExpr(loop, context));
+      }
+      if (isLhs) {
+        if (!lhsVector)
+          exprs.push_back(getAffineDimExpr(batchRank, context));
+        exprs.push_back(k);
+      } else {
+        exprs.push_back(k);
+        if (!rhsVector)
+          exprs.push_back(getAffineDimExpr(result.getRank() - 1, context));
+      }
+      return AffineMap::get(loops, 0, exprs, context);
+    };
+    rewriter.replaceOp(op, buildContraction(rewriter, loc, result, lhs, rhs,
+                                            operandMap(lhsType, true),
+                                            operandMap(rhsType, false),
+                                            dynamicSizes));
+    return success();
+  }
+};
+
+struct GemmToLinalg final : OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    Type element = result.getElementType();
+    if (element.isUnsignedInteger())
+      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    Value a = adaptor.getA(), b = adaptor.getB();
+    SmallVector<Value> dynamicSizes;
+    if (result.isDynamicDim(0))
+      dynamicSizes.push_back(
+          tensor::DimOp::create(rewriter, loc, a, op.getTransA() ? 1 : 0));
+    if (result.isDynamicDim(1))
+      dynamicSizes.push_back(
+          tensor::DimOp::create(rewriter, loc, b, op.getTransB() ? 0 : 1));
+
+    Value product;
+    if (!op.getTransA() && !op.getTransB()) {
+      Value zero = scalarConstant(rewriter, loc, element, 0);
+      Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
+      product = linalg::MatmulOp::create(rewriter, loc, result, ValueRange{a, b}, init)
+                    .getResult(0);
+    } else {
+      MLIRContext *context = rewriter.getContext();
+      AffineExpr m, n, k;
+      bindDims(context, m, n, k);
+      auto aMap = AffineMap::get(3, 0, op.getTransA() ? ArrayRef{k, m} : ArrayRef{m, k},
+                                 context);
+      auto bMap = AffineMap::get(3, 0, op.getTransB() ? ArrayRef{n, k} : ArrayRef{k, n},
+                                 context);
+      product = buildContraction(rewriter, loc, result, a, b, aMap, bMap, dynamicSizes);
+    }
+
+    double alpha = op.getAlpha().convertToDouble(), beta = op.getBeta().convertToDouble();
+    Value c = adaptor.getC();
+    bool useC = c && beta != 0.0;
+    if (alpha == 1.0 && !useC) {
+      rewriter.replaceOp(op, product);
+      return success();
+    }
+    SmallVector<Value> inputs = {product};
+    if (useC)
+      inputs.push_back(c);
+    bool isFloat = isa<FloatType>(element);
+    // y = alpha * product + beta * c
+    Value y = lowering::buildElementwise(
+        rewriter, loc, result, inputs, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          auto scale = [&](Value v, double factor) -> Value {
+            if (factor == 1.0)
+              return v;
+            Value f = scalarConstant(nb, nl, element, factor);
+            return isFloat ? arith::MulFOp::create(nb, nl, v, f).getResult()
+                           : arith::MulIOp::create(nb, nl, v, f).getResult();
+          };
+          Value acc = scale(args[0], alpha);
+          if (!useC)
+            return acc;
+          Value bias = scale(args[1], beta);
+          return isFloat ? arith::AddFOp::create(nb, nl, acc, bias).getResult()
+                         : arith::AddIOp::create(nb, nl, acc, bias).getResult();
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulToLinalg, GemmToLinalg>(patterns.getContext());
+}
+
+} // namespace kiln

@@ -1,0 +1,277 @@
+//===- ConvToLinalg.cpp - kiln convolution and pooling -> linalg named ops ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Convolutions map onto linalg's NCHW named ops after an explicit tensor.pad:
+// conv_{1,2,3}d_nc..._fc..., grouped 2-D convs onto conv_2d_ngchw_gfchw (by
+// splitting the channel dims), depthwise onto depthwise_conv_2d_nchw_chw.
+// Pooling uses pooling_nchw_{max,sum}; average pooling divides by the number
+// of elements each window really covered, computed the same way on ones.
+// Global pooling is rewritten as kiln.reduce, which the reduction patterns
+// lower.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+using lowering::createInit;
+using lowering::scalarConstant;
+
+/// Pads the spatial dims (2..) of `input` by `begins`/`ends` with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> begins,
+                 ArrayRef<int64_t> ends, Value value) {
+  if (llvm::all_of(begins, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(ends, [](int64_t p) { return p == 0; }))
+    return input;
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> high = low;
+  for (auto [lo, hi] : llvm::zip(begins, ends)) {
+    low.push_back(b.getIndexAttr(lo));
+    high.push_back(b.getIndexAttr(hi));
+  }
+  return tensor::PadOp::create(b, loc, Type(), input, low, high, value);
+}
+
+/// y[n, c, ...] = x[n, c, ...] + bias[c]
+Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *context = b.getContext();
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, getAffineDimExpr(1, context), context),
+      b.getMultiDimIdentityMap(rank)};
+  Value init = createInit(b, loc, type, lowering::dynamicSizesOf(b, loc, x));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{x, bias}, init, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l, arith::AddFOp::create(nb, l, args[0], args[1]).getResult());
+             })
+      .getResult(0);
+}
+
+DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {
+  return b.getI64TensorAttr(values);
+}
+
+/// Dynamic sizes of a conv/pool result: only the batch dim may be dynamic.
+SmallVector<Value> batchDynamicSize(OpBuilder &b, Location loc, RankedTensorType result,
+                                    Value input) {
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < result.getRank(); ++i)
+    if (result.isDynamicDim(i))
+      sizes.push_back(tensor::DimOp::create(b, loc, input, i));
+  return sizes;
+}
+
+struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto weightType = cast<RankedTensorType>(adaptor.getWeight().getType());
+    int64_t spatial = inputType.getRank() - 2, group = op.getGroup();
+    for (int64_t i = 1; i < result.getRank(); ++i)
+      if (result.isDynamicDim(i) || !weightType.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+    Type element = result.getElementType();
+    Value zero = scalarConstant(rewriter, loc, element, 0);
+    ArrayRef<int64_t> pads = op.getPads();
+    Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(spatial),
+                             pads.drop_front(spatial), zero);
+    Value weight = adaptor.getWeight();
+    auto strides = i64Elements(rewriter, op.getStrides());
+    auto dilations = i64Elements(rewriter, op.getDilations());
+    SmallVector<Value> dynamicSizes =
+        batchDynamicSize(rewriter, loc, result, adaptor.getInput());
+
+    Value conv;
+    int64_t channels = inputType.getDimSize(1), filters = weightType.getDimSize(0);
+    if (group == 1) {
+      Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
+      SmallVector<Value> operands = {input, weight};
+      if (spatial == 1)
+        conv = linalg::Conv1DNcwFcwOp::create(rewriter, loc, result, operands, init,
+                                              strides, dilations)
+                   .getResult(0);
+      else if (spatial == 2)
+        conv = linalg::Conv2DNchwFchwOp::create(rewriter, loc, result, operands, init,
+                                                strides, dilations)
+                   .getResult(0);
+      else
+        conv = linalg::Conv3DNcdhwFcdhwOp::create(rewriter, loc, result, operands, init,
+                                                  strides, dilations)
+                   .getResult(0);
+    } else if (spatial != 2) {
+      return rewriter.notifyMatchFailure(op, "grouped conv is lowered for 2-D only");
+    } else if (group == channels && filters == channels) {
+      // Depthwise: weight [C, 1, kh, kw] -> [C, kh, kw].
+      auto filterType = RankedTensorType::get(
+          {channels, weightType.getDimSize(2), weightType.getDimSize(3)}, element);
+      Value filter = tensor::CollapseShapeOp::create(
+          rewriter, loc, filterType, weight,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+      Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
+      conv = linalg::DepthwiseConv2DNchwChwOp::create(
+                 rewriter, loc, result, ValueRange{input, filter}, init, strides,
+                 dilations)
+                 .getResult(0);
+    } else {
+      // Split channels into (group, per-group): x [N, G, C/G, H, W],
+      // w [G, F/G, C/G, kh, kw], y [N, G, F/G, OH, OW].
+      auto paddedType = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> xShape = {paddedType.getDimSize(0), group, channels / group,
+                                     paddedType.getDimSize(2), paddedType.getDimSize(3)};
+      Value x = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(xShape, element), input,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+      SmallVector<int64_t> wShape = {group, filters / group, weightType.getDimSize(1),
+                                     weightType.getDimSize(2), weightType.getDimSize(3)};
+      Value w = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(wShape, element), weight,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+      SmallVector<int64_t> yShape = {result.getDimSize(0), group, filters / group,
+                                     result.getDimSize(2), result.getDimSize(3)};
+      auto groupedType = RankedTensorType::get(yShape, element);
+      Value init = createInit(rewriter, loc, groupedType, dynamicSizes, zero);
+      Value y = linalg::Conv2DNgchwGfchwOp::create(rewriter, loc, groupedType,
+                                                   ValueRange{x, w}, init, strides,
+                                                   dilations)
+                    .getResult(0);
+      conv = tensor::CollapseShapeOp::create(
+          rewriter, loc, result, y, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    }
+    if (Value bias = adaptor.getBias())
+      conv = addChannelBias(rewriter, loc, conv, bias);
+    rewriter.replaceOp(op, conv);
+    return success();
+  }
+};
+
+/// Extra end padding so that ceil-mode windows stay inside the input.
+SmallVector<int64_t> poolEndPads(RankedTensorType input, RankedTensorType result,
+                                 ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads) {
+  int64_t spatial = kernel.size();
+  SmallVector<int64_t> ends;
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t needed = (result.getDimSize(i + 2) - 1) * strides[i] +
+                     dilations[i] * (kernel[i] - 1) + 1;
+    int64_t have = input.getDimSize(i + 2) + pads[i] + pads[i + spatial];
+    ends.push_back(pads[i + spatial] + std::max<int64_t>(0, needed - have));
+  }
+  return ends;
+}
+
+template <typename OpTy>
+struct PoolToLinalg final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, MaxPoolOp>;
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (inputType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "pooling is lowered for 2-D only");
+    for (int64_t i = 1; i < 4; ++i)
+      if (inputType.isDynamicDim(i))
+        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+    Type element = result.getElementType();
+    ArrayRef<int64_t> kernel = op.getKernelShape(), pads = op.getPads();
+    SmallVector<int64_t> ends = poolEndPads(inputType, result, kernel, op.getStrides(),
+                                            op.getDilations(), pads);
+    auto strides = i64Elements(rewriter, op.getStrides());
+    auto dilations = i64Elements(rewriter, op.getDilations());
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, element);
+    SmallVector<Value> dynamicSizes =
+        batchDynamicSize(rewriter, loc, result, adaptor.getInput());
+    Value zero = scalarConstant(rewriter, loc, element, 0);
+
+    if constexpr (isMax) {
+      Value lowest = lowering::lowestValue(rewriter, loc, element);
+      Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(2),
+                               ends, lowest);
+      Value init = createInit(rewriter, loc, result, dynamicSizes, lowest);
+      rewriter.replaceOp(op, linalg::PoolingNchwMaxOp::create(
+                                 rewriter, loc, result, ValueRange{input, window}, init,
+                                 strides, dilations)
+                                 .getResult(0));
+      return success();
+    } else {
+      auto sumPool = [&](Value source, ArrayRef<int64_t> begins, ArrayRef<int64_t> endPads,
+                         Value padValue) {
+        Value padded = padSpatial(rewriter, loc, source, begins, endPads, padValue);
+        Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
+        return linalg::PoolingNchwSumOp::create(rewriter, loc, result,
+                                                ValueRange{padded, window}, init, strides,
+                                                dilations)
+            .getResult(0);
+      };
+      Value sums = sumPool(adaptor.getInput(), pads.take_front(2), ends, zero);
+      // Counts: the same windows over ones; explicit pads count only with
+      // count_include_pad, the ceil-mode overhang never does.
+      Value one = scalarConstant(rewriter, loc, element, 1);
+      Value ones = createInit(rewriter, loc, inputType,
+                              lowering::dynamicSizesOf(rewriter, loc, adaptor.getInput()),
+                              one);
+      Value counted = ones;
+      SmallVector<int64_t> overhang;
+      for (int64_t i = 0; i < 2; ++i)
+        overhang.push_back(ends[i] - pads[i + 2]);
+      if (op.getCountIncludePad())
+        counted = padSpatial(rewriter, loc, ones, pads.take_front(2), pads.drop_front(2),
+                             one);
+      Value counts = op.getCountIncludePad()
+                         ? sumPool(counted, {0, 0}, overhang, zero)
+                         : sumPool(counted, pads.take_front(2), ends, zero);
+      rewriter.replaceOp(op, lowering::buildElementwise(
+                                 rewriter, loc, result, {sums, counts},
+                                 [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                   return arith::DivFOp::create(b, l, a[0], a[1]);
+                                 }));
+      return success();
+    }
+  }
+};
+
+/// global pooling = reduce over every spatial dim, keeping them as 1.
+template <typename OpTy, ReduceKind kind>
+struct GlobalPoolToReduce final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t rank = op.getType().getRank();
+    rewriter.replaceOpWithNewOp<ReduceOp>(
+        op, op.getType(), adaptor.getInput(), kind,
+        llvm::to_vector(llvm::seq<int64_t>(2, rank)), /*keepdims=*/true);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateConvToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<ConvToLinalgNamed, PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>,
+               GlobalPoolToReduce<GlobalAvgPoolOp, ReduceKind::mean>,
+               GlobalPoolToReduce<GlobalMaxPoolOp, ReduceKind::max>>(
+      patterns.getContext());
+}
+
+} // namespace kiln

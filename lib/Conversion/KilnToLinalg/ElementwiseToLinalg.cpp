@@ -1,0 +1,334 @@
+//===- ElementwiseToLinalg.cpp - kiln elementwise ops -> linalg.generic ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Each elementwise kiln op becomes one all-parallel linalg.generic whose body
+// is the scalar formula below; broadcasting lives in the indexing maps. Later
+// stages fuse neighbouring generics, so nothing here tries to combine ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+using lowering::scalarConstant;
+
+bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
+
+Value c(OpBuilder &b, Location loc, Value like, double value) {
+  return scalarConstant(b, loc, like.getType(), value);
+}
+
+// --- Unary formulas ----------------------------------------------------------
+
+Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange a) {
+  if (isFloat(a[0]))
+    return arith::NegFOp::create(b, loc, a[0]);
+  return arith::SubIOp::create(b, loc, c(b, loc, a[0], 0), a[0]);
+}
+Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange a) {
+  if (isFloat(a[0]))
+    return math::AbsFOp::create(b, loc, a[0]);
+  return math::AbsIOp::create(b, loc, a[0]);
+}
+Value scalar(ExpOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::ExpOp::create(b, loc, a[0]);
+}
+Value scalar(LogOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::LogOp::create(b, loc, a[0]);
+}
+Value scalar(SqrtOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::SqrtOp::create(b, loc, a[0]);
+}
+Value scalar(RsqrtOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::RsqrtOp::create(b, loc, a[0]);
+}
+Value scalar(ReciprocalOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arith::DivFOp::create(b, loc, c(b, loc, a[0], 1), a[0]);
+}
+Value scalar(TanhOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::TanhOp::create(b, loc, a[0]);
+}
+// sigmoid(x) = 1 / (1 + e^-x)
+Value scalar(SigmoidOp, OpBuilder &b, Location loc, ValueRange a) {
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, a[0]));
+  Value one = c(b, loc, a[0], 1);
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+Value scalar(ReluOp, OpBuilder &b, Location loc, ValueRange a) {
+  if (isFloat(a[0]))
+    return arith::MaximumFOp::create(b, loc, a[0], c(b, loc, a[0], 0));
+  return arith::MaxSIOp::create(b, loc, a[0], c(b, loc, a[0], 0));
+}
+Value scalar(ErfOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::ErfOp::create(b, loc, a[0]);
+}
+Value scalar(SinOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::SinOp::create(b, loc, a[0]);
+}
+Value scalar(CosOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::CosOp::create(b, loc, a[0]);
+}
+Value scalar(FloorOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::FloorOp::create(b, loc, a[0]);
+}
+Value scalar(CeilOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::CeilOp::create(b, loc, a[0]);
+}
+Value scalar(RoundOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::RoundEvenOp::create(b, loc, a[0]);
+}
+// sign(x) = (x > 0) - (x < 0)
+Value scalar(SignOp, OpBuilder &b, Location loc, ValueRange a) {
+  Value zero = c(b, loc, a[0], 0), one = c(b, loc, a[0], 1), minus = c(b, loc, a[0], -1);
+  Value positive, negative;
+  if (isFloat(a[0])) {
+    positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a[0], zero);
+    negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a[0], zero);
+  } else {
+    positive = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, a[0], zero);
+    negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a[0], zero);
+  }
+  Value low = arith::SelectOp::create(b, loc, negative, minus, zero);
+  return arith::SelectOp::create(b, loc, positive, one, low);
+}
+Value scalar(NotOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arith::XOrIOp::create(b, loc, a[0], c(b, loc, a[0], 1));
+}
+// leaky_relu(x) = x >= 0 ? x : alpha x
+Value scalar(LeakyReluOp op, OpBuilder &b, Location loc, ValueRange a) {
+  Value scaled = arith::MulFOp::create(
+      b, loc, a[0], c(b, loc, a[0], op.getAlpha().convertToDouble()));
+  Value keep = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, a[0],
+                                     c(b, loc, a[0], 0));
+  return arith::SelectOp::create(b, loc, keep, a[0], scaled);
+}
+// gelu(x) = 0.5 x (1 + erf(x / sqrt 2)), or with tanh:
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+Value scalar(GeluOp op, OpBuilder &b, Location loc, ValueRange a) {
+  Value x = a[0];
+  Value inner;
+  if (op.getApproximation() == GeluApproximation::tanh) {
+    Value x3 = arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+    Value poly = arith::AddFOp::create(
+        b, loc, x, arith::MulFOp::create(b, loc, c(b, loc, x, 0.044715), x3));
+    inner = math::TanhOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(b, loc, x, std::sqrt(2.0 / M_PI)), poly));
+  } else {
+    inner = math::ErfOp::create(
+        b, loc, arith::MulFOp::create(b, loc, x, c(b, loc, x, M_SQRT1_2)));
+  }
+  Value half = arith::MulFOp::create(b, loc, x, c(b, loc, x, 0.5));
+  return arith::MulFOp::create(b, loc, half,
+                               arith::AddFOp::create(b, loc, c(b, loc, x, 1), inner));
+}
+// clip(x) = min(max(x, lo), hi)
+Value scalar(ClipOp op, OpBuilder &b, Location loc, ValueRange a) {
+  Value v = a[0];
+  if (op.getMin()) {
+    Value lo = c(b, loc, v, op.getMin()->convertToDouble());
+    v = isFloat(v) ? arith::MaximumFOp::create(b, loc, v, lo).getResult()
+                   : arith::MaxSIOp::create(b, loc, v, lo).getResult();
+  }
+  if (op.getMax()) {
+    Value hi = c(b, loc, v, op.getMax()->convertToDouble());
+    v = isFloat(v) ? arith::MinimumFOp::create(b, loc, v, hi).getResult()
+                   : arith::MinSIOp::create(b, loc, v, hi).getResult();
+  }
+  return v;
+}
+
+// --- Binary formulas ---------------------------------------------------------
+
+template <typename FloatOp, typename IntOp>
+Value arithmetic(OpBuilder &b, Location loc, ValueRange a) {
+  if (isFloat(a[0]))
+    return FloatOp::create(b, loc, a[0], a[1]);
+  return IntOp::create(b, loc, a[0], a[1]);
+}
+
+Value scalar(AddOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arithmetic<arith::AddFOp, arith::AddIOp>(b, loc, a);
+}
+Value scalar(SubOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arithmetic<arith::SubFOp, arith::SubIOp>(b, loc, a);
+}
+Value scalar(MulOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arithmetic<arith::MulFOp, arith::MulIOp>(b, loc, a);
+}
+Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arithmetic<arith::DivFOp, arith::DivSIOp>(b, loc, a);
+}
+Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arithmetic<arith::MaximumFOp, arith::MaxSIOp>(b, loc, a);
+}
+Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arithmetic<arith::MinimumFOp, arith::MinSIOp>(b, loc, a);
+}
+Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arithmetic<math::PowFOp, math::IPowIOp>(b, loc, a);
+}
+// fmod: sign of the dividend; otherwise Python's %: sign of the divisor,
+// r = x rem y; r != 0 && (r < 0) != (y < 0) ? r + y : r
+Value scalar(ModOp op, OpBuilder &b, Location loc, ValueRange a) {
+  if (isFloat(a[0]))
+    return arith::RemFOp::create(b, loc, a[0], a[1]);
+  Value r = arith::RemSIOp::create(b, loc, a[0], a[1]);
+  if (op.getFmod())
+    return r;
+  Value zero = c(b, loc, r, 0);
+  Value nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+  Value rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+  Value yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a[1], zero);
+  Value differ = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+  Value fix = arith::AndIOp::create(b, loc, nonzero, differ);
+  return arith::SelectOp::create(b, loc, fix, arith::AddIOp::create(b, loc, r, a[1]), r);
+}
+Value scalar(AndOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arith::AndIOp::create(b, loc, a[0], a[1]);
+}
+Value scalar(OrOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arith::OrIOp::create(b, loc, a[0], a[1]);
+}
+Value scalar(XorOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arith::XOrIOp::create(b, loc, a[0], a[1]);
+}
+
+Value compare(OpBuilder &b, Location loc, ValueRange a, arith::CmpFPredicate f,
+              arith::CmpIPredicate i) {
+  if (isFloat(a[0]))
+    return arith::CmpFOp::create(b, loc, f, a[0], a[1]);
+  return arith::CmpIOp::create(b, loc, i, a[0], a[1]);
+}
+Value scalar(EqualOp, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+}
+Value scalar(LessOp, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+}
+Value scalar(LessEqualOp, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+}
+Value scalar(GreaterOp, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+}
+Value scalar(GreaterEqualOp, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+}
+Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange a) {
+  return arith::SelectOp::create(b, loc, a[0], a[1], a[2]);
+}
+
+// cast: ONNX semantics; float -> int truncates toward zero, to i1 is x != 0.
+Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange a) {
+  Value x = a[0];
+  Type from = x.getType(), to = op.getType().getElementType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                   scalarConstant(b, loc, from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                 scalarConstant(b, loc, from, 0));
+  }
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  // Bools are unsigned (0 or 1); other integers are signed.
+  bool fromBool = from.isInteger(1);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtFOp::create(b, loc, to, x).getResult()
+               : arith::TruncFOp::create(b, loc, to, x).getResult();
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, x);
+  if (toFloat)
+    return fromBool ? arith::UIToFPOp::create(b, loc, to, x).getResult()
+                    : arith::SIToFPOp::create(b, loc, to, x).getResult();
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return fromBool ? arith::ExtUIOp::create(b, loc, to, x).getResult()
+                    : arith::ExtSIOp::create(b, loc, to, x).getResult();
+  return arith::TruncIOp::create(b, loc, to, x);
+}
+
+/// Unsigned integers are not lowered yet: arith works on signless integers.
+bool hasUnsignedElements(Operation *op) {
+  auto unsignedTensor = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && tensor.getElementType().isUnsignedInteger();
+  };
+  return llvm::any_of(op->getOperandTypes(), unsignedTensor) ||
+         llvm::any_of(op->getResultTypes(), unsignedTensor);
+}
+
+template <typename OpTy>
+struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (hasUnsignedElements(op))
+      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Value result = lowering::buildElementwise(
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return scalar(op, b, loc, args);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConstantToArith final : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (hasUnsignedElements(op))
+      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(),
+                                                   op.getValueAttr());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ConstantToArith>(context);
+  patterns.add<ElementwiseToGeneric<NegOp>, ElementwiseToGeneric<AbsOp>,
+               ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
+               ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
+               ElementwiseToGeneric<ReciprocalOp>, ElementwiseToGeneric<TanhOp>,
+               ElementwiseToGeneric<SigmoidOp>, ElementwiseToGeneric<ReluOp>,
+               ElementwiseToGeneric<ErfOp>, ElementwiseToGeneric<SinOp>,
+               ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<FloorOp>,
+               ElementwiseToGeneric<CeilOp>, ElementwiseToGeneric<RoundOp>,
+               ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<NotOp>,
+               ElementwiseToGeneric<LeakyReluOp>, ElementwiseToGeneric<GeluOp>,
+               ElementwiseToGeneric<ClipOp>, ElementwiseToGeneric<CastOp>>(context);
+  patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
+               ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
+               ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaxOp>,
+               ElementwiseToGeneric<MinOp>, ElementwiseToGeneric<ModOp>,
+               ElementwiseToGeneric<AndOp>, ElementwiseToGeneric<OrOp>,
+               ElementwiseToGeneric<XorOp>, ElementwiseToGeneric<EqualOp>,
+               ElementwiseToGeneric<LessOp>, ElementwiseToGeneric<LessEqualOp>,
+               ElementwiseToGeneric<GreaterOp>, ElementwiseToGeneric<GreaterEqualOp>,
+               ElementwiseToGeneric<SelectOp>>(context);
+}
+
+} // namespace kiln

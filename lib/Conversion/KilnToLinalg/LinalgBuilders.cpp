@@ -1,0 +1,134 @@
+//===- LinalgBuilders.cpp - Small builders shared by the kiln -> linalg patterns -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===-----------------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+using namespace mlir;
+
+namespace kiln::lowering {
+
+SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value value) {
+  SmallVector<Value> sizes;
+  auto type = cast<RankedTensorType>(value.getType());
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      sizes.push_back(tensor::DimOp::create(b, loc, value, i));
+  return sizes;
+}
+
+SmallVector<Value> broadcastDynamicSizes(OpBuilder &b, Location loc,
+                                         RankedTensorType type,
+                                         ValueRange operands) {
+  SmallVector<Value> sizes;
+  int64_t rank = type.getRank();
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    Value size;
+    for (Value operand : operands) {
+      auto operandType = cast<RankedTensorType>(operand.getType());
+      int64_t j = i - (rank - operandType.getRank());
+      if (j >= 0 && operandType.isDynamicDim(j)) {
+        size = tensor::DimOp::create(b, loc, operand, j);
+        break;
+      }
+    }
+    // Inference only leaves `?` where some operand is dynamic there.
+    if (!size)
+      size = arith::ConstantIndexOp::create(b, loc, 1);
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+AffineMap broadcastMap(RankedTensorType operand, RankedTensorType result) {
+  MLIRContext *context = operand.getContext();
+  int64_t offset = result.getRank() - operand.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t j = 0; j < operand.getRank(); ++j) {
+    bool stretched = operand.getDimSize(j) == 1 && result.getDimSize(j + offset) != 1;
+    exprs.push_back(stretched ? getAffineConstantExpr(0, context)
+                              : getAffineDimExpr(j + offset, context));
+  }
+  return AffineMap::get(result.getRank(), 0, exprs, context);
+}
+
+Value createInit(OpBuilder &b, Location loc, RankedTensorType type,
+                 ValueRange dynamicSizes, Value fill) {
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType(), dynamicSizes);
+  if (!fill)
+    return empty;
+  return linalg::FillOp::create(b, loc, fill, empty).getResult(0);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value lowestValue(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                  /*Negative=*/true)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
+}
+
+Value highestValue(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics())));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(width)));
+}
+
+Value buildElementwise(
+    OpBuilder &b, Location loc, RankedTensorType result, ValueRange inputs,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(cast<RankedTensorType>(input.getType()), result));
+  maps.push_back(b.getMultiDimIdentityMap(result.getRank()));
+  Value init =
+      createInit(b, loc, result, broadcastDynamicSizes(b, loc, result, inputs));
+  SmallVector<utils::IteratorType> iterators(result.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, result, inputs, init, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value value = body(nested, nestedLoc, args.drop_back());
+        linalg::YieldOp::create(nested, nestedLoc, value);
+      });
+  return generic.getResult(0);
+}
+
+SmallVector<ReassociationIndices> unitDimGroups(int64_t rank,
+                                                ArrayRef<int64_t> unitDims) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t i = 0; i < rank; ++i) {
+    pending.push_back(i);
+    if (!llvm::is_contained(unitDims, i)) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (groups.empty())
+    return {};
+  groups.back().append(pending.begin(), pending.end());
+  return groups;
+}
+
+} // namespace kiln::lowering

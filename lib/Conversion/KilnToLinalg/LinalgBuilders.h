@@ -1,0 +1,61 @@
+//===- LinalgBuilders.h - Small builders shared by the kiln -> linalg patterns -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===---------------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_LINALGBUILDERS_H
+#define KILN_LIB_CONVERSION_KILNTOLINALG_LINALGBUILDERS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace kiln::lowering {
+
+/// The dynamic dims of `value` (a ranked tensor), as `tensor.dim` ops.
+llvm::SmallVector<mlir::Value> dynamicSizesOf(mlir::OpBuilder &b, mlir::Location loc,
+                                              mlir::Value value);
+
+/// Dynamic dims of the broadcast result `type` of `operands`: each `?` is read
+/// from the first operand with a dynamic dim in that (right-aligned) position.
+llvm::SmallVector<mlir::Value>
+broadcastDynamicSizes(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::RankedTensorType type, mlir::ValueRange operands);
+
+/// Map from the result's loop dims to `operand`'s dims under numpy
+/// broadcasting: leading dims are dropped, static size-1 dims read index 0.
+mlir::AffineMap broadcastMap(mlir::RankedTensorType operand,
+                             mlir::RankedTensorType result);
+
+/// `tensor.empty` of `type`, or one filled with `fill` when set.
+mlir::Value createInit(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::RankedTensorType type, mlir::ValueRange dynamicSizes,
+                       mlir::Value fill = {});
+
+/// A scalar `arith.constant` of a float or integer `type` holding `value`.
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                           double value);
+
+/// The lowest value of `type` (-inf for floats), the identity of max.
+mlir::Value lowestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
+/// The highest value of `type` (+inf for floats), the identity of min.
+mlir::Value highestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
+
+/// An all-parallel elementwise linalg.generic over `result`'s shape reading
+/// `inputs` with broadcasting; `body` computes the result scalar.
+mlir::Value buildElementwise(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType result,
+    mlir::ValueRange inputs,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::ValueRange)>
+        body);
+
+/// Reassociation between a shape of `rank` dims and the same shape without
+/// the size-1 dims `unitDims`: every other dim forms a group with the unit
+/// dims next to it (leading ones join the first group). Empty when every dim
+/// is a unit dim (the other side is rank 0).
+llvm::SmallVector<mlir::ReassociationIndices>
+unitDimGroups(int64_t rank, llvm::ArrayRef<int64_t> unitDims);
+
+} // namespace kiln::lowering
+
+#endif // KILN_LIB_CONVERSION_KILNTOLINALG_LINALGBUILDERS_H

@@ -1,0 +1,478 @@
+//===- ShapeToTensor.cpp - kiln data movement and shape ops -> tensor/linalg ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Reshapes become tensor.reshape / collapse_shape / expand_shape (views after
+// bufferization), slices and concatenation extract_slice / insert_slice,
+// transposes linalg.transpose, broadcasts and gathers linalg.generics.
+// Gather clamps its indices into range: a hostile index never reads outside
+// the tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+using lowering::createInit;
+
+/// A constant 1-D i64 tensor holding `shape` (for tensor.reshape).
+Value shapeConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(shape.size())}, b.getI64Type());
+  return arith::ConstantOp::create(b, loc, DenseIntElementsAttr::get(type, shape));
+}
+
+/// The value of entry `i` of a 1-D i64 shape tensor, as an index.
+Value shapeEntry(OpBuilder &b, Location loc, Value shape, int64_t i) {
+  Value element = tensor::ExtractOp::create(
+      b, loc, shape, ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), element);
+}
+
+/// tensor.reshape to `type`, from the static shape or the given shape operand.
+Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
+                Value shape) {
+  if (type.hasStaticShape())
+    shape = shapeConstant(b, loc, type.getShape());
+  if (!shape)
+    return {};
+  return tensor::ReshapeOp::create(b, loc, type, input, shape);
+}
+
+struct ReshapeToTensor final : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result =
+        reshapeTo(rewriter, op.getLoc(), adaptor.getInput(), op.getType(), adaptor.getShape());
+    if (!result)
+      return rewriter.notifyMatchFailure(op, "dynamic result without shape operand");
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct FlattenToTensor final : OpConversionPattern<FlattenOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FlattenOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t rank = inputType.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (op.getType().hasStaticShape()) {
+      rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getInput(),
+                                       op.getType(), Value()));
+      return success();
+    }
+    if (axis == 0 || axis == rank)
+      return rewriter.notifyMatchFailure(op, "dynamic flatten at the ends");
+    ReassociationIndices front, back;
+    for (int64_t i = 0; i < rank; ++i)
+      (i < axis ? front : back).push_back(i);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, op.getType(), adaptor.getInput(), ArrayRef<ReassociationIndices>{front, back});
+    return success();
+  }
+};
+
+struct SqueezeToTensor final : OpConversionPattern<SqueezeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SqueezeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    SmallVector<int64_t> unit;
+    for (int64_t i = 0; i < inputType.getRank(); ++i)
+      if (op.getAxes().empty() ? inputType.getDimSize(i) == 1
+                               : llvm::any_of(op.getAxes(), [&](int64_t a) {
+                                   return (a < 0 ? a + inputType.getRank() : a) == i;
+                                 }))
+        unit.push_back(i);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, op.getType(), adaptor.getInput(),
+        lowering::unitDimGroups(inputType.getRank(), unit));
+    return success();
+  }
+};
+
+struct UnsqueezeToTensor final : OpConversionPattern<UnsqueezeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UnsqueezeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t rank = op.getType().getRank();
+    SmallVector<int64_t> unit;
+    for (int64_t a : op.getAxes())
+      unit.push_back(a < 0 ? a + rank : a);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getType(), adaptor.getInput(), lowering::unitDimGroups(rank, unit));
+    return success();
+  }
+};
+
+struct ExpandToLinalg final : OpConversionPattern<ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < result.getRank(); ++i)
+      if (result.isDynamicDim(i))
+        dynamicSizes.push_back(shapeEntry(rewriter, loc, adaptor.getShape(), i));
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    Value init = createInit(rewriter, loc, result, dynamicSizes);
+    SmallVector<AffineMap> maps = {lowering::broadcastMap(inputType, result),
+                                   rewriter.getMultiDimIdentityMap(result.getRank())};
+    SmallVector<utils::IteratorType> iterators(result.getRank(),
+                                               utils::IteratorType::parallel);
+    rewriter.replaceOp(op, linalg::GenericOp::create(
+                               rewriter, loc, result, adaptor.getInput(), init, maps,
+                               iterators,
+                               [](OpBuilder &b, Location l, ValueRange args) {
+                                 linalg::YieldOp::create(b, l, args[0]);
+                               })
+                               .getResult(0));
+    return success();
+  }
+};
+
+struct TransposeToLinalg final : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    SmallVector<Value> dynamicSizes;
+    for (auto [i, p] : llvm::enumerate(op.getPerm()))
+      if (result.isDynamicDim(i))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getInput(), p));
+    Value init = createInit(rewriter, loc, result, dynamicSizes);
+    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, loc, adaptor.getInput(),
+                                                       init, op.getPerm())
+                               .getResult()[0]);
+    return success();
+  }
+};
+
+/// a + b, folded to a constant when both are.
+OpFoldResult addIndex(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y) {
+  std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+  if (cx && cy)
+    return b.getIndexAttr(*cx + *cy);
+  return arith::AddIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, x),
+                               getValueOrCreateConstantIndexOp(b, loc, y))
+      .getResult();
+}
+
+/// Sizes of every dim of `value` as OpFoldResults (static where known).
+SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, Location loc, Value value) {
+  return tensor::getMixedSizes(b, loc, value);
+}
+
+struct ConcatToTensor final : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    int64_t rank = result.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    ValueRange inputs = adaptor.getInputs();
+    // Result dims: the first input's, with the axis summed over all inputs.
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<Value> dynamicSizes;
+    OpFoldResult total = rewriter.getIndexAttr(0);
+    for (Value input : inputs)
+      total = addIndex(rewriter, loc, total, mixedSizes(rewriter, loc, input)[axis]);
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!result.isDynamicDim(i))
+        continue;
+      dynamicSizes.push_back(i == axis ? getValueOrCreateConstantIndexOp(rewriter, loc, total)
+                                       : tensor::DimOp::create(rewriter, loc,
+                                                               inputs.front(), i)
+                                             .getResult());
+    }
+    Value acc = createInit(rewriter, loc, result, dynamicSizes);
+    OpFoldResult offset = rewriter.getIndexAttr(0);
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    for (Value input : inputs) {
+      SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, input);
+      offsets[axis] = offset;
+      acc = tensor::InsertSliceOp::create(rewriter, loc, input, acc, offsets, sizes, strides);
+      offset = addIndex(rewriter, loc, offset, sizes[axis]);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// Clamped start of a Python slice with a positive step on a dim of `size`.
+int64_t clampStart(int64_t start, int64_t size) {
+  if (start < 0)
+    start = start < -size ? 0 : start + size;
+  return std::min(start, size);
+}
+
+struct SliceToTensor final : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    int64_t rank = result.getRank();
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, adaptor.getInput());
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    for (auto [i, axis] : llvm::enumerate(op.getAxes())) {
+      int64_t dim = axis < 0 ? axis + rank : axis;
+      int64_t step = op.getSteps()[i];
+      if (step <= 0 || inputType.isDynamicDim(dim))
+        return rewriter.notifyMatchFailure(op, "negative step or dynamic sliced dim");
+      offsets[dim] = rewriter.getIndexAttr(clampStart(op.getStarts()[i],
+                                                      inputType.getDimSize(dim)));
+      sizes[dim] = rewriter.getIndexAttr(result.getDimSize(dim));
+      strides[dim] = rewriter.getIndexAttr(step);
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, result, adaptor.getInput(),
+                                                        offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct SplitToTensor final : OpConversionPattern<SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<Value> pieces;
+    int64_t offset = 0;
+    for (auto [size, type] : llvm::zip(op.getSizes(), op.getResultTypes())) {
+      SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, input);
+      sizes[axis] = rewriter.getIndexAttr(size);
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      pieces.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, cast<RankedTensorType>(type), input, offsets, sizes, strides));
+      offset += size;
+    }
+    rewriter.replaceOp(op, pieces);
+    return success();
+  }
+};
+
+// out[a..., i..., b...] = input[a..., clamp(wrap(indices[i...])), b...]
+struct GatherToLinalg final : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    RankedTensorType result = op.getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += inputType.getRank();
+    int64_t indexRank = indicesType.getRank();
+    MLIRContext *context = rewriter.getContext();
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t j = 0; j < indexRank; ++j)
+      indexExprs.push_back(getAffineDimExpr(axis + j, context));
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < result.getRank(); ++i) {
+      if (!result.isDynamicDim(i))
+        continue;
+      bool fromIndices = i >= axis && i < axis + indexRank;
+      dynamicSizes.push_back(
+          fromIndices ? tensor::DimOp::create(rewriter, loc, indices, i - axis).getResult()
+                      : tensor::DimOp::create(rewriter, loc, input,
+                                              i < axis ? i : i - indexRank + 1)
+                            .getResult());
+    }
+    Value init = createInit(rewriter, loc, result, dynamicSizes);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(result.getRank(), 0, indexExprs, context),
+        rewriter.getMultiDimIdentityMap(result.getRank())};
+    SmallVector<utils::IteratorType> iterators(result.getRank(),
+                                               utils::IteratorType::parallel);
+    Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, result, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
+          index = arith::SelectOp::create(b, l, negative,
+                                          arith::AddIOp::create(b, l, index, axisSize), index);
+          Value last = arith::SubIOp::create(b, l, axisSize,
+                                             arith::ConstantIndexOp::create(b, l, 1));
+          index = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, index, last), zero);
+          SmallVector<Value> coords;
+          for (int64_t i = 0; i < inputType.getRank(); ++i) {
+            if (i < axis)
+              coords.push_back(linalg::IndexOp::create(b, l, i));
+            else if (i == axis)
+              coords.push_back(index);
+            else
+              coords.push_back(linalg::IndexOp::create(b, l, i + indexRank - 1));
+          }
+          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, input, coords).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct ShapeToTensorOps final : OpConversionPattern<ShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ShapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t rank = cast<RankedTensorType>(adaptor.getInput().getType()).getRank();
+    auto clamp = [&](int64_t v) {
+      if (v < 0)
+        v += rank;
+      return std::min(std::max<int64_t>(v, 0), rank);
+    };
+    int64_t start = clamp(op.getStart().value_or(0));
+    int64_t end = std::max(start, clamp(op.getEnd().value_or(rank)));
+    SmallVector<Value> dims;
+    for (int64_t i = start; i < end; ++i)
+      dims.push_back(arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI64Type(),
+          tensor::DimOp::create(rewriter, loc, adaptor.getInput(), i)));
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), dims);
+    return success();
+  }
+};
+
+struct SizeToTensorOps final : OpConversionPattern<SizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    int64_t rank = cast<RankedTensorType>(adaptor.getInput().getType()).getRank();
+    for (int64_t i = 0; i < rank; ++i)
+      count = arith::MulIOp::create(rewriter, loc, count,
+                                    tensor::DimOp::create(rewriter, loc, adaptor.getInput(), i));
+    Value asI64 = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), count);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), asI64);
+    return success();
+  }
+};
+
+struct PadToTensor final : OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> pads = op.getPads();
+    if (op.getMode() != PadMode::constant ||
+        llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+      return rewriter.notifyMatchFailure(op, "only non-negative constant padding");
+    int64_t rank = op.getType().getRank();
+    SmallVector<OpFoldResult> low, high;
+    for (int64_t i = 0; i < rank; ++i) {
+      low.push_back(rewriter.getIndexAttr(pads[i]));
+      high.push_back(rewriter.getIndexAttr(pads[i + rank]));
+    }
+    Value value = lowering::scalarConstant(rewriter, op.getLoc(),
+                                           op.getType().getElementType(),
+                                           op.getValue().convertToDouble());
+    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, op.getType(), adaptor.getInput(), low,
+                                               high, value);
+    return success();
+  }
+};
+
+// out[i...] = input[i mod d...]
+struct TileToLinalg final : OpConversionPattern<TileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    RankedTensorType result = op.getType();
+    if (!inputType.hasStaticShape() || !result.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic tile");
+    MLIRContext *context = rewriter.getContext();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < inputType.getRank(); ++i)
+      exprs.push_back(getAffineDimExpr(i, context) % inputType.getDimSize(i));
+    Location loc = op.getLoc();
+    Value init = createInit(rewriter, loc, result, {});
+    SmallVector<AffineMap> maps = {AffineMap::get(result.getRank(), 0, exprs, context),
+                                   rewriter.getMultiDimIdentityMap(result.getRank())};
+    SmallVector<utils::IteratorType> iterators(result.getRank(),
+                                               utils::IteratorType::parallel);
+    rewriter.replaceOp(op, linalg::GenericOp::create(
+                               rewriter, loc, result, adaptor.getInput(), init, maps,
+                               iterators,
+                               [](OpBuilder &b, Location l, ValueRange args) {
+                                 linalg::YieldOp::create(b, l, args[0]);
+                               })
+                               .getResult(0));
+    return success();
+  }
+};
+
+struct ConstantOfShapeToFill final : OpConversionPattern<ConstantOfShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOfShapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    if (result.getElementType().isUnsignedInteger())
+      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < result.getRank(); ++i)
+      if (result.isDynamicDim(i))
+        dynamicSizes.push_back(shapeEntry(rewriter, loc, adaptor.getShape(), i));
+    Value value = arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(op.getValue()));
+    rewriter.replaceOp(op, createInit(rewriter, loc, result, dynamicSizes, value));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReshapeToTensor, FlattenToTensor, SqueezeToTensor, UnsqueezeToTensor,
+               ExpandToLinalg, TransposeToLinalg, ConcatToTensor, SliceToTensor,
+               SplitToTensor, GatherToLinalg, ShapeToTensorOps, SizeToTensorOps,
+               PadToTensor, TileToLinalg, ConstantOfShapeToFill>(patterns.getContext());
+}
+
+} // namespace kiln

@@ -1,0 +1,75 @@
+//===- CPUTarget.cpp - Writing CPU artifacts from the lowered module ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CPU/CPUTarget.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace kiln {
+
+llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signature,
+                             ArtifactKind kind, const CPUTargetOptions &options,
+                             llvm::StringRef outputPath) {
+  mlir::registerBuiltinDialectTranslation(*module.getContext());
+  mlir::registerLLVMDialectTranslation(*module.getContext());
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "kiln_model");
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createCPUTargetMachine(options);
+  if (!machine)
+    return machine.takeError();
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  if (llvm::Error error = addArtifactABI(*llvmModule, signature))
+    return error;
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierStream(verifierMessage);
+  if (llvm::verifyModule(*llvmModule, &verifierStream))
+    return llvm::createStringError("generated LLVM IR is invalid: " + verifierMessage);
+
+  std::error_code ec;
+  if (kind == ArtifactKind::LLVMIR) {
+    llvm::ToolOutputFile output(outputPath, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return llvm::createStringError("cannot write '" + outputPath.str() + "': " + ec.message());
+    llvmModule->print(output.os(), nullptr);
+    output.keep();
+    return llvm::Error::success();
+  }
+
+  optimizeModule(*llvmModule, **machine);
+  std::string objectPath = outputPath.str();
+  if (kind == ArtifactKind::SharedLibrary) {
+    llvm::SmallString<128> temporary;
+    if ((ec = llvm::sys::fs::createTemporaryFile("kiln", "o", temporary)))
+      return llvm::createStringError("cannot create a temporary object file: " + ec.message());
+    objectPath = temporary.str().str();
+  }
+  {
+    llvm::ToolOutputFile object(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return llvm::createStringError("cannot write '" + objectPath + "': " + ec.message());
+    if (llvm::Error error = emitObject(*llvmModule, **machine, object.os()))
+      return error;
+    object.keep();
+  }
+  if (kind == ArtifactKind::Object)
+    return llvm::Error::success();
+  llvm::Error linked = linkSharedLibrary(objectPath, outputPath);
+  llvm::sys::fs::remove(objectPath);
+  return linked;
+}
+
+} // namespace kiln

@@ -1,0 +1,118 @@
+//===- ModelSignature.cpp - The inputs and outputs of a compiled model ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CPU/ModelSignature.h"
+
+#include "kiln-c/abi.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+func::FuncOp findModelFunction(ModuleOp module) {
+  func::FuncOp model;
+  int publicCount = 0;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.getName() == "main")
+      return func;
+    if (func.isPublic() && !func.isExternal()) {
+      model = func;
+      ++publicCount;
+    }
+  }
+  if (publicCount == 1)
+    return model;
+  emitError(module.getLoc())
+      << "expected one public function (the model) or one named 'main', found "
+      << publicCount << " public functions";
+  return nullptr;
+}
+
+static std::optional<int32_t> abiDtype(Type type) {
+  if (type.isF32())
+    return KILN_ABI_F32;
+  if (type.isF16())
+    return KILN_ABI_F16;
+  if (type.isBF16())
+    return KILN_ABI_BF16;
+  if (type.isF64())
+    return KILN_ABI_F64;
+  if (type.isInteger(1))
+    return KILN_ABI_BOOL;
+  if (type.isUnsignedInteger(8))
+    return KILN_ABI_U8;
+  if (type.isSignlessInteger(8))
+    return KILN_ABI_I8;
+  if (type.isSignlessInteger(16))
+    return KILN_ABI_I16;
+  if (type.isSignlessInteger(32))
+    return KILN_ABI_I32;
+  if (type.isSignlessInteger(64))
+    return KILN_ABI_I64;
+  return std::nullopt;
+}
+
+static FailureOr<TensorSignature> readTensor(Location loc, Type type,
+                                             DictionaryAttr attrs,
+                                             const std::string &fallbackName) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError(loc) << "model value '" << fallbackName
+                          << "' is not a ranked tensor: " << type;
+  TensorSignature signature;
+  auto name = attrs ? attrs.getAs<StringAttr>("kiln.name") : StringAttr();
+  signature.name = name ? name.str() : fallbackName;
+  std::optional<int32_t> dtype = abiDtype(tensor.getElementType());
+  if (!dtype)
+    return emitError(loc) << "'" << signature.name << "' has element type "
+                          << tensor.getElementType()
+                          << ", which the runtime does not support";
+  signature.dtype = *dtype;
+  auto dimNames = attrs ? attrs.getAs<ArrayAttr>("kiln.dim_names") : ArrayAttr();
+  for (auto [i, d] : llvm::enumerate(tensor.getShape())) {
+    bool dynamic = ShapedType::isDynamic(d);
+    signature.dims.push_back(dynamic ? -1 : d);
+    std::string dimName;
+    if (dynamic) {
+      auto given = dimNames && i < dimNames.size()
+                       ? dyn_cast<StringAttr>(dimNames[i])
+                       : StringAttr();
+      dimName = given && !given.getValue().empty()
+                    ? given.str()
+                    : signature.name + "_d" + std::to_string(i);
+    }
+    signature.dimNames.push_back(dimName);
+  }
+  return signature;
+}
+
+FailureOr<ModelSignature> readModelSignature(ModuleOp module) {
+  func::FuncOp func = findModelFunction(module);
+  if (!func)
+    return failure();
+  ModelSignature signature;
+  FunctionType type = func.getFunctionType();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    FailureOr<TensorSignature> input =
+        readTensor(func.getLoc(), type.getInput(i), func.getArgAttrDict(i),
+                   "input_" + std::to_string(i));
+    if (failed(input))
+      return failure();
+    signature.inputs.push_back(*input);
+  }
+  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+    FailureOr<TensorSignature> output =
+        readTensor(func.getLoc(), type.getResult(i), func.getResultAttrDict(i),
+                   "output_" + std::to_string(i));
+    if (failed(output))
+      return failure();
+    signature.outputs.push_back(*output);
+  }
+  return signature;
+}
+
+} // namespace kiln

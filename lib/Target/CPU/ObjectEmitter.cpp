@@ -1,0 +1,95 @@
+//===- ObjectEmitter.cpp - x86-64 target machine, O3, object file, link ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CPU/ArtifactWriter.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace kiln {
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createCPUTargetMachine(const CPUTargetOptions &options) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple("x86_64-unknown-linux-gnu");
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("no x86-64 target in this LLVM: " + error);
+  std::string cpu = options.cpu;
+  llvm::SubtargetFeatures features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.getKey(), feature.getValue());
+  }
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features.getString(), targetOptions, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return llvm::createStringError("cannot create a target machine for CPU '" + cpu + "'");
+  return machine;
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
+  module.setDataLayout(machine.createDataLayout());
+  module.setTargetTriple(machine.getTargetTriple());
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  pipeline.run(module, modules);
+}
+
+llvm::Error emitObject(llvm::Module &module, llvm::TargetMachine &machine,
+                       llvm::raw_pwrite_stream &os) {
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the target cannot emit object files");
+  passes.run(module);
+  return llvm::Error::success();
+}
+
+llvm::Error linkSharedLibrary(llvm::StringRef objectPath, llvm::StringRef libraryPath) {
+  llvm::ErrorOr<std::string> linker =
+      llvm::sys::findProgramByName("ld.lld", {"/usr/lib/llvm-22/bin"});
+  if (!linker)
+    linker = llvm::sys::findProgramByName("ld.lld");
+  if (!linker)
+    return llvm::createStringError(
+        "cannot find ld.lld (install lld-22) to link the shared library");
+  // libm for the math calls LLVM leaves (expf, erff, ...): recorded as a
+  // DT_NEEDED dependency so that any process can dlopen the artifact.
+  llvm::SmallVector<llvm::StringRef> args = {
+      *linker, "-shared", "--gc-sections", "-z", "now",
+      "-L/lib/x86_64-linux-gnu", "-L/usr/lib/x86_64-linux-gnu", "-o", libraryPath,
+      objectPath, "--as-needed", "-lm"};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &message);
+  if (status != 0)
+    return llvm::createStringError("linking '" + libraryPath.str() + "' failed" +
+                                   (message.empty() ? "" : ": " + message));
+  return llvm::Error::success();
+}
+
+} // namespace kiln

@@ -1,0 +1,31 @@
+//===- PrepareEntry.cpp - The kiln-prepare-entry pass ---------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNPREPAREENTRYPASS
+#include "kiln/Target/CPU/Passes.h.inc"
+
+namespace {
+struct KilnPrepareEntryPass final
+    : impl::KilnPrepareEntryPassBase<KilnPrepareEntryPass> {
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    mlir::func::FuncOp model = findModelFunction(module);
+    if (!model)
+      return signalPassFailure();
+    if (failed(mlir::SymbolTable::replaceAllSymbolUses(
+            model, mlir::StringAttr::get(&getContext(), kEntryFunctionName), module)))
+      return signalPassFailure();
+    model.setName(kEntryFunctionName);
+    model.setPrivate();
+  }
+};
+} // namespace
+} // namespace kiln

@@ -1,0 +1,39 @@
+// RUN: kiln-opt %s --convert-kiln-to-linalg -split-input-file | FileCheck %s
+
+/// 2-D products are linalg.matmul; other forms one contraction generic.
+
+// CHECK-LABEL: func @matmul_2d
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[FILL]] : tensor<4x16xf32>)
+func.func @matmul_2d(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+/// Batched lhs with a shared rhs: the rhs map ignores the batch loop.
+// CHECK-DAG: #[[A:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[B:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[C:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func @matmul_batch_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+func.func @matmul_batch_broadcast(%a: tensor<2x4x8xf32>, %b: tensor<8x16xf32>) -> tensor<2x4x16xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}
+
+// -----
+
+/// Gemm with trans_b reads B as (n, k); alpha and C become an epilogue generic.
+// CHECK-DAG: #[[BT:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func @gemm_trans_b
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BT]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @gemm_trans_b(%x: tensor<1x512xf32>, %w: tensor<1000x512xf32>, %b: tensor<1000xf32>) -> tensor<1x1000xf32> {
+  %0 = kiln.gemm %x, %w, %b {trans_b = true, alpha = 2.0 : f32} : (tensor<1x512xf32>, tensor<1000x512xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
+  return %0 : tensor<1x1000xf32>
+}

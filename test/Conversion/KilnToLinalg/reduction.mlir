@@ -1,0 +1,50 @@
+// RUN: kiln-opt %s --convert-kiln-to-linalg -split-input-file | FileCheck %s
+
+/// Reductions into the shape without the axes, then expand_shape for keepdims.
+// CHECK-LABEL: func @reduce_mean_keepdims
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xf32> into tensor<2x3x1xf32>
+func.func @reduce_mean_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
+  %0 = kiln.reduce mean %x {axes = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+  return %0 : tensor<2x3x1xf32>
+}
+
+// -----
+
+/// softmax = exp(x - max) / sum: four generics, max first for stability.
+// CHECK-LABEL: func @softmax
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.maximumf
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = kiln.softmax %x {axis = 1 : i64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+/// argmax keeps the value and the index in one reduction generic.
+// CHECK-LABEL: func @argmax
+// CHECK: linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<2xf32>, tensor<2xi64>)
+// CHECK: arith.cmpf ogt
+// CHECK: linalg.index 1
+func.func @argmax(%x: tensor<2x8xf32>) -> tensor<2xi64> {
+  %0 = kiln.argmax %x {axis = 1 : i64, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+/// Global average pooling is a mean over the spatial dims.
+// CHECK-LABEL: func @global_avg_pool
+// CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: tensor.expand_shape
+func.func @global_avg_pool(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
+  %0 = kiln.global_avg_pool %x : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
+  return %0 : tensor<1x8x1x1xf32>
+}

@@ -1,0 +1,58 @@
+// RUN: kiln-opt %s --convert-kiln-to-linalg -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func @reshape_static
+// CHECK: %[[S:.+]] = arith.constant dense<[1, 8]> : tensor<2xi64>
+// CHECK: tensor.reshape %{{.*}}(%[[S]])
+func.func @reshape_static(%x: tensor<1x8x1x1xf32>) -> tensor<1x8xf32> {
+  %0 = kiln.reshape %x : (tensor<1x8x1x1xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @squeeze_unsqueeze
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<1x5x1xf32> into tensor<5xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 5] : tensor<5xf32> into tensor<1x5xf32>
+func.func @squeeze_unsqueeze(%x: tensor<1x5x1xf32>) -> tensor<1x5xf32> {
+  %0 = kiln.squeeze %x {axes = array<i64: 0, 2>} : (tensor<1x5x1xf32>) -> tensor<5xf32>
+  %1 = kiln.unsqueeze %0 {axes = array<i64: 0>} : (tensor<5xf32>) -> tensor<1x5xf32>
+  return %1 : tensor<1x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @transpose_concat_slice
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>) permutation = [1, 0]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [3, 2] [1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[3, 0] [3, 2] [1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[1, 0] [2, 2] [2, 1]
+func.func @transpose_concat_slice(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %0 = kiln.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = kiln.concat %0, %0 {axis = 0 : i64} : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<6x2xf32>
+  %2 = kiln.slice %1 {starts = array<i64: 1>, ends = array<i64: 5>, axes = array<i64: 0>, steps = array<i64: 2>} : (tensor<6x2xf32>) -> tensor<2x2xf32>
+  return %2 : tensor<2x2xf32>
+}
+
+// -----
+
+/// Gather wraps negative indices and clamps into range before reading.
+// CHECK-LABEL: func @gather
+// CHECK: linalg.generic
+// CHECK: arith.index_cast
+// CHECK: arith.select
+// CHECK: arith.minsi
+// CHECK: arith.maxsi
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<100x16xf32>
+func.func @gather(%table: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
+  %0 = kiln.gather %table, %ids {axis = 0 : i64} : (tensor<100x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
+  return %0 : tensor<2x5x16xf32>
+}
+
+// -----
+
+/// An op the lowering does not cover yet is a clean error naming it.
+func.func @unsupported(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.cumsum'}}
+  %0 = kiln.cumsum %x {axis = 0 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
