@@ -24,3 +24,15 @@ llvm_config.add_tool_substitutions(["kiln-opt", "kilnc", "kiln-run"], tool_dirs)
 config.substitutions.append(
     ("%kiln_test_models",
      os.path.join(config.kiln_obj_root, "test", "unit", "runtime", "models")))
+
+# %python is the test virtualenv's Python (onnx, numpy; KILN_TEST_PYTHON,
+# default build/.venv): it runs the model generators and the end-to-end
+# checks. lit's own %python (its interpreter) comes later in the list, so
+# this one wins.
+config.substitutions.insert(0, ("%python", config.python_executable))
+
+# Full tool paths, for scripts that take them as arguments.
+config.substitutions.append(
+    ("%kilnc_path", os.path.join(config.kiln_tools_dir, "kilnc")))
+config.substitutions.append(
+    ("%kiln_run_path", os.path.join(config.kiln_tools_dir, "kiln-run")))

@@ -117,7 +117,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // 4. Free every temporary buffer after its last use.
   bufferization::buildBufferDeallocationPipeline(pm);
-  // 5. Loops; LLVM's vectorizer works on the innermost ones.
+  // 5. Copies into strided views become linalg.copy (no runtime library).
+  pm.addNestedPass<func::FuncOp>(createKilnCopiesToLinalgPass());
+  // 6. Loops; LLVM's vectorizer works on the innermost ones.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

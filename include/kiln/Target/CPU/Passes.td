@@ -23,4 +23,18 @@ def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def KilnCopiesToLinalgPass : Pass<"kiln-copies-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    Bufferization copies into strided views (padding, concatenation). The
+    upstream LLVM lowering turns a non-contiguous `memref.copy` into a call to
+    `memrefCopy` from MLIR's C runner library, which an artifact cannot
+    assume. As `linalg.copy` it becomes loops like every other kernel (and
+    LLVM recognizes contiguous ones as memcpy).
+
+    Post-condition: no `memref.copy` is left.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // KILN_TARGET_CPU_PASSES_TD

@@ -1,0 +1,35 @@
+// RUN: kiln-opt %s --split-input-file --kiln-prepare-entry -verify-diagnostics | FileCheck %s
+
+/// The single public function becomes the private @kiln_entry.
+// CHECK: func.func private @kiln_entry(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
+// CHECK: func.func private @helper
+func.func @model(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func private @helper() {
+  return
+}
+
+// -----
+
+/// With several public functions the model must be called main.
+// CHECK: func.func private @kiln_entry()
+// CHECK: func.func @other()
+func.func @main() {
+  return
+}
+func.func @other() {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected one public function (the model) or one named 'main', found 2 public functions}}
+module {
+  func.func @a() {
+    return
+  }
+  func.func @b() {
+    return
+  }
+}

@@ -1,0 +1,299 @@
+# End-to-end cases: each is a small kiln model with a float64 numpy reference.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Cases for run_e2e.py, grouped by op family.
+
+A case is (name, mlir_body, inputs, reference): `mlir_body` is a func.func
+@main taking the inputs in order; `reference` computes the outputs in
+float64 from the same inputs. Shapes include awkward sizes (1, 3, 7, 13,
+127) so that remainder tiles are exercised.
+"""
+
+import math
+
+import numpy as np
+
+RNG = np.random.default_rng(20261129)
+
+
+def rand(*shape, low=-1.0, high=1.0):
+    return RNG.uniform(low, high, size=shape).astype(np.float32)
+
+
+def ty(shape, dtype="f32"):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+
+
+def unary(name, op, fn, shape=(3, 7), low=-2.0, high=2.0, attrs=""):
+    x = rand(*shape, low=low, high=high)
+    body = f"""func.func @main(%x: {ty(shape)}) -> {ty(shape)} {{
+  %y = kiln.{op} %x {attrs}: {ty(shape)}
+  return %y : {ty(shape)}
+}}"""
+    return (name, body, [x], lambda a: [fn(a[0].astype(np.float64))])
+
+
+def binary(name, op, fn, lhs, rhs, out, dtype="f32"):
+    x, y = rand(*lhs), rand(*rhs)
+    body = f"""func.func @main(%x: {ty(lhs)}, %y: {ty(rhs)}) -> {ty(out)} {{
+  %z = kiln.{op} %x, %y : ({ty(lhs)}, {ty(rhs)}) -> {ty(out)}
+  return %z : {ty(out)}
+}}"""
+    return (name, body, [x, y], lambda a: [fn(a[0].astype(np.float64), a[1].astype(np.float64))])
+
+
+erf = np.vectorize(math.erf)
+
+
+def elementwise_cases():
+    return [
+        binary("add_broadcast", "add", np.add, (4, 1, 5), (3, 1), (4, 3, 5)),
+        binary("sub", "sub", np.subtract, (13,), (13,), (13,)),
+        binary("mul_scalar", "mul", np.multiply, (2, 7), (), (2, 7)),
+        binary("div", "div", np.divide, (3, 4), (1, 4), (3, 4)),
+        binary("max", "max", np.maximum, (6,), (6,), (6,)),
+        unary("exp", "exp", np.exp),
+        unary("log", "log", np.log, low=0.1, high=4.0),
+        unary("sqrt", "sqrt", np.sqrt, low=0.0, high=4.0),
+        unary("tanh", "tanh", np.tanh),
+        unary("sigmoid", "sigmoid", lambda x: 1 / (1 + np.exp(-x))),
+        unary("relu", "relu", lambda x: np.maximum(x, 0)),
+        unary("erf", "erf", erf),
+        unary("gelu_erf", "gelu none", lambda x: 0.5 * x * (1 + erf(x / math.sqrt(2)))),
+        unary("gelu_tanh", "gelu tanh",
+              lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))),
+        unary("clip", "clip", lambda x: np.clip(x, -0.5, 0.75),
+              attrs="{min = -0.5 : f64, max = 0.75 : f64} "),
+        unary("leaky_relu", "leaky_relu", lambda x: np.where(x >= 0, x, 0.1 * x),
+              attrs="{alpha = 0.1 : f32} "),
+    ]
+
+
+def matmul_case(name, lhs, rhs, out):
+    return binary(name, "matmul", np.matmul, lhs, rhs, out)
+
+
+def contraction_cases():
+    cases = [matmul_case(f"matmul_{m}x{k}x{n}", (m, k), (k, n), (m, n))
+             for m, k, n in [(1, 1, 1), (3, 7, 13), (127, 33, 65), (64, 128, 96)]]
+    cases.append(matmul_case("matmul_batch_broadcast", (2, 5, 7), (7, 3), (2, 5, 3)))
+    cases.append(matmul_case("matmul_vector", (4, 6), (6,), (4,)))
+    a, w, b = rand(3, 16), rand(10, 16), rand(10)
+    body = f"""func.func @main(%a: {ty((3, 16))}, %w: {ty((10, 16))}, %b: {ty((10,))}) -> {ty((3, 10))} {{
+  %y = kiln.gemm %a, %w, %b {{trans_b = true, alpha = 0.5 : f32, beta = 2.0 : f32}} : ({ty((3, 16))}, {ty((10, 16))}, {ty((10,))}) -> {ty((3, 10))}
+  return %y : {ty((3, 10))}
+}}"""
+    cases.append(("gemm_trans_b_alpha_beta", body, [a, w, b],
+                  lambda x: [0.5 * (x[0].astype(np.float64) @ x[1].astype(np.float64).T) + 2.0 * x[2]]))
+    return cases
+
+
+def conv_reference(x, w, b, stride, pad, dilation, group):
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
+    ow = (wd + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
+    y = np.zeros((n, m, oh, ow))
+    per = m // group
+    for f in range(m):
+        g = f // per
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg,
+                           i * dilation: i * dilation + stride * (oh - 1) + 1: stride,
+                           j * dilation: j * dilation + stride * (ow - 1) + 1: stride]
+                y[:, f] += np.einsum("nchw,c->nhw", patch, w[f, :, i, j])
+    if b is not None:
+        y += b[None, :, None, None]
+    return y
+
+
+def conv_case(name, xs, ws, stride=1, pad=0, dilation=1, group=1, bias=True):
+    x, w = rand(*xs), rand(*ws)
+    oh = (xs[2] + 2 * pad - dilation * (ws[2] - 1) - 1) // stride + 1
+    ow = (xs[3] + 2 * pad - dilation * (ws[3] - 1) - 1) // stride + 1
+    out = (xs[0], ws[0], oh, ow)
+    inputs = [x, w]
+    args = f"%x: {ty(xs)}, %w: {ty(ws)}"
+    operands, types = "%x, %w", f"{ty(xs)}, {ty(ws)}"
+    if bias:
+        b = rand(ws[0])
+        inputs.append(b)
+        args += f", %b: {ty((ws[0],))}"
+        operands += ", %b"
+        types += f", {ty((ws[0],))}"
+    attrs = (f"{{strides = array<i64: {stride}, {stride}>, dilations = array<i64: {dilation}, {dilation}>, "
+             f"pads = array<i64: {pad}, {pad}, {pad}, {pad}>, group = {group} : i64}}")
+    body = f"""func.func @main({args}) -> {ty(out)} {{
+  %y = kiln.conv {operands} {attrs} : ({types}) -> {ty(out)}
+  return %y : {ty(out)}
+}}"""
+    f64 = lambda a: a.astype(np.float64)
+    return (name, body, inputs,
+            lambda a: [conv_reference(f64(a[0]), f64(a[1]), f64(a[2]) if bias else None,
+                                      stride, pad, dilation, group)])
+
+
+def pool_reference(x, k, stride, pad, kind, include_pad=False):
+    n, c, h, w = x.shape
+    fill = -np.inf if kind == "max" else 0.0
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=fill)
+    ones = np.pad(np.ones_like(x), ((0, 0), (0, 0), (pad, pad), (pad, pad)),
+                  constant_values=1.0 if include_pad else 0.0)
+    oh = (h + 2 * pad - k) // stride + 1
+    ow = (w + 2 * pad - k) // stride + 1
+    y = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            win = xp[:, :, i * stride:i * stride + k, j * stride:j * stride + k]
+            if kind == "max":
+                y[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                cnt = ones[:, :, i * stride:i * stride + k, j * stride:j * stride + k].sum(axis=(2, 3))
+                y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt
+    return y
+
+
+def pool_case(name, op, xs, k, stride, pad, include_pad=False):
+    x = rand(*xs)
+    oh = (xs[2] + 2 * pad - k) // stride + 1
+    ow = (xs[3] + 2 * pad - k) // stride + 1
+    out = (xs[0], xs[1], oh, ow)
+    extra = ", count_include_pad = true" if include_pad else ""
+    body = f"""func.func @main(%x: {ty(xs)}) -> {ty(out)} {{
+  %y = kiln.{op} %x {{kernel_shape = array<i64: {k}, {k}>, strides = array<i64: {stride}, {stride}>, dilations = array<i64: 1, 1>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>{extra}}} : ({ty(xs)}) -> {ty(out)}
+  return %y : {ty(out)}
+}}"""
+    kind = "max" if op == "max_pool" else "avg"
+    return (name, body, [x], lambda a: [pool_reference(a[0].astype(np.float64), k, stride, pad, kind, include_pad)])
+
+
+def conv_cases():
+    return [
+        conv_case("conv_3x3_s1_p1", (1, 3, 7, 7), (4, 3, 3, 3), pad=1),
+        conv_case("conv_7x7_s2_p3", (2, 3, 13, 13), (8, 3, 7, 7), stride=2, pad=3),
+        conv_case("conv_dilated", (1, 4, 9, 9), (5, 4, 3, 3), dilation=2, bias=False),
+        conv_case("conv_grouped", (1, 6, 8, 8), (4, 3, 3, 3), pad=1, group=2),
+        conv_case("conv_depthwise", (1, 5, 7, 7), (5, 1, 3, 3), stride=2, pad=1, group=5),
+        conv_case("conv_1x1", (1, 16, 5, 5), (7, 16, 1, 1)),
+        pool_case("max_pool_3x3_s2_p1", "max_pool", (1, 3, 9, 9), 3, 2, 1),
+        pool_case("avg_pool_exclude_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1),
+        pool_case("avg_pool_include_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1, include_pad=True),
+    ]
+
+
+def reduce_case(name, kind, shape, axes, keep, fn):
+    x = rand(*shape, low=0.1 if kind in ("prod", "l2") else -1.0, high=1.0)
+    out = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keep else \
+        tuple(d for i, d in enumerate(shape) if i not in axes)
+    body = f"""func.func @main(%x: {ty(shape)}) -> {ty(out)} {{
+  %y = kiln.reduce {kind} %x {{axes = array<i64: {", ".join(map(str, axes))}>, keepdims = {str(keep).lower()}}} : ({ty(shape)}) -> {ty(out)}
+  return %y : {ty(out)}
+}}"""
+    return (name, body, [x], lambda a: [fn(a[0].astype(np.float64), tuple(axes), keep)])
+
+
+def softmax_case(name, op, shape, axis):
+    x = rand(*shape, low=-5, high=5)
+    body = f"""func.func @main(%x: {ty(shape)}) -> {ty(shape)} {{
+  %y = kiln.{op} %x {{axis = {axis} : i64}} : {ty(shape)}
+  return %y : {ty(shape)}
+}}"""
+
+    def ref(a):
+        v = a[0].astype(np.float64)
+        m = v.max(axis=axis, keepdims=True)
+        e = np.exp(v - m)
+        s = e.sum(axis=axis, keepdims=True)
+        return [e / s if op == "softmax" else v - m - np.log(s)]
+    return (name, body, [x], ref)
+
+
+def reduction_cases():
+    cases = [
+        reduce_case("reduce_sum_all", "sum", (3, 7), [0, 1], False, lambda x, a, k: x.sum(axis=a, keepdims=k)),
+        reduce_case("reduce_mean_last_keep", "mean", (2, 3, 127), [2], True, lambda x, a, k: x.mean(axis=a, keepdims=k)),
+        reduce_case("reduce_max_mid", "max", (4, 13, 3), [1], False, lambda x, a, k: x.max(axis=a, keepdims=k)),
+        reduce_case("reduce_min", "min", (5, 6), [0], True, lambda x, a, k: x.min(axis=a, keepdims=k)),
+        reduce_case("reduce_prod", "prod", (3, 4), [1], False, lambda x, a, k: x.prod(axis=a, keepdims=k)),
+        reduce_case("reduce_l2", "l2", (3, 9), [1], True, lambda x, a, k: np.sqrt((x * x).sum(axis=a, keepdims=k))),
+        reduce_case("reduce_log_sum_exp", "log_sum_exp", (2, 1000), [1], False,
+                    lambda x, a, k: np.log(np.exp(x).sum(axis=a, keepdims=k))),
+        softmax_case("softmax_last", "softmax", (3, 1000), -1),
+        softmax_case("softmax_axis1", "softmax", (2, 7, 3), 1),
+        softmax_case("log_softmax", "log_softmax", (4, 13), 1),
+    ]
+    x, g, b = rand(2, 5, 64), rand(64), rand(64)
+    body = f"""func.func @main(%x: {ty((2, 5, 64))}, %g: {ty((64,))}, %b: {ty((64,))}) -> {ty((2, 5, 64))} {{
+  %y = kiln.layer_norm %x, %g, %b {{axis = -1 : i64, epsilon = 1.0e-5 : f32}} : ({ty((2, 5, 64))}, {ty((64,))}, {ty((64,))}) -> {ty((2, 5, 64))}
+  return %y : {ty((2, 5, 64))}
+}}"""
+
+    def layer_norm(a):
+        v = a[0].astype(np.float64)
+        mu = v.mean(-1, keepdims=True)
+        var = ((v - mu) ** 2).mean(-1, keepdims=True)
+        return [(v - mu) / np.sqrt(var + 1e-5) * a[1] + a[2]]
+    cases.append(("layer_norm", body, [x, g, b], layer_norm))
+    xs = (2, 3, 4, 4)
+    x, s, bb, m, v = rand(*xs), rand(3), rand(3), rand(3), rand(3, low=0.5, high=2.0)
+    body = f"""func.func @main(%x: {ty(xs)}, %s: {ty((3,))}, %b: {ty((3,))}, %m: {ty((3,))}, %v: {ty((3,))}) -> {ty(xs)} {{
+  %y = kiln.batch_norm %x, %s, %b, %m, %v {{epsilon = 1.0e-5 : f32}} : ({ty(xs)}, {ty((3,))}, {ty((3,))}, {ty((3,))}, {ty((3,))}) -> {ty(xs)}
+  return %y : {ty(xs)}
+}}"""
+    c = lambda t: t.astype(np.float64)[None, :, None, None]
+    cases.append(("batch_norm", body, [x, s, bb, m, v],
+                  lambda a: [(a[0] - c(a[3])) / np.sqrt(c(a[4]) + 1e-5) * c(a[1]) + c(a[2])]))
+    return cases
+
+
+def movement_cases():
+    cases = []
+    x = rand(2, 3, 4)
+    cases.append(("transpose", f"""func.func @main(%x: {ty((2, 3, 4))}) -> {ty((4, 2, 3))} {{
+  %y = kiln.transpose %x {{perm = array<i64: 2, 0, 1>}} : ({ty((2, 3, 4))}) -> {ty((4, 2, 3))}
+  return %y : {ty((4, 2, 3))}
+}}""", [x], lambda a: [a[0].transpose(2, 0, 1)]))
+    cases.append(("concat_slice", f"""func.func @main(%x: {ty((2, 3, 4))}) -> {ty((2, 3, 3))} {{
+  %c = kiln.concat %x, %x {{axis = 2 : i64}} : ({ty((2, 3, 4))}, {ty((2, 3, 4))}) -> {ty((2, 3, 8))}
+  %y = kiln.slice %c {{starts = array<i64: 1>, ends = array<i64: -1>, axes = array<i64: 2>, steps = array<i64: 2>}} : ({ty((2, 3, 8))}) -> {ty((2, 3, 3))}
+  return %y : {ty((2, 3, 3))}
+}}""", [x], lambda a: [np.concatenate([a[0], a[0]], axis=2)[:, :, 1:-1:2]]))
+    table = rand(11, 5)
+    ids = np.array([[0, 3, -1], [10, 2, 2]], dtype=np.int64)
+    cases.append(("gather_negative_index", f"""func.func @main(%t: {ty((11, 5))}, %i: {ty((2, 3), "i64")}) -> {ty((2, 3, 5))} {{
+  %y = kiln.gather %t, %i {{axis = 0 : i64}} : ({ty((11, 5))}, {ty((2, 3), "i64")}) -> {ty((2, 3, 5))}
+  return %y : {ty((2, 3, 5))}
+}}""", [table, ids], lambda a: [a[0][a[1]]]))
+    x = rand(1, 6, 1, 2)
+    cases.append(("reshape_squeeze_unsqueeze", f"""func.func @main(%x: {ty((1, 6, 1, 2))}) -> {ty((3, 1, 4))} {{
+  %s = kiln.squeeze %x {{axes = array<i64: 0, 2>}} : ({ty((1, 6, 1, 2))}) -> {ty((6, 2))}
+  %r = kiln.reshape %s : ({ty((6, 2))}) -> {ty((3, 4))}
+  %u = kiln.unsqueeze %r {{axes = array<i64: 1>}} : ({ty((3, 4))}) -> {ty((3, 1, 4))}
+  return %u : {ty((3, 1, 4))}
+}}""", [x], lambda a: [a[0].reshape(3, 1, 4)]))
+    x = rand(2, 3)
+    cases.append(("pad_tile", f"""func.func @main(%x: {ty((2, 3))}) -> {ty((8, 5))} {{
+  %p = kiln.pad constant %x {{pads = array<i64: 1, 0, 1, 2>, value = 0.5 : f64}} : ({ty((2, 3))}) -> {ty((4, 5))}
+  %t = kiln.tile %p {{repeats = array<i64: 2, 1>}} : ({ty((4, 5))}) -> {ty((8, 5))}
+  return %t : {ty((8, 5))}
+}}""", [x], lambda a: [np.tile(np.pad(a[0], ((1, 1), (0, 2)), constant_values=0.5), (2, 1))]))
+    x = rand(3, 7, low=-5, high=5)
+    cases.append(("argmax_select_cast", f"""func.func @main(%x: {ty((3, 7))}) -> ({ty((3,), "i64")}, {ty((3, 7))}) {{
+  %i = kiln.argmax %x {{axis = 1 : i64, keepdims = false}} : ({ty((3, 7))}) -> {ty((3,), "i64")}
+  %z = kiln.constant dense<0.0> : tensor<f32>
+  %c = kiln.greater %x, %z : ({ty((3, 7))}, tensor<f32>) -> {ty((3, 7), "i1")}
+  %f = kiln.cast %c : {ty((3, 7), "i1")} -> {ty((3, 7))}
+  %s = kiln.select %c, %x, %f : ({ty((3, 7), "i1")}, {ty((3, 7))}, {ty((3, 7))}) -> {ty((3, 7))}
+  return %i, %s : {ty((3,), "i64")}, {ty((3, 7))}
+}}""", [x], lambda a: [a[0].argmax(axis=1), np.where(a[0] > 0, a[0], 0.0)]))
+    return cases
+
+
+FAMILIES = {
+    "elementwise": elementwise_cases,
+    "contraction": contraction_cases,
+    "conv": conv_cases,
+    "reduction": reduction_cases,
+    "movement": movement_cases,
+}
