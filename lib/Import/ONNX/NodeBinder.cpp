@@ -5,6 +5,7 @@
 #include "NodeBinder.h"
 
 #include "ModelReader.h"
+#include "ShapeFolding.h"
 #include "TensorLoader.h"
 
 #include "mlir/IR/Matchers.h"
@@ -286,6 +287,11 @@ Value NodeBinder::foldResult(Operation *op) {
       folded.size() == 1 && folded.front().getType() == op->getResult(0).getType()) {
     op->erase();
     return folded.front();
+  }
+  if (DenseElementsAttr value = evaluateIntegerOp(op)) {
+    Value result = constant(cast<ElementsAttr>(value));
+    op->erase();
+    return result;
   }
   return op->getResult(0);
 }

@@ -1,0 +1,249 @@
+//===- ShapeFolding.cpp - Import-time evaluation of small integer ops -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Works on kiln ops (the handlers have already resolved ONNX defaults and
+// normalized axes) whose operands are integer constants of at most
+// kMaxElements elements. Floating-point values are never evaluated here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ShapeFolding.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+namespace {
+
+constexpr int64_t kMaxElements = 4096;
+
+/// A small integer tensor: row-major values widened to int64.
+struct IntTensor {
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> data;
+};
+
+std::optional<IntTensor> constantOf(Value value) {
+  DenseIntElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(attr.getType());
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxElements)
+    return std::nullopt;
+  bool zeroExtend =
+      type.getElementType().isUnsignedInteger() || type.getElementType().isInteger(1);
+  IntTensor t{SmallVector<int64_t>(type.getShape()), {}};
+  for (const APInt &v : attr.getValues<APInt>())
+    t.data.push_back(zeroExtend ? static_cast<int64_t>(v.getZExtValue())
+                                : v.getSExtValue());
+  return t;
+}
+
+DenseElementsAttr toAttr(RankedTensorType type, ArrayRef<int64_t> data) {
+  Type element = type.getElementType();
+  if (element.isInteger(1)) {
+    SmallVector<bool> bits;
+    for (int64_t v : data)
+      bits.push_back(v != 0);
+    return DenseElementsAttr::get(type, bits);
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  SmallVector<APInt> values;
+  for (int64_t v : data)
+    values.push_back(APInt(width, static_cast<uint64_t>(v), /*isSigned=*/true,
+                           /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, values);
+}
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Flat index into `shape` (right-aligned against `out`, size-1 dims
+/// broadcast) of the output element at multi-index `index`.
+int64_t broadcastIndex(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides = stridesOf(shape);
+  size_t offset = index.size() - shape.size();
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    flat += (shape[d] == 1 ? 0 : index[d + offset]) * strides[d];
+  return flat;
+}
+
+/// Evaluates `fn` over the broadcast of `operands` into `out`'s shape.
+template <typename Fn>
+std::optional<SmallVector<int64_t>> elementwise(ArrayRef<IntTensor> operands,
+                                                ArrayRef<int64_t> out, Fn fn) {
+  int64_t count = 1;
+  for (int64_t d : out)
+    count *= d;
+  SmallVector<int64_t> result, index(out.size(), 0), args(operands.size());
+  for (int64_t flat = 0; flat < count; ++flat) {
+    for (auto [i, t] : llvm::enumerate(operands))
+      args[i] = t.data[broadcastIndex(index, t.shape)];
+    std::optional<int64_t> v = fn(ArrayRef<int64_t>(args));
+    if (!v)
+      return std::nullopt;
+    result.push_back(*v);
+    for (int64_t d = static_cast<int64_t>(out.size()) - 1; d >= 0; --d) {
+      if (++index[d] < out[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return result;
+}
+
+std::optional<int64_t> binary(Operation *op, int64_t a, int64_t b) {
+  return llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
+      .Case([&](kiln::AddOp) { return a + b; })
+      .Case([&](kiln::SubOp) { return a - b; })
+      .Case([&](kiln::MulOp) { return a * b; })
+      .Case([&](kiln::DivOp) -> std::optional<int64_t> {
+        if (b == 0 || (a == INT64_MIN && b == -1))
+          return std::nullopt;
+        return a / b; // ONNX integer Div truncates
+      })
+      .Case([&](kiln::MaxOp) { return std::max(a, b); })
+      .Case([&](kiln::MinOp) { return std::min(a, b); })
+      .Case([&](kiln::EqualOp) { return int64_t(a == b); })
+      .Case([&](kiln::LessOp) { return int64_t(a < b); })
+      .Case([&](kiln::LessEqualOp) { return int64_t(a <= b); })
+      .Case([&](kiln::GreaterOp) { return int64_t(a > b); })
+      .Case([&](kiln::GreaterEqualOp) { return int64_t(a >= b); })
+      .Case([&](kiln::AndOp) { return int64_t(a && b); })
+      .Case([&](kiln::OrOp) { return int64_t(a || b); })
+      .Case([&](kiln::XorOp) { return int64_t(bool(a) != bool(b)); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// ONNX Gather along `axis` with negative indices counted from the end.
+std::optional<SmallVector<int64_t>> gather(const IntTensor &data,
+                                           const IntTensor &indices, int64_t axis) {
+  int64_t outer = 1, inner = 1, length = data.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= data.shape[d];
+  for (size_t d = axis + 1; d < data.shape.size(); ++d)
+    inner *= data.shape[d];
+  SmallVector<int64_t> result;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i : indices.data) {
+      if (i < -length || i >= length)
+        return std::nullopt;
+      int64_t row = i < 0 ? i + length : i;
+      for (int64_t k = 0; k < inner; ++k)
+        result.push_back(data.data[(o * length + row) * inner + k]);
+    }
+  return result;
+}
+
+/// Elements of a 1-D slice (the form shape arithmetic uses).
+std::optional<SmallVector<int64_t>> slice1D(kiln::SliceOp op, const IntTensor &t,
+                                            int64_t outLength) {
+  if (t.shape.size() != 1 || op.getStarts().size() != 1)
+    return std::nullopt;
+  int64_t size = t.shape[0], step = op.getSteps()[0];
+  int64_t start = op.getStarts()[0];
+  if (start < 0)
+    start += size;
+  start = step > 0 ? std::clamp<int64_t>(start, 0, size)
+                   : std::clamp<int64_t>(start, -1, size - 1);
+  SmallVector<int64_t> result;
+  for (int64_t i = 0, at = start; i < outLength; ++i, at += step) {
+    if (at < 0 || at >= size)
+      return std::nullopt;
+    result.push_back(t.data[at]);
+  }
+  return result;
+}
+
+std::optional<SmallVector<int64_t>> reduce(kiln::ReduceOp op, const IntTensor &t) {
+  if (op.getKind() != ReduceKind::prod && op.getKind() != ReduceKind::sum)
+    return std::nullopt;
+  // Shape arithmetic reduces 1-D tensors (the product of some dims).
+  if (t.shape.size() != 1)
+    return std::nullopt;
+  bool product = op.getKind() == ReduceKind::prod;
+  int64_t acc = product ? 1 : 0;
+  for (int64_t v : t.data)
+    if (product ? llvm::MulOverflow(acc, v, acc) : llvm::AddOverflow(acc, v, acc))
+      return std::nullopt;
+  return SmallVector<int64_t>{acc};
+}
+
+std::optional<SmallVector<int64_t>> evaluate(Operation *op,
+                                             ArrayRef<IntTensor> args,
+                                             RankedTensorType type) {
+  ArrayRef<int64_t> out = type.getShape();
+  if (isa<kiln::ReshapeOp, kiln::UnsqueezeOp, kiln::SqueezeOp, kiln::FlattenOp>(op))
+    return args.front().data;
+  if (isa<kiln::ExpandOp>(op))
+    return elementwise(args.take_front(), out,
+                       [](ArrayRef<int64_t> a) { return a[0]; });
+  if (auto cast = dyn_cast<kiln::CastOp>(op)) {
+    if (!isa<IntegerType>(getElementTypeOrSelf(cast.getInput())))
+      return std::nullopt;
+    return args.front().data; // truncation happens in toAttr
+  }
+  if (isa<kiln::NegOp>(op))
+    return elementwise(args, out, [](ArrayRef<int64_t> a) { return -a[0]; });
+  if (isa<kiln::NotOp>(op))
+    return elementwise(args, out, [](ArrayRef<int64_t> a) { return int64_t(!a[0]); });
+  if (isa<kiln::SelectOp>(op))
+    return elementwise(args, out,
+                       [](ArrayRef<int64_t> a) { return a[0] ? a[1] : a[2]; });
+  if (auto gatherOp = dyn_cast<kiln::GatherOp>(op))
+    return gather(args[0], args[1], gatherOp.getAxis());
+  if (auto concat = dyn_cast<kiln::ConcatOp>(op)) {
+    if (out.size() != 1)
+      return std::nullopt;
+    SmallVector<int64_t> result;
+    for (const IntTensor &t : args)
+      llvm::append_range(result, t.data);
+    return result;
+  }
+  if (auto sliceOp = dyn_cast<kiln::SliceOp>(op))
+    return slice1D(sliceOp, args.front(), out.empty() ? 0 : out.front());
+  if (auto reduceOp = dyn_cast<kiln::ReduceOp>(op))
+    return reduce(reduceOp, args.front());
+  if (args.size() == 2)
+    return elementwise(args, out, [&](ArrayRef<int64_t> a) {
+      return binary(op, a[0], a[1]);
+    });
+  return std::nullopt;
+}
+
+} // namespace
+
+DenseElementsAttr evaluateIntegerOp(Operation *op) {
+  if (op->getNumResults() != 1 || !isa<kiln::KilnDialect>(op->getDialect()) ||
+      isa<kiln::ConstantOp>(op))
+    return {};
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > kMaxElements ||
+      !isa<IntegerType>(type.getElementType()))
+    return {};
+  SmallVector<IntTensor> args;
+  for (Value operand : op->getOperands()) {
+    std::optional<IntTensor> t = constantOf(operand);
+    if (!t)
+      return {};
+    args.push_back(std::move(*t));
+  }
+  if (args.empty())
+    return {};
+  std::optional<SmallVector<int64_t>> data = evaluate(op, args, type);
+  if (!data || static_cast<int64_t>(data->size()) != type.getNumElements())
+    return {};
+  return toAttr(type, *data);
+}
+
+} // namespace kiln::onnx_import
