@@ -1,0 +1,180 @@
+# ONNX backend node tests through kilnc + kiln-run, with a tally and a strict expected-failure list.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: conformance.py --target=cpu [--json FILE] [--markdown FILE] [--filter REGEX]
+                      [--jobs N] [--timeout S] [--work DIR] [--update-xfail]
+
+Runs every ONNX backend node test case (see conformance_cases.py), classifies it
+(see conformance_run.py) and prints one line per case that is not as expected and
+a final tally. The expected failures of a target are listed in
+test/conformance/<target>-xfail.txt as `case category`; the run fails (exit 1) if a
+case fails that is not listed, fails in another category, passes although listed,
+or if a listed case does not exist. --filter limits both the cases and the list.
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import conformance_cases  # noqa: E402
+import conformance_report  # noqa: E402
+import conformance_run  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse_args():
+    build = os.environ.get("KILN_BUILD_DIR", os.path.join(ROOT, "build"))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--target", choices=["cpu"], required=True,
+                   help="code generation target (cuda: not yet)")
+    p.add_argument("--json", help="write the tally and every case's result here")
+    p.add_argument("--markdown", help="write the per-op table (docs/conformance.md) here")
+    p.add_argument("--filter", help="run only cases whose name matches this regex (re.search)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--threads", type=int, default=2, help="kiln-run --threads per case")
+    p.add_argument("--timeout", type=float, default=60, help="seconds per tool invocation")
+    p.add_argument("--work", default=os.path.join(build, "conformance"),
+                   help="scratch directory (cases are generated into WORK/node once)")
+    p.add_argument("--node-dir", help="cases to run instead of ONNX's (DIR/<case>/model.onnx, "
+                   "test_data_set_0/*.pb)")
+    p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
+    p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
+    p.add_argument("--xfail", help="expected failures (default test/conformance/TARGET-xfail.txt)")
+    p.add_argument("--update-xfail", action="store_true",
+                   help="rewrite the expected-failure list from this run's results")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every case")
+    return p.parse_args()
+
+
+def read_xfail(path):
+    """{case: category} from lines `case category  # reason`."""
+    expected = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split()
+            if len(fields) != 2 or fields[1] not in conformance_run.STATUSES[1:]:
+                sys.exit(f"error: {path}:{number}: expected `case category` with category one of "
+                         f"{', '.join(conformance_run.STATUSES[1:])}, got '{line}'")
+            expected[fields[0]] = fields[1]
+    return expected
+
+
+def write_xfail(path, target, results, old, selected):
+    """Keeps entries outside the selection, replaces those inside it with this run's failures."""
+    keep = {name: cat for name, cat in old.items() if name not in selected}
+    failures = {r["name"]: r for r in results if r["status"] != "passed"}
+    with open(path, "w") as f:
+        f.write(f"# Expected failures of scripts/conformance --target={target}: `case category`.\n"
+                "# Strict: a listed case that passes, or fails in another category, fails the run;\n"
+                "# so does an unlisted failure. Regenerate with --update-xfail; it only shrinks.\n")
+        for name in sorted(set(keep) | set(failures)):
+            if name in failures:
+                reason = re.sub(r"'/[^']*'", "'…'", failures[name]["reason"])[:160]
+                f.write(f"{name} {failures[name]['status']}  # {reason}\n")
+            else:
+                f.write(f"{name} {keep[name]}\n")
+
+
+def check_expectations(results, expected, stale):
+    """Lines describing every result that differs from the expected-failure list."""
+    problems = []
+    for r in results:
+        want = expected.get(r["name"], "passed")
+        if r["status"] == want:
+            continue
+        if want == "passed":
+            problems.append(f"NEW FAILURE ({r['status']}): {r['name']} [{r['op']}]: {r['reason']}")
+        elif r["status"] == "passed":
+            problems.append(f"UNEXPECTED PASS: {r['name']} [{r['op']}] (listed as {want}; "
+                            "remove it from the list)")
+        else:
+            problems.append(f"CHANGED ({want} -> {r['status']}): {r['name']} [{r['op']}]: "
+                            f"{r['reason']}")
+    for name in sorted(stale):
+        problems.append(f"STALE ENTRY: {name} is listed but is not a test case")
+    return problems
+
+
+def git_hash():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    args = parse_args()
+    for tool in (args.kilnc, args.kiln_run):
+        if not os.access(tool, os.X_OK):
+            sys.exit(f"error: '{tool}' is not an executable; build it first (scripts/build)")
+    xfail_path = args.xfail or os.path.join(ROOT, "test", "conformance", f"{args.target}-xfail.txt")
+    expected = read_xfail(xfail_path) if os.path.exists(xfail_path) else {}
+
+    node_dir, source = args.node_dir, f"from {args.node_dir}"
+    if node_dir is None:
+        node_dir, source = conformance_cases.shipped_node_dir(), "shipped with onnx"
+    if node_dir is None:
+        node_dir = conformance_cases.generate_node_cases(os.path.join(args.work, "node"))
+        source = "generated from onnx.backend.test.case.node"
+    cases = conformance_cases.list_cases(node_dir)
+    pattern = re.compile(args.filter) if args.filter else None
+    cases = [(name, op) for name, op in cases if not pattern or pattern.search(name)]
+    selected = {name for name, _ in cases}
+    # Listed cases that the filter selects but that do not exist.
+    stale = {n for n in expected if (not pattern or pattern.search(n)) and n not in selected}
+    print(f"conformance {args.target}: {len(cases)} cases ({source}, "
+          f"onnx {conformance_cases.onnx.__version__}), {args.jobs} jobs", flush=True)
+
+    tools = {"kilnc": args.kilnc, "kiln_run": args.kiln_run}
+    start = time.monotonic()
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(conformance_run.run_case, name, op, os.path.join(node_dir, name),
+                               os.path.join(args.work, args.target, name), tools,
+                               args.timeout, args.threads) for name, op in cases]
+        for future in futures:
+            r = future.result()
+            results.append(r)
+            if args.verbose:
+                print(f"{r['status']:<11} {r['name']} [{r['op']}] {r['reason']}".rstrip(), flush=True)
+    seconds = time.monotonic() - start
+
+    tally = {s: sum(r["status"] == s for r in results) for s in conformance_run.STATUSES}
+    summary = {"target": args.target, "date": datetime.date.today().isoformat(),
+               "kiln": git_hash(), "onnx": conformance_cases.onnx.__version__,
+               "source": source, "filter": args.filter, "total": len(results), **tally,
+               "seconds": round(seconds, 1), "cases": results}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(conformance_report.markdown(summary, conformance_run.OP_TOLERANCES))
+    if args.update_xfail:
+        write_xfail(xfail_path, args.target, results, expected, selected)
+        expected = read_xfail(xfail_path)
+
+    problems = check_expectations(results, expected, stale)
+    for line in problems:
+        print(line)
+    rate = 100.0 * tally["passed"] / max(1, len(results))
+    print(f"conformance {args.target}: total {len(results)}, passed {tally['passed']} "
+          f"({rate:.1f}%), unsupported {tally['unsupported']}, wrong {tally['wrong']}, "
+          f"crashed {tally['crashed']}, timed_out {tally['timed_out']}; "
+          f"{len(problems)} unexpected; {seconds:.0f} s")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+# The ONNX backend node test cases on disk: found in the onnx package or generated from it.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Where the node test cases come from, and how one case's data becomes .npy files.
+
+The onnx wheel used to ship `onnx/backend/test/data/node/<case>/` (model.onnx and
+test_data_set_0/{input,output}_N.pb). Recent wheels ship only the generators
+(`onnx.backend.test.case.node`), so when the data directory is absent we run the
+generators once and write the same layout, as ONNX's own `backend-test-tools
+generate-data` does for model cases. `ops.json` next to the cases maps each case to
+the ONNX op it tests (an `_expanded` case tests the same op through its function body).
+"""
+
+import json
+import os
+import re
+import shutil
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+EXPANDED = re.compile(r"_expanded(_ver\d+)?$")
+# What kiln-run reads and writes (docs/runtime.md, ".npy files").
+NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool"}
+
+
+def shipped_node_dir():
+    """The onnx package's own node test directory, or None if this wheel lacks it."""
+    path = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node")
+    return path if os.path.isdir(path) else None
+
+
+def _write_value(path, value, type_proto, name):
+    """Writes one input/output value as ONNX's test data .pb, like backend-test-tools."""
+    if type_proto.HasField("sequence_type"):
+        proto = numpy_helper.from_list(value, name)
+    elif type_proto.HasField("optional_type"):
+        proto = numpy_helper.from_optional(value, name)
+    elif type_proto.HasField("map_type"):
+        proto = numpy_helper.from_dict(value, name)
+    elif isinstance(value, onnx.TensorProto):
+        proto = value
+    else:
+        proto = numpy_helper.from_array(value, name)
+    with open(path, "wb") as f:
+        f.write(proto.SerializeToString())
+
+
+def generate_node_cases(out_dir):
+    """Runs the onnx node test generators into out_dir (once per onnx version)."""
+    stamp = os.path.join(out_dir, "ops.json")
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            if json.load(f).get("onnx_version") == onnx.__version__:
+                return out_dir
+    import warnings
+    import onnx.backend.test.case.node as node_cases  # slow import: 6 s of generators
+
+    if os.path.isdir(out_dir):
+        shutil.rmtree(out_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node_cases.collect_testcases(None)
+    ops = {}
+    for case in cases:
+        graph = case.model.graph
+        case_dir = os.path.join(out_dir, case.name)
+        data_dir = os.path.join(case_dir, "test_data_set_0")
+        os.makedirs(data_dir)
+        with open(os.path.join(case_dir, "model.onnx"), "wb") as f:
+            f.write(case.model.SerializeToString())
+        inputs, outputs = case.data_sets[0]
+        for j, value in enumerate(inputs):
+            _write_value(os.path.join(data_dir, f"input_{j}.pb"), value,
+                         graph.input[j].type, graph.input[j].name)
+        for j, value in enumerate(outputs):
+            _write_value(os.path.join(data_dir, f"output_{j}.pb"), value,
+                         graph.output[j].type, graph.output[j].name)
+        if len(graph.node) == 1 and not EXPANDED.search(case.name):
+            ops[case.name] = graph.node[0].op_type
+    with open(stamp, "w") as f:
+        json.dump({"onnx_version": onnx.__version__, "ops": ops}, f, indent=0, sort_keys=True)
+    return out_dir
+
+
+def list_cases(node_dir):
+    """[(case name, op type)] for every case directory under node_dir, sorted by name."""
+    ops = {}
+    stamp = os.path.join(node_dir, "ops.json")
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            ops = json.load(f)["ops"]
+    names = sorted(d for d in os.listdir(node_dir)
+                   if os.path.isfile(os.path.join(node_dir, d, "model.onnx")))
+    result = []
+    for name in names:
+        op = ops.get(name) or ops.get(EXPANDED.sub("", name))
+        if op is None:
+            model = onnx.load(os.path.join(node_dir, name, "model.onnx"), load_external_data=False)
+            op = model.graph.node[0].op_type if len(model.graph.node) == 1 else "(graph)"
+        result.append((name, op))
+    return result
+
+
+def safe_name(name):
+    """The file name kiln-run uses for a tensor name (kiln-run --output-dir/--compare)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def _read_tensor(path):
+    proto = onnx.TensorProto()
+    with open(path, "rb") as f:
+        proto.ParseFromString(f.read())
+    return numpy_helper.to_array(proto)
+
+
+def convert_data(case_dir, work_dir):
+    """Converts test_data_set_0's .pb files to .npy under work_dir.
+
+    Returns [(input name, .npy path)] and the expected-output directory, or raises
+    ValueError naming the value that .npy/kiln-run cannot hold (non-tensor types,
+    strings, dtypes without a NumPy equivalent such as bfloat16 or float8).
+    """
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    initializers = {t.name for t in model.graph.initializer}
+    graph_inputs = [v for v in model.graph.input if v.name not in initializers]
+    expected_dir = os.path.join(work_dir, "expected")
+    os.makedirs(expected_dir, exist_ok=True)
+    inputs = []
+    for kind, values, directory in (("input", graph_inputs, work_dir),
+                                    ("output", model.graph.output, expected_dir)):
+        for j, info in enumerate(values):
+            if not info.type.HasField("tensor_type"):
+                raise ValueError(f"{kind} '{info.name}' is not a tensor "
+                                 f"({info.type.WhichOneof('value')})")
+            pb = os.path.join(data_dir, f"{kind}_{j}.pb")
+            array = _read_tensor(pb)
+            elem = info.type.tensor_type.elem_type
+            if array.dtype.name not in NPY_DTYPES or elem == onnx.TensorProto.BFLOAT16:
+                raise ValueError(f"{kind} '{info.name}' has dtype "
+                                 f"{onnx.TensorProto.DataType.Name(elem)}, which kiln-run's "
+                                 ".npy files cannot hold")
+            path = os.path.join(directory, f"{kind}_{j}.npy" if kind == "input"
+                                else safe_name(info.name) + ".npy")
+            np.save(path, array)
+            if kind == "input":
+                inputs.append((info.name, path))
+    return inputs, expected_dir
