@@ -100,7 +100,7 @@ void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createCSEPass());
 }
 
-void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &) {
+void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 1. The model function becomes the private @kiln_entry the artifact's
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
@@ -119,7 +119,19 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &) {
   bufferization::buildBufferDeallocationPipeline(pm);
   // 5. Copies into strided views become linalg.copy (no runtime library).
   pm.addNestedPass<func::FuncOp>(createKilnCopiesToLinalgPass());
-  // 6. Loops; LLVM's vectorizer works on the innermost ones.
+  // 6. Matmuls get register-blocked vector kernels (before the generic
+  //    loops below would take them).
+  KilnCPUMatmulPassOptions matmul;
+  matmul.vectorWidth = options.vectorWidth;
+  matmul.tileRows = options.matmul.rows;
+  matmul.tileVectors = options.matmul.vectors;
+  matmul.tileM = options.matmul.m;
+  matmul.tileN = options.matmul.n;
+  matmul.tileK = options.matmul.k;
+  pm.addNestedPass<func::FuncOp>(createKilnCPUMatmulPass(matmul));
+  // 7. Parallel loops run on the runtime's thread pool.
+  pm.addPass(createKilnOutlineParallelLoopsPass());
+  // 8. Everything else: loops; LLVM's vectorizer works on the innermost ones.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -128,6 +140,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &) {
 void buildLLVMLoweringPipeline(OpPassManager &pm, const PipelineOptions &) {
   // Structured control flow and views first, then each dialect to LLVM;
   // affine.apply from the view expansion needs lower-affine after it.
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

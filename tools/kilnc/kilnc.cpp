@@ -65,6 +65,12 @@ static cl::opt<std::string>
                        "LLVM x86 CPU name"),
               cl::value_desc("cpu"), cl::init("native"), cl::cat(kilncCategory));
 
+static cl::opt<std::string> matmulTile(
+    "matmul-tile",
+    cl::desc("CPU matmul blocking ROWSxVECTORSxMxNxK: register tile of ROWS x "
+             "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256)"),
+    cl::value_desc("tiles"), cl::init(""), cl::cat(kilncCategory));
+
 static cl::opt<bool> verbose("v", cl::desc("Print each stage and its time to stderr"),
                              cl::cat(kilncCategory));
 
@@ -153,6 +159,18 @@ int main(int argc, char **argv) {
 
   kiln::PipelineOptions options;
   options.target = targetOption;
+  if (!matmulTile.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(matmulTile).split(parts, 'x');
+    int64_t *fields[] = {&options.matmul.rows, &options.matmul.vectors, &options.matmul.m,
+                         &options.matmul.n, &options.matmul.k};
+    if (parts.size() != 5)
+      return fail("--matmul-tile='" + matmulTile + "': expected ROWSxVECTORSxMxNxK");
+    for (auto [part, field] : llvm::zip(parts, fields))
+      if (part.getAsInteger(10, *field) || *field < 1 || *field > 4096)
+        return fail("--matmul-tile='" + matmulTile + "': '" + part +
+                    "' is not an integer in [1, 4096]");
+  }
   std::optional<kiln::ModelSignature> signature;
   for (int s = static_cast<int>(kiln::Stage::Graph); s <= static_cast<int>(*stage);
        ++s) {

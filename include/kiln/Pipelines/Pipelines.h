@@ -30,9 +30,21 @@ enum class Target { CPU, CUDA };
 /// reported, not faked).
 bool isStageImplemented(Stage stage, Target target);
 
+/// Blocking of the CPU matmul kernels (see the kiln-cpu-matmul pass): a
+/// register tile of `rows` x `vectors` vectors, cache blocks of m x n x k.
+/// The default 6 x 4 vectors (24 accumulators, one broadcast of A per 4 FMAs)
+/// measured faster than 8 x 2 on Zen 5 (docs/benchmarks.md).
+struct CPUMatmulTiling {
+  int64_t rows = 6, vectors = 4;
+  int64_t m = 72, n = 256, k = 256;
+};
+
 /// Everything a pipeline needs to know; filled by the tools from their flags.
 struct PipelineOptions {
   Target target = Target::CPU;
+  /// f32 lanes of the CPU's vectors: 16 with AVX-512, 8 with AVX2.
+  int64_t vectorWidth = 16;
+  CPUMatmulTiling matmul;
 };
 
 /// Stage 2: graph-level simplification on `kiln` ops.

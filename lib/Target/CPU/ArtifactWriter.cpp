@@ -127,7 +127,7 @@ llvm::Error buildRunWrapper(DescriptorBuilder &d, llvm::Function *entry,
                             const ModelSignature &signature, llvm::Function *run) {
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(d.context, "entry", run));
   llvm::Value *buffers = run->getArg(0), *dimsArg = run->getArg(1);
-  std::vector<llvm::Value *> args;
+  std::vector<llvm::Value *> args = {run->getArg(2)}; // kiln_abi_host *
   unsigned tensorIndex = 0, dimIndex = 0;
   for (const auto *list : {&signature.inputs, &signature.outputs}) {
     for (const TensorSignature &tensor : *list) {
@@ -163,6 +163,124 @@ llvm::Error buildRunWrapper(DescriptorBuilder &d, llvm::Function *entry,
   return llvm::Error::success();
 }
 
+/// Packs `value` into a 64-bit slot (pointers, integers, floats).
+llvm::Value *toSlot(llvm::IRBuilder<> &b, llvm::Value *value) {
+  llvm::Type *type = value->getType(), *i64 = b.getInt64Ty();
+  if (type->isPointerTy())
+    return b.CreatePtrToInt(value, i64);
+  if (type->isIntegerTy())
+    return b.CreateZExtOrTrunc(value, i64);
+  if (type->isFloatTy())
+    return b.CreateZExt(b.CreateBitCast(value, b.getInt32Ty()), i64);
+  return b.CreateBitCast(value, i64); // double
+}
+
+/// Unpacks a 64-bit slot into `type` (the inverse of toSlot).
+llvm::Value *fromSlot(llvm::IRBuilder<> &b, llvm::Value *slot, llvm::Type *type) {
+  if (type->isPointerTy())
+    return b.CreateIntToPtr(slot, type);
+  if (type->isIntegerTy())
+    return b.CreateTrunc(slot, type);
+  if (type->isFloatTy())
+    return b.CreateBitCast(b.CreateTrunc(slot, b.getInt32Ty()), type);
+  return b.CreateBitCast(slot, type);
+}
+
+bool isSlotType(llvm::Type *type) {
+  return type->isPointerTy() || (type->isIntegerTy() && type->getIntegerBitWidth() <= 64) ||
+         type->isFloatTy() || type->isDoubleTy();
+}
+
+/// Defines `launch(host, count, captured...)` for `task(i, captured...)`:
+/// packs the captured values into 64-bit slots and calls
+/// host->parallel_for(host->context, 0, count, trampoline, slots), or runs
+/// the iterations itself when there is no host.
+llvm::Error defineLauncher(llvm::Module &module, llvm::Function *launch,
+                           llvm::Function *task) {
+  llvm::LLVMContext &context = module.getContext();
+  unsigned captured = launch->arg_size() - 2;
+  if (task->arg_size() != captured + 1)
+    return llvm::createStringError("@" + launch->getName().str() +
+                                   " does not match @" + task->getName().str());
+  for (llvm::Argument &arg : launch->args())
+    if (!isSlotType(arg.getType()))
+      return llvm::createStringError("@" + launch->getName().str() +
+                                     " captures a value that is not a scalar or pointer");
+  auto *ptr = llvm::PointerType::getUnqual(context);
+  auto *i64 = llvm::Type::getInt64Ty(context);
+  launch->setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  // trampoline(slots, i): task(i, unpack(slots)...)
+  auto *trampolineType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr, i64}, false);
+  auto *trampoline = llvm::Function::Create(trampolineType, llvm::GlobalValue::InternalLinkage,
+                                            launch->getName() + ".trampoline", module);
+  {
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", trampoline));
+    std::vector<llvm::Value *> args = {trampoline->getArg(1)};
+    for (unsigned j = 0; j < captured; ++j) {
+      llvm::Value *slot = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, trampoline->getArg(0), j));
+      args.push_back(fromSlot(b, slot, task->getArg(j + 1)->getType()));
+    }
+    b.CreateCall(task, args);
+    b.CreateRetVoid();
+  }
+
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", launch));
+  llvm::Value *host = launch->getArg(0), *count = launch->getArg(1);
+  llvm::Value *slots = b.CreateAlloca(i64, b.getInt64(std::max(captured, 1u)));
+  for (unsigned j = 0; j < captured; ++j)
+    b.CreateStore(toSlot(b, launch->getArg(j + 2)),
+                  b.CreateConstInBoundsGEP1_64(i64, slots, j));
+  auto *pooled = llvm::BasicBlock::Create(context, "pooled", launch);
+  auto *serial = llvm::BasicBlock::Create(context, "serial", launch);
+  auto *done = llvm::BasicBlock::Create(context, "done", launch);
+  b.CreateCondBr(b.CreateIsNull(host), serial, pooled);
+
+  // kiln_abi_host: { void *context; parallel_for; int32_t num_threads; }
+  b.SetInsertPoint(pooled);
+  llvm::Value *hostContext = b.CreateLoad(ptr, host);
+  llvm::Value *parallelFor = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, host, 1));
+  auto *parallelForType = llvm::FunctionType::get(
+      b.getVoidTy(), {ptr, i64, i64, ptr, ptr}, false);
+  b.CreateCall(parallelForType, parallelFor, {hostContext, b.getInt64(0), count, trampoline, slots});
+  b.CreateBr(done);
+
+  b.SetInsertPoint(serial);
+  auto *loop = llvm::BasicBlock::Create(context, "loop", launch);
+  auto *entryBlock = b.GetInsertBlock();
+  b.CreateCondBr(b.CreateICmpSGT(count, b.getInt64(0)), loop, done);
+  b.SetInsertPoint(loop);
+  llvm::PHINode *i = b.CreatePHI(i64, 2);
+  i->addIncoming(b.getInt64(0), entryBlock);
+  b.CreateCall(trampoline, {slots, i});
+  llvm::Value *nextI = b.CreateAdd(i, b.getInt64(1));
+  i->addIncoming(nextI, loop);
+  b.CreateCondBr(b.CreateICmpSLT(nextI, count), loop, done);
+
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+/// Defines every launcher declaration kiln-outline-parallel-loops left.
+llvm::Error defineLaunchers(llvm::Module &module) {
+  std::vector<llvm::Function *> launchers;
+  for (llvm::Function &function : module)
+    if (function.isDeclaration() && function.getName().starts_with(kLaunchPrefix))
+      launchers.push_back(&function);
+  for (llvm::Function *launch : launchers) {
+    std::string taskName =
+        (kTaskPrefix + launch->getName().drop_front(kLaunchPrefix.size())).str();
+    llvm::Function *task = module.getFunction(taskName);
+    if (!task)
+      return llvm::createStringError("no @" + taskName + " for @" + launch->getName().str());
+    task->setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (llvm::Error error = defineLauncher(module, launch, task))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature) {
@@ -172,6 +290,8 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
                                    kEntryFunctionName.str());
   // Only kiln_run calls the entry: internal linkage lets LLVM inline it.
   entry->setLinkage(llvm::GlobalValue::InternalLinkage);
+  if (llvm::Error error = defineLaunchers(module))
+    return error;
   uint64_t weightsBytes = embeddedConstantBytes(module);
   DescriptorBuilder d(module);
 

@@ -6,6 +6,7 @@
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace kiln {
@@ -25,6 +26,15 @@ struct KilnPrepareEntryPass final
       return signalPassFailure();
     model.setName(kEntryFunctionName);
     model.setPrivate();
+    // The runtime's services (kiln_abi_host) for parallel loops.
+    mlir::MLIRContext *context = &getContext();
+    if (failed(model.insertArgument(
+            0, mlir::LLVM::LLVMPointerType::get(context),
+            mlir::DictionaryAttr::get(
+                context, {mlir::NamedAttribute(mlir::StringAttr::get(context, kHostArgAttr),
+                                               mlir::UnitAttr::get(context))}),
+            model.getLoc())))
+      return signalPassFailure();
   }
 };
 } // namespace

@@ -1,7 +1,8 @@
 // RUN: kiln-opt %s --split-input-file --kiln-prepare-entry -verify-diagnostics | FileCheck %s
 
-/// The single public function becomes the private @kiln_entry.
-// CHECK: func.func private @kiln_entry(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
+/// The single public function becomes the private @kiln_entry, with the
+/// runtime's host pointer as a new first argument.
+// CHECK: func.func private @kiln_entry(%{{.*}}: !llvm.ptr {kiln.host}, %{{.*}}: tensor<4xf32>) -> tensor<4xf32>
 // CHECK: func.func private @helper
 func.func @model(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
@@ -13,7 +14,7 @@ func.func private @helper() {
 // -----
 
 /// With several public functions the model must be called main.
-// CHECK: func.func private @kiln_entry()
+// CHECK: func.func private @kiln_entry(%{{.*}}: !llvm.ptr {kiln.host})
 // CHECK: func.func @other()
 func.func @main() {
   return

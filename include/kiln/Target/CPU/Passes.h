@@ -11,6 +11,12 @@ namespace kiln {
 
 /// The symbol the model function gets during codegen.
 inline constexpr llvm::StringLiteral kEntryFunctionName = "kiln_entry";
+/// Marks the entry's first argument, the `kiln_abi_host *` of the runtime.
+inline constexpr llvm::StringLiteral kHostArgAttr = "kiln.host";
+/// Prefixes of outlined parallel loop bodies and of their launchers, which
+/// the artifact writer defines (kiln-outline-parallel-loops).
+inline constexpr llvm::StringLiteral kTaskPrefix = "kiln_task_";
+inline constexpr llvm::StringLiteral kLaunchPrefix = "kiln_launch_";
 
 #define GEN_PASS_DECL
 #include "kiln/Target/CPU/Passes.h.inc"

@@ -18,9 +18,11 @@ def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
     LLVM inline it into the wrapper.
 
     Pre-condition: the module has exactly one public `func.func` (the model),
-    or one named `main`. Post-condition: it is `private @kiln_entry`.
+    or one named `main`. Post-condition: it is `private @kiln_entry` with a
+    new first argument `!llvm.ptr {kiln.host}`, the runtime's
+    `kiln_abi_host *`, which parallel loops use.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def KilnCopiesToLinalgPass : Pass<"kiln-copies-to-linalg", "mlir::func::FuncOp"> {
@@ -35,6 +37,50 @@ def KilnCopiesToLinalgPass : Pass<"kiln-copies-to-linalg", "mlir::func::FuncOp">
     Post-condition: no `memref.copy` is left.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::func::FuncOp"> {
+  let summary = "Register-blocked, vectorized f32 matmul kernels for the CPU";
+  let description = [{
+    Rewrites each f32 `linalg.matmul` on buffers (C += A B, unit innermost
+    stride) into cache-blocked loops (`tile-n` x `tile-k` x `tile-m`) around
+    a register-blocked micro-kernel: `tile-rows` rows x 2 vectors of
+    `vector-width` lanes held in registers as loop-carried accumulators
+    across the k loop, one broadcast of A and two loads of B per k step, all
+    `vector.fma`. Rows that do not fill a block run a one-row kernel; columns
+    that do not fill a block use masked loads and stores, so every size is
+    handled without scalar loops. Runs after bufferization and before
+    linalg-to-loops; other linalg ops are left alone.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "16",
+           "f32 lanes per vector (16 for AVX-512, 8 for AVX2)">,
+    Option<"tileRows", "tile-rows", "int64_t", "8",
+           "rows of C per micro-kernel">,
+    Option<"tileVectors", "tile-vectors", "int64_t", "2",
+           "vectors of C per micro-kernel row (accumulators = rows x vectors)">,
+    Option<"tileM", "tile-m", "int64_t", "64", "rows of A per cache block">,
+    Option<"tileN", "tile-n", "int64_t", "256", "columns of B per cache block">,
+    Option<"tileK", "tile-k", "int64_t", "256", "depth of a cache block">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KilnOutlineParallelLoopsPass
+    : Pass<"kiln-outline-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Run 1-D scf.parallel loops on the runtime's thread pool";
+  let description = [{
+    Each outermost one-dimensional `scf.parallel` in a function with a
+    `{kiln.host}` argument becomes a call to a launcher declaration
+    `@kiln_launch_<n>(%host, %count, captured...)`, and its body the private
+    function `@kiln_task_<n>(%i, captured...)`. The artifact writer defines
+    each launcher after translation to LLVM IR: it packs the captured values
+    and calls the host's `parallel_for` with a trampoline to the task (or
+    loops itself when there is no host). Constants are cloned into the task
+    rather than captured. Afterwards the `{kiln.host}` marker is removed.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
 }
 
 #endif // KILN_TARGET_CPU_PASSES_TD

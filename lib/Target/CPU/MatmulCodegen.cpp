@@ -1,0 +1,327 @@
+//===- MatmulCodegen.cpp - The kiln-cpu-matmul pass -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// C += A B as cache blocks around a register-blocked micro-kernel:
+//
+//   for jc in N step NC; for pc in K step KC; for ic in M step MC:
+//     for jr in [jc, jc+NC) step NR:           // NR = 2 vectors
+//       for ir in full MR-row blocks: kernel<MR>  // MR x 2 accumulators
+//       for ir in the leftover rows:  kernel<1>
+//
+// The accumulators are iter_args of the k loop, so they live in registers;
+// per k step the kernel loads two vectors of B, broadcasts MR scalars of A
+// and issues 2 MR FMAs. The B panel (KC x NR) stays in L1 across the MR-row
+// blocks of one MC block; the A block (MC x KC) in L2. Column edges use
+// masked loads/stores instead of scalar code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNCPUMATMULPASS
+#include "kiln/Target/CPU/Passes.h.inc"
+
+namespace {
+
+/// Parameters of one kernel instance.
+struct KernelShape {
+  int64_t vectorWidth;
+  int64_t vectors; // per row
+  int64_t rows;
+};
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+/// Where a kernel reads its operands: A either from the matrix (one row at a
+/// time) or from the packed MR-row panel, B always from the packed panel.
+struct KernelSource {
+  Value a;        // A (2-D) or the packed A panel buffer (1-D)
+  Value aPanel;   // offset of this row panel in the packed A buffer, or null
+  Value bPacked;  // packed B buffer (1-D)
+  Value bPanel;   // offset of this column panel in the packed B buffer
+  Value depth;    // k steps of the cache block
+  Value k0;       // first k of the cache block (for unpacked A)
+};
+
+/// C[ir:ir+rows, jr:jr+NR] += A[ir:ir+rows, k0:k0+depth] B[k0:k0+depth, jr:jr+NR]
+/// with rows x vectors accumulators carried by the k loop; `masks` (one per
+/// vector) when the columns do not fill the block.
+void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
+                const KernelShape &shape, Value ir, Value jr, ArrayRef<Value> masks) {
+  auto vectorType = VectorType::get({shape.vectorWidth}, b.getF32Type());
+  int64_t nr = shape.vectors * shape.vectorWidth;
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+  SmallVector<Value> rows, cols;
+  for (int64_t r = 0; r < shape.rows; ++r)
+    rows.push_back(r == 0 ? ir : add(b, loc, ir, index(b, loc, r)));
+  for (int64_t v = 0; v < shape.vectors; ++v)
+    cols.push_back(v == 0 ? jr : add(b, loc, jr, index(b, loc, v * shape.vectorWidth)));
+  SmallVector<Value> accumulators;
+  for (int64_t r = 0; r < shape.rows; ++r)
+    for (int64_t v = 0; v < shape.vectors; ++v) {
+      ValueRange at = {rows[r], cols[v]};
+      accumulators.push_back(
+          masks.empty()
+              ? vector::LoadOp::create(b, loc, vectorType, c, at).getResult()
+              : vector::MaskedLoadOp::create(b, loc, vectorType, c, at, masks[v], zero)
+                    .getResult());
+    }
+
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, loc, 0), src.depth, index(b, loc, 1), accumulators,
+      [&](OpBuilder &nb, Location nl, Value k, ValueRange acc) {
+        Value bRow = add(nb, nl, src.bPanel, mul(nb, nl, k, index(nb, nl, nr)));
+        SmallVector<Value> bVectors;
+        for (int64_t v = 0; v < shape.vectors; ++v)
+          bVectors.push_back(vector::LoadOp::create(
+              nb, nl, vectorType, src.bPacked,
+              ValueRange{add(nb, nl, bRow, index(nb, nl, v * shape.vectorWidth))}));
+        Value aRow = src.aPanel ? add(nb, nl, src.aPanel,
+                                      mul(nb, nl, k, index(nb, nl, shape.rows)))
+                                : Value();
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < shape.rows; ++r) {
+          Value a = src.aPanel
+                        ? memref::LoadOp::create(
+                              nb, nl, src.a, ValueRange{add(nb, nl, aRow, index(nb, nl, r))})
+                              .getResult()
+                        : memref::LoadOp::create(nb, nl, src.a,
+                                                 ValueRange{rows[r], add(nb, nl, src.k0, k)})
+                              .getResult();
+          Value splat = vector::BroadcastOp::create(nb, nl, vectorType, a);
+          for (int64_t v = 0; v < shape.vectors; ++v)
+            next.push_back(vector::FMAOp::create(nb, nl, splat, bVectors[v],
+                                                 acc[r * shape.vectors + v]));
+        }
+        scf::YieldOp::create(nb, nl, next);
+      });
+
+  for (int64_t r = 0; r < shape.rows; ++r)
+    for (int64_t v = 0; v < shape.vectors; ++v) {
+      Value result = loop.getResult(r * shape.vectors + v);
+      ValueRange at = {rows[r], cols[v]};
+      if (masks.empty())
+        vector::StoreOp::create(b, loc, result, c, at);
+      else
+        vector::MaskedStoreOp::create(b, loc, c, at, masks[v], result);
+    }
+}
+
+/// Masks for the `vectors` vectors of a column panel with `cols` valid columns.
+SmallVector<Value> columnMasks(OpBuilder &b, Location loc, Value cols, int64_t vectorWidth,
+                               int64_t vectors) {
+  SmallVector<Value> masks;
+  for (int64_t v = 0; v < vectors; ++v) {
+    Value left = arith::SubIOp::create(b, loc, cols, index(b, loc, v * vectorWidth));
+    Value lanes = arith::MaxSIOp::create(
+        b, loc, index(b, loc, 0), arith::MinSIOp::create(b, loc, left, index(b, loc, vectorWidth)));
+    masks.push_back(vector::CreateMaskOp::create(
+        b, loc, VectorType::get({vectorWidth}, b.getI1Type()), ValueRange{lanes}));
+  }
+  return masks;
+}
+
+/// A unit-stride-innermost f32 2-D buffer the kernel can vector-load from.
+bool isVectorizableBuffer(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || type.getRank() != 2 || !type.getElementType().isF32())
+    return false;
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1;
+}
+
+/// Emits `for (i = lo; i < hi; i += step) body(i)`.
+void forLoop(OpBuilder &b, Location loc, Value lo, Value hi, Value step,
+             function_ref<void(OpBuilder &, Value)> body) {
+  scf::ForOp::create(b, loc, lo, hi, step, {},
+                     [&](OpBuilder &nb, Location nl, Value i, ValueRange) {
+                       body(nb, i);
+                       scf::YieldOp::create(nb, nl);
+                     });
+}
+
+struct MatmulRewriter {
+  const KilnCPUMatmulPassOptions &options;
+
+  /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns.
+  void packB(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
+             Value depth, Value jc, Value jcEnd) {
+    int64_t vw = options.vectorWidth, nr = options.tileVectors * vw;
+    auto vectorType = VectorType::get({vw}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+    forLoop(b, loc, jc, jcEnd, index(b, loc, nr), [&](OpBuilder &b1, Value jr) {
+      Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, jr, jc),
+                                           index(b1, loc, nr));
+      Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, nr)));
+      SmallVector<Value> masks = columnMasks(
+          b1, loc, arith::SubIOp::create(b1, loc, jcEnd, jr), vw, options.tileVectors);
+      forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
+        Value row = add(b2, loc, pc, kk);
+        Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
+        for (int64_t v = 0; v < options.tileVectors; ++v) {
+          Value col = add(b2, loc, jr, index(b2, loc, v * vw));
+          Value value = vector::MaskedLoadOp::create(b2, loc, vectorType, bMatrix,
+                                                     ValueRange{row, col}, masks[v], zero);
+          vector::StoreOp::create(b2, loc, value, bPacked,
+                                  ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
+        }
+      });
+    });
+  }
+
+  /// Apack[q][kk][0:MR] = A[ic+q*MR : +MR, pc+kk] for the full MR-row panels.
+  void packA(OpBuilder &b, Location loc, Value aMatrix, Value aPacked, Value pc, Value depth,
+             Value ic, Value fullEnd) {
+    int64_t mr = options.tileRows;
+    forLoop(b, loc, ic, fullEnd, index(b, loc, mr), [&](OpBuilder &b1, Value ir) {
+      Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, ir, ic),
+                                           index(b1, loc, mr));
+      Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, mr)));
+      forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
+        Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, mr)));
+        Value col = add(b2, loc, pc, kk);
+        for (int64_t r = 0; r < mr; ++r) {
+          Value value = memref::LoadOp::create(
+              b2, loc, aMatrix, ValueRange{add(b2, loc, ir, index(b2, loc, r)), col});
+          memref::StoreOp::create(b2, loc, value, aPacked,
+                                  ValueRange{add(b2, loc, at, index(b2, loc, r))});
+        }
+      });
+    });
+  }
+
+  void rewrite(linalg::MatmulOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value aMatrix = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    Value M = memref::DimOp::create(b, loc, aMatrix, 0);
+    Value K = memref::DimOp::create(b, loc, aMatrix, 1);
+    Value N = memref::DimOp::create(b, loc, bMatrix, 1);
+    int64_t vw = options.vectorWidth, nv = options.tileVectors, nr = nv * vw,
+            mr = options.tileRows;
+    int64_t tileN = llvm::divideCeil(options.tileN, nr) * nr;
+    int64_t tileM = llvm::divideCeil(options.tileM, mr) * mr;
+    auto packType = [&](int64_t size) {
+      return MemRefType::get({size}, b.getF32Type());
+    };
+    IntegerAttr alignment = b.getI64IntegerAttr(64);
+    auto minimum = [&](OpBuilder &nb, Value x, Value y) -> Value {
+      return arith::MinSIOp::create(nb, loc, x, y);
+    };
+
+    // Column blocks are independent: they run in parallel (kiln-outline-
+    // parallel-loops), each with its own packing buffers.
+    Value blocks = arith::CeilDivUIOp::create(b, loc, N, index(b, loc, tileN));
+    scf::ParallelOp::create(
+        b, loc, ValueRange{index(b, loc, 0)}, ValueRange{blocks}, ValueRange{index(b, loc, 1)},
+        [&](OpBuilder &b1, Location, ValueRange ivs) {
+      Value jc = mul(b1, loc, ivs[0], index(b1, loc, tileN));
+      Value jcEnd = minimum(b1, add(b1, loc, jc, index(b1, loc, tileN)), N);
+      Value bPacked = memref::AllocOp::create(b1, loc, packType(tileN * options.tileK),
+                                              ValueRange{}, alignment);
+      Value aPacked = memref::AllocOp::create(b1, loc, packType(tileM * options.tileK),
+                                              ValueRange{}, alignment);
+      forLoop(b1, loc, index(b1, loc, 0), K, index(b1, loc, options.tileK),
+              [&](OpBuilder &b2, Value pc) {
+        Value depth = arith::SubIOp::create(
+            b2, loc, minimum(b2, add(b2, loc, pc, index(b2, loc, options.tileK)), K), pc);
+        packB(b2, loc, bMatrix, bPacked, pc, depth, jc, jcEnd);
+        forLoop(b2, loc, index(b2, loc, 0), M, index(b2, loc, tileM),
+                [&](OpBuilder &b3, Value ic) {
+          Value icEnd = minimum(b3, add(b3, loc, ic, index(b3, loc, tileM)), M);
+          Value fullRows = mul(b3, loc,
+                               arith::DivUIOp::create(b3, loc,
+                                                      arith::SubIOp::create(b3, loc, icEnd, ic),
+                                                      index(b3, loc, mr)),
+                               index(b3, loc, mr));
+          Value fullEnd = add(b3, loc, ic, fullRows);
+          packA(b3, loc, aMatrix, aPacked, pc, depth, ic, fullEnd);
+          forLoop(b3, loc, jc, jcEnd, index(b3, loc, nr), [&](OpBuilder &b4, Value jr) {
+            Value cols = arith::SubIOp::create(b4, loc, jcEnd, jr);
+            Value panel = arith::DivUIOp::create(b4, loc, arith::SubIOp::create(b4, loc, jr, jc),
+                                                 index(b4, loc, nr));
+            KernelSource src;
+            src.bPacked = bPacked;
+            src.bPanel = mul(b4, loc, panel, mul(b4, loc, depth, index(b4, loc, nr)));
+            src.depth = depth;
+            src.k0 = pc;
+            auto rowLoops = [&](OpBuilder &nb, ArrayRef<Value> masks) {
+              forLoop(nb, loc, ic, fullEnd, index(nb, loc, mr), [&](OpBuilder &kb, Value ir) {
+                KernelSource packed = src;
+                packed.a = aPacked;
+                Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, ic),
+                                                 index(kb, loc, mr));
+                packed.aPanel = mul(kb, loc, q, mul(kb, loc, depth, index(kb, loc, mr)));
+                emitKernel(kb, loc, c, packed, {vw, nv, mr}, ir, jr, masks);
+              });
+              forLoop(nb, loc, fullEnd, icEnd, index(nb, loc, 1), [&](OpBuilder &kb, Value ir) {
+                KernelSource direct = src;
+                direct.a = aMatrix;
+                emitKernel(kb, loc, c, direct, {vw, nv, 1}, ir, jr, masks);
+              });
+            };
+            Value full = arith::CmpIOp::create(b4, loc, arith::CmpIPredicate::sge, cols,
+                                               index(b4, loc, nr));
+            scf::IfOp::create(
+                b4, loc, full,
+                [&](OpBuilder &tb, Location) {
+                  rowLoops(tb, {});
+                  scf::YieldOp::create(tb, loc);
+                },
+                [&](OpBuilder &eb, Location) {
+                  rowLoops(eb, columnMasks(eb, loc, cols, vw, nv));
+                  scf::YieldOp::create(eb, loc);
+                });
+          });
+        });
+      });
+      memref::DeallocOp::create(b1, loc, aPacked);
+      memref::DeallocOp::create(b1, loc, bPacked);
+    });
+    op.erase();
+  }
+};
+
+struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> {
+  using KilnCPUMatmulPassBase::KilnCPUMatmulPassBase;
+  void runOnOperation() override {
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation().walk([&](linalg::MatmulOp op) {
+      if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&
+          llvm::all_of(op->getOperands(), isVectorizableBuffer))
+        matmuls.push_back(op);
+    });
+    KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
+    for (linalg::MatmulOp op : matmuls)
+      MatmulRewriter{options}.rewrite(op);
+  }
+};
+
+} // namespace
+} // namespace kiln

@@ -1,0 +1,27 @@
+// RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(kiln-cpu-matmul{vector-width=16 tile-rows=6 tile-vectors=4}))" | FileCheck %s
+
+/// A buffer matmul becomes parallel column blocks of packed, register-blocked
+/// kernels: 6 rows x 4 vectors = 24 accumulators carried by the k loop.
+// CHECK-LABEL: func @matmul
+// CHECK-NOT: linalg.matmul
+// CHECK: scf.parallel
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<65536xf32>
+// CHECK: vector.maskedload %{{.*}} : memref<?x?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: scf.if
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-24: vector.fma
+// CHECK: memref.dealloc
+func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+/// Other element types are left to the generic loops.
+// CHECK-LABEL: func @matmul_f64
+// CHECK: linalg.matmul
+func.func @matmul_f64(%a: memref<4x4xf64>, %b: memref<4x4xf64>, %c: memref<4x4xf64>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%c : memref<4x4xf64>)
+  return
+}
