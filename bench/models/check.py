@@ -1,0 +1,123 @@
+# Compiles each zoo model with kilnc, runs it with kiln-run and compares with onnxruntime.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: check.py --zoo DIR --work DIR --batch N [--xfail FILE] [MODEL...]
+
+DIR is what zoo.py wrote. Each model is compiled for the batch with static input
+shapes (kilnc --input-shape), run with kiln-run --output-dir, and every output is
+compared with onnxruntime's: |kiln - ort| <= RTOL * |ort| + ATOL * max|ort|
+(RTOL 1e-3, ATOL 1e-4: an absolute term relative to the output's scale, because
+deep random-weight nets give outputs of any magnitude and fp32 sums in another order).
+Statuses are those of scripts/conformance_run.py. The expected-failure list
+(`model status  # reason`) is strict: an unlisted failure, another status, or a
+listed model that passes fails the run (exit 1).
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import conformance_run  # noqa: E402
+
+RTOL, ATOL = 1e-3, 1e-4
+
+
+def compile_model(model_dir, batch, artifact, kilnc, timeout):
+    """kilnc with static shapes for this batch; None on success, else (status, reason)."""
+    with open(os.path.join(model_dir, "meta.json")) as f:
+        shapes = json.load(f)["batches"][str(batch)]
+    args = [kilnc, os.path.join(model_dir, "model.onnx"), "-o", artifact]
+    args += [f"--input-shape={name}={'x'.join(map(str, dims))}" for name, dims in shapes.items()]
+    rc, output, _ = conformance_run._run(args, timeout)
+    if rc == 0:
+        return None
+    return conformance_run._failure("kilnc", rc, output, timeout) or \
+        ("unsupported", conformance_run.first_error(output))
+
+
+def input_args(model_dir, batch):
+    inputs = os.path.join(model_dir, f"b{batch}", "inputs")
+    return [arg for name in sorted(os.listdir(inputs))
+            for arg in ("--input", f"{name[:-4]}={os.path.join(inputs, name)}")]
+
+
+def compare(out_dir, reference_dir):
+    """(ok, description) comparing every reference output with kiln-run's."""
+    notes, ok = [], True
+    for name in sorted(os.listdir(reference_dir)):
+        want = np.load(os.path.join(reference_dir, name)).astype(np.float64)
+        path = os.path.join(out_dir, name)
+        if not os.path.exists(path):
+            return False, f"no output {name}"
+        got = np.load(path).astype(np.float64)
+        if got.shape != want.shape:
+            return False, f"{name}: shape {got.shape}, expected {want.shape}"
+        scale = max(float(np.abs(want).max()), 1e-30)
+        err = np.abs(got - want)
+        bad = int((err > RTOL * np.abs(want) + ATOL * scale).sum())
+        ok &= bad == 0
+        notes.append(f"{name[:-4]} max_err/max|ref|={float(err.max()) / scale:.1e}"
+                     + (f" ({bad} of {want.size} outside)" if bad else ""))
+    return ok, "; ".join(notes)
+
+
+def check(model_dir, batch, work, tools, timeout, threads):
+    os.makedirs(work, exist_ok=True)
+    artifact = os.path.join(work, "model.so")
+    failure = compile_model(model_dir, batch, artifact, tools["kilnc"], timeout)
+    if failure:
+        return failure
+    out_dir = os.path.join(work, "out")
+    args = [tools["kiln_run"], artifact, "--output-dir", out_dir, "--threads", str(threads)]
+    rc, output, _ = conformance_run._run(args + input_args(model_dir, batch), timeout)
+    if rc != 0:
+        return conformance_run._failure("kiln-run", rc, output, timeout) or \
+            ("wrong", "kiln-run: " + conformance_run.first_error(output))
+    ok, notes = compare(out_dir, os.path.join(model_dir, f"b{batch}", "reference"))
+    return ("passed" if ok else "wrong"), notes
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--zoo", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--xfail")
+    p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--kilnc", default=os.path.join(ROOT, "build", "bin", "kilnc"))
+    p.add_argument("--kiln-run", default=os.path.join(ROOT, "build", "bin", "kiln-run"))
+    p.add_argument("models", nargs="*")
+    args = p.parse_args()
+    expected = {}
+    if args.xfail:
+        with open(args.xfail) as f:
+            for line in f:
+                fields = line.split("#", 1)[0].split()
+                if fields:
+                    expected[fields[0]] = fields[1]
+    tools = {"kilnc": args.kilnc, "kiln_run": args.kiln_run}
+    models = args.models or sorted(d for d in os.listdir(args.zoo)
+                                   if os.path.exists(os.path.join(args.zoo, d, "meta.json")))
+    unexpected = 0
+    for name in models:
+        status, notes = check(os.path.join(args.zoo, name), args.batch,
+                              os.path.join(args.work, name), tools, args.timeout, args.threads)
+        want = expected.get(name, "passed")
+        verdict = "" if status == want else f"  <-- UNEXPECTED (expected {want})"
+        unexpected += status != want
+        print(f"{name}: {status}: {notes}{verdict}", flush=True)
+    for name in sorted(set(expected) - set(models)):
+        if not args.models:
+            print(f"{name}: listed in {args.xfail} but not in the zoo  <-- UNEXPECTED")
+            unexpected += 1
+    print(f"zoo: {len(models)} models, {unexpected} unexpected")
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
