@@ -1,0 +1,222 @@
+# CPU benchmark: Kiln vs onnxruntime on kernel cases and the model zoo; records docs/benchmarks.md.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: bench/run-cpu [--threads N] [--only REGEX] [--batches 1,8] [--quick] [--no-record]
+
+Kernel cases (bench/kernels.py) and zoo models (bench/models, full size, batch 1 and 8)
+are compiled with kilnc (static shapes; artifacts cached under build/bench/artifacts by
+model hash and kilnc binary) and timed against onnxruntime's CPU provider at the same
+thread count with the same inputs, interleaved (bench/timing.py). Prints the ratio
+tables; unless --no-record, appends them to docs/benchmarks.md with the machine, the
+versions and the dispatch counts, and redraws docs/benchmarks-roofline-cpu.png.
+A model or case Kiln cannot compile is reported as skipped, with kilnc's error.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "models"))
+import kernels  # noqa: E402
+import report  # noqa: E402
+import timing  # noqa: E402
+import zoo  # noqa: E402
+
+MODELS = ["mlp", "resnet18", "resnet50", "mobilenetv2", "efficientnet", "bert", "gpt2", "vit"]
+
+
+def parse_args():
+    build = os.environ.get("KILN_BUILD_DIR", os.path.join(ROOT, "build"))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--only", help="run only cases/models whose name matches (re.search)")
+    p.add_argument("--batches", default="1,8")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds per case")
+    p.add_argument("--round-s", type=float, default=0.5, help="target seconds per round and side")
+    p.add_argument("--budget-s", type=float, default=180, help="at most this long per case")
+    p.add_argument("--compile-timeout", type=float, default=1800)
+    p.add_argument("--quick", action="store_true", help="tiny kernels, small zoo (harness check)")
+    p.add_argument("--no-record", action="store_true", help="do not touch docs/")
+    p.add_argument("--work", default=os.path.join(build, "bench"))
+    p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
+    p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
+    return p.parse_args()
+
+
+def busy():
+    """Other compile jobs on this machine (they make the numbers noisy)."""
+    out = subprocess.run(["pgrep", "-f", "ninja|cc1plus"], capture_output=True, text=True).stdout
+    return len(out.split())
+
+
+def file_hash(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 24), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def compile_cached(args, model_path, shape_args, name):
+    """The artifact for (model, shapes, kilnc), compiling it if needed; or raises RuntimeError."""
+    st = os.stat(args.kilnc)
+    key = hashlib.sha256(json.dumps([file_hash(model_path), shape_args, st.st_size,
+                                     st.st_mtime_ns]).encode()).hexdigest()[:16]
+    directory = os.path.join(args.work, "artifacts")
+    os.makedirs(directory, exist_ok=True)
+    artifact = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9]+', '_', name)}-{key}.so")
+    if os.path.exists(artifact):
+        return artifact, None
+    start = time.monotonic()
+    proc = subprocess.run([args.kilnc, model_path, "-o", artifact + ".tmp"] + shape_args,
+                          capture_output=True, text=True, timeout=args.compile_timeout)
+    if proc.returncode != 0:
+        lines = [line for line in proc.stderr.splitlines() if "error:" in line] or \
+            proc.stderr.strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        raise RuntimeError(re.sub(r"^.*?error: ", "", lines[0]))
+    os.replace(artifact + ".tmp", artifact)
+    return artifact, time.monotonic() - start
+
+
+def run_case(args, name, model_path, inputs, input_dir, shape_args):
+    """Compile (cached), time both sides; a dict with kiln/ort Stats or an error."""
+    session = timing.ort_session(model_path, args.threads)
+    result = {}
+    try:
+        artifact, seconds = compile_cached(args, model_path, shape_args, name)
+        result["compile_s"] = seconds
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        result["error"] = f"skipped: kilnc: {str(e)[:150]}"
+        result["ort"] = timing.measure(None, session, inputs, args.rounds, args.round_s,
+                                       args.budget_s, 600)["ort"]
+        return result
+    files = {}
+    for input_name, value in inputs.items():
+        files[input_name] = os.path.join(input_dir, input_name + ".npy")
+        if not os.path.exists(files[input_name]):
+            np.save(files[input_name], value)
+    base = timing.kiln_args(args.kiln_run, artifact, files, args.threads)
+    try:
+        result.update(timing.measure(base, session, inputs, args.rounds, args.round_s,
+                                     args.budget_s, max(600, 20 * args.budget_s)))
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        result["error"] = f"kiln-run: {str(e)[:150]}"
+    return result
+
+
+def run_kernels(args, selected):
+    rows = []
+    for case in kernels.cases(args.quick):
+        if not selected(case.name):
+            continue
+        directory = os.path.join(args.work, "kernels", re.sub(r"[^A-Za-z0-9]+", "_", case.name))
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, "model.onnx")
+        onnx.save(case.model, path)
+        result = run_case(args, case.name, path, case.inputs, directory, [])
+        rows.append((case, result))
+        print(report.kernel_table([(case, result)], args.threads)[-1], flush=True)
+    return rows
+
+
+def run_models(args, selected, batches):
+    zoo_dir = os.path.join(args.work, "zoo-small" if args.quick else "zoo")
+    rows, dispatch = [], []
+    for name in MODELS:
+        if not selected(name):
+            continue
+        model_dir = zoo.write_model(name, zoo_dir, args.quick, batches)
+        with open(os.path.join(model_dir, "meta.json")) as f:
+            meta = json.load(f)
+        model_path = os.path.join(model_dir, "model.onnx")
+        for batch in batches:
+            shapes = meta["batches"][str(batch)]
+            shape_args = [f"--input-shape={k}={'x'.join(map(str, v))}" for k, v in shapes.items()]
+            input_dir = os.path.join(model_dir, f"b{batch}", "inputs")
+            inputs = {k: np.load(os.path.join(input_dir, k + ".npy")) for k in shapes}
+            result = run_case(args, f"{name}-b{batch}", model_path, inputs, input_dir, shape_args)
+            rows.append((name, batch, result))
+            print(report.model_table([(name, batch, result)])[-1], flush=True)
+            if batch == batches[0]:
+                counts, error = report.dispatch_count(args.kilnc, model_path, shape_args)
+                dispatch.append((name, meta["nodes"], counts, error))
+    return rows, dispatch
+
+
+def main():
+    args = parse_args()
+    pattern = re.compile(args.only) if args.only else None
+    selected = lambda name: not pattern or pattern.search(name)  # noqa: E731
+    batches = [int(b) for b in args.batches.split(",")]
+    busy_before = busy()
+    load_before = os.getloadavg()[0]
+    start = datetime.datetime.now(datetime.timezone.utc)
+    print(f"bench cpu: {report.machine()}; {args.threads} threads; "
+          f"{busy_before} compile processes running", flush=True)
+    kernel_rows = run_kernels(args, selected)
+    model_rows, dispatch_rows = run_models(args, selected, batches)
+    busy_after, load_after = busy(), os.getloadavg()[0]
+    bandwidth = report.copy_bandwidth_gbs()
+
+    versions = report.versions(ROOT, args.kilnc)
+    lines = [f"## {start:%Y-%m-%d %H:%M} UTC — CPU, {args.threads} threads", "",
+             f"- machine: {report.machine()}",
+             f"- versions: kiln `{versions['kiln']}`, onnxruntime {versions['onnxruntime']}, "
+             f"LLVM {versions['llvm']}",
+             f"- noise: load average {load_before:.2f} at start, {load_after:.2f} at end; "
+             f"compile processes (ninja/cc1plus) running: {busy_before} at start, "
+             f"{busy_after} at end; single-thread copy bandwidth {bandwidth:.1f} GB/s",
+             "- method: interleaved rounds (`bench/timing.py`); median of round medians, "
+             "[min–max] of round medians, ×timed runs in all; ORT timed around "
+             "`session.run` from Python (adds ~10-30 µs per run)", ""]
+    if kernel_rows:
+        lines += ["### Kernels", ""] + report.kernel_table(kernel_rows, args.threads) + [""]
+    if model_rows:
+        lines += ["### Models", ""] + report.model_table(model_rows) + [""]
+    if dispatch_rows:
+        lines += [f"### Dispatches (batch {batches[0]})", ""] + \
+            report.dispatch_table(dispatch_rows) + [""]
+    text = "\n".join(lines) + "\n"
+    print("\n" + text)
+    if not args.no_record:
+        record(text, kernel_rows, args.threads, bandwidth)
+    return 0
+
+
+def record(text, kernel_rows, threads, bandwidth):
+    path = os.path.join(ROOT, "docs", "benchmarks.md")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(HEADER)
+    with open(path, "a") as f:
+        f.write("\n" + text)
+    if kernel_rows:
+        report.roofline(os.path.join(ROOT, "docs", "benchmarks-roofline-cpu.png"), kernel_rows,
+                        threads, bandwidth)
+
+
+HEADER = """# Benchmarks
+
+Appended by `bench/run-cpu` (one section per run, newest last); the roofline of the latest
+run is `benchmarks-roofline-cpu.png`. Kiln and onnxruntime (CPU provider, all graph
+optimizations) run the same ONNX model with the same inputs at the same thread count;
+`Kiln/ORT time` above 1 means Kiln is slower. GFLOP/s are against the FP32 peak of
+DESIGN.md (220 GFLOP/s per core). The models are `bench/models` at full size with seeded
+random weights. **Dispatches** count the kernels of `kilnc --emit=dispatch`: every
+`linalg` op except `linalg.fill` (a `linalg.generic` or a named op such as `linalg.matmul`),
+which is what codegen turns into a loop nest today; ONNX nodes are those of the model file.
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

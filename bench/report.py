@@ -1,0 +1,174 @@
+# Benchmark reporting: machine and versions, dispatch counts, tables, docs/benchmarks.md, roofline.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Helpers of bench/cpu.py that turn measurements into text and a PNG."""
+
+import os
+import re
+import subprocess
+
+import numpy as np
+
+PEAK_PER_CORE = 220.0  # GFLOP/s, FP32 FMA (DESIGN.md "Ceilings measured on the hardware")
+
+
+def machine():
+    with open("/proc/cpuinfo") as f:
+        info = f.read()
+    model = re.search(r"model name\s*:\s*(.*)", info).group(1).strip()
+    flags = re.search(r"flags\s*:\s*(.*)", info).group(1).split()
+    avx = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_tile") if f in flags]
+    return f"{model}, {os.cpu_count()} logical CPUs, {' '.join(avx)}"
+
+
+def versions(root, kilnc):
+    def run(args):
+        try:
+            return subprocess.run(args, capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "unknown"
+
+    import onnxruntime
+
+    kiln = run(["git", "-C", root, "rev-parse", "--short", "HEAD"])
+    dirty = run(["git", "-C", root, "status", "--porcelain", "--", "lib", "include", "tools",
+                 "runtime"])
+    if dirty:
+        kiln += " + uncommitted compiler changes"
+    llvm = run(["/usr/lib/llvm-22/bin/llvm-config", "--version"])
+    return {"kiln": kiln, "onnxruntime": onnxruntime.__version__, "llvm": llvm,
+            "kilnc": os.path.realpath(kilnc)}
+
+
+LINALG_OP = re.compile(r"=\s*linalg\.([a-z_0-9]+)")
+
+
+def dispatch_count(kilnc, model, shape_args, timeout=1800):
+    """Kernels in `kilnc --emit=dispatch`: linalg ops except linalg.fill, by op name.
+
+    Streams the output (it carries the weights as hex) and counts `= linalg.<op>` lines.
+    Returns ({op: count}, None) or (None, error)."""
+    proc = subprocess.Popen([kilnc, model, "--emit=dispatch"] + shape_args,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            errors="replace")
+    counts = {}
+    for line in proc.stdout:
+        if line.startswith("      ") and len(line) > 100000:  # resource blobs
+            continue
+        match = LINALG_OP.search(line)
+        if match and match.group(1) not in ("fill", "index", "yield"):
+            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    err = proc.stderr.read()
+    if proc.wait(timeout=timeout) != 0:
+        return None, (err.strip().splitlines() or ["kilnc failed"])[0]
+    return counts, None
+
+
+def gflops(case_flops, ms):
+    return case_flops / (ms * 1e-3) / 1e9 if ms else float("nan")
+
+
+def fmt_stats(stats):
+    if stats is None:
+        return "—"
+    return f"{stats.median_ms:.3f} [{stats.min_ms:.3f}–{stats.max_ms:.3f}] ×{stats.runs}"
+
+
+def ratio(result):
+    kiln, ort = result.get("kiln"), result.get("ort")
+    return kiln.median_ms / ort.median_ms if kiln and ort else float("nan")
+
+
+def kernel_table(rows, threads):
+    peak = PEAK_PER_CORE * threads
+    out = ["| case | Kiln ms (median [min–max] ×runs) | ORT ms | Kiln/ORT time | "
+           f"Kiln GFLOP/s (% of {peak:.0f}) | ORT GFLOP/s (% of {peak:.0f}) | Kiln GB/s | ORT GB/s |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for case, result in rows:
+        if "error" in result:
+            out.append(f"| {case.name} | {result['error']} | {fmt_stats(result.get('ort'))} "
+                       "| | | | | |")
+            continue
+        k, o = result["kiln"].median_ms, result["ort"].median_ms
+        gk, go = gflops(case.flops, k), gflops(case.flops, o)
+        out.append(f"| {case.name} | {fmt_stats(result['kiln'])} | {fmt_stats(result['ort'])} | "
+                   f"{ratio(result):.2f} | {gk:.1f} ({100 * gk / peak:.0f}%) | "
+                   f"{go:.1f} ({100 * go / peak:.0f}%) | {case.bytes / k / 1e6:.1f} | "
+                   f"{case.bytes / o / 1e6:.1f} |")
+    return out
+
+
+def model_table(rows):
+    out = ["| model | batch | Kiln ms (median [min–max] ×runs) | ORT ms | Kiln/ORT time |",
+           "| --- | ---: | ---: | ---: | ---: |"]
+    for name, batch, result in rows:
+        if "error" in result:
+            out.append(f"| {name} | {batch} | {result['error']} | "
+                       f"{fmt_stats(result.get('ort'))} | |")
+        else:
+            out.append(f"| {name} | {batch} | {fmt_stats(result['kiln'])} | "
+                       f"{fmt_stats(result['ort'])} | {ratio(result):.2f} |")
+    return out
+
+
+def dispatch_table(rows):
+    out = ["| model | ONNX nodes | Kiln dispatches | of which linalg.generic | named ops |",
+           "| --- | ---: | ---: | ---: | --- |"]
+    for name, nodes, counts, error in rows:
+        if counts is None:
+            out.append(f"| {name} | {nodes} | — ({error}) | | |")
+            continue
+        named = ", ".join(f"{op} {n}" for op, n in sorted(counts.items()) if op != "generic")
+        out.append(f"| {name} | {nodes} | {sum(counts.values())} | {counts.get('generic', 0)} "
+                   f"| {named} |")
+    return out
+
+
+def roofline(path, rows, threads, bandwidth_gbs):
+    """Achieved GFLOP/s vs arithmetic intensity of each kernel case, Kiln and ORT."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    peak = PEAK_PER_CORE * threads
+    fig, ax = plt.subplots(figsize=(8, 5.5), dpi=110)
+    x = np.logspace(-1.5, 3, 200)
+    ax.plot(x, np.minimum(peak, bandwidth_gbs * x), "k-", lw=1.5,
+            label=f"roof: {peak:.0f} GFLOP/s, {bandwidth_gbs:.0f} GB/s (measured copy)")
+    colors = {"gemm": "tab:blue", "conv": "tab:orange", "softmax": "tab:green",
+              "layernorm": "tab:red"}
+    for case, result in rows:
+        if "error" in result:
+            continue
+        ai = case.flops / case.bytes
+        color = colors[case.kind]
+        for side, marker in (("kiln", "o"), ("ort", "s")):
+            achieved = gflops(case.flops, result[side].median_ms)
+            ax.loglog([ai], [achieved], marker, color=color,
+                      mfc=color if side == "kiln" else "none", ms=8)
+        ax.annotate(case.name, (ai, gflops(case.flops, result["kiln"].median_ms)), fontsize=6,
+                    xytext=(4, -8), textcoords="offset points")
+    ax.plot([], [], "o", color="gray", label="Kiln (filled)")
+    ax.plot([], [], "s", color="gray", mfc="none", label="onnxruntime (hollow)")
+    ax.set_xlabel("arithmetic intensity (FLOP per byte of compulsory traffic)")
+    ax.set_ylabel("achieved GFLOP/s")
+    ax.set_title(f"Kiln vs onnxruntime, CPU kernels, {threads} threads")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def copy_bandwidth_gbs():
+    """Memory bandwidth estimate: numpy copy of 256 MiB (read + write), best of 5, one thread."""
+    import time
+
+    src = np.ones(64 * 1024 * 1024, np.float32)
+    dst = np.empty_like(src)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - start)
+    return 2 * src.nbytes / best / 1e9
