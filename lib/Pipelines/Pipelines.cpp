@@ -5,6 +5,7 @@
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dispatch/Passes.h"
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -95,7 +96,7 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &) {
 void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &) {
   // 1. Fuse producer/consumer elementwise generics (bias, activation,
   //    residual) so each remaining linalg op is one future kernel.
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createKilnFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -193,6 +194,7 @@ void registerCodegenDialects(DialectRegistry &registry) {
 void registerKilnPipelines() {
   registerKilnToLinalgPasses();
   registerKilnCPUPasses();
+  registerKilnDispatchPasses();
   auto registerStage = [](Stage stage, llvm::StringRef summary) {
     PassPipelineRegistration<>(
         ("kiln-" + stageName(stage) + "-pipeline").str(), summary,

@@ -77,6 +77,9 @@ def contraction_cases():
              for m, k, n in [(1, 1, 1), (3, 7, 13), (127, 33, 65), (64, 128, 96)]]
     cases.append(matmul_case("matmul_batch_broadcast", (2, 5, 7), (7, 3), (2, 5, 3)))
     cases.append(matmul_case("matmul_vector", (4, 6), (6,), (4,)))
+    cases.append(matmul_case("matmul_batched_4d", (2, 3, 5, 70), (2, 3, 70, 33), (2, 3, 5, 33)))
+    cases.append(matmul_case("matmul_rows_3d", (3, 17, 40), (40, 70), (3, 17, 70)))
+    cases.append(matmul_case("matmul_batch_stretch", (1, 5, 7), (4, 7, 3), (4, 5, 3)))
     a, w, b = rand(3, 16), rand(10, 16), rand(10)
     body = f"""func.func @main(%a: {ty((3, 16))}, %w: {ty((10, 16))}, %b: {ty((10,))}) -> {ty((3, 10))} {{
   %y = kiln.gemm %a, %w, %b {{trans_b = true, alpha = 0.5 : f32, beta = 2.0 : f32}} : ({ty((3, 16))}, {ty((10, 16))}, {ty((10,))}) -> {ty((3, 10))}

@@ -85,6 +85,78 @@ SmallVector<Value> matmulDynamicSizes(OpBuilder &b, Location loc,
   return sizes;
 }
 
+/// Sizes of `value`'s dims as OpFoldResults.
+SmallVector<OpFoldResult> sizesOf(OpBuilder &b, Location loc, Value value) {
+  return tensor::getMixedSizes(b, loc, value);
+}
+
+/// x[b..., M, K] @ w[K, N] is one 2-D product over the rows of all batches:
+/// collapse x to [B*M, K], linalg.matmul, expand back. Returns null when the
+/// operands have another form.
+Value matmulOfFoldedRows(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         RankedTensorType result) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t rank = lhsType.getRank();
+  if (rank < 3 || rhsType.getRank() != 2)
+    return {};
+  ReassociationIndices rows;
+  for (int64_t i = 0; i < rank - 1; ++i)
+    rows.push_back(i);
+  SmallVector<ReassociationIndices> groups = {rows, {rank - 1}};
+  Value flat = tensor::CollapseShapeOp::create(b, loc, lhs, groups);
+  auto flatType = cast<RankedTensorType>(flat.getType());
+  auto productType = RankedTensorType::get({flatType.getDimSize(0), result.getShape().back()},
+                                           result.getElementType());
+  SmallVector<Value> dynamicSizes;
+  if (productType.isDynamicDim(0))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, flat, 0));
+  if (productType.isDynamicDim(1))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, rhs, 1));
+  Value zero = scalarConstant(b, loc, result.getElementType(), 0);
+  Value init = createInit(b, loc, productType, dynamicSizes, zero);
+  Value product =
+      linalg::MatmulOp::create(b, loc, productType, ValueRange{flat, rhs}, init).getResult(0);
+  SmallVector<OpFoldResult> shape = sizesOf(b, loc, lhs);
+  shape.back() = tensor::getMixedSize(b, loc, rhs, 1);
+  return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
+}
+
+/// x[b..., M, K] @ y[b..., K, N] with identical batch dims: the batch dims
+/// collapse into one and linalg.batch_matmul does the rest.
+Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  RankedTensorType result) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t rank = lhsType.getRank();
+  if (rank < 3 || rhsType.getRank() != rank ||
+      lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2) ||
+      llvm::any_of(lhsType.getShape().drop_back(2), ShapedType::isDynamic))
+    return {};
+  ReassociationIndices batch;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    batch.push_back(i);
+  SmallVector<ReassociationIndices> groups = {batch, {rank - 2}, {rank - 1}};
+  Value x = tensor::CollapseShapeOp::create(b, loc, lhs, groups);
+  Value y = tensor::CollapseShapeOp::create(b, loc, rhs, groups);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto productType = RankedTensorType::get(
+      {xType.getDimSize(0), xType.getDimSize(1), result.getShape().back()},
+      result.getElementType());
+  SmallVector<Value> dynamicSizes;
+  if (productType.isDynamicDim(1))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, 1));
+  if (productType.isDynamicDim(2))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, y, 2));
+  Value zero = scalarConstant(b, loc, result.getElementType(), 0);
+  Value init = createInit(b, loc, productType, dynamicSizes, zero);
+  Value product =
+      linalg::BatchMatmulOp::create(b, loc, productType, ValueRange{x, y}, init).getResult(0);
+  SmallVector<OpFoldResult> shape = sizesOf(b, loc, lhs);
+  shape.back() = tensor::getMixedSize(b, loc, rhs, rank - 1);
+  return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
+}
+
 struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -108,6 +180,14 @@ struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
       rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, result,
                                                       ValueRange{lhs, rhs}, init)
                                  .getResult(0));
+      return success();
+    }
+    if (Value folded = matmulOfFoldedRows(rewriter, loc, lhs, rhs, result)) {
+      rewriter.replaceOp(op, folded);
+      return success();
+    }
+    if (Value batched = batchMatmul(rewriter, loc, lhs, rhs, result)) {
+      rewriter.replaceOp(op, batched);
       return success();
     }
 

@@ -308,9 +308,47 @@ struct MatmulRewriter {
   }
 };
 
+/// batch_matmul = a loop over batches of 2-D matmuls on rank-reduced views.
+void splitBatches(linalg::BatchMatmulOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+  Value batches = memref::DimOp::create(b, loc, a, 0);
+  forLoop(b, loc, index(b, loc, 0), batches, index(b, loc, 1), [&](OpBuilder &nb, Value i) {
+    auto view = [&](Value memref) -> Value {
+      auto type = cast<MemRefType>(memref.getType());
+      SmallVector<OpFoldResult> offsets = {i, nb.getIndexAttr(0), nb.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1)};
+      for (int64_t d = 1; d < 3; ++d)
+        sizes.push_back(type.isDynamicDim(d)
+                            ? OpFoldResult(memref::DimOp::create(nb, loc, memref, d).getResult())
+                            : OpFoldResult(nb.getIndexAttr(type.getDimSize(d))));
+      SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+      SmallVector<int64_t> shape = {type.getDimSize(1), type.getDimSize(2)};
+      auto reduced =
+          memref::SubViewOp::inferRankReducedResultType(shape, type, offsets, sizes, strides);
+      return memref::SubViewOp::create(nb, loc, cast<MemRefType>(reduced), memref, offsets,
+                                       sizes, strides);
+    };
+    linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)}, ValueRange{view(c)});
+  });
+  op.erase();
+}
+
 struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> {
   using KilnCPUMatmulPassBase::KilnCPUMatmulPassBase;
   void runOnOperation() override {
+    SmallVector<linalg::BatchMatmulOp> batched;
+    getOperation().walk([&](linalg::BatchMatmulOp op) {
+      if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&
+          llvm::all_of(op->getOperandTypes(), [](Type t) {
+            auto type = dyn_cast<MemRefType>(t);
+            return type && type.getRank() == 3 && type.getElementType().isF32();
+          }))
+        batched.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : batched)
+      splitBatches(op);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&

@@ -1,0 +1,29 @@
+//===- Passes.td - Dispatch formation passes (stage 4) -*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===------------------------------------------------------------------===//
+
+#ifndef KILN_DISPATCH_PASSES_TD
+#define KILN_DISPATCH_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnFuseElementwisePass : Pass<"kiln-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg producers and consumers into one kernel";
+  let description = [{
+    Stage 4 fusion on linalg-on-tensors: an elementwise `linalg.generic` is
+    fused into its consumer (bias after a matmul stays separate, but chains
+    of activations, scaling, residual adds merge into one generic), using
+    upstream's elementwise fusion with Kiln's control:
+
+    - a producer is fused only when it is elementwise and every use of it is
+      fused, so no expensive producer is recomputed;
+    - reshapes are *not* propagated through named ops, so `linalg.matmul` and
+      `linalg.batch_matmul` stay named for the CPU kernel generator.
+
+    Pre-condition: linalg on tensors. Post-condition: the same computation
+    with fewer, larger elementwise generics.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
+#endif // KILN_DISPATCH_PASSES_TD
