@@ -8,7 +8,9 @@ model hash and kilnc binary) and timed against onnxruntime's CPU provider at the
 thread count with the same inputs, interleaved (bench/timing.py). Prints the ratio
 tables; unless --no-record, appends them to docs/benchmarks.md with the machine, the
 versions and the dispatch counts, and redraws docs/benchmarks-roofline-cpu.png.
-A model or case Kiln cannot compile is reported as skipped, with kilnc's error.
+A model or case Kiln cannot compile is reported as skipped, with kilnc's error; Kiln's
+first run is compared with onnxruntime's outputs (rtol 1e-3, atol 1e-4) and a mismatch
+is reported instead of a time.
 """
 
 import argparse
@@ -17,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -44,7 +47,11 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds per case")
     p.add_argument("--round-s", type=float, default=0.5, help="target seconds per round and side")
     p.add_argument("--budget-s", type=float, default=180, help="at most this long per case")
+    p.add_argument("--max-run-s", type=float, default=60,
+                   help="skip a model's larger batches when Kiln's batch-1 run took longer")
     p.add_argument("--compile-timeout", type=float, default=1800)
+    p.add_argument("--compile-mem-gb", type=float, default=12,
+                   help="address-space limit of each kilnc (a failed allocation is reported)")
     p.add_argument("--quick", action="store_true", help="tiny kernels, small zoo (harness check)")
     p.add_argument("--no-record", action="store_true", help="do not touch docs/")
     p.add_argument("--work", default=os.path.join(build, "bench"))
@@ -78,8 +85,13 @@ def compile_cached(args, model_path, shape_args, name):
     if os.path.exists(artifact):
         return artifact, None
     start = time.monotonic()
+    limit = int(args.compile_mem_gb * 2 ** 30)
     proc = subprocess.run([args.kilnc, model_path, "-o", artifact + ".tmp"] + shape_args,
-                          capture_output=True, text=True, timeout=args.compile_timeout)
+                          capture_output=True, text=True, timeout=args.compile_timeout,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    if proc.returncode < 0:
+        raise RuntimeError(f"killed by signal {-proc.returncode} (memory limit "
+                           f"{args.compile_mem_gb:g} GB?)")
     if proc.returncode != 0:
         lines = [line for line in proc.stderr.splitlines() if "error:" in line] or \
             proc.stderr.strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
@@ -105,12 +117,20 @@ def run_case(args, name, model_path, inputs, input_dir, shape_args):
         files[input_name] = os.path.join(input_dir, input_name + ".npy")
         if not os.path.exists(files[input_name]):
             np.save(files[input_name], value)
+    # onnxruntime's outputs are the reference that Kiln's first timed run is checked against.
+    reference = os.path.join(input_dir, os.pardir, "ort-reference")
+    os.makedirs(reference, exist_ok=True)
+    names = [o.name for o in session.get_outputs()]
+    for output_name, value in zip(names, session.run(names, inputs)):
+        np.save(os.path.join(reference, re.sub(r"[^A-Za-z0-9._-]", "_", output_name) + ".npy"),
+                value)
     base = timing.kiln_args(args.kiln_run, artifact, files, args.threads)
+    check = ["--compare", reference, "--rtol", "1e-3", "--atol", "1e-4"]
     try:
         result.update(timing.measure(base, session, inputs, args.rounds, args.round_s,
-                                     args.budget_s, max(600, 20 * args.budget_s)))
+                                     args.budget_s, max(600, 20 * args.budget_s), check))
     except (RuntimeError, subprocess.TimeoutExpired) as e:
-        result["error"] = f"kiln-run: {str(e)[:150]}"
+        result["error"] = f"kiln-run: {str(e)[:200]}"
     return result
 
 
@@ -139,16 +159,30 @@ def run_models(args, selected, batches):
         with open(os.path.join(model_dir, "meta.json")) as f:
             meta = json.load(f)
         model_path = os.path.join(model_dir, "model.onnx")
+        first = None
         for batch in batches:
             shapes = meta["batches"][str(batch)]
             shape_args = [f"--input-shape={k}={'x'.join(map(str, v))}" for k, v in shapes.items()]
             input_dir = os.path.join(model_dir, f"b{batch}", "inputs")
             inputs = {k: np.load(os.path.join(input_dir, k + ".npy")) for k in shapes}
-            result = run_case(args, f"{name}-b{batch}", model_path, inputs, input_dir, shape_args)
+            slow = first and first.get("kiln") and first["kiln"].median_ms > args.max_run_s * 1e3
+            if slow:
+                took = first["kiln"].median_ms / 1e3
+                session = timing.ort_session(model_path, args.threads)
+                result = {"error": f"not run: batch {batches[0]} took {took:.0f} s per run "
+                                   f"(linear estimate {took * batch / batches[0]:.0f} s; "
+                                   "see --max-run-s)",
+                          "ort": timing.measure(None, session, inputs, args.rounds, args.round_s,
+                                                args.budget_s, 600)["ort"]}
+            else:
+                result = run_case(args, f"{name}-b{batch}", model_path, inputs, input_dir,
+                                  shape_args)
             rows.append((name, batch, result))
+            first = first or result
             print(report.model_table([(name, batch, result)])[-1], flush=True)
             if batch == batches[0]:
-                counts, error = report.dispatch_count(args.kilnc, model_path, shape_args)
+                counts, error = report.dispatch_count(args.kilnc, model_path, shape_args,
+                                                      int(args.compile_mem_gb * 2 ** 30))
                 dispatch.append((name, meta["nodes"], counts, error))
     return rows, dispatch
 

@@ -42,14 +42,17 @@ def versions(root, kilnc):
 LINALG_OP = re.compile(r"=\s*linalg\.([a-z_0-9]+)")
 
 
-def dispatch_count(kilnc, model, shape_args, timeout=1800):
+def dispatch_count(kilnc, model, shape_args, mem_bytes, timeout=1800):
     """Kernels in `kilnc --emit=dispatch`: linalg ops except linalg.fill, by op name.
 
     Streams the output (it carries the weights as hex) and counts `= linalg.<op>` lines.
     Returns ({op: count}, None) or (None, error)."""
+    import resource
+
     proc = subprocess.Popen([kilnc, model, "--emit=dispatch"] + shape_args,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            errors="replace")
+                            errors="replace", preexec_fn=lambda: resource.setrlimit(
+                                resource.RLIMIT_AS, (mem_bytes, mem_bytes)))
     counts = {}
     for line in proc.stdout:
         if line.startswith("      ") and len(line) > 100000:  # resource blobs

@@ -9,7 +9,8 @@ sides alike. A side's result is the median of its round medians, with their min 
 `reps` is chosen from a first timed run so that a round takes about `round_s` seconds;
 a case whose single run takes longer than `round_s` gets one run per round, and fewer
 rounds if they would not fit in `budget_s` (at least one). kiln-run skips its warm-up
-run when one run takes over 2 s (the cold-start share is small then).
+run when one run takes over 2 s (the cold-start share is small then); when one run
+takes longer than `budget_s`, that first (cold) run is Kiln's only sample.
 """
 
 import dataclasses
@@ -42,7 +43,8 @@ def kiln_round(base_args, reps, timeout, warmup=1):
     proc = subprocess.run(base_args + ["--warmup", str(warmup), "--bench", str(reps)],
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
-        raise RuntimeError(f"kiln-run failed: {proc.stderr.strip() or proc.stdout.strip()}")
+        failed = [line for line in proc.stdout.splitlines() if "FAIL" in line]
+        raise RuntimeError("; ".join(failed) or proc.stderr.strip() or proc.stdout.strip())
     match = re.search(r"latency_ms min=(\S+) median=(\S+)", proc.stdout)
     if not match:
         raise RuntimeError(f"no latency line in kiln-run's output: {proc.stdout[-300:]}")
@@ -75,14 +77,22 @@ def _stats(samples, reps):
                  len(samples) * reps)
 
 
-def measure(kiln_base_args, session, inputs, rounds, round_s, budget_s, timeout):
-    """Interleaved rounds of both; kiln_base_args None means Kiln is skipped."""
+def measure(kiln_base_args, session, inputs, rounds, round_s, budget_s, timeout,
+            check_args=()):
+    """Interleaved rounds of both; kiln_base_args None means Kiln is skipped.
+
+    check_args (e.g. --compare DIR) go to Kiln's first run only, which then also checks
+    the outputs; a mismatch raises RuntimeError."""
     # A first timed run of each picks the repetitions per round and the rounds.
     probe_ort = ort_round(session, inputs, 1)
-    probe_kiln = kiln_round(kiln_base_args, 1, timeout) if kiln_base_args else 0.0
+    probe_kiln = kiln_round(kiln_base_args + list(check_args), 1, timeout, 0) \
+        if kiln_base_args else 0.0
     slowest = max(probe_ort, probe_kiln, 1e-3) / 1e3
     reps = int(np.clip(round_s / slowest, 1, 200))
     warmup = 1 if probe_kiln < 2000 else 0
+    if probe_kiln / 1e3 > budget_s:  # one run is all the budget allows: the probe is the sample
+        ort = [ort_round(session, inputs, reps) for _ in range(rounds)]
+        return {"kiln": _stats([probe_kiln], 1), "ort": _stats(ort, reps)}
     per_round = reps * (probe_ort + probe_kiln) / 1e3 + warmup * probe_kiln / 1e3
     rounds = int(np.clip(budget_s / max(per_round, 1e-6), 1, rounds))
     kiln, ort = [], []
