@@ -5,6 +5,7 @@
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Dispatch/Passes.h"
 #include "kiln/Target/CPU/Passes.h"
 
@@ -77,12 +78,29 @@ bool isStageImplemented(Stage stage, Target target) {
 }
 
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
-  // 1. Folders and canonical forms first: they expose identical subgraphs.
+  // 1. Folders and canonical forms first: they expose identical subgraphs
+  //    and put composites in the forms the recognizers expect.
   pm.addPass(createCanonicalizerPass());
-  // 2. Merge what canonicalization made identical (repeated shape plumbing).
+  // 2. Evaluate constant subgraphs (exporter shape plumbing, transposed
+  //    weights) so reshapes get static shapes and gemm a plain B.
+  pm.addPass(createKilnFoldConstantsPass());
+  // 3. Batch norm into the conv before it (needs the constants of step 2).
+  pm.addPass(createKilnFoldConvBatchNormPass());
+  // 4. Composites, GELU before LayerNorm/attention: none contains another.
+  pm.addPass(createKilnRecognizeGeluPass());
+  pm.addPass(createKilnRecognizeLayerNormPass());
+  pm.addPass(createKilnRecognizeAttentionPass());
+  // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
+  //    the transposes recognition introduced), then clean up.
+  pm.addPass(createKilnFoldConstantsPass());
+  pm.addPass(createCanonicalizerPass());
+  // 6. Merge what canonicalization made identical (repeated shape plumbing).
   pm.addPass(createCSEPass());
-  // 3. Drop private functions nothing calls any more.
+  // 7. Drop private functions nothing calls any more.
   pm.addPass(createSymbolDCEPass());
+  // 8. No target has an attention kernel yet: expand it again so the
+  //    linalg stage can lower it.
+  pm.addPass(createKilnDecomposeAttentionPass());
 }
 
 void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &) {
@@ -192,6 +210,7 @@ void registerCodegenDialects(DialectRegistry &registry) {
 }
 
 void registerKilnPipelines() {
+  registerKilnTransformsPasses();
   registerKilnToLinalgPasses();
   registerKilnCPUPasses();
   registerKilnDispatchPasses();

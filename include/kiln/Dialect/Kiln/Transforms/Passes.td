@@ -1,0 +1,100 @@
+//===- Passes.td - Graph-level (stage 2) passes on kiln ops -*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===-----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
+#define KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnFoldConstantsPass : Pass<"kiln-fold-constants"> {
+  let summary = "Evaluate kiln ops whose operands are all constants";
+  let description = [{
+    Replaces every kiln op whose operands are all `kiln.constant` (dense or
+    `dense_resource`) by the constant it computes: elementwise arithmetic and
+    comparisons with broadcasting, cast, select, the data-movement ops
+    (reshape, transpose, concat, slice, gather, squeeze, unsqueeze, flatten,
+    expand, tile, split), shape/size, range, constant_of_shape and reductions.
+    This removes the Shape/Gather/Concat/Reshape plumbing exporters emit and
+    pre-transposes constant weights. `gemm(a, b, trans_b)` with a constant `b`
+    becomes `gemm(a, transpose(b))`, which then folds, so codegen sees a plain
+    matmul.
+
+    Pre-conditions: none (ops it cannot evaluate are left alone).
+    Post-conditions: no foldable op with a result of at most `max-result-bytes`
+    remains. Float results above 4096 elements become `dense_resource` blobs,
+    never giant `dense` attributes. A result type with dynamic dims is only
+    folded when the value's type stays the same, so types never change.
+  }];
+  let options = [
+    Option<"maxResultBytes", "max-result-bytes", "int64_t",
+           /*default=*/"64 * 1024 * 1024",
+           "Largest result (in bytes) the pass will compute; bigger ones stay ops">
+  ];
+}
+
+def KilnFoldConvBatchNormPass : Pass<"kiln-fold-conv-batch-norm"> {
+  let summary = "Fold inference batch_norm into the preceding conv's weights and bias";
+  let description = [{
+    `batch_norm(conv(x, W, b), s, beta, mean, var)` with constant `W`, `b`,
+    `s`, `beta`, `mean`, `var` and a conv with one use becomes
+    `conv(x, W * k[:, None...], (b - mean) * k + beta)` with
+    `k = s / sqrt(var + eps)`. The new weight and bias are written as kiln
+    ops on the constants; `kiln-fold-constants` evaluates them.
+
+    Pre-conditions: none. Post-conditions: no `batch_norm` whose input is a
+    single-use conv with constant parameters is left.
+  }];
+}
+
+def KilnRecognizeLayerNormPass : Pass<"kiln-recognize-layer-norm"> {
+  let summary = "Recognize decomposed layer normalization as kiln.layer_norm";
+  let description = [{
+    Matches the form exporters write for LayerNorm over the trailing dims:
+    `d = x - mean(x)`, `v = mean(d^2)` (`pow(d, 2)` or `d * d`),
+    `n = d / sqrt(v + eps)` (or `d * rsqrt(v + eps)`), then an optional
+    `n * gamma` and `+ beta` whose operands cover only the normalized dims.
+    Pre-conditions: the reductions are `mean` with `keepdims` over the last
+    dims. Post-conditions: each match is one `kiln.layer_norm`; anything
+    else (other axes, non-constant eps) is left unchanged.
+  }];
+}
+
+def KilnRecognizeGeluPass : Pass<"kiln-recognize-gelu"> {
+  let summary = "Recognize the erf and tanh forms of GELU as kiln.gelu";
+  let description = [{
+    `x * 0.5 * (1 + erf(x / sqrt(2)))` (any association and order of the
+    three factors; `x * (1/sqrt(2))` also) becomes `kiln.gelu none`;
+    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` becomes
+    `kiln.gelu tanh`. Constants must match to 1e-4 relative.
+    Pre-conditions: none. Post-conditions: the matched multiplications are
+    replaced; their operands die if unused.
+  }];
+}
+
+def KilnRecognizeAttentionPass : Pass<"kiln-recognize-attention"> {
+  let summary = "Recognize scaled dot-product attention as kiln.attention";
+  let description = [{
+    `matmul(softmax(matmul(Q, Kt) * s [+ mask], -1), V)` with a scalar
+    constant scale (`* s` or `/ s`, or none) and an optional additive mask
+    becomes `kiln.attention(Q, transpose(Kt), V, mask) {scale = s}`; the
+    transpose of `Kt` cancels against the one the exporter wrote.
+    Pre-conditions: `Q` and `Kt` have rank >= 2. Post-conditions: each
+    match is one `kiln.attention` with an explicit `scale`.
+  }];
+}
+
+def KilnDecomposeAttentionPass : Pass<"kiln-decompose-attention"> {
+  let summary = "Expand kiln.attention into matmul, scale, mask and softmax";
+  let description = [{
+    The inverse of `kiln-recognize-attention`, for targets without an
+    attention kernel: `kiln.attention(Q, K, V, mask) {scale}` becomes
+    `matmul(softmax(matmul(Q, transpose(K)) * scale + mask, -1), V)`. A
+    boolean mask selects `-inf`; `is_causal` needs static sequence lengths.
+    Pre-conditions: none. Post-conditions: no `kiln.attention` remains,
+    except a causal one with dynamic sequence lengths (left for the
+    lowering to report).
+  }];
+}
+
+#endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

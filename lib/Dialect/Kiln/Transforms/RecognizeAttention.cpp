@@ -1,0 +1,143 @@
+//===- RecognizeAttention.cpp - The kiln-recognize-attention pass ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The exporters' form is matmul(softmax(matmul(Q, Kt) * s [+ mask]), V) with
+// Kt written as a transpose (of K, or of the reshaped projection directly).
+// kiln.attention takes K itself, so the match wraps Kt in the transpose that
+// swaps its last two dims; transpose∘transpose folding cancels it against the
+// exporter's transpose.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatchUtils.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNRECOGNIZEATTENTIONPASS
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+
+namespace {
+
+/// The pieces of matmul(softmax(scale * Q Kt + mask), V).
+struct AttentionMatch {
+  Value query, keyTransposed, value, mask;
+  double scale = 1.0;
+};
+
+/// `scores` is Q Kt, Q Kt * c, c * Q Kt or Q Kt / c for a positive scalar c;
+/// every intermediate has one use.
+bool matchScaledProduct(Value scores, AttentionMatch &match) {
+  Operation *def = scores.getDefiningOp();
+  if (!def || !def->hasOneUse())
+    return false;
+  Value product = scores;
+  if (auto mul = dyn_cast<MulOp>(def)) {
+    for (auto [p, c] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())}) {
+      std::optional<double> s = getSplatFloat(c);
+      if (s && p.getType() == mul.getType() && p.getDefiningOp<MatmulOp>()) {
+        match.scale = *s;
+        product = p;
+        break;
+      }
+    }
+  } else if (auto div = dyn_cast<DivOp>(def)) {
+    std::optional<double> s = getSplatFloat(div.getRhs());
+    if (s && *s != 0 && div.getLhs().getType() == div.getType()) {
+      match.scale = 1.0 / *s;
+      product = div.getLhs();
+    }
+  }
+  auto matmul = product.getDefiningOp<MatmulOp>();
+  if (!matmul || !matmul->hasOneUse() || !(match.scale > 0))
+    return false;
+  if (matmul.getLhs().getType().getRank() < 2 || matmul.getRhs().getType().getRank() < 2)
+    return false;
+  match.query = matmul.getLhs();
+  match.keyTransposed = matmul.getRhs();
+  return true;
+}
+
+/// Matches the whole chain ending in the matmul with V.
+std::optional<AttentionMatch> matchAttention(MatmulOp op) {
+  auto softmax = op.getLhs().getDefiningOp<SoftmaxOp>();
+  if (!softmax || !softmax->hasOneUse() || op.getRhs().getType().getRank() < 2)
+    return std::nullopt;
+  int64_t rank = softmax.getType().getRank();
+  int64_t axis = static_cast<int64_t>(softmax.getAxis());
+  if (axis != -1 && axis != rank - 1)
+    return std::nullopt;
+  AttentionMatch match;
+  match.value = op.getRhs();
+  Value scores = softmax.getInput();
+  if (matchScaledProduct(scores, match))
+    return match;
+  auto add = scores.getDefiningOp<AddOp>();
+  if (!add || !add->hasOneUse())
+    return std::nullopt;
+  for (auto [s, mask] : {std::pair(add.getLhs(), add.getRhs()),
+                         std::pair(add.getRhs(), add.getLhs())}) {
+    AttentionMatch candidate = match;
+    if (s.getType() == add.getType() && matchScaledProduct(s, candidate)) {
+      candidate.mask = mask;
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+// matmul(softmax(matmul(Q, Kt) * s + mask, -1), V)
+//   = attention(Q, transpose(Kt, swap last two), V, mask) {scale = s}
+struct SoftmaxProductToAttention final : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    std::optional<AttentionMatch> match = matchAttention(op);
+    if (!match || !isa<FloatType>(op.getType().getElementType()))
+      return failure();
+    auto q = cast<RankedTensorType>(match->query.getType());
+    auto kt = cast<RankedTensorType>(match->keyTransposed.getType());
+    auto v = cast<RankedTensorType>(match->value.getType());
+    // The attention result must be the matmul's: the mask may not widen the batch.
+    FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
+        std::nullopt, {q.getShape().drop_back(2), kt.getShape().drop_back(2),
+                       v.getShape().drop_back(2)});
+    if (failed(batch))
+      return failure();
+    SmallVector<int64_t> shape(*batch);
+    shape.append({q.getShape()[q.getRank() - 2], v.getShape().back()});
+    if (!areRefinedTypes(RankedTensorType::get(shape, q.getElementType()), op.getType()))
+      return rewriter.notifyMatchFailure(op, "the mask widens the batch dims");
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, kt.getRank()));
+    std::swap(perm[kt.getRank() - 1], perm[kt.getRank() - 2]);
+    Value key = TransposeOp::create(rewriter, op.getLoc(), match->keyTransposed,
+                                    rewriter.getDenseI64ArrayAttr(perm));
+    rewriter.replaceOpWithNewOp<AttentionOp>(
+        op, op.getType(), match->query, key, match->value, match->mask,
+        rewriter.getF32FloatAttr(match->scale), rewriter.getBoolAttr(false));
+    return success();
+  }
+};
+
+struct KilnRecognizeAttentionPass final
+    : impl::KilnRecognizeAttentionPassBase<KilnRecognizeAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateRecognizeAttentionPatterns(patterns);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace
+
+void populateRecognizeAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<SoftmaxProductToAttention>(patterns.getContext());
+}
+
+} // namespace kiln
