@@ -75,6 +75,82 @@ SmallVector<Value> batchDynamicSize(OpBuilder &b, Location loc, RankedTensorType
   return sizes;
 }
 
+/// A 2-D, ungrouped, static-shape conv as im2col + matmul, the form the CPU
+/// matmul kernels make fast:
+///   col[n, (c, i, j), (y, x)] = x_padded[n, c, y*sh + i*dh, x*sw + j*dw]
+///   y[n] = W[F, C*kh*kw] @ col[n]            (one linalg.matmul per image)
+/// A 1x1 conv with unit strides needs no col: it is a reshape of the input.
+Value convAsMatmul(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight) {
+  auto inputType = cast<RankedTensorType>(input.getType()); // padded
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  RankedTensorType result = op.getType();
+  Type element = result.getElementType();
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  int64_t f = weightType.getDimSize(0), kh = weightType.getDimSize(2),
+          kw = weightType.getDimSize(3);
+  int64_t oh = result.getDimSize(2), ow = result.getDimSize(3);
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
+  int64_t depth = c * kh * kw, pixels = oh * ow;
+  MLIRContext *context = b.getContext();
+
+  Value col;
+  bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+                   inputType.getDimSize(2) == oh && inputType.getDimSize(3) == ow;
+  if (pointwise) {
+    col = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({n, c, pixels}, element), input,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  } else {
+    // Loops (n, c, i, j, y, x) writing [n, c, kh, kw, oh, ow].
+    AffineExpr dn, dc, di, dj, dy, dx;
+    bindDims(context, dn, dc, di, dj, dy, dx);
+    auto readMap = AffineMap::get(6, 0,
+                                  {dn, dc, dy * strides[0] + di * dilations[0],
+                                   dx * strides[1] + dj * dilations[1]},
+                                  context);
+    auto patchType = RankedTensorType::get({n, c, kh, kw, oh, ow}, element);
+    Value init = createInit(b, loc, patchType, {});
+    SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+    Value patches =
+        linalg::GenericOp::create(
+            b, loc, patchType, input, init,
+            ArrayRef<AffineMap>{readMap, b.getMultiDimIdentityMap(6)}, iterators,
+            [](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(nb, l, args[0]);
+            })
+            .getResult(0);
+    col = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({n, depth, pixels}, element), patches,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+  }
+  Value filter = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({f, depth}, element), weight,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value zero = scalarConstant(b, loc, element, 0);
+  auto imageType = RankedTensorType::get({f, pixels}, element);
+  auto outType = RankedTensorType::get({n, f, pixels}, element);
+  Value out = createInit(b, loc, outType, {});
+  for (int64_t image = 0; image < n; ++image) {
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(image), b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> strides3(3, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> colSizes = {b.getIndexAttr(1), b.getIndexAttr(depth),
+                                          b.getIndexAttr(pixels)};
+    Value colImage = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({depth, pixels}, element), col, offsets, colSizes,
+        strides3);
+    Value acc = createInit(b, loc, imageType, {}, zero);
+    Value product =
+        linalg::MatmulOp::create(b, loc, imageType, ValueRange{filter, colImage}, acc)
+            .getResult(0);
+    SmallVector<OpFoldResult> outSizes = {b.getIndexAttr(1), b.getIndexAttr(f),
+                                          b.getIndexAttr(pixels)};
+    out = tensor::InsertSliceOp::create(b, loc, product, out, offsets, outSizes, strides3);
+  }
+  return tensor::ExpandShapeOp::create(b, loc, result, out,
+                                       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -101,7 +177,13 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
 
     Value conv;
     int64_t channels = inputType.getDimSize(1), filters = weightType.getDimSize(0);
-    if (group == 1) {
+    // Batches up to 16 images: one matmul per image (their count is unrolled).
+    bool asMatmul = group == 1 && spatial == 2 && result.hasStaticShape() &&
+                    inputType.hasStaticShape() && result.getDimSize(0) <= 16 &&
+                    isa<Float32Type>(result.getElementType());
+    if (asMatmul) {
+      conv = convAsMatmul(rewriter, loc, op, input, weight);
+    } else if (group == 1) {
       Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
       SmallVector<Value> operands = {input, weight};
       if (spatial == 1)
