@@ -160,3 +160,122 @@ func.func @shape_of_static(%x: tensor<2x3x4xf32>, %d: tensor<?x4xf32>)
   %3 = kiln.shape %d {start = -1 : i64} : (tensor<?x4xf32>) -> tensor<1xi64>
   return %0, %1, %2, %3 : tensor<2xi64>, tensor<i64>, tensor<2xi64>, tensor<1xi64>
 }
+
+// -----
+
+/// x - x = 0 for integers; not for floats (NaN - NaN is NaN).
+// CHECK-LABEL: func @sub_self
+// CHECK-SAME: (%[[I:.+]]: tensor<3xi64>, %[[F:.+]]: tensor<3xf32>)
+// CHECK-DAG: %[[Z:.+]] = kiln.constant dense<0> : tensor<3xi64>
+// CHECK-DAG: %[[S:.+]] = kiln.sub %[[F]], %[[F]]
+// CHECK: return %[[Z]], %[[S]]
+func.func @sub_self(%i: tensor<3xi64>, %f: tensor<3xf32>) -> (tensor<3xi64>, tensor<3xf32>) {
+  %0 = kiln.sub %i, %i : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %1 = kiln.sub %f, %f : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<3xi64>, tensor<3xf32>
+}
+
+// -----
+
+/// cast(cast(x : A -> B) -> C) = cast(x : A -> C) when A -> B is lossless:
+/// i32 -> i64 -> i32 is x; f16 -> f32 -> i64 is one cast.
+// CHECK-LABEL: func @double_cast
+// CHECK-SAME: (%[[X:.+]]: tensor<4xi32>, %[[H:.+]]: tensor<4xf16>)
+// CHECK-NEXT: %[[C:.+]] = kiln.cast %[[H]] : tensor<4xf16> -> tensor<4xi64>
+// CHECK-NEXT: return %[[X]], %[[C]]
+func.func @double_cast(%x: tensor<4xi32>, %h: tensor<4xf16>) -> (tensor<4xi32>, tensor<4xi64>) {
+  %0 = kiln.cast %x : tensor<4xi32> -> tensor<4xi64>
+  %1 = kiln.cast %0 : tensor<4xi64> -> tensor<4xi32>
+  %2 = kiln.cast %h : tensor<4xf16> -> tensor<4xf32>
+  %3 = kiln.cast %2 : tensor<4xf32> -> tensor<4xi64>
+  return %1, %3 : tensor<4xi32>, tensor<4xi64>
+}
+
+// -----
+
+/// A lossy first cast (f32 -> i32 truncates, i64 -> i32 wraps) is kept.
+// CHECK-LABEL: func @lossy_double_cast
+// CHECK-COUNT-4: kiln.cast
+func.func @lossy_double_cast(%x: tensor<4xf32>, %y: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %0 = kiln.cast %x : tensor<4xf32> -> tensor<4xi32>
+  %1 = kiln.cast %0 : tensor<4xi32> -> tensor<4xf32>
+  %2 = kiln.cast %y : tensor<4xi64> -> tensor<4xi32>
+  %3 = kiln.cast %2 : tensor<4xi32> -> tensor<4xi64>
+  return %1, %3 : tensor<4xf32>, tensor<4xi64>
+}
+
+// -----
+
+/// select(c, x, x) = x.
+// CHECK-LABEL: func @select_same
+// CHECK-SAME: (%{{.+}}: tensor<4xi1>, %[[X:.+]]: tensor<4xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @select_same(%c: tensor<4xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kiln.select %c, %x, %x : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+/// squeeze(unsqueeze(x)) = x on the same axes; other axes stay.
+// CHECK-LABEL: func @squeeze_unsqueeze
+// CHECK-SAME: (%[[X:.+]]: tensor<3x1xf32>)
+// CHECK: %[[U:.+]] = kiln.unsqueeze %[[X]]
+// CHECK-NEXT: %[[S:.+]] = kiln.squeeze %[[U]] {axes = array<i64: 2>}
+// CHECK-NEXT: return %[[X]], %[[S]]
+func.func @squeeze_unsqueeze(%x: tensor<3x1xf32>) -> (tensor<3x1xf32>, tensor<1x3xf32>) {
+  %u = kiln.unsqueeze %x {axes = array<i64: 0>} : (tensor<3x1xf32>) -> tensor<1x3x1xf32>
+  %0 = kiln.squeeze %u {axes = array<i64: -3>} : (tensor<1x3x1xf32>) -> tensor<3x1xf32>
+  %1 = kiln.squeeze %u {axes = array<i64: 2>} : (tensor<1x3x1xf32>) -> tensor<1x3xf32>
+  return %0, %1 : tensor<3x1xf32>, tensor<1x3xf32>
+}
+
+// -----
+
+/// expand to the same shape and concat of one input are identities.
+// CHECK-LABEL: func @expand_concat_identity
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]]
+func.func @expand_concat_identity(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = kiln.expand %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = kiln.concat %x {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+/// pow(x, 1) = x; pow(x, 2) = x * x; pow(x, 3) stays.
+// CHECK-LABEL: func @pow_small
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+// CHECK-DAG: %[[SQ:.+]] = kiln.mul %[[X]], %[[X]]
+// CHECK-DAG: %[[CU:.+]] = kiln.pow %[[X]]
+// CHECK: return %[[X]], %[[SQ]], %[[CU]]
+func.func @pow_small(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %one = kiln.constant dense<1.0> : tensor<f32>
+  %two = kiln.constant dense<2.0> : tensor<f32>
+  %three = kiln.constant dense<3.0> : tensor<f32>
+  %0 = kiln.pow %x, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = kiln.pow %x, %two : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = kiln.pow %x, %three : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+/// x / c = x * (1/c) for a float splat; integer and zero divisors stay.
+// CHECK-LABEL: func @div_by_constant
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>, %[[I:.+]]: tensor<4xi64>)
+// CHECK-DAG: %[[R:.+]] = kiln.constant dense<1.250000e-01> : tensor<f32>
+// CHECK-DAG: %[[M:.+]] = kiln.mul %[[X]], %[[R]]
+// CHECK-DAG: %[[Z:.+]] = kiln.div %[[X]], %{{.+}} : (tensor<4xf32>, tensor<f32>)
+// CHECK-DAG: %[[D:.+]] = kiln.div %[[I]]
+// CHECK: return %[[M]], %[[Z]], %[[D]]
+func.func @div_by_constant(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi64>) {
+  %eight = kiln.constant dense<8.0> : tensor<f32>
+  %zero = kiln.constant dense<0.0> : tensor<f32>
+  %ieight = kiln.constant dense<8> : tensor<i64>
+  %0 = kiln.div %x, %eight : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = kiln.div %x, %zero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = kiln.div %i, %ieight : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi64>
+}

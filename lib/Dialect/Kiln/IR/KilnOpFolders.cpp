@@ -73,10 +73,52 @@ OpFoldResult ClipOp::fold(FoldAdaptor) {
   return {};
 }
 
-// cast(x : T -> T) = x
+/// Whether every value of element type `from` converts to `to` and back
+/// unchanged (integer widening of the same signedness, float widening,
+/// integers into a float mantissa that holds them).
+static bool isLosslessConversion(Type from, Type to) {
+  if (from == to)
+    return true;
+  auto fromInt = dyn_cast<IntegerType>(from), toInt = dyn_cast<IntegerType>(to);
+  if (fromInt && toInt) {
+    if (fromInt.getWidth() == 1)
+      return true; // 0 and 1 survive any integer type
+    return fromInt.getSignedness() == toInt.getSignedness() &&
+           toInt.getWidth() > fromInt.getWidth();
+  }
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (!toFloat)
+    return false;
+  if (auto fromFloat = dyn_cast<FloatType>(from))
+    return APFloat::isRepresentableBy(fromFloat.getFloatSemantics(),
+                                      toFloat.getFloatSemantics());
+  if (fromInt)
+    return fromInt.getWidth() <= toFloat.getFPMantissaWidth();
+  return false;
+}
+
+// cast(x : T -> T) = x;
+// cast(cast(x : A -> B) -> C) = cast(x : A -> C) when A -> B is lossless
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    Type a = inner.getInput().getType().getElementType();
+    Type b = inner.getType().getElementType();
+    if (isLosslessConversion(a, b)) {
+      if (inner.getInput().getType() == getType())
+        return inner.getInput();
+      getInputMutable().assign(inner.getInput());
+      return getResult();
+    }
+  }
+  return {};
+}
+
+// select(c, x, x) = x
+OpFoldResult SelectOp::fold(FoldAdaptor) {
+  if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
+    return getOnTrue();
   return {};
 }
 
@@ -92,10 +134,15 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
       [](const APFloat &a, const APFloat &b) { return a + b; });
 }
 
-// x - 0 = x;  c1 - c2 = c
+// x - 0 = x;  c1 - c2 = c;  x - x = 0 for integers only (NaN - NaN and
+// inf - inf are NaN, so not for floats)
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   if (isSplatOf(adaptor.getRhs(), 0) && getLhs().getType() == getType())
     return getLhs();
+  if (getLhs() == getRhs() && isa<IntegerType>(getType().getElementType()) &&
+      getType().hasStaticShape())
+    return DenseElementsAttr::get(getType(),
+                                  IntegerAttr::get(getType().getElementType(), 0));
   return foldSameTypeBinary(
       adaptor.getOperands(), getLhs(), getRhs(), getType(),
       [](const APInt &a, const APInt &b) { return a - b; },
@@ -130,6 +177,59 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       },
       [](const APFloat &a, const APFloat &b) { return a / b; });
   return divByZero ? Attribute() : folded;
+}
+
+// pow(x, 1) = x
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1) && getLhs().getType() == getType())
+    return getLhs();
+  return {};
+}
+
+namespace {
+// pow(x, 2) = x * x (a multiply instead of exp/log)
+struct PowTwoToMul final : OpRewritePattern<PowOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowOp op, PatternRewriter &rewriter) const override {
+    Attribute exponent;
+    if (!matchPattern(op.getRhs(), m_Constant(&exponent)) || !isSplatOf(exponent, 2) ||
+        op.getLhs().getType() != op.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<MulOp>(op, op.getLhs(), op.getLhs());
+    return success();
+  }
+};
+
+// x / c = x * (1 / c) for a float splat c whose reciprocal is finite
+struct DivByConstantToMul final : OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp op, PatternRewriter &rewriter) const override {
+    SplatElementsAttr splat;
+    if (!matchPattern(op.getRhs(), m_Constant(&splat)) ||
+        !isa<FloatType>(splat.getElementType()))
+      return failure();
+    APFloat reciprocal(splat.getSplatValue<APFloat>().getSemantics(), 1);
+    if (reciprocal.divide(splat.getSplatValue<APFloat>(), APFloat::rmNearestTiesToEven) &
+        (APFloat::opDivByZero | APFloat::opOverflow | APFloat::opInvalidOp))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getRhs().getType());
+    Value scale = ConstantOp::create(
+        rewriter, op.getLoc(),
+        DenseElementsAttr::get(type, FloatAttr::get(type.getElementType(), reciprocal)));
+    rewriter.replaceOpWithNewOp<MulOp>(op, op.getType(), op.getLhs(), scale);
+    return success();
+  }
+};
+} // namespace
+
+void PowOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *context) {
+  patterns.add<PowTwoToMul>(context);
+}
+
+void DivOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *context) {
+  patterns.add<DivByConstantToMul>(context);
 }
 
 // reshape(x : T -> T) = x;  reshape(reshape(x)) = reshape(x);
@@ -184,6 +284,24 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
     return getResult();
   }
   return {};
+}
+
+// squeeze(unsqueeze(x)) = x when the squeeze removes exactly the inserted dims
+OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  auto inner = getInput().getDefiningOp<UnsqueezeOp>();
+  if (!inner || inner.getInput().getType() != getType() || getAxes().empty())
+    return {};
+  int64_t rank = getInput().getType().getRank();
+  auto normalize = [&](ArrayRef<int64_t> axes) {
+    SmallVector<int64_t> out;
+    for (int64_t a : axes)
+      out.push_back(a < 0 ? a + rank : a);
+    llvm::sort(out);
+    return out;
+  };
+  if (normalize(getAxes()) != normalize(inner.getAxes()))
+    return {};
+  return inner.getInput();
 }
 
 // concat(x) = x

@@ -116,8 +116,12 @@ def Kiln_MulOp : Kiln_BinaryOp<"mul", "x * y", Kiln_NumericTensor, 0,
                                [Commutative]> { let hasFolder = 1; }
 def Kiln_DivOp : Kiln_BinaryOp<"div", "x / y", Kiln_NumericTensor> {
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
-def Kiln_PowOp : Kiln_BinaryOp<"pow", "x ^ y", Kiln_NumericTensor>;
+def Kiln_PowOp : Kiln_BinaryOp<"pow", "x ^ y", Kiln_NumericTensor> {
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
 def Kiln_MaxOp : Kiln_BinaryOp<"max", "max(x, y)", Kiln_NumericTensor, 0,
                                [Commutative]>;
 def Kiln_MinOp : Kiln_BinaryOp<"min", "min(x, y)", Kiln_NumericTensor, 0,
@@ -167,6 +171,7 @@ def Kiln_SelectOp : Kiln_InferOp<"select",
   let assemblyFormat = [{
     $condition `,` $on_true `,` $on_false attr-dict `:` functional-type(operands, results)
   }];
+  let hasFolder = 1;
 }
 
 #endif // KILN_DIALECT_KILN_IR_KILNELEMENTWISEOPS_TD

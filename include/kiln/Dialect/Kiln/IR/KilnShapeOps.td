@@ -192,6 +192,7 @@ def Kiln_SqueezeOp : Kiln_InferOp<"squeeze", [AllElementTypesMatch<["input", "ou
   let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$axes);
   let results = (outs Kiln_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
 }
 
 def Kiln_UnsqueezeOp : Kiln_InferOp<"unsqueeze", [AllElementTypesMatch<["input", "output"]>]> {
