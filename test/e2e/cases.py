@@ -77,6 +77,7 @@ def contraction_cases():
              for m, k, n in [(1, 1, 1), (3, 7, 13), (127, 33, 65), (64, 128, 96)]]
     cases.append(matmul_case("matmul_batch_broadcast", (2, 5, 7), (7, 3), (2, 5, 3)))
     cases.append(matmul_case("matmul_vector", (4, 6), (6,), (4,)))
+    cases.append(matmul_case("matmul_dot", (13,), (13,), ()))
     cases.append(matmul_case("matmul_batched_4d", (2, 3, 5, 70), (2, 3, 70, 33), (2, 3, 5, 33)))
     cases.append(matmul_case("matmul_rows_3d", (3, 17, 40), (40, 70), (3, 17, 70)))
     cases.append(matmul_case("matmul_batch_stretch", (1, 5, 7), (4, 7, 3), (4, 5, 3)))

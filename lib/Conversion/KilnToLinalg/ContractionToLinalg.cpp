@@ -38,8 +38,11 @@ Value buildContraction(OpBuilder &b, Location loc, RankedTensorType result,
   Value zero = scalarConstant(b, loc, result.getElementType(), 0);
   Value init = createInit(b, loc, result, dynamicSizes, zero);
   unsigned loops = result.getRank() + 1;
-  AffineMap outMap = AffineMap::getMultiDimIdentityMap(loops, b.getContext())
-                         .getMajorSubMap(result.getRank());
+  // The result reads the first rank loops (none for a dot product).
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i < result.getRank(); ++i)
+    outExprs.push_back(b.getAffineDimExpr(i));
+  AffineMap outMap = AffineMap::get(loops, 0, outExprs, b.getContext());
   SmallVector<utils::IteratorType> iterators(result.getRank(),
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
