@@ -148,10 +148,14 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.tileN = options.matmul.n;
   matmul.tileK = options.matmul.k;
   pm.addNestedPass<func::FuncOp>(createKilnCPUMatmulPass(matmul));
-  // 7. Parallel loops run on the runtime's thread pool.
+  // 7. Everything else: loops, parallel where the iteration space is;
+  //    LLVM's vectorizer works on the innermost ones.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  // 8. Outermost parallel loops with enough work run on the runtime's pool.
   pm.addPass(createKilnOutlineParallelLoopsPass());
-  // 8. Everything else: loops; LLVM's vectorizer works on the innermost ones.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // 9. exp/tanh/erf/... as polynomials, so their loops vectorize.
+  pm.addNestedPass<func::FuncOp>(createKilnApproximateMathPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

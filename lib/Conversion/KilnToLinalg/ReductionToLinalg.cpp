@@ -97,6 +97,22 @@ Value reducedCount(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> ax
   return arith::TruncIOp::create(b, loc, element, asInt);
 }
 
+/// Reduction combiners may reassociate: that is what lets the loop
+/// vectorizer keep partial sums in vector lanes instead of one serial chain.
+arith::FastMathFlagsAttr reassociable(OpBuilder &b) {
+  return arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc);
+}
+Value addReassoc(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y, reassociable(b));
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value maxReassoc(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y, reassociable(b));
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
 Value add(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::AddFOp::create(b, loc, x, y);
@@ -158,7 +174,7 @@ struct ReduceToLinalg final : OpConversionPattern<ReduceOp> {
     SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), type.getRank());
     Value zero = scalarConstant(rewriter, loc, element, 0);
     auto sum = [&](Value v) {
-      return reduce(rewriter, loc, v, axes, zero, add);
+      return reduce(rewriter, loc, v, axes, zero, addReassoc);
     };
     auto squares = [&](Value v) {
       return lowering::buildElementwise(rewriter, loc, type, v,
@@ -181,7 +197,7 @@ struct ReduceToLinalg final : OpConversionPattern<ReduceOp> {
     }
     case ReduceKind::max:
       reduced = reduce(rewriter, loc, input, axes,
-                       lowering::lowestValue(rewriter, loc, element), maximum);
+                       lowering::lowestValue(rewriter, loc, element), maxReassoc);
       break;
     case ReduceKind::min:
       reduced = reduce(rewriter, loc, input, axes,
@@ -255,13 +271,14 @@ struct SoftmaxToLinalg final : OpConversionPattern<OpTy> {
     Type element = type.getElementType();
     // m = max(x); e = exp(x - m); s = sum(e)
     Value m = reduce(rewriter, loc, x, axes, lowering::lowestValue(rewriter, loc, element),
-                     maximum);
+                     maxReassoc);
     Value e = mapWithReduced(rewriter, loc, x, m, axes,
                              [](OpBuilder &b, Location l, Value v, Value mx) -> Value {
                                return math::ExpOp::create(b, l,
                                                           arith::SubFOp::create(b, l, v, mx));
                              });
-    Value s = reduce(rewriter, loc, e, axes, scalarConstant(rewriter, loc, element, 0), add);
+    Value s = reduce(rewriter, loc, e, axes, scalarConstant(rewriter, loc, element, 0),
+                     addReassoc);
     Value y;
     if constexpr (std::is_same_v<OpTy, SoftmaxOp>) {
       // softmax = e / s
@@ -293,7 +310,7 @@ Value normalize(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
   Type element = type.getElementType();
   Value zero = scalarConstant(b, loc, element, 0);
   Value count = reducedCount(b, loc, x, axes, element);
-  Value sum = reduce(b, loc, x, axes, zero, add);
+  Value sum = reduce(b, loc, x, axes, zero, addReassoc);
   auto reducedType = cast<RankedTensorType>(sum.getType());
   Value mean = lowering::buildElementwise(
       b, loc, reducedType, sum,
@@ -304,7 +321,7 @@ Value normalize(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
                                   });
   Value squares = reduce(b, loc, centered, axes, zero,
                          [](OpBuilder &nb, Location l, Value v, Value acc) {
-                           return add(nb, l, mul(nb, l, v, v), acc);
+                           return addReassoc(nb, l, mul(nb, l, v, v), acc);
                          });
   Value eps = scalarConstant(b, loc, element, epsilon);
   Value invStd = lowering::buildElementwise(

@@ -238,7 +238,7 @@ struct MatmulRewriter {
     // Column blocks are independent: they run in parallel (kiln-outline-
     // parallel-loops), each with its own packing buffers.
     Value blocks = arith::CeilDivUIOp::create(b, loc, N, index(b, loc, tileN));
-    scf::ParallelOp::create(
+    auto columnBlocks = scf::ParallelOp::create(
         b, loc, ValueRange{index(b, loc, 0)}, ValueRange{blocks}, ValueRange{index(b, loc, 1)},
         [&](OpBuilder &b1, Location, ValueRange ivs) {
       Value jc = mul(b1, loc, ivs[0], index(b1, loc, tileN));
@@ -304,6 +304,7 @@ struct MatmulRewriter {
       memref::DeallocOp::create(b1, loc, aPacked);
       memref::DeallocOp::create(b1, loc, bPacked);
     });
+    columnBlocks->setAttr(kHeavyLoopAttr, b.getUnitAttr());
     op.erase();
   }
 };

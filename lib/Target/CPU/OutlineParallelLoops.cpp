@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -45,9 +46,18 @@ struct Outliner {
       else
         captured.push_back(value);
     }
+    // The bounds are captured too, unless constant: constants must stay
+    // visible to the task (they give LLVM unit strides to vectorize with).
     Value lb = loop.getLowerBound()[0], ub = loop.getUpperBound()[0];
     Value step = loop.getStep()[0];
-    captured.append({lb, step});
+    for (Value bound : {lb, step}) {
+      Operation *def = bound.getDefiningOp();
+      bool constant = def && def->hasTrait<OpTrait::ConstantLike>();
+      if (constant && !llvm::is_contained(constants, def))
+        constants.push_back(def);
+      else if (!constant && !llvm::is_contained(captured, bound))
+        captured.push_back(bound);
+    }
 
     std::string id = std::to_string(next++);
     SmallVector<Type> taskInputs = {b.getIndexType()};
@@ -89,8 +99,72 @@ struct Outliner {
   }
 };
 
+/// Static iteration count of `loop` and the loops nested in it, or nullopt
+/// when some bound is dynamic.
+std::optional<int64_t> staticIterations(scf::ParallelOp loop) {
+  int64_t total = 1;
+  WalkResult result = loop->walk([&](Operation *op) {
+    auto count = [&](Value lb, Value ub, Value step) -> bool {
+      std::optional<int64_t> l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+                             s = getConstantIntValue(step);
+      if (!l || !u || !s || *s <= 0)
+        return false;
+      total *= std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
+      return true;
+    };
+    if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+      for (auto [lb, ub, step] : llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                                           parallel.getStep()))
+        if (!count(lb, ub, step))
+          return WalkResult::interrupt();
+    } else if (auto serial = dyn_cast<scf::ForOp>(op)) {
+      if (!count(serial.getLowerBound(), serial.getUpperBound(), serial.getStep()))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return std::nullopt;
+  return total;
+}
+
+/// Splits an N-D parallel loop into a 1-D loop over its first dimension
+/// around an (N-1)-D one; returns the outer loop.
+scf::ParallelOp splitFirstDimension(scf::ParallelOp loop) {
+  if (loop.getNumLoops() == 1)
+    return loop;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto outer = scf::ParallelOp::create(
+      b, loc, loop.getLowerBound().take_front(), loop.getUpperBound().take_front(),
+      loop.getStep().take_front(), [&](OpBuilder &ob, Location, ValueRange outerIvs) {
+        auto inner = scf::ParallelOp::create(
+            ob, loc, loop.getLowerBound().drop_front(), loop.getUpperBound().drop_front(),
+            loop.getStep().drop_front(), [&](OpBuilder &ib, Location, ValueRange innerIvs) {
+              IRMapping mapping;
+              mapping.map(loop.getInductionVars().front(), outerIvs.front());
+              for (auto [from, to] : llvm::zip(ArrayRef<Value>(loop.getInductionVars()).drop_front(), innerIvs))
+                mapping.map(from, to);
+              for (Operation &op : loop.getBody()->without_terminator())
+                ib.clone(op, mapping);
+            });
+        (void)inner;
+      });
+  loop.erase();
+  return outer;
+}
+
 struct KilnOutlineParallelLoopsPass final
     : impl::KilnOutlineParallelLoopsPassBase<KilnOutlineParallelLoopsPass> {
+  using KilnOutlineParallelLoopsPassBase::KilnOutlineParallelLoopsPassBase;
+
+  bool worthDistributing(scf::ParallelOp loop) {
+    if (loop->hasAttr(kHeavyLoopAttr))
+      return true;
+    std::optional<int64_t> iterations = staticIterations(loop);
+    return !iterations || *iterations >= minIterations;
+  }
+
   void runOnOperation() override {
     Outliner outliner{getOperation()};
     SmallVector<std::pair<scf::ParallelOp, Value>> loops;
@@ -98,11 +172,14 @@ struct KilnOutlineParallelLoopsPass final
       Value host = hostArgument(func);
       if (!host)
         continue;
+      SmallVector<scf::ParallelOp> candidates;
       func.walk([&](scf::ParallelOp loop) {
-        if (loop.getNumLoops() == 1 && !loop->getParentOfType<scf::ParallelOp>() &&
-            loop.getNumResults() == 0)
-          loops.push_back({loop, host});
+        if (!loop->getParentOfType<scf::ParallelOp>() && loop.getNumResults() == 0 &&
+            worthDistributing(loop))
+          candidates.push_back(loop);
       });
+      for (scf::ParallelOp loop : candidates)
+        loops.push_back({splitFirstDimension(loop), host});
     }
     for (auto [loop, host] : loops)
       outliner.outline(loop, host);

@@ -1,4 +1,10 @@
-// RUN: kiln-opt %s --kiln-outline-parallel-loops | FileCheck %s
+// RUN: kiln-opt %s --kiln-outline-parallel-loops="min-iterations=1" | FileCheck %s
+// RUN: kiln-opt %s --kiln-outline-parallel-loops | FileCheck %s --check-prefix=SMALL
+
+/// With the default threshold, 4 iterations are not worth a task.
+// SMALL-LABEL: func.func private @kiln_entry
+// SMALL: scf.parallel
+// SMALL-NOT: kiln_launch
 
 /// The parallel loop becomes a launcher call with its trip count and captured
 /// values; the body a task taking the iteration index; constants are cloned.
@@ -6,17 +12,18 @@
 // CHECK-SAME: (%[[HOST:.+]]: !llvm.ptr, %[[BUF:.+]]: memref<8xf32>)
 // CHECK-NOT: kiln.host
 // CHECK: %[[COUNT:.+]] = arith.ceildivsi
-// CHECK: call @kiln_launch_0(%[[HOST]], %[[COUNT]], %[[BUF]], %{{.*}}, %{{.*}}) : (!llvm.ptr, index, memref<8xf32>, index, index) -> ()
+// CHECK: call @kiln_launch_0(%[[HOST]], %[[COUNT]], %[[BUF]]) : (!llvm.ptr, index, memref<8xf32>) -> ()
 // CHECK-NOT: scf.parallel
 // CHECK-LABEL: func @no_host
 // CHECK: scf.parallel
 // CHECK-LABEL: func.func private @kiln_task_0
-// CHECK-SAME: (%[[I:.+]]: index, %[[B:.+]]: memref<8xf32>, %[[LB:.+]]: index, %[[STEP:.+]]: index)
-// CHECK: arith.constant 1.000000e+00 : f32
-// CHECK: %[[MUL:.+]] = arith.muli %[[I]], %[[STEP]]
-// CHECK: %[[IV:.+]] = arith.addi %[[LB]], %[[MUL]]
+// CHECK-SAME: (%[[I:.+]]: index, %[[B:.+]]: memref<8xf32>)
+// CHECK-DAG: arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: %[[MUL:.+]] = arith.muli %[[I]], %[[C2]]
+// CHECK: %[[IV:.+]] = arith.addi %{{.*}}, %[[MUL]]
 // CHECK: memref.store %{{.*}}, %[[B]][%[[IV]]]
-// CHECK: func.func private @kiln_launch_0(!llvm.ptr, index, memref<8xf32>, index, index)
+// CHECK: func.func private @kiln_launch_0(!llvm.ptr, index, memref<8xf32>)
 func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %buf: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -38,6 +45,23 @@ func.func @no_host(%buf: memref<8xf32>) {
   %one = arith.constant 1.0 : f32
   scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
     memref.store %one, %buf[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+/// A 2-D nest is distributed over its first dimension only.
+// CHECK-LABEL: func.func private @kiln_task_1
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}})
+// CHECK: memref.store
+func.func private @two_d(%host: !llvm.ptr {kiln.host}, %buf: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    memref.store %one, %buf[%i, %j] : memref<4x8xf32>
     scf.reduce
   }
   return

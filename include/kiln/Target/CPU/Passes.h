@@ -17,6 +17,9 @@ inline constexpr llvm::StringLiteral kHostArgAttr = "kiln.host";
 /// the artifact writer defines (kiln-outline-parallel-loops).
 inline constexpr llvm::StringLiteral kTaskPrefix = "kiln_task_";
 inline constexpr llvm::StringLiteral kLaunchPrefix = "kiln_launch_";
+/// Marks a parallel loop whose iterations are heavy enough to distribute
+/// whatever their count.
+inline constexpr llvm::StringLiteral kHeavyLoopAttr = "kiln.heavy";
 
 #define GEN_PASS_DECL
 #include "kiln/Target/CPU/Passes.h.inc"

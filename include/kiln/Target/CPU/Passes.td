@@ -79,8 +79,29 @@ def KilnOutlineParallelLoopsPass
     and calls the host's `parallel_for` with a trampoline to the task (or
     loops itself when there is no host). Constants are cloned into the task
     rather than captured. Afterwards the `{kiln.host}` marker is removed.
+
+    A multi-dimensional loop is split: its first dimension is distributed,
+    the rest stays an inner `scf.parallel` (lowered to loops). Loops whose
+    static iteration count (all dims of the nest) is below `min-iterations`
+    stay serial, since a task costs more than it saves; loops marked
+    `{kiln.heavy}` (the matmul column blocks) are always distributed.
   }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t", "16384",
+           "distribute only loop nests with at least this many iterations">
+  ];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
+}
+
+def KilnApproximateMathPass : Pass<"kiln-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "Replace f32 math functions by polynomial approximations";
+  let description = [{
+    `math.exp`, `tanh`, `erf`, `log`, ... become arithmetic (upstream's
+    polynomial approximations, accurate to a few ulp in f32), so loops that
+    use them vectorize instead of calling libm once per element.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 #endif // KILN_TARGET_CPU_PASSES_TD
