@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
 
@@ -291,6 +292,25 @@ struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
   }
 };
 
+/// Bool resource blobs (one byte per element, as ONNX stores them) as a
+/// dense attribute: LLVM translation knows no i1 resource layout.
+ElementsAttr boolResourceAsDense(ElementsAttr value) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  if (!resource || !resource.getElementType().isInteger(1))
+    return value;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return {};
+  ArrayRef<char> bytes = blob->getData();
+  auto type = cast<ShapedType>(resource.getType());
+  if (static_cast<int64_t>(bytes.size()) != type.getNumElements())
+    return {};
+  SmallVector<bool> bits;
+  for (char byte : bytes)
+    bits.push_back(byte != 0);
+  return DenseElementsAttr::get(type, bits);
+}
+
 struct ConstantToArith final : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -298,8 +318,10 @@ struct ConstantToArith final : OpConversionPattern<ConstantOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (hasUnsignedElements(op))
       return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(),
-                                                   op.getValueAttr());
+    ElementsAttr value = boolResourceAsDense(op.getValueAttr());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "bool resource blob without data");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(), cast<TypedAttr>(value));
     return success();
   }
 };
