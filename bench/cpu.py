@@ -198,6 +198,7 @@ def main():
     batches = [int(b) for b in args.batches.split(",")]
     busy_before = busy()
     load_before = os.getloadavg()[0]
+    versions = report.versions(ROOT, args.kilnc)  # at the start: the tree moves during a run
     start = datetime.datetime.now(datetime.timezone.utc)
     print(f"bench cpu: {report.machine()}; {args.threads} threads; "
           f"{busy_before} compile processes running", flush=True)
@@ -205,8 +206,6 @@ def main():
     model_rows, dispatch_rows = run_models(args, selected, batches)
     busy_after, load_after = busy(), os.getloadavg()[0]
     bandwidth = report.copy_bandwidth_gbs()
-
-    versions = report.versions(ROOT, args.kilnc)
     lines = [f"## {start:%Y-%m-%d %H:%M} UTC — CPU, {args.threads} threads", "",
              f"- machine: {report.machine()}",
              f"- versions: kiln `{versions['kiln']}`, onnxruntime {versions['onnxruntime']}, "

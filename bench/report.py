@@ -29,11 +29,15 @@ def versions(root, kilnc):
 
     import onnxruntime
 
+    import datetime
+
     kiln = run(["git", "-C", root, "rev-parse", "--short", "HEAD"])
     dirty = run(["git", "-C", root, "status", "--porcelain", "--", "lib", "include", "tools",
                  "runtime"])
     if dirty:
         kiln += " + uncommitted compiler changes"
+    built = datetime.datetime.fromtimestamp(os.stat(kilnc).st_mtime, datetime.timezone.utc)
+    kiln += f" (kilnc binary of {built:%Y-%m-%d %H:%M} UTC)"
     llvm = run(["/usr/lib/llvm-22/bin/llvm-config", "--version"])
     return {"kiln": kiln, "onnxruntime": onnxruntime.__version__, "llvm": llvm,
             "kilnc": os.path.realpath(kilnc)}
