@@ -33,7 +33,7 @@ CRASH_MARKERS = ("Stack dump", "PLEASE submit a bug report", "Assertion", "Segme
                  "terminate called", "AddressSanitizer", "UndefinedBehaviorSanitizer")
 
 
-def _run(args, timeout):
+def run_tool(args, timeout):
     """(returncode or None on timeout, combined output, seconds).
 
     The tool runs in its own process group, so that on a timeout its children (a
@@ -51,12 +51,15 @@ def _run(args, timeout):
         return None, out, time.monotonic() - start
 
 
-def _failure(tool, rc, output, timeout):
+def classify_failure(tool, rc, output, timeout):
     """Status and reason for a tool that did not exit 0, or None if it is a clean exit 1."""
     if rc is None:
         return "timed_out", f"{tool}: no result after {timeout} s"
     if rc < 0:
-        name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else str(-rc)
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = f"signal {-rc}"
         return "crashed", f"{tool}: killed by {name} in {crash_site(output)}"
     if rc != 1:
         return "crashed", f"{tool}: exit code {rc}: {first_error(output)}"
@@ -110,10 +113,10 @@ def run_case(name, op, case_dir, work_dir, tools, timeout, threads):
         return result
 
     artifact = os.path.join(work_dir, "model.so")
-    rc, output, _ = _run([tools["kilnc"], os.path.join(case_dir, "model.onnx"),
+    rc, output, _ = run_tool([tools["kilnc"], os.path.join(case_dir, "model.onnx"),
                           "-o", artifact], timeout)
     if rc != 0:
-        failure = _failure("kilnc", rc, output, timeout)
+        failure = classify_failure("kilnc", rc, output, timeout)
         return done(*(failure or ("unsupported", first_error(output))))
     try:
         inputs, expected = conformance_cases.convert_data(case_dir, work_dir)
@@ -124,10 +127,10 @@ def run_case(name, op, case_dir, work_dir, tools, timeout, threads):
             "--rtol", repr(rtol), "--atol", repr(atol)]
     for input_name, path in inputs:
         args += ["--input", f"{input_name}={path}"]
-    rc, output, _ = _run(args, timeout)
+    rc, output, _ = run_tool(args, timeout)
     if rc == 0:
         return done("passed")
-    failure = _failure("kiln-run", rc, output, timeout)
+    failure = classify_failure("kiln-run", rc, output, timeout)
     if failure:
         return done(*failure)
     mismatches = [line.strip() for line in output.splitlines()

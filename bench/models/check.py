@@ -32,10 +32,10 @@ def compile_model(model_dir, batch, artifact, kilnc, timeout):
         shapes = json.load(f)["batches"][str(batch)]
     args = [kilnc, os.path.join(model_dir, "model.onnx"), "-o", artifact]
     args += [f"--input-shape={name}={'x'.join(map(str, dims))}" for name, dims in shapes.items()]
-    rc, output, _ = conformance_run._run(args, timeout)
+    rc, output, _ = conformance_run.run_tool(args, timeout)
     if rc == 0:
         return None
-    return conformance_run._failure("kilnc", rc, output, timeout) or \
+    return conformance_run.classify_failure("kilnc", rc, output, timeout) or \
         ("unsupported", conformance_run.first_error(output))
 
 
@@ -73,9 +73,9 @@ def check(model_dir, batch, work, tools, timeout, threads):
         return failure
     out_dir = os.path.join(work, "out")
     args = [tools["kiln_run"], artifact, "--output-dir", out_dir, "--threads", str(threads)]
-    rc, output, _ = conformance_run._run(args + input_args(model_dir, batch), timeout)
+    rc, output, _ = conformance_run.run_tool(args + input_args(model_dir, batch), timeout)
     if rc != 0:
-        return conformance_run._failure("kiln-run", rc, output, timeout) or \
+        return conformance_run.classify_failure("kiln-run", rc, output, timeout) or \
             ("wrong", "kiln-run: " + conformance_run.first_error(output))
     ok, notes = compare(out_dir, os.path.join(model_dir, f"b{batch}", "reference"))
     return ("passed" if ok else "wrong"), notes
