@@ -23,17 +23,41 @@ bool shouldFuse(mlir::OpOperand *fused) {
   return producer && producer->hasOneUse();
 }
 
-void populateKilnElementwiseFusionPatterns(mlir::RewritePatternSet &patterns) {
-  mlir::linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
-  mlir::linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-}
+/// Keeps the source locations of everything fused into a kernel: the op a
+/// fusion creates gets a FusedLoc of its consumer's and producer's locations,
+/// so reports (kilnc --report=fusion) can name the model nodes a dispatch
+/// covers. Upstream creates the fused op right after the control function
+/// accepts, which is when `pending` is set.
+struct LocationMerger final : mlir::RewriterBase::Listener {
+  llvm::SmallVector<mlir::Location> pending;
+
+  void notifyOperationInserted(mlir::Operation *op,
+                               mlir::OpBuilder::InsertPoint) override {
+    if (pending.empty() || !llvm::isa<mlir::linalg::GenericOp>(op))
+      return;
+    llvm::SmallVector<mlir::Location> locs = {op->getLoc()};
+    locs.append(pending.begin(), pending.end());
+    op->setLoc(mlir::FusedLoc::get(op->getContext(), locs));
+    pending.clear();
+  }
+};
 
 struct KilnFuseElementwisePass final
     : impl::KilnFuseElementwisePassBase<KilnFuseElementwisePass> {
   void runOnOperation() override {
+    LocationMerger merger;
+    auto control = [&](mlir::OpOperand *fused) {
+      if (!shouldFuse(fused))
+        return false;
+      merger.pending = {fused->getOwner()->getLoc(), fused->get().getDefiningOp()->getLoc()};
+      return true;
+    };
     mlir::RewritePatternSet patterns(&getContext());
-    populateKilnElementwiseFusionPatterns(patterns);
-    if (failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns))))
+    mlir::linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    mlir::linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    mlir::GreedyRewriteConfig config;
+    config.setListener(&merger);
+    if (failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

@@ -11,6 +11,7 @@
 #include "ModelInput.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CPU/CPUTarget.h"
 
@@ -71,6 +72,18 @@ static cl::opt<std::string> matmulTile(
              "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256)"),
     cl::value_desc("tiles"), cl::init(""), cl::cat(kilncCategory));
 
+enum class Report { None, Fusion };
+static cl::opt<Report> reportOption(
+    "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
+    cl::values(clEnumValN(Report::Fusion, "fusion",
+                          "each dispatch (kernel) after the dispatch stage: kind, op, "
+                          "shapes, and the model nodes fused into it")),
+    cl::cat(kilncCategory));
+
+static cl::opt<std::string> reportFormat("report-format",
+                                         cl::desc("Report format: text (default) or json"),
+                                         cl::init("text"), cl::cat(kilncCategory));
+
 static cl::opt<bool> verbose("v", cl::desc("Print each stage and its time to stderr"),
                              cl::cat(kilncCategory));
 
@@ -119,10 +132,15 @@ int main(int argc, char **argv) {
   if (std::optional<int> code = kilnc::runRequestedCheck(inputFilename))
     return *code;
 
+  if (reportFormat != "text" && reportFormat != "json")
+    return fail("--report-format='" + reportFormat + "', expected text or json");
   std::optional<kiln::Stage> stage = kiln::parseStage(emitStage);
   if (!stage)
     return fail("unknown --emit stage '" + emitStage + "', expected one of " +
                 kiln::stageNameList());
+  if (reportOption == Report::Fusion && *stage < kiln::Stage::Dispatch)
+    return fail("--report=fusion describes the dispatch stage; it needs --emit=dispatch or "
+                "a later stage");
   if (*stage == kiln::Stage::PTX && targetOption == kiln::Target::CPU)
     return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
   if (!kiln::isStageImplemented(*stage, targetOption))
@@ -191,6 +209,8 @@ int main(int argc, char **argv) {
     kiln::buildStagePipeline(pm, current, options);
     if (failed(timeStage(current, [&] { return pm.run(*module); })))
       return fail("stage '" + kiln::stageName(current) + "' failed");
+    if (current == kiln::Stage::Dispatch && reportOption == Report::Fusion)
+      kiln::printFusionReport(*module, llvm::errs(), reportFormat == "json");
   }
 
   if (*stage >= kiln::Stage::LLVM) {

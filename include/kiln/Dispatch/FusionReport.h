@@ -1,0 +1,22 @@
+//===- FusionReport.h - What the dispatch stage made of a model -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DISPATCH_FUSIONREPORT_H
+#define KILN_DISPATCH_FUSIONREPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln {
+
+/// Prints one line (or JSON object) per dispatch of `module` after the
+/// dispatch stage: every linalg op but fills is one kernel. For each: its
+/// kind (contraction, convolution, pooling, reduction, elementwise, data
+/// movement), the op, operand and result shapes, and the source nodes
+/// (ONNX node names from the fused locations) it covers.
+void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os, bool json);
+
+} // namespace kiln
+
+#endif // KILN_DISPATCH_FUSIONREPORT_H

@@ -1,0 +1,111 @@
+//===- FusionReport.cpp - What the dispatch stage made of a model ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dispatch/FusionReport.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+struct Dispatch {
+  std::string kind, op;
+  std::vector<std::string> operands, results, nodes;
+};
+
+std::string shapeOf(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+/// Names of the source nodes behind `loc` (NameLocs inside FusedLocs).
+void collectNames(Location loc, llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> &names) {
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      collectNames(inner, names);
+  } else if (auto name = dyn_cast<NameLoc>(loc)) {
+    names.insert(name.getName().str());
+  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    collectNames(callSite.getCallee(), names);
+  }
+}
+
+std::string classify(linalg::LinalgOp op) {
+  if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+    return isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op.getOperation())
+               ? "pooling"
+               : "convolution";
+  if (linalg::isaContractionOpInterface(op))
+    return "contraction";
+  if (isa<linalg::TransposeOp, linalg::CopyOp>(op.getOperation()))
+    return "data movement";
+  if (op.getNumReductionLoops() > 0)
+    return "reduction";
+  return "elementwise";
+}
+
+std::vector<Dispatch> collect(ModuleOp module) {
+  std::vector<Dispatch> dispatches;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::FillOp>(op.getOperation()))
+      return;
+    Dispatch d;
+    d.kind = classify(op);
+    d.op = op->getName().getStringRef().str();
+    for (Value operand : op->getOperands())
+      d.operands.push_back(shapeOf(operand.getType()));
+    for (Value result : op->getResults())
+      d.results.push_back(shapeOf(result.getType()));
+    llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
+    collectNames(op->getLoc(), names);
+    d.nodes.assign(names.begin(), names.end());
+    dispatches.push_back(std::move(d));
+  });
+  return dispatches;
+}
+
+} // namespace
+
+void printFusionReport(ModuleOp module, llvm::raw_ostream &os, bool json) {
+  std::vector<Dispatch> dispatches = collect(module);
+  if (json) {
+    llvm::json::Array array;
+    for (const Dispatch &d : dispatches)
+      array.push_back(llvm::json::Object{
+          {"kind", d.kind},
+          {"op", d.op},
+          {"operands", llvm::json::Array(d.operands)},
+          {"results", llvm::json::Array(d.results)},
+          {"nodes", llvm::json::Array(d.nodes)}});
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"dispatches", std::move(array)},
+                                     {"count", static_cast<int64_t>(dispatches.size())}}))
+       << "\n";
+    return;
+  }
+  os << "fusion report: " << dispatches.size() << " dispatches\n";
+  for (auto [i, d] : llvm::enumerate(dispatches)) {
+    os << "  #" << i << " " << d.kind << ": " << d.op << " (";
+    llvm::interleaveComma(d.operands, os);
+    os << ") -> ";
+    llvm::interleaveComma(d.results, os);
+    if (!d.nodes.empty()) {
+      os << "  nodes: ";
+      llvm::interleaveComma(d.nodes, os);
+    }
+    os << "\n";
+  }
+}
+
+} // namespace kiln

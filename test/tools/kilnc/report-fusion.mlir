@@ -1,0 +1,24 @@
+// RUN: kilnc %s --emit=dispatch --report=fusion -o /dev/null 2>&1 | FileCheck %s
+// RUN: kilnc %s --emit=dispatch --report=fusion --report-format=json -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
+// RUN: not kilnc %s --emit=graph --report=fusion 2>&1 | FileCheck %s --check-prefix=STAGE
+// RUN: not kilnc %s --emit=dispatch --report=fusion --report-format=xml 2>&1 | FileCheck %s --check-prefix=FORMAT
+
+/// Each dispatch is listed with its kind, op, shapes and the nodes fused in:
+/// the bias add, scale and relu after the matmul are one elementwise kernel.
+
+// CHECK: fusion report: 2 dispatches
+// CHECK-NEXT: #0 contraction: linalg.matmul (tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: fc
+// CHECK-NEXT: #1 elementwise: linalg.generic (tensor<4x16xf32>, tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: relu, scale, bias
+// JSON: "count": 2
+// JSON: "kind": "contraction"
+// JSON: "op": "linalg.matmul"
+// STAGE: error: --report=fusion describes the dispatch stage; it needs --emit=dispatch or a later stage
+// FORMAT: error: --report-format='xml', expected text or json
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %m = kiln.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> loc("fc")
+  %a = kiln.add %m, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32> loc("bias")
+  %two = kiln.constant dense<2.0> : tensor<f32>
+  %s = kiln.mul %a, %two : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32> loc("scale")
+  %r = kiln.relu %s : tensor<4x16xf32> loc("relu")
+  return %r : tensor<4x16xf32>
+}
