@@ -269,6 +269,12 @@ def movement_cases():
   %y = kiln.gather %t, %i {{axis = 0 : i64}} : ({ty((11, 5))}, {ty((2, 3), "i64")}) -> {ty((2, 3, 5))}
   return %y : {ty((2, 3, 5))}
 }}""", [table, ids], lambda a: [a[0][a[1]]]))
+    data = rand(3, 4)
+    picks = np.array([[0, 3], [-1, 1], [2, 2]], dtype=np.int64)
+    cases.append(("gather_elements", f"""func.func @main(%x: {ty((3, 4))}, %i: {ty((3, 2), "i64")}) -> {ty((3, 2))} {{
+  %y = kiln.gather_elements %x, %i {{axis = 1 : i64}} : ({ty((3, 4))}, {ty((3, 2), "i64")}) -> {ty((3, 2))}
+  return %y : {ty((3, 2))}
+}}""", [data, picks], lambda a: [np.take_along_axis(a[0], np.where(a[1] < 0, a[1] + 4, a[1]), axis=1)]))
     x = rand(1, 6, 1, 2)
     cases.append(("reshape_squeeze_unsqueeze", f"""func.func @main(%x: {ty((1, 6, 1, 2))}) -> {ty((3, 1, 4))} {{
   %s = kiln.squeeze %x {{axes = array<i64: 0, 2>}} : ({ty((1, 6, 1, 2))}) -> {ty((6, 2))}

@@ -351,6 +351,44 @@ struct GatherToLinalg final : OpConversionPattern<GatherOp> {
   }
 };
 
+// out[i...] = input[i... with axis replaced by clamp(wrap(indices[i...]))]
+struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    RankedTensorType result = op.getType();
+    int64_t rank = result.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    Value init = createInit(rewriter, loc, result, lowering::dynamicSizesOf(rewriter, loc, indices));
+    SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, result, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
+          index = arith::SelectOp::create(b, l, negative,
+                                          arith::AddIOp::create(b, l, index, axisSize), index);
+          Value last = arith::SubIOp::create(b, l, axisSize,
+                                             arith::ConstantIndexOp::create(b, l, 1));
+          index = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, index, last), zero);
+          SmallVector<Value> coords;
+          for (int64_t i = 0; i < rank; ++i)
+            coords.push_back(i == axis ? index : linalg::IndexOp::create(b, l, i).getResult());
+          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, input, coords).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ShapeToTensorOps final : OpConversionPattern<ShapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -471,7 +509,7 @@ struct ConstantOfShapeToFill final : OpConversionPattern<ConstantOfShapeOp> {
 void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeToTensor, FlattenToTensor, SqueezeToTensor, UnsqueezeToTensor,
                ExpandToLinalg, TransposeToLinalg, ConcatToTensor, SliceToTensor,
-               SplitToTensor, GatherToLinalg, ShapeToTensorOps, SizeToTensorOps,
+               SplitToTensor, GatherToLinalg, GatherElementsToLinalg, ShapeToTensorOps, SizeToTensorOps,
                PadToTensor, TileToLinalg, ConstantOfShapeToFill>(patterns.getContext());
 }
 
