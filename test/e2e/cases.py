@@ -275,6 +275,12 @@ def movement_cases():
   %y = kiln.gather_elements %x, %i {{axis = 1 : i64}} : ({ty((3, 4))}, {ty((3, 2), "i64")}) -> {ty((3, 2))}
   return %y : {ty((3, 2))}
 }}""", [data, picks], lambda a: [np.take_along_axis(a[0], np.where(a[1] < 0, a[1] + 4, a[1]), axis=1)]))
+    cube = rand(4, 5, 6)
+    tuples = np.array([[0, 1], [3, -1], [2, 4]], dtype=np.int64)
+    cases.append(("gather_nd", f"""func.func @main(%x: {ty((4, 5, 6))}, %i: {ty((3, 2), "i64")}) -> {ty((3, 6))} {{
+  %y = kiln.gather_nd %x, %i : ({ty((4, 5, 6))}, {ty((3, 2), "i64")}) -> {ty((3, 6))}
+  return %y : {ty((3, 6))}
+}}""", [cube, tuples], lambda a: [np.stack([a[0][r, c] for r, c in a[1]])]))
     x = rand(1, 6, 1, 2)
     cases.append(("reshape_squeeze_unsqueeze", f"""func.func @main(%x: {ty((1, 6, 1, 2))}) -> {ty((3, 1, 4))} {{
   %s = kiln.squeeze %x {{axes = array<i64: 0, 2>}} : ({ty((1, 6, 1, 2))}) -> {ty((6, 2))}

@@ -389,6 +389,58 @@ struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
   }
 };
 
+// out[p..., t...] = input[p[:b]..., clamp(wrap(indices[p..., j])) for j < k, t...]
+struct GatherNDToLinalg final : OpConversionPattern<GatherNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherNDOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    RankedTensorType result = op.getType();
+    int64_t rank = result.getRank(), prefix = indicesType.getRank() - 1;
+    int64_t batchDims = static_cast<int64_t>(op.getBatchDims());
+    int64_t k = indicesType.getShape().back();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < rank; ++i)
+      if (result.isDynamicDim(i))
+        dynamicSizes.push_back(
+            i < prefix ? tensor::DimOp::create(rewriter, loc, indices, i).getResult()
+                       : tensor::DimOp::create(rewriter, loc, input, batchDims + k + i - prefix)
+                             .getResult());
+    Value init = createInit(rewriter, loc, result, dynamicSizes);
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, result, ValueRange{}, init,
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> loops;
+          for (int64_t i = 0; i < rank; ++i)
+            loops.push_back(linalg::IndexOp::create(b, l, i));
+          SmallVector<Value> coords(loops.begin(), loops.begin() + batchDims);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          for (int64_t j = 0; j < k; ++j) {
+            SmallVector<Value> at(loops.begin(), loops.begin() + prefix);
+            at.push_back(arith::ConstantIndexOp::create(b, l, j));
+            Value index = arith::IndexCastOp::create(
+                b, l, b.getIndexType(), tensor::ExtractOp::create(b, l, indices, at));
+            Value size = tensor::DimOp::create(b, l, input, batchDims + j);
+            Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
+            index = arith::SelectOp::create(b, l, negative,
+                                            arith::AddIOp::create(b, l, index, size), index);
+            Value last = arith::SubIOp::create(b, l, size, arith::ConstantIndexOp::create(b, l, 1));
+            coords.push_back(
+                arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, index, last), zero));
+          }
+          coords.append(loops.begin() + prefix, loops.end());
+          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, input, coords).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ShapeToTensorOps final : OpConversionPattern<ShapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -509,7 +561,8 @@ struct ConstantOfShapeToFill final : OpConversionPattern<ConstantOfShapeOp> {
 void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeToTensor, FlattenToTensor, SqueezeToTensor, UnsqueezeToTensor,
                ExpandToLinalg, TransposeToLinalg, ConcatToTensor, SliceToTensor,
-               SplitToTensor, GatherToLinalg, GatherElementsToLinalg, ShapeToTensorOps, SizeToTensorOps,
+               SplitToTensor, GatherToLinalg, GatherElementsToLinalg, GatherNDToLinalg,
+               ShapeToTensorOps, SizeToTensorOps,
                PadToTensor, TileToLinalg, ConstantOfShapeToFill>(patterns.getContext());
 }
 

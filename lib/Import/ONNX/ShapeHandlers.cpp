@@ -393,6 +393,17 @@ LogicalResult gather(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+LogicalResult gatherND(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<Value> indices = indexOperand(b, 1);
+  FailureOr<int64_t> batchDims = b.intAttr("batch_dims", 0);
+  if (failed(x) || failed(indices) || failed(batchDims))
+    return failure();
+  FailureOr<Value> out =
+      b.make<kiln::GatherNDOp>(*x, *indices, static_cast<uint64_t>(*batchDims));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 LogicalResult scatterElements(NodeBinder &b) {
   FailureOr<Value> x = b.input(0), updates = b.input(2);
   FailureOr<Value> indices = indexOperand(b, 1);
@@ -574,6 +585,7 @@ void registerShapeHandlers(HandlerRegistry &r) {
   r.add("Slice", 7, slice);
   r.add("Gather", 7, gather<kiln::GatherOp>);
   r.add("GatherElements", 11, gather<kiln::GatherElementsOp>);
+  r.add("GatherND", 11, gatherND);
   r.add("ScatterElements", 11, scatterElements);
   r.add("Squeeze", 7, squeeze<false>);
   r.add("Unsqueeze", 7, squeeze<true>);

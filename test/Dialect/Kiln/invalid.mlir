@@ -736,3 +736,35 @@ func.func @unary_type_mismatch(%x: tensor<4xf32>) {
   %0 = "kiln.exp"(%x) : (tensor<4xf32>) -> tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @gather_nd_batch_dims(%x: tensor<4x5xf32>, %i: tensor<4x1xi64>) {
+  // expected-error @+1 {{'batch_dims' value is 2, accepted range is [0, 1]}}
+  %0 = kiln.gather_nd %x, %i {batch_dims = 2 : i64} : (tensor<4x5xf32>, tensor<4x1xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_nd_tuple_static(%x: tensor<4x5xf32>, %i: tensor<3x?xi64>) {
+  // expected-error @+1 {{the last dim of indices (the tuple length) must be static}}
+  %0 = kiln.gather_nd %x, %i : (tensor<4x5xf32>, tensor<3x?xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_nd_tuple_length(%x: tensor<4x5xf32>, %i: tensor<3x3xi64>) {
+  // expected-error @+1 {{index tuples have 3 coordinates, accepted range is [1, 2]}}
+  %0 = kiln.gather_nd %x, %i : (tensor<4x5xf32>, tensor<3x3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_nd_indices_rank(%x: tensor<4x5xf32>, %i: tensor<i64>) {
+  // expected-error @+1 {{indices must have rank >= 1}}
+  %0 = kiln.gather_nd %x, %i : (tensor<4x5xf32>, tensor<i64>) -> tensor<f32>
+  return
+}

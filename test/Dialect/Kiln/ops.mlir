@@ -209,7 +209,8 @@ func.func @quantization(%x: tensor<1x64xf32>, %s: tensor<f32>, %z: tensor<i8>,
 func.func @data_movement(%x: tensor<1x128x768xf32>, %d: tensor<?x768xf32>,
                          %s3: tensor<3xi64>, %ids: tensor<1x128xi64>,
                          %table: tensor<30522x768xf32>, %m: tensor<3x4xf32>,
-                         %i2: tensor<3x2xi64>, %u2: tensor<3x2xf32>) {
+                         %i2: tensor<3x2xi64>, %u2: tensor<3x2xf32>,
+                         %nd: tensor<1x128x1xi64>) {
   // CHECK: kiln.reshape %{{.*}} : (tensor<1x128x768xf32>) -> tensor<128x768xf32>
   %0 = kiln.reshape %x : (tensor<1x128x768xf32>) -> tensor<128x768xf32>
   // CHECK: kiln.reshape %{{.*}}, %{{.*}} : (tensor<?x768xf32>, tensor<3xi64>) -> tensor<?x12x64xf32>
@@ -230,6 +231,8 @@ func.func @data_movement(%x: tensor<1x128x768xf32>, %d: tensor<?x768xf32>,
   %7 = kiln.gather %table, %ids {axis = 0 : i64} : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
   // CHECK: kiln.gather_elements
   %8 = kiln.gather_elements %m, %i2 {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  // CHECK: kiln.gather_nd %{{.*}}, %{{.*}} : (tensor<30522x768xf32>, tensor<1x128x1xi64>) -> tensor<1x128x768xf32>
+  %g = kiln.gather_nd %table, %nd : (tensor<30522x768xf32>, tensor<1x128x1xi64>) -> tensor<1x128x768xf32>
   // CHECK: kiln.scatter_elements add
   %9 = kiln.scatter_elements add %m, %i2, %u2 {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
   // CHECK: kiln.expand %{{.*}} : (tensor<1x128x768xf32>) -> tensor<4x128x768xf32>

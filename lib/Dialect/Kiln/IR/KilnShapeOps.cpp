@@ -200,6 +200,32 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto input = asRanked(adaptor.getInput().getType());
+  auto indices = asRanked(adaptor.getIndices().getType());
+  if (!input || !indices || indices.getRank() < 1)
+    return emitInferenceError(loc, "indices must have rank >= 1");
+  int64_t batchDims = static_cast<int64_t>(adaptor.getBatchDims());
+  int64_t k = indices.getShape().back();
+  if (batchDims < 0 || batchDims >= indices.getRank() || batchDims >= input.getRank())
+    return emitInferenceError(loc, "'batch_dims' value is " + Twine(batchDims) +
+                                       ", accepted range is [0, " +
+                                       Twine(std::min(indices.getRank(), input.getRank()) - 1) +
+                                       "]");
+  if (ShapedType::isDynamic(k))
+    return emitInferenceError(loc, "the last dim of indices (the tuple length) must be static");
+  if (k < 1 || batchDims + k > input.getRank())
+    return emitInferenceError(loc, "index tuples have " + Twine(k) +
+                                       " coordinates, accepted range is [1, " +
+                                       Twine(input.getRank() - batchDims) + "]");
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, input.getShape().drop_front(batchDims + k));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
 LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *,
                                                   std::optional<Location> loc,
                                                   Adaptor adaptor,

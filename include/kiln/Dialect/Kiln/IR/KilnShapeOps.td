@@ -135,6 +135,26 @@ def Kiln_GatherElementsOp : Kiln_InferOp<"gather_elements",
   let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def Kiln_GatherNDOp : Kiln_InferOp<"gather_nd", [AllElementTypesMatch<["input", "output"]>]> {
+  let summary = "gathers slices addressed by index tuples (ONNX GatherND)";
+  let description = [{
+    The last dim of `indices` holds k coordinates into the dims after the
+    first `batch_dims` of `input` (which `indices` shares); each tuple
+    selects `input[b..., i_1..i_k, :]`. Result shape:
+    `indices.shape[:-1] ++ input.shape[batch_dims + k:]`.
+
+    Example:
+
+    ```mlir
+    %y = kiln.gather_nd %x, %i {batch_dims = 0 : i64} : (tensor<4x5x6xf32>, tensor<3x2xi64>) -> tensor<3x6xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 def Kiln_ScatterElementsOp : Kiln_InferOp<"scatter_elements",
     [AllElementTypesMatch<["input", "updates", "output"]>]> {
   let summary = "writes updates into a copy of the input at per-element indices";
