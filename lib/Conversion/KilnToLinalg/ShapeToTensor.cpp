@@ -287,6 +287,19 @@ struct SplitToTensor final : OpConversionPattern<SplitOp> {
   }
 };
 
+/// An ONNX index into a dim of `size`: negative values count from the end,
+/// and the result is clamped into [0, size - 1] so that a hostile index never
+/// reads outside the tensor.
+Value wrapAndClampIndex(OpBuilder &b, Location loc, Value index, Value size) {
+  index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
+  index = arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, index, size),
+                                  index);
+  Value last = arith::SubIOp::create(b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
+  return arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, index, last), zero);
+}
+
 // out[a..., i..., b...] = input[a..., clamp(wrap(indices[i...])), b...]
 struct GatherToLinalg final : OpConversionPattern<GatherOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -327,14 +340,7 @@ struct GatherToLinalg final : OpConversionPattern<GatherOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
-          index = arith::SelectOp::create(b, l, negative,
-                                          arith::AddIOp::create(b, l, index, axisSize), index);
-          Value last = arith::SubIOp::create(b, l, axisSize,
-                                             arith::ConstantIndexOp::create(b, l, 1));
-          index = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, index, last), zero);
+          Value index = wrapAndClampIndex(b, l, args[0], axisSize);
           SmallVector<Value> coords;
           for (int64_t i = 0; i < inputType.getRank(); ++i) {
             if (i < axis)
@@ -371,14 +377,7 @@ struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value index = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
-          index = arith::SelectOp::create(b, l, negative,
-                                          arith::AddIOp::create(b, l, index, axisSize), index);
-          Value last = arith::SubIOp::create(b, l, axisSize,
-                                             arith::ConstantIndexOp::create(b, l, 1));
-          index = arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, index, last), zero);
+          Value index = wrapAndClampIndex(b, l, args[0], axisSize);
           SmallVector<Value> coords;
           for (int64_t i = 0; i < rank; ++i)
             coords.push_back(i == axis ? index : linalg::IndexOp::create(b, l, i).getResult());
@@ -419,19 +418,12 @@ struct GatherNDToLinalg final : OpConversionPattern<GatherNDOp> {
           for (int64_t i = 0; i < rank; ++i)
             loops.push_back(linalg::IndexOp::create(b, l, i));
           SmallVector<Value> coords(loops.begin(), loops.begin() + batchDims);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
           for (int64_t j = 0; j < k; ++j) {
             SmallVector<Value> at(loops.begin(), loops.begin() + prefix);
             at.push_back(arith::ConstantIndexOp::create(b, l, j));
-            Value index = arith::IndexCastOp::create(
-                b, l, b.getIndexType(), tensor::ExtractOp::create(b, l, indices, at));
             Value size = tensor::DimOp::create(b, l, input, batchDims + j);
-            Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
-            index = arith::SelectOp::create(b, l, negative,
-                                            arith::AddIOp::create(b, l, index, size), index);
-            Value last = arith::SubIOp::create(b, l, size, arith::ConstantIndexOp::create(b, l, 1));
-            coords.push_back(
-                arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, index, last), zero));
+            coords.push_back(wrapAndClampIndex(
+                b, l, tensor::ExtractOp::create(b, l, indices, at), size));
           }
           coords.append(loops.begin() + prefix, loops.end());
           linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, input, coords).getResult());
