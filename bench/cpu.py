@@ -60,9 +60,13 @@ def parse_args():
     return p.parse_args()
 
 
+LOADS = []  # 1-minute load average before each case
+
+
 def busy():
-    """Other compile jobs on this machine (they make the numbers noisy)."""
-    out = subprocess.run(["pgrep", "-f", "ninja|cc1plus"], capture_output=True, text=True).stdout
+    """Other compile and test jobs on this machine (they make the numbers noisy)."""
+    out = subprocess.run(["pgrep", "-f", "ninja|cc1plus|kilnc|lit "], capture_output=True,
+                         text=True).stdout
     return len(out.split())
 
 
@@ -102,6 +106,7 @@ def compile_cached(args, model_path, shape_args, name):
 
 def run_case(args, name, model_path, inputs, input_dir, shape_args):
     """Compile (cached), time both sides; a dict with kiln/ort Stats or an error."""
+    LOADS.append(os.getloadavg()[0])
     session = timing.ort_session(model_path, args.threads)
     result = {}
     try:
@@ -210,8 +215,9 @@ def main():
              f"- machine: {report.machine()}",
              f"- versions: kiln `{versions['kiln']}`, onnxruntime {versions['onnxruntime']}, "
              f"LLVM {versions['llvm']}",
-             f"- noise: load average {load_before:.2f} at start, {load_after:.2f} at end; "
-             f"compile processes (ninja/cc1plus) running: {busy_before} at start, "
+             f"- noise: load average {load_before:.2f} at start, {load_after:.2f} at end, "
+             f"{max(LOADS, default=0):.2f} at most before a case (2 CPUs: above ~2 means other "
+             f"work competed); ninja/cc1plus/kilnc/lit processes: {busy_before} at start, "
              f"{busy_after} at end; single-thread copy bandwidth {bandwidth:.1f} GB/s",
              "- method: interleaved rounds (`bench/timing.py`); median of round medians, "
              "[min–max] of round medians, ×timed runs in all; ORT timed around "
