@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -104,12 +105,26 @@ FailureOr<ModelSignature> readModelSignature(ModuleOp module) {
       return failure();
     signature.inputs.push_back(*input);
   }
+  // The runtime sizes outputs from the input shapes alone: every symbolic
+  // output dim must be one of the inputs' symbolic dims.
+  llvm::StringSet<> bound;
+  for (const TensorSignature &input : signature.inputs)
+    for (const std::string &name : input.dimNames)
+      if (!name.empty())
+        bound.insert(name);
   for (unsigned i = 0; i < type.getNumResults(); ++i) {
     FailureOr<TensorSignature> output =
         readTensor(func.getLoc(), type.getResult(i), func.getResultAttrDict(i),
                    "output_" + std::to_string(i));
     if (failed(output))
       return failure();
+    for (auto [d, name] : llvm::enumerate(output->dimNames))
+      if (!name.empty() && !bound.contains(name))
+        return emitError(func.getLoc())
+               << "output '" << output->name << "' dim " << d << " ('" << name
+               << "') depends on tensor values, not on input shapes; Kiln needs output "
+                  "shapes that follow from the input shapes (fix them with "
+                  "--input-shape, or make the shape a constant)";
     signature.outputs.push_back(*output);
   }
   return signature;
