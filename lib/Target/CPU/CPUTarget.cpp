@@ -49,6 +49,12 @@ llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signat
     return llvm::Error::success();
   }
 
+  // Kernels are throughput loops: let the vectorizer use full AVX-512
+  // registers (LLVM's x86 default prefers 256-bit vectors).
+  if ((*machine)->getTargetFeatureString().contains("+avx512f"))
+    for (llvm::Function &function : *llvmModule)
+      if (!function.isDeclaration())
+        function.addFnAttr("prefer-vector-width", "512");
   optimizeModule(*llvmModule, **machine);
   std::string objectPath = outputPath.str();
   if (kind == ArtifactKind::SharedLibrary) {
