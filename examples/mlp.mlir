@@ -1,6 +1,7 @@
-// The bundled example model: a two-layer MLP on a flattened 1x8x1x1 image,
+// A hand-written kiln model: a two-layer MLP on a flattened 1x8x1x1 image,
 // written the way exporters write it (Shape -> Reshape plumbing, a scale by
-// one, Gemm with transposed weights). `scripts/run-example` compiles it.
+// one, Gemm with transposed weights). test/tools/kilnc/example-mlir.test
+// compiles and runs it; the README example is the ONNX model of make_mlp.py.
 func.func @main(%image: tensor<1x8x1x1xf32>) -> tensor<1x4xf32> {
   %dims = kiln.shape %image {end = 2 : i64} : (tensor<1x8x1x1xf32>) -> tensor<2xi64>
   %flat = kiln.reshape %image, %dims : (tensor<1x8x1x1xf32>, tensor<2xi64>) -> tensor<1x8xf32>
