@@ -147,7 +147,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.tileM = options.matmul.m;
   matmul.tileN = options.matmul.n;
   matmul.tileK = options.matmul.k;
-  pm.addNestedPass<func::FuncOp>(createKilnCPUMatmulPass(matmul));
+  pm.addPass(createKilnCPUMatmulPass(matmul));
   // 7. Everything else: loops, parallel where the iteration space is;
   //    LLVM's vectorizer works on the innermost ones.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

@@ -25,6 +25,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -164,6 +168,35 @@ void forLoop(OpBuilder &b, Location loc, Value lo, Value hi, Value step,
                      });
 }
 
+/// The values of `matrix` when it is a constant global (a weight), row-major.
+std::optional<std::vector<float>> constantValues(Value matrix) {
+  auto getGlobal = matrix.getDefiningOp<memref::GetGlobalOp>();
+  auto type = dyn_cast<MemRefType>(matrix.getType());
+  if (!getGlobal || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  Attribute init = *global.getInitialValue();
+  size_t count = type.getNumElements();
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    std::vector<float> values(dense.getValues<float>().begin(), dense.getValues<float>().end());
+    if (dense.isSplat())
+      values.assign(count, dense.getSplatValue<float>());
+    return values.size() == count ? std::optional(values) : std::nullopt;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != count * sizeof(float))
+      return std::nullopt;
+    std::vector<float> values(count);
+    std::memcpy(values.data(), blob->getData().data(), count * sizeof(float));
+    return values;
+  }
+  return std::nullopt;
+}
+
 struct MatmulRewriter {
   const KilnCPUMatmulPassOptions &options;
 
@@ -215,14 +248,55 @@ struct MatmulRewriter {
     });
   }
 
+  /// Packs a constant B at compile time into the layout packB produces at
+  /// run time, block after block: block (t, q) (column block t, depth block
+  /// q) starts at (t * numK + q) * tileN * tileK. Returns the new global's
+  /// name, or null when B is not a constant global.
+  FlatSymbolRefAttr packConstantB(linalg::MatmulOp op, int64_t tileN, int64_t &numK) {
+    Value bMatrix = op.getDpsInputs()[1];
+    std::optional<std::vector<float>> values = constantValues(bMatrix);
+    if (!values)
+      return {};
+    auto type = cast<MemRefType>(bMatrix.getType());
+    int64_t K = type.getDimSize(0), N = type.getDimSize(1);
+    int64_t tileK = options.tileK, nr = options.tileVectors * options.vectorWidth;
+    int64_t numJ = llvm::divideCeil(N, tileN);
+    numK = llvm::divideCeil(K, tileK);
+    std::vector<float> packed(numJ * numK * tileN * tileK, 0.0f);
+    for (int64_t t = 0; t < numJ; ++t)
+      for (int64_t q = 0; q < numK; ++q) {
+        int64_t jc = t * tileN, pc = q * tileK;
+        int64_t depth = std::min(tileK, K - pc), jcEnd = std::min(jc + tileN, N);
+        int64_t block = (t * numK + q) * tileN * tileK;
+        for (int64_t jr = jc, panel = 0; jr < jcEnd; jr += nr, ++panel)
+          for (int64_t kk = 0; kk < depth; ++kk)
+            for (int64_t j = 0; j < nr && jr + j < jcEnd; ++j)
+              packed[block + panel * depth * nr + kk * nr + j] = (*values)[(pc + kk) * N + jr + j];
+      }
+    auto module = op->getParentOfType<ModuleOp>();
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto packedType = MemRefType::get({static_cast<int64_t>(packed.size())}, b.getF32Type());
+    auto tensorType = RankedTensorType::get(packedType.getShape(), b.getF32Type());
+    std::string name =
+        cast<memref::GetGlobalOp>(bMatrix.getDefiningOp()).getName().str() + "_packed";
+    while (SymbolTable::lookupSymbolIn(module, name))
+      name += "_";
+    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed));
+    auto global = memref::GlobalOp::create(
+        b, op.getLoc(), name, b.getStringAttr("private"), packedType,
+        DenseResourceElementsAttr::get(tensorType, name, std::move(blob)),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    return FlatSymbolRefAttr::get(global.getSymNameAttr());
+  }
+
   void rewrite(linalg::MatmulOp op) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value aMatrix = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1];
     Value c = op.getDpsInits()[0];
-    Value M = memref::DimOp::create(b, loc, aMatrix, 0);
-    Value K = memref::DimOp::create(b, loc, aMatrix, 1);
-    Value N = memref::DimOp::create(b, loc, bMatrix, 1);
+    Value M = b.createOrFold<memref::DimOp>(loc, aMatrix, 0);
+    Value K = b.createOrFold<memref::DimOp>(loc, aMatrix, 1);
+    Value N = b.createOrFold<memref::DimOp>(loc, bMatrix, 1);
     int64_t vw = options.vectorWidth, nv = options.tileVectors, nr = nv * vw,
             mr = options.tileRows;
     int64_t tileN = llvm::divideCeil(options.tileN, nr) * nr;
@@ -235,6 +309,15 @@ struct MatmulRewriter {
       return arith::MinSIOp::create(nb, loc, x, y);
     };
 
+    // Constant weights are packed now, once, instead of on every run.
+    int64_t numK = 0;
+    FlatSymbolRefAttr packedB = packConstantB(op, tileN, numK);
+    Value bConstant;
+    if (packedB) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
+      bConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedB.getValue());
+    }
+
     // Column blocks are independent: they run in parallel (kiln-outline-
     // parallel-loops), each with its own packing buffers.
     Value blocks = arith::CeilDivUIOp::create(b, loc, N, index(b, loc, tileN));
@@ -243,15 +326,26 @@ struct MatmulRewriter {
         [&](OpBuilder &b1, Location, ValueRange ivs) {
       Value jc = mul(b1, loc, ivs[0], index(b1, loc, tileN));
       Value jcEnd = minimum(b1, add(b1, loc, jc, index(b1, loc, tileN)), N);
-      Value bPacked = memref::AllocOp::create(b1, loc, packType(tileN * options.tileK),
-                                              ValueRange{}, alignment);
+      Value bPacked = bConstant ? bConstant
+                                : memref::AllocOp::create(b1, loc,
+                                                          packType(tileN * options.tileK),
+                                                          ValueRange{}, alignment)
+                                      .getResult();
       Value aPacked = memref::AllocOp::create(b1, loc, packType(tileM * options.tileK),
                                               ValueRange{}, alignment);
       forLoop(b1, loc, index(b1, loc, 0), K, index(b1, loc, options.tileK),
               [&](OpBuilder &b2, Value pc) {
         Value depth = arith::SubIOp::create(
             b2, loc, minimum(b2, add(b2, loc, pc, index(b2, loc, options.tileK)), K), pc);
-        packB(b2, loc, bMatrix, bPacked, pc, depth, jc, jcEnd);
+        // Where this (column, depth) block's panels start in bPacked.
+        Value blockBase = index(b2, loc, 0);
+        if (bConstant)
+          blockBase = mul(b2, loc,
+                          add(b2, loc, mul(b2, loc, ivs[0], index(b2, loc, numK)),
+                              arith::DivUIOp::create(b2, loc, pc, index(b2, loc, options.tileK))),
+                          index(b2, loc, tileN * options.tileK));
+        else
+          packB(b2, loc, bMatrix, bPacked, pc, depth, jc, jcEnd);
         forLoop(b2, loc, index(b2, loc, 0), M, index(b2, loc, tileM),
                 [&](OpBuilder &b3, Value ic) {
           Value icEnd = minimum(b3, add(b3, loc, ic, index(b3, loc, tileM)), M);
@@ -268,7 +362,8 @@ struct MatmulRewriter {
                                                  index(b4, loc, nr));
             KernelSource src;
             src.bPacked = bPacked;
-            src.bPanel = mul(b4, loc, panel, mul(b4, loc, depth, index(b4, loc, nr)));
+            src.bPanel = add(b4, loc, blockBase,
+                             mul(b4, loc, panel, mul(b4, loc, depth, index(b4, loc, nr))));
             src.depth = depth;
             src.k0 = pc;
             auto rowLoops = [&](OpBuilder &nb, ArrayRef<Value> masks) {
@@ -302,10 +397,22 @@ struct MatmulRewriter {
         });
       });
       memref::DeallocOp::create(b1, loc, aPacked);
-      memref::DeallocOp::create(b1, loc, bPacked);
+      if (!bConstant)
+        memref::DeallocOp::create(b1, loc, bPacked);
     });
     columnBlocks->setAttr(kHeavyLoopAttr, b.getUnitAttr());
+    Operation *bSource = bMatrix.getDefiningOp();
     op.erase();
+    // The unpacked weights are dead once nothing else reads them.
+    if (packedB && bSource->use_empty()) {
+      auto getGlobal = cast<memref::GetGlobalOp>(bSource);
+      auto module = getGlobal->getParentOfType<ModuleOp>();
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      getGlobal.erase();
+      if (global && SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+    }
   }
 };
 

@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(kiln-cpu-matmul{vector-width=16 tile-rows=6 tile-vectors=4}))" | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(kiln-cpu-matmul{vector-width=16 tile-rows=6 tile-vectors=4})" | FileCheck %s
 
 /// A buffer matmul becomes parallel column blocks of packed, register-blocked
 /// kernels: 6 rows x 4 vectors = 24 accumulators carried by the k loop.
@@ -23,5 +23,21 @@ func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 // CHECK: linalg.matmul
 func.func @matmul_f64(%a: memref<4x4xf64>, %b: memref<4x4xf64>, %c: memref<4x4xf64>) {
   linalg.matmul ins(%a, %b : memref<4x4xf64>, memref<4x4xf64>) outs(%c : memref<4x4xf64>)
+  return
+}
+
+// -----
+
+/// A constant B is packed at compile time: the kernels read the packed
+/// global, there is no run-time packing of B, and the unpacked global is gone.
+// CHECK-LABEL: memref.global "private" constant @weights_packed : memref<65536xf32> = dense_resource<weights_packed> {alignment = 64 : i64}
+// CHECK-NOT: memref.global "private" constant @weights :
+// CHECK-LABEL: func @constant_b
+// CHECK: memref.get_global @weights_packed
+// CHECK-NOT: memref.get_global @weights :
+memref.global "private" constant @weights : memref<3x70xf32> = dense<1.5>
+func.func @constant_b(%a: memref<5x3xf32>, %c: memref<5x70xf32>) {
+  %b = memref.get_global @weights : memref<3x70xf32>
+  linalg.matmul ins(%a, %b : memref<5x3xf32>, memref<3x70xf32>) outs(%c : memref<5x70xf32>)
   return
 }

@@ -39,7 +39,7 @@ def KilnCopiesToLinalgPass : Pass<"kiln-copies-to-linalg", "mlir::func::FuncOp">
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
-def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::func::FuncOp"> {
+def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
   let summary = "Register-blocked, vectorized f32 matmul kernels for the CPU";
   let description = [{
     Rewrites each f32 `linalg.matmul` on buffers (C += A B, unit innermost
@@ -49,7 +49,10 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::func::FuncOp"> {
     across the k loop, one broadcast of A and two loads of B per k step, all
     `vector.fma`. Rows that do not fill a block run a one-row kernel; columns
     that do not fill a block use masked loads and stores, so every size is
-    handled without scalar loops. Runs after bufferization and before
+    handled without scalar loops. A constant B (weights in a constant
+    `memref.global`) is packed at compile time into a new global in the
+    kernels' panel layout; the unpacked global is dropped when unused. A
+    module pass, since it adds globals. Runs after bufferization and before
     linalg-to-loops; other linalg ops are left alone.
   }];
   let options = [
