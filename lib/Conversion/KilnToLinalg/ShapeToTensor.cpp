@@ -37,6 +37,19 @@ Value shapeEntry(OpBuilder &b, Location loc, Value shape, int64_t i) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), element);
 }
 
+/// init[i...] = input[readMap(i...)]: a copy generic that broadcasts or
+/// tiles, depending on the map.
+Value copyThroughMap(OpBuilder &b, Location loc, Value input, Value init, AffineMap readMap) {
+  auto type = cast<RankedTensorType>(init.getType());
+  SmallVector<AffineMap> maps = {readMap, b.getMultiDimIdentityMap(type.getRank())};
+  SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(b, loc, type, input, init, maps, iterators,
+                                   [](OpBuilder &nb, Location l, ValueRange args) {
+                                     linalg::YieldOp::create(nb, l, args[0]);
+                                   })
+      .getResult(0);
+}
+
 /// tensor.reshape to `type`, from the static shape or the given shape operand.
 Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
                 Value shape) {
@@ -135,17 +148,8 @@ struct ExpandToLinalg final : OpConversionPattern<ExpandOp> {
         dynamicSizes.push_back(shapeEntry(rewriter, loc, adaptor.getShape(), i));
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     Value init = createInit(rewriter, loc, result, dynamicSizes);
-    SmallVector<AffineMap> maps = {lowering::broadcastMap(inputType, result),
-                                   rewriter.getMultiDimIdentityMap(result.getRank())};
-    SmallVector<utils::IteratorType> iterators(result.getRank(),
-                                               utils::IteratorType::parallel);
-    rewriter.replaceOp(op, linalg::GenericOp::create(
-                               rewriter, loc, result, adaptor.getInput(), init, maps,
-                               iterators,
-                               [](OpBuilder &b, Location l, ValueRange args) {
-                                 linalg::YieldOp::create(b, l, args[0]);
-                               })
-                               .getResult(0));
+    rewriter.replaceOp(op, copyThroughMap(rewriter, loc, adaptor.getInput(), init,
+                                          lowering::broadcastMap(inputType, result)));
     return success();
   }
 };
@@ -514,17 +518,8 @@ struct TileToLinalg final : OpConversionPattern<TileOp> {
       exprs.push_back(getAffineDimExpr(i, context) % inputType.getDimSize(i));
     Location loc = op.getLoc();
     Value init = createInit(rewriter, loc, result, {});
-    SmallVector<AffineMap> maps = {AffineMap::get(result.getRank(), 0, exprs, context),
-                                   rewriter.getMultiDimIdentityMap(result.getRank())};
-    SmallVector<utils::IteratorType> iterators(result.getRank(),
-                                               utils::IteratorType::parallel);
-    rewriter.replaceOp(op, linalg::GenericOp::create(
-                               rewriter, loc, result, adaptor.getInput(), init, maps,
-                               iterators,
-                               [](OpBuilder &b, Location l, ValueRange args) {
-                                 linalg::YieldOp::create(b, l, args[0]);
-                               })
-                               .getResult(0));
+    rewriter.replaceOp(op, copyThroughMap(rewriter, loc, adaptor.getInput(), init,
+                                          AffineMap::get(result.getRank(), 0, exprs, context)));
     return success();
   }
 };
