@@ -102,41 +102,38 @@ Value reducedCount(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> ax
 arith::FastMathFlagsAttr reassociable(OpBuilder &b) {
   return arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc);
 }
-Value addReassoc(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::AddFOp::create(b, loc, x, y, reassociable(b));
-  return arith::AddIOp::create(b, loc, x, y);
-}
-Value maxReassoc(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::MaximumFOp::create(b, loc, x, y, reassociable(b));
-  return arith::MaxSIOp::create(b, loc, x, y);
+/// `x op y` with the float or the signed-integer op; `reassoc` float ops may
+/// reassociate (reduction combiners, see reassociable).
+template <typename FloatOp, typename IntOp, bool reassoc = false>
+Value binary(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType())) {
+    if constexpr (reassoc)
+      return FloatOp::create(b, loc, x, y, reassociable(b));
+    return FloatOp::create(b, loc, x, y);
+  }
+  return IntOp::create(b, loc, x, y);
 }
 
+Value addReassoc(OpBuilder &b, Location loc, Value x, Value y) {
+  return binary<arith::AddFOp, arith::AddIOp, true>(b, loc, x, y);
+}
+Value maxReassoc(OpBuilder &b, Location loc, Value x, Value y) {
+  return binary<arith::MaximumFOp, arith::MaxSIOp, true>(b, loc, x, y);
+}
 Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::AddFOp::create(b, loc, x, y);
-  return arith::AddIOp::create(b, loc, x, y);
+  return binary<arith::AddFOp, arith::AddIOp>(b, loc, x, y);
 }
 Value mul(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::MulFOp::create(b, loc, x, y);
-  return arith::MulIOp::create(b, loc, x, y);
+  return binary<arith::MulFOp, arith::MulIOp>(b, loc, x, y);
 }
 Value maximum(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::MaximumFOp::create(b, loc, x, y);
-  return arith::MaxSIOp::create(b, loc, x, y);
+  return binary<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x, y);
 }
 Value minimum(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::MinimumFOp::create(b, loc, x, y);
-  return arith::MinSIOp::create(b, loc, x, y);
+  return binary<arith::MinimumFOp, arith::MinSIOp>(b, loc, x, y);
 }
 Value divide(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::DivFOp::create(b, loc, x, y);
-  return arith::DivSIOp::create(b, loc, x, y);
+  return binary<arith::DivFOp, arith::DivSIOp>(b, loc, x, y);
 }
 
 /// Elementwise generic over `input`'s shape; `reduced` (shape without `axes`)
