@@ -16,6 +16,8 @@
 
 #include "FakeModel.h"
 
+#include <sched.h>
+
 static const int64_t dims[] = {-1, 12};
 static const char *const dim_names[] = {"batch", NULL};
 static const kiln_abi_tensor inputs[] = {{"x", KILN_ABI_F32, 2, dims, dim_names}};
@@ -52,7 +54,9 @@ static int32_t run(void *const *buffers, const int64_t *dims_in,
     trace(host, 1, 0);
     for (i = 0; i < 12; ++i)
       arena[i] = x[row * 12 + i] + w[i];
-    for (spin = 0; spin < 1000; ++spin) /* widen the window for a shared arena */
+    /* Widen the window in which a run sharing this arena would write it. */
+    sched_yield();
+    for (spin = 0; spin < 20000; ++spin)
       ;
     trace(host, 0, 0);
     trace(host, 1, 1);
