@@ -90,6 +90,9 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createKilnRecognizeGeluPass());
   pm.addPass(createKilnRecognizeLayerNormPass());
   pm.addPass(createKilnRecognizeAttentionPass());
+  pm.addPass(createKilnRecognizeGemmPass());
+  // 4b. Transposes towards the outputs, where round trips cancel in step 5.
+  pm.addPass(createKilnSinkTransposesPass());
   // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
   //    the transposes recognition introduced), then clean up.
   pm.addPass(createKilnFoldConstantsPass());
