@@ -145,9 +145,11 @@ LogicalResult range(NodeBinder &b) {
     if (d->front() == 0)
       return b.emitError() << "'delta' is 0";
     double count = std::ceil((l->front() - s->front()) / d->front());
-    if (count > static_cast<double>(INT32_MAX))
-      return b.emitError() << "the range has " << count << " elements";
-    length = std::max<int64_t>(0, static_cast<int64_t>(count));
+    // Written so that NaN (from an infinite or NaN bound) fails it too.
+    if (!(count <= static_cast<double>(INT32_MAX)))
+      return b.emitError() << "the range has " << count
+                           << " elements, accepted at most " << INT32_MAX;
+    length = static_cast<int64_t>(std::max(0.0, count));
   }
   auto type = RankedTensorType::get({length}, element);
   FailureOr<Value> out = b.makeTyped<kiln::RangeOp>(type, *start, *limit, *delta);
