@@ -137,6 +137,8 @@ def tensors(out):
         "empty_location": ("", None, None),
         "nul_location": ("weights.bin\0.txt", None, None),
         "dir_location": ("sub", None, None),
+        "backslash_absolute": ("\\secret.bin", None, None),
+        "backslash_dotdot": ("sub\\..\\..\\secret.bin", None, None),
         "no_location": (None, 0, 16),
         "bad_offset": ("weights.bin", "-4", None),
         "bad_length": ("weights.bin", None, str(2**64)),
@@ -190,7 +192,9 @@ def attributes(out):
         [v])
     one(out, "isinf_int", N("IsInf", ["i"], ["y"], name="inf"), [i32])
     # Contractions, windows, normalizations
-    one(out, "gemm_trans", N("Gemm", ["a", "a"], ["y"], name="gm", transA=2),
+    one(out, "gemm_trans_a", N("Gemm", ["a", "a"], ["y"], name="gm", transA=2),
+        [T("a", F, [2, 2])])
+    one(out, "gemm_trans_b", N("Gemm", ["a", "a"], ["y"], name="gm", transB=-1),
         [T("a", F, [2, 2])])
     conv = lambda name, **a: N("Conv", ["x", "w"], ["y"], name=name, **a)  # noqa: E731
     one(out, "conv_rank", N("Conv", ["a", "w"], ["y"], name="cv"),
