@@ -8,6 +8,23 @@ with exactly one defect, named as the error-*.test files refer to them. The
 helpers come from make_models.py; where onnx.helper cannot express a defect
 (a model without a graph, a nameless initializer, a NUL byte in a path), the
 protobuf messages are edited directly.
+
+Diagnostics in lib/Import/ONNX that no model reaches, so have no test:
+- ONNXImporter "unsupported: <why>" for a node without a handler: the op
+  survey reports every such node before any is imported.
+- ONNXImporter "graph output '...' was not produced", NodeBinder "input i
+  '...' has no imported value": the reader checks that every value is
+  defined, and a node that leaves a used output unset is reported first.
+- NodeBinder "output i '...' is not produced by this importer": handlers
+  only pass values that were built.
+- NodeBinder "attribute '...' is required" from stringAttr, floatAttr and
+  tensorAttr: every caller gives a default or checks hasAttr first.
+- ONNXImporter "input shape for '...' dim i is -N": kilnc rejects a
+  negative --input-shape dim itself (the check guards the library API).
+- ShapeHandlers "internal: bad shape type": the shape is i64 by construction.
+- TensorLoader "cannot be resolved" (the model directory was just read) and
+  the second "cannot be opened" (a regular file inside the directory that
+  cannot be read: needs a permission denial, which root does not get).
 """
 
 import os
