@@ -280,6 +280,8 @@ def shape_attributes(out):
     one(out, "reshape_negative", reshape, [x], shape(-2, 12))
     one(out, "reshape_indivisible", reshape, [x], shape(5, -1))
     one(out, "reshape_overflow", reshape, [T("x", F, [2**32, 2**32, 4])], shape(-1))
+    one(out, "reshape_zero_and_infer", N("Reshape", ["x", "shape"], ["y"], name="rs",
+                                         allowzero=1), [x], shape(0, -1), opset=14)
     one(out, "reshape_allowzero", N("Reshape", ["x", "shape"], ["y"], name="rs",
                                     allowzero=2), [x], shape(24), opset=14)
     one(out, "split_num_outputs", N("Split", ["x"], ["a"], name="sp", axis=1,
@@ -355,6 +357,8 @@ def tensor_attributes(out):
     one(out, "resize_rank", resize("rs", ["x", "", "sc"]), [x], [sc(2, 2)])
     one(out, "resize_size", resize("rs", ["x", "", "", "sz"]), [x], [sz(1, 1, -1, 4)])
     one(out, "resize_scale", resize("rs", ["x", "", "sc"]), [x], [sc(1, 1, 0, 2)])
+    one(out, "resize_scale_huge", resize("rs", ["x", "", "sc"]), [x],
+        [sc(1, 1, 1e30, 2)])
     qs = [init("qs", np.float32(0.5))]
     one(out, "quant_block", N("QuantizeLinear", ["x", "qs"], ["y"], name="q",
                               block_size=2), [x], qs, opset=21)
@@ -378,13 +382,19 @@ def inputs(out):
         [v, T("s", TensorProto.INT32, [2])])
     one(out, "expand_rank", N("Expand", ["v", "s"], ["y"], name="ex"),
         [v, T("s", I64, [2, 2])])
+    one(out, "expand_negative", N("Expand", ["v", "s"], ["y"], name="ex"), [v],
+        [init("s", np.array([-2, 4], np.int64))])
     one(out, "cumsum_axis", N("CumSum", ["v", "axis"], ["y"], name="cs"), [v],
         [init("axis", np.array([0, 0], np.int64))])
     one(out, "topk_k", N("TopK", ["v", "k"], ["y", "i"], name="tk"), [v],
         [init("k", np.array([1, 2], np.int64))])
+    onehot = lambda *depth: [init("i", np.array([1], np.int64)),  # noqa: E731
+                             init("d", np.array(depth, np.int64)),
+                             init("ov", np.array([0, 1], np.float32))]
     one(out, "onehot_depth", N("OneHot", ["i", "d", "ov"], ["y"], name="oh"), [],
-        [init("i", np.array([1], np.int64)), init("d", np.array([3, 4], np.int64)),
-         init("ov", np.array([0, 1], np.float32))])
+        onehot(3, 4))
+    one(out, "onehot_negative_depth", N("OneHot", ["i", "d", "ov"], ["y"], name="oh"),
+        [], onehot(-3))
     one(out, "dropout_training", N("Dropout", ["v", "", "t"], ["y"], name="dr"),
         [v, T("t", TensorProto.BOOL, [])])
 
