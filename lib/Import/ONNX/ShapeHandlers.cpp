@@ -280,8 +280,11 @@ LogicalResult concat(NodeBinder &b) {
 /// `num_outputs`, ceil-sized parts with a smaller last one.
 FailureOr<SmallVector<int64_t>> defaultSplit(NodeBinder &b, int64_t length) {
   FailureOr<int64_t> numOutputs = b.intAttr("num_outputs", b.numOutputs());
+  // Bounded by the node's outputs before any per-part work (a huge value
+  // would allocate that many sizes).
   if (failed(numOutputs) ||
-      failed(b.checkRange("attribute 'num_outputs'", *numOutputs, 1, {})))
+      failed(b.checkRange("attribute 'num_outputs'", *numOutputs, 1,
+                          static_cast<int64_t>(b.numOutputs()))))
     return failure();
   int64_t n = *numOutputs;
   if (ShapedType::isDynamic(length))

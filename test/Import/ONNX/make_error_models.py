@@ -286,6 +286,8 @@ def shape_attributes(out):
                                     allowzero=2), [x], shape(24), opset=14)
     one(out, "split_num_outputs", N("Split", ["x"], ["a"], name="sp", axis=1,
                                     num_outputs=0), [x], opset=18)
+    one(out, "split_num_outputs_huge", N("Split", ["x"], ["a", "b"], name="sp",
+                                         axis=1, num_outputs=10**12), [x], opset=18)
     one(out, "split_uneven", N("Split", ["x"], ["a", "b"], name="sp", axis=1), [x])
     one(out, "split_dynamic", N("Split", ["x"], ["a", "b"], name="sp"),
         [T("x", F, ["n", 4])])
