@@ -41,3 +41,42 @@ func.func @constant_b(%a: memref<5x3xf32>, %c: memref<5x70xf32>) {
   linalg.matmul ins(%a, %b : memref<5x3xf32>, memref<3x70xf32>) outs(%c : memref<5x70xf32>)
   return
 }
+
+// -----
+
+/// One column block (N = 70 < 256) of M = 100 rows: the rows split into
+/// groups of whole 6-row panels so the pool gets several tasks (8 target:
+/// 17 panels -> groups of 3 panels = 18 rows, 6 groups). M % 6 = 4 rows left
+/// over run a packed 4-row kernel (16 accumulators), not one-row kernels.
+// CHECK-LABEL: func @row_groups
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui
+// CHECK: %[[TASKS:.+]] = arith.muli %[[BLOCKS]], %c6
+// CHECK: scf.parallel (%[[T:.+]]) = (%{{.*}}) to (%[[TASKS]]) step
+// CHECK: arith.divui %[[T]], %c6
+// CHECK: %[[G:.+]] = arith.remui %[[T]], %c6
+// CHECK: arith.muli %[[G]], %c18
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-NOT: -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: } {kiln.heavy}
+func.func @row_groups(%a: memref<100x30xf32>, %b: memref<30x70xf32>, %c: memref<100x70xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x30xf32>, memref<30x70xf32>) outs(%c : memref<100x70xf32>)
+  return
+}
+
+// -----
+
+/// A may be any strided view (it is read one scalar at a time), e.g. one tap
+/// of a conv filter; B and C need unit inner strides for vector loads.
+// CHECK-LABEL: func @strided_a
+// CHECK-NOT: linalg.matmul
+// CHECK-LABEL: func @strided_b
+// CHECK: linalg.matmul
+func.func @strided_a(%a: memref<8x4xf32, strided<[36, 9], offset: 4>>, %b: memref<4x64xf32>, %c: memref<8x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32, strided<[36, 9], offset: 4>>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
+func.func @strided_b(%a: memref<8x4xf32>, %b: memref<4x64xf32, strided<[128, 2]>>, %c: memref<8x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32, strided<[128, 2]>>) outs(%c : memref<8x64xf32>)
+  return
+}
