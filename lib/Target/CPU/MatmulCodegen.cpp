@@ -484,6 +484,72 @@ void splitBatches(linalg::BatchMatmulOp op) {
   op.erase();
 }
 
+/// `type` with a dynamic offset, so views at different offsets share it.
+MemRefType withDynamicOffset(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return type;
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
+                                                strides));
+}
+
+/// The `{kiln.host}` argument of the function around `op`, or null.
+Value hostOf(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func)
+    return nullptr;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, kHostArgAttr))
+      return func.getArgument(i);
+  return nullptr;
+}
+
+/// Matmuls on operands of the same shapes and strides share one kernel
+/// function (the taps of a conv, repeated layers, the images of a batch):
+/// each becomes a call with its operands cast to dynamic offsets. Keeps the
+/// generated code, and the compile time, proportional to the distinct
+/// shapes rather than to the matmul count.
+struct SharedKernels {
+  ModuleOp module;
+  const KilnCPUMatmulPassOptions &options;
+  llvm::StringMap<func::FuncOp> functions;
+
+  void call(linalg::MatmulOp op, Value host) {
+    SmallVector<Type> types = {host.getType()};
+    for (Value operand : op->getOperands())
+      types.push_back(withDynamicOffset(cast<MemRefType>(operand.getType())));
+    OpBuilder b(op);
+    auto type = b.getFunctionType(types, {});
+    std::string key;
+    llvm::raw_string_ostream(key) << type;
+    func::FuncOp &function = functions[key];
+    if (!function) {
+      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+      function = func::FuncOp::create(mb, op.getLoc(),
+                                      "kiln_matmul_" + std::to_string(functions.size() - 1),
+                                      type);
+      function.setPrivate();
+      function.setArgAttr(0, kHostArgAttr, mb.getUnitAttr());
+      Block *entry = function.addEntryBlock();
+      OpBuilder fb = OpBuilder::atBlockEnd(entry);
+      auto matmul = linalg::MatmulOp::create(fb, op.getLoc(),
+                                             entry->getArguments().slice(1, 2),
+                                             entry->getArguments().slice(3, 1));
+      func::ReturnOp::create(fb, op.getLoc());
+      MatmulRewriter{options}.rewrite(matmul);
+    }
+    SmallVector<Value> operands = {host};
+    for (auto [operand, to] : llvm::zip(op->getOperands(), ArrayRef(types).drop_front()))
+      operands.push_back(operand.getType() == to
+                             ? operand
+                             : memref::CastOp::create(b, op.getLoc(), to, operand).getResult());
+    func::CallOp::create(b, op.getLoc(), function, operands);
+    op.erase();
+  }
+};
+
 struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> {
   using KilnCPUMatmulPassBase::KilnCPUMatmulPassBase;
   void runOnOperation() override {
@@ -507,8 +573,14 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
         matmuls.push_back(op);
     });
     KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
-    for (linalg::MatmulOp op : matmuls)
-      MatmulRewriter{options}.rewrite(op);
+    SharedKernels shared{getOperation(), options, {}};
+    for (linalg::MatmulOp op : matmuls) {
+      Value host = hostOf(op);
+      if (host && !constantValues(op.getDpsInputs()[1]))
+        shared.call(op, host);
+      else
+        MatmulRewriter{options}.rewrite(op);
+    }
   }
 };
 

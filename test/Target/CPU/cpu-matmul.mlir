@@ -80,3 +80,31 @@ func.func @strided_b(%a: memref<8x4xf32>, %b: memref<4x64xf32, strided<[128, 2]>
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32, strided<[128, 2]>>) outs(%c : memref<8x64xf32>)
   return
 }
+
+// -----
+
+/// In a function with a host argument, matmuls of the same shapes and
+/// strides share one kernel function; views at different offsets are cast to
+/// a dynamic offset. A constant B stays inline (it is packed at compile time).
+// CHECK-LABEL: func.func private @taps
+// CHECK-SAME: (%[[HOST:.+]]: !llvm.ptr {kiln.host}
+// CHECK: %[[B0:.+]] = memref.cast %{{.*}} : memref<4x64xf32, strided<[64, 1], offset: 8>> to memref<4x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: call @kiln_matmul_0(%[[HOST]], %{{.*}}, %[[B0]], %{{.*}})
+// CHECK: %[[B1:.+]] = memref.cast %{{.*}} : memref<4x64xf32, strided<[64, 1], offset: 16>> to memref<4x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: call @kiln_matmul_0(%[[HOST]], %{{.*}}, %[[B1]], %{{.*}})
+// CHECK-NOT: call @kiln_matmul_1
+// CHECK: memref.get_global @weights_packed
+// CHECK: return
+// CHECK: func.func private @kiln_matmul_0(%{{.*}}: !llvm.ptr {kiln.host}, %{{.*}}: memref<8x4xf32, strided<[4, 1], offset: ?>>, %{{.*}}: memref<4x64xf32, strided<[64, 1], offset: ?>>, %{{.*}}: memref<8x64xf32, strided<[64, 1], offset: ?>>)
+// CHECK: scf.parallel
+// CHECK-COUNT-24: vector.fma
+memref.global "private" constant @weights : memref<4x64xf32> = dense<1.5>
+func.func private @taps(%host: !llvm.ptr {kiln.host}, %a: memref<8x4xf32>, %x: memref<8x64xf32>, %c: memref<8x64xf32>) {
+  %s0 = memref.reinterpret_cast %x to offset: [8], sizes: [4, 64], strides: [64, 1] : memref<8x64xf32> to memref<4x64xf32, strided<[64, 1], offset: 8>>
+  %s1 = memref.reinterpret_cast %x to offset: [16], sizes: [4, 64], strides: [64, 1] : memref<8x64xf32> to memref<4x64xf32, strided<[64, 1], offset: 16>>
+  linalg.matmul ins(%a, %s0 : memref<8x4xf32>, memref<4x64xf32, strided<[64, 1], offset: 8>>) outs(%c : memref<8x64xf32>)
+  linalg.matmul ins(%a, %s1 : memref<8x4xf32>, memref<4x64xf32, strided<[64, 1], offset: 16>>) outs(%c : memref<8x64xf32>)
+  %w = memref.get_global @weights : memref<4x64xf32>
+  linalg.matmul ins(%a, %w : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
