@@ -67,6 +67,7 @@ struct KernelSource {
   Value bPanel;   // offset of this column panel in the packed B buffer
   Value depth;    // k steps of the cache block
   Value k0;       // first k of the cache block (for unpacked A)
+  Value fresh;    // i1: C holds nothing yet (its fill was dropped), or null
 };
 
 /// C[ir:ir+rows, jr:jr+NR] += A[ir:ir+rows, k0:k0+depth] B[k0:k0+depth, jr:jr+NR]
@@ -83,16 +84,33 @@ void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
     rows.push_back(r == 0 ? ir : add(b, loc, ir, index(b, loc, r)));
   for (int64_t v = 0; v < shape.vectors; ++v)
     cols.push_back(v == 0 ? jr : add(b, loc, jr, index(b, loc, v * shape.vectorWidth)));
+  auto loadC = [&](OpBuilder &lb) {
+    SmallVector<Value> values;
+    for (int64_t r = 0; r < shape.rows; ++r)
+      for (int64_t v = 0; v < shape.vectors; ++v) {
+        ValueRange at = {rows[r], cols[v]};
+        values.push_back(
+            masks.empty()
+                ? vector::LoadOp::create(lb, loc, vectorType, c, at).getResult()
+                : vector::MaskedLoadOp::create(lb, loc, vectorType, c, at, masks[v], zero)
+                      .getResult());
+      }
+    return values;
+  };
   SmallVector<Value> accumulators;
-  for (int64_t r = 0; r < shape.rows; ++r)
-    for (int64_t v = 0; v < shape.vectors; ++v) {
-      ValueRange at = {rows[r], cols[v]};
-      accumulators.push_back(
-          masks.empty()
-              ? vector::LoadOp::create(b, loc, vectorType, c, at).getResult()
-              : vector::MaskedLoadOp::create(b, loc, vectorType, c, at, masks[v], zero)
-                    .getResult());
-    }
+  if (src.fresh) {
+    // The first depth block starts from zero instead of a zero-filled C.
+    SmallVector<Type> types(shape.rows * shape.vectors, vectorType);
+    auto start = scf::IfOp::create(
+        b, loc, src.fresh,
+        [&](OpBuilder &tb, Location) {
+          scf::YieldOp::create(tb, loc, SmallVector<Value>(types.size(), zero));
+        },
+        [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, loadC(eb)); });
+    llvm::append_range(accumulators, start.getResults());
+  } else {
+    accumulators = loadC(b);
+  }
 
   auto loop = scf::ForOp::create(
       b, loc, index(b, loc, 0), src.depth, index(b, loc, 1), accumulators,
@@ -299,7 +317,9 @@ struct MatmulRewriter {
     return FlatSymbolRefAttr::get(global.getSymNameAttr());
   }
 
-  void rewrite(linalg::MatmulOp op) {
+  /// With `fresh`, C's previous contents are not read: the first depth
+  /// block overwrites it (used when C was only zero-filled).
+  void rewrite(linalg::MatmulOp op, bool fresh = false) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value aMatrix = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1];
@@ -399,6 +419,9 @@ struct MatmulRewriter {
                              mul(b4, loc, panel, mul(b4, loc, depth, index(b4, loc, nr))));
             src.depth = depth;
             src.k0 = pc;
+            if (fresh)
+              src.fresh = arith::CmpIOp::create(b4, loc, arith::CmpIPredicate::eq, pc,
+                                                index(b4, loc, 0));
             auto packedKernels = [&](OpBuilder &nb, Value begin, Value end, int64_t rows,
                                      ArrayRef<Value> masks) {
               forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
@@ -484,6 +507,32 @@ void splitBatches(linalg::BatchMatmulOp op) {
   op.erase();
 }
 
+/// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
+/// the same block, the same buffer) and returns true: the kernels then
+/// write C in their first depth block instead of reading the zeros. Only
+/// for a static depth K > 0, which guarantees that first block.
+bool dropZeroFill(linalg::MatmulOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics())
+    return false;
+  int64_t depth = op.getStaticLoopRanges()[2];
+  if (depth == ShapedType::kDynamic || depth <= 0)
+    return false;
+  Value c = op.getDpsInits()[0], filled = fill.getDpsInits()[0];
+  auto sameView = [](Value x, Value y) {
+    Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
+    return x == y || (dx && dy && isa<memref::SubViewOp>(dx) &&
+                      OperationEquivalence::isEquivalentTo(
+                          dx, dy, OperationEquivalence::IgnoreLocations));
+  };
+  auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+  if (!sameView(c, filled) || !zero || !zero.getValue().isPosZero())
+    return false;
+  fill.erase();
+  return true;
+}
+
 /// `type` with a dynamic offset, so views at different offsets share it.
 MemRefType withDynamicOffset(MemRefType type) {
   SmallVector<int64_t> strides;
@@ -516,13 +565,13 @@ struct SharedKernels {
   const KilnCPUMatmulPassOptions &options;
   llvm::StringMap<func::FuncOp> functions;
 
-  void call(linalg::MatmulOp op, Value host) {
+  void call(linalg::MatmulOp op, Value host, bool fresh) {
     SmallVector<Type> types = {host.getType()};
     for (Value operand : op->getOperands())
       types.push_back(withDynamicOffset(cast<MemRefType>(operand.getType())));
     OpBuilder b(op);
     auto type = b.getFunctionType(types, {});
-    std::string key;
+    std::string key = fresh ? "fresh " : "";
     llvm::raw_string_ostream(key) << type;
     func::FuncOp &function = functions[key];
     if (!function) {
@@ -538,7 +587,7 @@ struct SharedKernels {
                                              entry->getArguments().slice(1, 2),
                                              entry->getArguments().slice(3, 1));
       func::ReturnOp::create(fb, op.getLoc());
-      MatmulRewriter{options}.rewrite(matmul);
+      MatmulRewriter{options}.rewrite(matmul, fresh);
     }
     SmallVector<Value> operands = {host};
     for (auto [operand, to] : llvm::zip(op->getOperands(), ArrayRef(types).drop_front()))
@@ -575,11 +624,12 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
     KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
     SharedKernels shared{getOperation(), options, {}};
     for (linalg::MatmulOp op : matmuls) {
+      bool fresh = dropZeroFill(op);
       Value host = hostOf(op);
       if (host && !constantValues(op.getDpsInputs()[1]))
-        shared.call(op, host);
+        shared.call(op, host, fresh);
       else
-        MatmulRewriter{options}.rewrite(op);
+        MatmulRewriter{options}.rewrite(op, fresh);
     }
   }
 };

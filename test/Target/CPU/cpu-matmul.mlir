@@ -108,3 +108,37 @@ func.func private @taps(%host: !llvm.ptr {kiln.host}, %a: memref<8x4xf32>, %x: m
   linalg.matmul ins(%a, %w : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
   return
 }
+
+// -----
+
+/// A zero fill of C right before the matmul is dropped: the kernels start
+/// their first depth block (pc == 0) from zero accumulators instead of
+/// loading C. A fill of another value, or of another buffer, stays.
+// CHECK-LABEL: func @zero_fill
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK: scf.if %[[FIRST]] -> (vector<16xf32>
+// CHECK: scf.yield %cst{{.*}}, %cst
+// CHECK: } else {
+// CHECK: vector.load
+// CHECK-LABEL: func @other_fills
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3
+// CHECK-NOT: arith.cmpi eq
+// CHECK: return
+func.func @zero_fill(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x64xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
+func.func @other_fills(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>, %d: memref<8x64xf32>) {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<8x64xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  linalg.fill ins(%zero : f32) outs(%d : memref<8x64xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
