@@ -127,7 +127,10 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
   // 2. Tensors to buffers; function boundaries get identity layouts so the
-  //    wrapper can pass plain dense buffers.
+  //    wrapper can pass plain dense buffers. Results inserted into a slice of
+  //    a larger tensor (per-image conv matmuls) are first computed in place
+  //    there instead of in an empty tensor that is then copied.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

@@ -74,7 +74,8 @@ def matmul_case(name, lhs, rhs, out):
 
 def contraction_cases():
     cases = [matmul_case(f"matmul_{m}x{k}x{n}", (m, k), (k, n), (m, n))
-             for m, k, n in [(1, 1, 1), (3, 7, 13), (127, 33, 65), (64, 128, 96)]]
+             for m, k, n in [(1, 1, 1), (3, 7, 13), (127, 33, 65), (64, 128, 96),
+                             (13, 1000, 7), (1000, 3, 127), (7, 300, 1000), (100, 257, 70)]]
     cases.append(matmul_case("matmul_batch_broadcast", (2, 5, 7), (7, 3), (2, 5, 3)))
     cases.append(matmul_case("matmul_vector", (4, 6), (6,), (4,)))
     cases.append(matmul_case("matmul_dot", (13,), (13,), ()))
@@ -180,6 +181,20 @@ def conv_cases():
         conv_case("conv_grouped", (1, 6, 8, 8), (4, 3, 3, 3), pad=1, group=2),
         conv_case("conv_depthwise", (1, 5, 7, 7), (5, 1, 3, 3), stride=2, pad=1, group=5),
         conv_case("conv_1x1", (1, 16, 5, 5), (7, 16, 1, 1)),
+        # Awkward sizes through the matmul kernels (shifted taps for stride 1,
+        # im2col otherwise), depthwise with odd strides and dilations.
+        conv_case("conv_3x3_13x13_c7_f13", (2, 7, 13, 13), (13, 7, 3, 3), pad=1),
+        conv_case("conv_5x3_dilated_pad2", (1, 3, 13, 11), (7, 3, 5, 3), pad=2, dilation=2),
+        conv_case("conv_3x3_f127_s3", (1, 13, 14, 14), (127, 13, 3, 3), stride=3, pad=1),
+        conv_case("conv_1x1_s2", (3, 7, 13, 13), (1, 7, 1, 1), stride=2, bias=False),
+        conv_case("conv_1x1_pad1", (1, 3, 7, 7), (13, 3, 1, 1), pad=1),
+        conv_case("conv_3x3_1x1_image", (1, 127, 1, 1), (3, 127, 3, 3), pad=1),
+        conv_case("conv_depthwise_s1_13", (2, 7, 13, 13), (7, 1, 3, 3), pad=1, group=7),
+        conv_case("conv_depthwise_s3_d2", (1, 3, 29, 29), (3, 1, 5, 5), stride=3, pad=2,
+                  dilation=2, group=3),
+        conv_case("conv_depthwise_127w", (1, 2, 5, 127), (2, 1, 3, 3), stride=2, group=2,
+                  bias=False),
+        conv_case("conv_grouped_3", (1, 9, 7, 7), (6, 3, 3, 3), stride=2, pad=1, group=3),
         pool_case("max_pool_3x3_s2_p1", "max_pool", (1, 3, 9, 9), 3, 2, 1),
         pool_case("avg_pool_exclude_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1),
         pool_case("avg_pool_include_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1, include_pad=True),

@@ -51,9 +51,19 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     that do not fill a block use masked loads and stores, so every size is
     handled without scalar loops. A constant B (weights in a constant
     `memref.global`) is packed at compile time into a new global in the
-    kernels' panel layout; the unpacked global is dropped when unused. A
-    module pass, since it adds globals. Runs after bufferization and before
-    linalg-to-loops; other linalg ops are left alone.
+    kernels' panel layout; the unpacked global is dropped when unused.
+    Parallel tasks are (column block, row group) pairs: M is split into
+    groups of whole register-tile panels when there are fewer than 8 column
+    blocks. Rows past the last full panel run a packed kernel of that height
+    when M is static. A only needs a strided layout (it is read one scalar at
+    a time), B and C unit inner strides.
+    Matmuls in a function with a `{kiln.host}` argument whose B is not a
+    constant share one private `kiln_matmul_<n>` function per operand
+    shape/stride signature (operands cast to dynamic offsets), which keeps
+    the code size proportional to the distinct shapes (conv taps, repeated
+    layers, batch images). A module pass, since it adds globals and
+    functions. Runs after bufferization and before linalg-to-loops; other
+    linalg ops are left alone.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
@@ -67,7 +77,8 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     Option<"tileK", "tile-k", "int64_t", "256", "depth of a cache block">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
-                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 def KilnOutlineParallelLoopsPass
