@@ -40,11 +40,27 @@ func.func @argmax(%x: tensor<2x8xf32>) -> tensor<2xi64> {
 
 // -----
 
-/// Global average pooling is a mean over the spatial dims.
+/// Global average pooling is a mean over the spatial dims, reduced as one
+/// collapsed axis.
 // CHECK-LABEL: func @global_avg_pool
-// CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: tensor.collapse_shape %{{.+}} {{\[\[}}0], [1], [2, 3]] : tensor<1x8x7x7xf32> into tensor<1x8x49xf32>
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: tensor.expand_shape
 func.func @global_avg_pool(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
   %0 = kiln.global_avg_pool %x : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
   return %0 : tensor<1x8x1x1xf32>
+}
+
+// -----
+
+/// Reduction combiners may reassociate (prod and l1 too), so that codegen can
+/// keep partial vector accumulators.
+// CHECK-LABEL: func @reduce_prod_l1
+// CHECK: arith.mulf %{{.+}}, %{{.+}} fastmath<reassoc> : f32
+// CHECK: math.absf
+// CHECK: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f32
+func.func @reduce_prod_l1(%x: tensor<2x8xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0 = kiln.reduce prod %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xf32>
+  %1 = kiln.reduce l1 %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
 }
