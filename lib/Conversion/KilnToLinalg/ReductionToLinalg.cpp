@@ -289,10 +289,13 @@ struct SoftmaxToLinalg final : OpConversionPattern<OpTy> {
                      addReassoc);
     Value y;
     if constexpr (std::is_same_v<OpTy, SoftmaxOp>) {
-      // softmax = e / s
+      // softmax = e * (1 / s): one division per row (the reciprocal does not
+      // depend on the position, so codegen hoists it), a multiply per element.
       y = mapWithReduced(rewriter, loc, e, s, axes,
-                         [](OpBuilder &b, Location l, Value v, Value total) -> Value {
-                           return arith::DivFOp::create(b, l, v, total);
+                         [&](OpBuilder &b, Location l, Value v, Value total) -> Value {
+                           Value one = scalarConstant(b, l, element, 1);
+                           return arith::MulFOp::create(
+                               b, l, v, arith::DivFOp::create(b, l, one, total));
                          });
     } else {
       // log_softmax = x - m - log(s)

@@ -107,6 +107,12 @@ public:
 
   void emit(ValueRange outerIvs) {
     outer.assign(outerIvs.begin(), outerIvs.end());
+    for (Value buffer : group.rowScratch) {
+      auto type = cast<MemRefType>(buffer.getType());
+      rowScratch[buffer] = memref::AllocaOp::create(
+          b, loc, MemRefType::get(type.getShape().back(), type.getElementType()),
+          b.getI64IntegerAttr(64));
+    }
     for (const RowOp &rowOp : group.ops)
       llvm::TypeSwitch<Operation *>(rowOp.op)
           .Case<linalg::FillOp>([&](auto fill) { emitFill(fill, rowOp.inner); })
@@ -122,6 +128,8 @@ private:
   SmallVector<Value> outer;
   /// The current value of each scratch buffer for this row.
   DenseMap<Value, Value> scratch;
+  /// This row's stack buffer for each row scratch buffer.
+  DenseMap<Value, Value> rowScratch;
 
   VectorType vectorOf(Type element) { return VectorType::get({lanes}, element); }
 
@@ -162,19 +170,33 @@ private:
                                         ValueRange{left});
   }
 
-  Value loadVector(Value buffer, ValueRange at, Value mask) {
+  /// The vector of `buffer` (read through `map`) at row position `j`; a
+  /// row scratch buffer is this row's stack copy.
+  Value loadVector(Value buffer, AffineMap map, Value j, Value mask) {
     Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    SmallVector<Value> at = locate(buffer, map, j);
     if (!mask)
       return vector::LoadOp::create(b, loc, vectorOf(element), buffer, at);
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(vectorOf(element)));
     return vector::MaskedLoadOp::create(b, loc, vectorOf(element), buffer, at, mask, zero);
   }
 
-  void storeVector(Value value, Value buffer, ValueRange at, Value mask) {
+  void storeVector(Value value, Value buffer, AffineMap map, Value j, Value mask) {
+    SmallVector<Value> at = locate(buffer, map, j);
     if (!mask)
       vector::StoreOp::create(b, loc, value, buffer, at);
     else
       vector::MaskedStoreOp::create(b, loc, buffer, at, mask, value);
+  }
+
+  /// Indices of `map` at `j`, or just `j` when `buffer` (updated in place)
+  /// is a row scratch buffer.
+  SmallVector<Value> locate(Value &buffer, AffineMap map, Value j) {
+    if (Value row = rowScratch.lookup(buffer)) {
+      buffer = row;
+      return {j};
+    }
+    return indices(map, j);
   }
 
   /// A per-row scalar of `buffer` (outer shape): scratch value or load.
@@ -202,7 +224,7 @@ private:
       return storeScalar(value, buffer);
     Value splat = broadcast(value);
     rowLoop(innerSize(buffer), [&](Value j, Value mask) {
-      storeVector(splat, buffer, indices(b.getMultiDimIdentityMap(outer.size() + 1), j), mask);
+      storeVector(splat, buffer, b.getMultiDimIdentityMap(outer.size() + 1), j, mask);
     });
   }
 
@@ -212,8 +234,7 @@ private:
     if (!inner)
       return storeScalar(loadScalar(source, map), target);
     rowLoop(innerSize(target), [&](Value j, Value mask) {
-      SmallVector<Value> at = indices(map, j);
-      storeVector(loadVector(source, at, mask), target, at, mask);
+      storeVector(loadVector(source, map, j, mask), target, map, j, mask);
     });
   }
 
@@ -298,7 +319,7 @@ private:
       else if (Value invariant = invariants[operand.getOperandNumber()])
         args.push_back(invariant);
       else
-        args.push_back(loadVector(operand.get(), indices(map, j), mask));
+        args.push_back(loadVector(operand.get(), map, j, mask));
     }
     return args;
   }
@@ -325,8 +346,7 @@ private:
           cloneBody(generic, loadArguments(generic, invariants, j, mask), j, nullptr);
       for (auto [value, operand] : llvm::zip(yielded(mapping), generic.getDpsInitsMutable())) {
         Value stored = isa<VectorType>(value.getType()) ? value : broadcast(value);
-        storeVector(stored, operand.get(),
-                    indices(generic.getMatchingIndexingMap(&operand), j), mask);
+        storeVector(stored, operand.get(), generic.getMatchingIndexingMap(&operand), j, mask);
       }
     });
   }
@@ -456,16 +476,19 @@ void emitRowGroup(const RowGroup &group, const EmitOptions &options) {
         }
         RowEmitter(nb, nl, group, options).emit(outerIvs);
       });
+  // Row scratch lives on the stack of the outlined task (one row per call):
+  // such groups are always outlined.
   std::optional<int64_t> elements = staticProduct(allSizes);
   std::optional<int64_t> rowCount = staticProduct(outerSizes);
-  if ((!rowCount || *rowCount > 1) &&
-      (!elements || *elements * static_cast<int64_t>(group.ops.size()) >=
-                        options.minParallelElements))
+  if (!group.rowScratch.empty() ||
+      ((!rowCount || *rowCount > 1) &&
+       (!elements || *elements * static_cast<int64_t>(group.ops.size()) >=
+                         options.minParallelElements)))
     loop->setAttr(kHeavyLoopAttr, b.getUnitAttr());
 
   for (const RowOp &op : llvm::reverse(group.ops))
     op.op->erase();
-  for (Value buffer : group.scratch)
+  for (Value buffer : llvm::concat<const Value>(group.scratch, group.rowScratch))
     buffer.getDefiningOp()->erase();
 }
 

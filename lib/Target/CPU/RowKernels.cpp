@@ -214,7 +214,24 @@ std::optional<SmallVector<int64_t>> seedRows(linalg::GenericOp generic) {
   return ranges;
 }
 
-/// Buffers of the group only it uses, first written by a fill or a copy.
+/// Whether `access` of `op` writes whole rows (or a row's scalar) without
+/// reading the old contents first.
+bool overwrites(Operation *op, const Access &access) {
+  if (!access.write)
+    return false;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return true; // fill, copy target
+  if (generic.getNumReductionLoops() > 0)
+    return false;
+  for (OpOperand &init : generic.getDpsInitsMutable())
+    if (init.get() == access.buffer && !generic.getMatchingBlockArgument(&init).use_empty())
+      return false;
+  return true;
+}
+
+/// Fresh buffers that only the group uses and that it first overwrites:
+/// per-row values (outer shape) or per-row stack buffers (one more dim).
 void findScratch(RowGroup &group, ArrayRef<int64_t> outer) {
   llvm::SmallPtrSet<Operation *, 8> members;
   for (const RowOp &op : group.ops)
@@ -226,11 +243,19 @@ void findScratch(RowGroup &group, ArrayRef<int64_t> outer) {
       if (!seen.insert(buffer).second)
         continue;
       auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-      bool firstWrites = isa<linalg::FillOp>(op.op) ||
-                         (isa<memref::CopyOp>(op.op) && access.write);
-      if (alloc && firstWrites && alloc.getType().getShape() == outer &&
-          llvm::all_of(buffer.getUsers(), [&](Operation *user) { return members.contains(user); }))
+      if (!alloc || !overwrites(op.op, access) ||
+          !llvm::all_of(buffer.getUsers(),
+                        [&](Operation *user) { return members.contains(user); }))
+        continue;
+      MemRefType type = alloc.getType();
+      ArrayRef<int64_t> shape = type.getShape();
+      if (shape == outer) {
         group.scratch.insert(buffer);
+      } else if (shape.size() == outer.size() + 1 && shape.drop_back() == outer &&
+                 !ShapedType::isDynamic(shape.back()) &&
+                 shape.back() * type.getElementTypeBitWidth() / 8 <= rows::kMaxRowScratchBytes) {
+        group.rowScratch.insert(buffer);
+      }
     }
 }
 

@@ -41,7 +41,13 @@ struct RowGroup {
   /// Buffers of the outer shape written and read only inside the group,
   /// first written by a fill or copy: they become per-row values.
   llvm::DenseSet<mlir::Value> scratch;
+  /// Buffers of the outer shape plus a static row (at most kMaxRowScratchBytes)
+  /// written and read only inside the group, first written whole: each row
+  /// uses a stack buffer instead.
+  llvm::DenseSet<mlir::Value> rowScratch;
 };
+
+inline constexpr int64_t kMaxRowScratchBytes = 64 * 1024;
 
 struct EmitOptions {
   int64_t vectorWidth;

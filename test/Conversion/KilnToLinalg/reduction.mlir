@@ -13,14 +13,17 @@ func.func @reduce_mean_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
 
 // -----
 
-/// softmax = exp(x - max) / sum: four generics, max first for stability.
+/// softmax = exp(x - max) * (1 / sum): four generics, max first for
+/// stability; the reciprocal depends only on the row.
 // CHECK-LABEL: func @softmax
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: arith.maximumf
 // CHECK: arith.subf
 // CHECK: math.exp
 // CHECK: arith.addf
-// CHECK: arith.divf
+// CHECK: ^bb0(%[[E:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[R:.+]] = arith.divf %{{.+}}, %[[S]]
+// CHECK: arith.mulf %[[E]], %[[R]]
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = kiln.softmax %x {axis = 1 : i64} : tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
