@@ -140,6 +140,12 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // 3b. Softmax, norms, last-axis reductions and their elementwise
+  //     neighbours: one vectorized loop over rows per run of row-wise ops.
+  //     Before deallocation, so per-row scratch buffers have no other users.
+  KilnCPURowKernelsPassOptions rowKernels;
+  rowKernels.vectorWidth = options.vectorWidth;
+  pm.addNestedPass<func::FuncOp>(createKilnCPURowKernelsPass(rowKernels));
   // 4. Free every temporary buffer after its last use.
   bufferization::buildBufferDeallocationPipeline(pm);
   // 5. Copies into strided views become linalg.copy (no runtime library).
