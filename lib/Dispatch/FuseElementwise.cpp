@@ -16,12 +16,20 @@ namespace kiln {
 
 namespace {
 
+/// Operations in the body of a linalg op (0 for other ops).
+int64_t bodySize(mlir::Operation *op) {
+  auto linalgOp = llvm::dyn_cast_or_null<mlir::linalg::LinalgOp>(op);
+  return linalgOp ? static_cast<int64_t>(linalgOp.getBlock()->getOperations().size())
+                  : 0;
+}
+
 /// Fuse a producer only into its single consumer: with several consumers it
 /// would be recomputed in each (fine for cheap ops, but the fused kernels
-/// would also re-read its inputs).
-bool shouldFuse(mlir::OpOperand *fused) {
+/// would also re-read its inputs). Kernel bodies stay within `maxOps`.
+bool shouldFuse(mlir::OpOperand *fused, int64_t maxOps) {
   mlir::Operation *producer = fused->get().getDefiningOp();
-  return producer && producer->hasOneUse();
+  return producer && producer->hasOneUse() &&
+         bodySize(producer) + bodySize(fused->getOwner()) <= maxOps;
 }
 
 /// Keeps the source locations of everything fused into a kernel: the op a
@@ -82,11 +90,12 @@ void generalizeDataMovement(mlir::func::FuncOp func) {
 
 struct KilnFuseElementwisePass final
     : impl::KilnFuseElementwisePassBase<KilnFuseElementwisePass> {
+  using Base::Base;
   void runOnOperation() override {
     generalizeDataMovement(getOperation());
     LocationMerger merger;
     auto control = [&](mlir::OpOperand *fused) {
-      if (!shouldFuse(fused))
+      if (!shouldFuse(fused, maxFusedOps))
         return false;
       merger.pending = {fused->getOwner()->getLoc(), fused->get().getDefiningOp()->getLoc()};
       return true;

@@ -77,13 +77,15 @@ bool isStageImplemented(Stage stage, Target target) {
   return stage != Stage::PTX;
 }
 
-void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
+void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  KilnFoldConstantsPassOptions fold;
+  fold.maxResultBytes = options.maxFoldBytes;
   // 1. Folders and canonical forms first: they expose identical subgraphs
   //    and put composites in the forms the recognizers expect.
   pm.addPass(createCanonicalizerPass());
   // 2. Evaluate constant subgraphs (exporter shape plumbing, transposed
   //    weights) so reshapes get static shapes and gemm a plain B.
-  pm.addPass(createKilnFoldConstantsPass());
+  pm.addPass(createKilnFoldConstantsPass(fold));
   // 3. Batch norm into the conv before it (needs the constants of step 2).
   pm.addPass(createKilnFoldConvBatchNormPass());
   // 4. Composites, GELU before LayerNorm/attention: none contains another.
@@ -95,7 +97,7 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createKilnSinkTransposesPass());
   // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
   //    the transposes recognition introduced), then clean up.
-  pm.addPass(createKilnFoldConstantsPass());
+  pm.addPass(createKilnFoldConstantsPass(fold));
   pm.addPass(createCanonicalizerPass());
   // 6. Merge what canonicalization made identical (repeated shape plumbing).
   pm.addPass(createCSEPass());

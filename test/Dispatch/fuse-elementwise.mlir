@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-fuse-elementwise))" -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-fuse-elementwise{max-fused-ops=4}))" -split-input-file | FileCheck %s --check-prefix=LIMIT
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -98,4 +99,39 @@ func.func @lone_transpose(%x: tensor<4x2xf32>) -> tensor<2x4xf32> {
   %t0 = tensor.empty() : tensor<2x4xf32>
   %t = linalg.transpose ins(%x : tensor<4x2xf32>) outs(%t0 : tensor<2x4xf32>) permutation = [1, 0]
   return %t : tensor<2x4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+/// A chain of three squarings fuses into one kernel by default; with bodies
+/// capped at 4 operations (two multiplications and the yield) it stays two.
+// CHECK-LABEL: func @chain
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// LIMIT-LABEL: func @chain
+// LIMIT-COUNT-2: linalg.generic
+// LIMIT-NOT: linalg.generic
+func.func @chain(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.mulf %v, %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.mulf %v, %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.mulf %v, %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  return %c : tensor<8xf32>
 }
