@@ -58,7 +58,9 @@ bool onlyMovesData(linalg::LinalgOp op) {
   });
 }
 
-std::string classify(linalg::LinalgOp op) {
+} // namespace
+
+std::string dispatchKind(linalg::LinalgOp op) {
   if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
     return isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op.getOperation())
                ? "pooling"
@@ -72,21 +74,27 @@ std::string classify(linalg::LinalgOp op) {
   return "elementwise";
 }
 
+std::vector<std::string> sourceNodeNames(Location loc) {
+  llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
+  collectNames(loc, names);
+  return names.takeVector();
+}
+
+namespace {
+
 std::vector<Dispatch> collect(ModuleOp module) {
   std::vector<Dispatch> dispatches;
   module.walk([&](linalg::LinalgOp op) {
     if (isa<linalg::FillOp>(op.getOperation()))
       return;
     Dispatch d;
-    d.kind = classify(op);
+    d.kind = dispatchKind(op);
     d.op = op->getName().getStringRef().str();
     for (Value operand : op->getOperands())
       d.operands.push_back(shapeOf(operand.getType()));
     for (Value result : op->getResults())
       d.results.push_back(shapeOf(result.getType()));
-    llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
-    collectNames(op->getLoc(), names);
-    d.nodes.assign(names.begin(), names.end());
+    d.nodes = sourceNodeNames(op->getLoc());
     dispatches.push_back(std::move(d));
   });
   return dispatches;

@@ -128,6 +128,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   // 1. The model function becomes the private @kiln_entry the artifact's
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
+  // 1b. Trace hooks around each dispatch (linalg op) while the ops are
+  //     still the fusion stage's kernels, named after its model nodes.
+  pm.addPass(createKilnInstrumentDispatchesPass());
   // 2. Tensors to buffers; function boundaries get identity layouts so the
   //    wrapper can pass plain dense buffers. Results inserted into a slice of
   //    a larger tensor (per-image conv matmuls) are first computed in place
@@ -166,6 +169,12 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //    LLVM's vectorizer works on the innermost ones.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
+  // 7b. f32 constants (including the matmul pass's packed panels) into one
+  //     blob, then the static temporaries into one arena planned from their
+  //     lifetimes; both become entry arguments before outlining captures
+  //     the views (order: host, arena, weights, tensors).
+  pm.addPass(createKilnPackWeightsPass());
+  pm.addPass(createKilnPlanArenaPass());
   // 8. Outermost parallel loops with enough work run on the runtime's pool.
   pm.addPass(createKilnOutlineParallelLoopsPass());
   // 9. exp/tanh/erf/... as polynomials, so their loops vectorize.

@@ -156,4 +156,63 @@ def KilnCPURowKernelsPass : Pass<"kiln-cpu-row-kernels", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
 }
 
+def KilnInstrumentDispatchesPass
+    : Pass<"kiln-instrument-dispatches", "mlir::ModuleOp"> {
+  let summary = "Call the runtime's trace hooks around each dispatch";
+  let description = [{
+    Each linalg op (other than fills) directly in `@kiln_entry` is one
+    dispatch of the fusion stage. It gets `func.call @kiln_trace_begin(%host,
+    %id)` before it and `@kiln_trace_end(%host, %id)` after it; the artifact
+    writer defines the hooks, which do nothing unless the run is traced
+    (`kiln_abi_host::trace`), so untraced runs pay one predictable branch
+    per dispatch. The dispatch names (the op and the model nodes fused into
+    it) become the module attribute `kiln.dispatches`, indexed by id.
+
+    Pre-condition: kiln-prepare-entry ran (the host argument exists); runs
+    on tensors, before bufferization, so the calls bracket each kernel with
+    its output allocation.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def KilnPackWeightsPass : Pass<"kiln-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Put the f32 constants into one aligned byte blob addressed by offset";
+  let description = [{
+    Every constant f32 `memref.global` that only `@kiln_entry` reads (through
+    `memref.get_global`) moves into one blob, at a 64-byte aligned offset;
+    each read becomes a `memref.view` of a new entry argument
+    `memref<Nxi8>` (inserted after the host) at that offset, and the global
+    is erased. The blob becomes the module attribute `kiln.weights` (a
+    `dense_resource` of i8). The artifact writer embeds the blob as one byte
+    array, writes it to a side file (`kilnc --weights=external`), or leaves
+    it out (`--weights=none`); the wrapper passes its address. Other
+    constants (integers, used as indices and shapes) stay globals.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
+  let summary = "Place the entry's static intermediate buffers in one arena";
+  let description = [{
+    Every `memref.alloc` directly in the body of `@kiln_entry` with a static
+    shape, identity layout and default memory space, whose uses (through
+    view-like ops) stay inside the function and whose deallocations are
+    plain `memref.dealloc`s in that body, gets an offset in one arena. A
+    buffer lives from its allocation to its last use (positions of the
+    using ops in the entry block, nested uses counting at their top-level
+    op); buffers whose lifetimes overlap get disjoint 64-byte aligned
+    ranges. Offsets are chosen greedily, largest buffer first, each at the
+    best-fitting gap. Each alloc becomes a `memref.view` of a new entry
+    argument `memref<Nxi8>` (inserted after the host) and its deallocs are
+    erased. The runtime passes a per-run arena of N bytes.
+
+    Left to malloc at run time (counted as heap_allocs): dynamic sizes,
+    allocations inside loops (per-task scratch such as matmul packing
+    buffers) and buffers that may escape. The plan summary becomes the
+    module attribute `kiln.memory_plan` (`kilnc --report=memory`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // KILN_TARGET_CPU_PASSES_TD
