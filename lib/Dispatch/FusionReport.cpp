@@ -41,6 +41,23 @@ void collectNames(Location loc, llvm::SetVector<std::string, std::vector<std::st
   }
 }
 
+/// A generic that only yields one of its inputs moves data (a transpose or
+/// broadcast written as a generic so that fusion could fold it).
+bool onlyMovesData(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumReductionLoops() > 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return llvm::all_of(yield.getValues(), [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body &&
+           arg.getArgNumber() < static_cast<unsigned>(generic.getNumDpsInputs());
+  });
+}
+
 } // namespace
 
 std::string dispatchKind(linalg::LinalgOp op) {
@@ -50,7 +67,7 @@ std::string dispatchKind(linalg::LinalgOp op) {
                : "convolution";
   if (linalg::isaContractionOpInterface(op))
     return "contraction";
-  if (isa<linalg::TransposeOp, linalg::CopyOp>(op.getOperation()))
+  if (isa<linalg::TransposeOp, linalg::CopyOp>(op.getOperation()) || onlyMovesData(op))
     return "data movement";
   if (op.getNumReductionLoops() > 0)
     return "reduction";

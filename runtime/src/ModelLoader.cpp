@@ -12,6 +12,7 @@
 #include "Dtype.h"
 #include "ElfCheck.h"
 #include "Model.h"
+#include "ModelLoader.h"
 #include "Status.h"
 #include "Weights.h"
 
@@ -238,6 +239,8 @@ kiln_status *loadModel(const char *path, kiln_model **out_model) {
   MaybeProblem problem = checkFile(model->path, model->fileBytes);
   if (!problem)
     problem = openLibrary(*model, abi);
+  // The descriptor is checked before its weights are read (and again,
+  // harmlessly, when adopted).
   if (!problem)
     problem = checkDescriptor(*abi);
   if (!problem) {
@@ -248,12 +251,21 @@ kiln_status *loadModel(const char *path, kiln_model **out_model) {
   if (problem) // the unique_ptr closes the library, if it was opened
     return makeStatus(problem->code, cat("cannot load model '", model->path,
                                          "': ", problem->reason));
-  copyDescriptor(*abi, *model);
+  return adoptDescriptor(std::move(model), *abi, out_model);
+}
+
+} // namespace
+
+kiln_status *adoptDescriptor(std::unique_ptr<kiln_model> model,
+                             const kiln_abi_model &abi, kiln_model **out_model) {
+  if (MaybeProblem problem = checkDescriptor(abi))
+    return makeStatus(problem->code, cat("cannot load model '", model->path,
+                                         "': ", problem->reason));
+  copyDescriptor(abi, *model);
   *out_model = model.release();
   return nullptr;
 }
 
-} // namespace
 } // namespace kiln::rt
 
 extern "C" kiln_status *kiln_model_load(const char *path, kiln_model **out_model) {

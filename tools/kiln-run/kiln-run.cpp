@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bench.h"
+#include "Compile.h"
 #include "Inputs.h"
 #include "KilnRun.h"
 #include "Outputs.h"
@@ -27,6 +28,7 @@ namespace {
 
 struct Options {
   std::string model;
+  CompileOptions compile;
   InputOptions inputs;
   std::string outputDir;
   std::string compareDir;
@@ -54,8 +56,18 @@ template <typename T> CLI::Validator nonNegative() {
 }
 
 void addOptions(CLI::App &app, Options &o) {
-  app.add_option("model", o.model, "Compiled model (.so from kilnc --emit=lib)")
+  app.add_option("model", o.model,
+                 "Compiled model (.so from kilnc), or an .onnx/.mlir model that "
+                 "kiln-run compiles with kilnc (cached)")
       ->required();
+  app.add_option("--kilnc", o.compile.kilnc,
+                 "kilnc used for .onnx/.mlir models (default: $KILNC, next to "
+                 "kiln-run, PATH)");
+  app.add_option("--kilnc-arg", o.compile.kilncArgs,
+                 "Extra kilnc argument, e.g. --kilnc-arg=--input-shape=x=1x3x224x224")
+      ->allow_extra_args(false);
+  app.add_option("--cache-dir", o.compile.cacheDir,
+                 "Compiled-model cache (default: $KILN_CACHE_DIR, ~/.cache/kiln)");
   app.add_option("--input", o.inputs.files, "NAME=FILE.npy; others are random")
       ->allow_extra_args(false);
   app.add_option("--shape", o.inputs.shapes,
@@ -106,11 +118,6 @@ struct TraceHandle {
   ~TraceHandle() { kiln_trace_destroy(trace); }
 };
 
-bool endsWith(const std::string &text, const std::string &suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string weightsPlace(const kiln_model_info &info) {
   switch (info.weights_mode) {
   case KILN_WEIGHTS_EXTERNAL:
@@ -149,10 +156,8 @@ Outputs runOnce(kiln_session *session, const std::vector<kiln_tensor> &inputs,
 }
 
 int runTool(Options &o) {
-  if (endsWith(o.model, ".onnx"))
-    throw ToolError(fmt::format("'{}': compilation from ONNX is not available yet; "
-                                "compile the model with kilnc and pass the .so",
-                                o.model));
+  if (needsCompilation(o.model))
+    o.model = compileModel(o.model, o.compile);
   ModelHandle model;
   check(kiln_model_load(o.model.c_str(), &model.model));
   printModel(model.model);

@@ -73,6 +73,12 @@ static cl::opt<std::string> matmulTile(
              "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256)"),
     cl::value_desc("tiles"), cl::init(""), cl::cat(kilncCategory));
 
+static cl::opt<int64_t> maxFoldBytes(
+    "max-fold-bytes",
+    cl::desc("Largest constant (in bytes) the compiler computes while folding; "
+             "bigger results stay ops (default 67108864, 64 MiB)"),
+    cl::value_desc("bytes"), cl::init(64 * 1024 * 1024), cl::cat(kilncCategory));
+
 enum class Report { None, Fusion, Memory };
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
@@ -199,6 +205,10 @@ int main(int argc, char **argv) {
 
   kiln::PipelineOptions options;
   options.target = targetOption;
+  if (maxFoldBytes < 0)
+    return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +
+                ": expected a byte count >= 0");
+  options.maxFoldBytes = maxFoldBytes;
   if (!matmulTile.empty()) {
     llvm::SmallVector<llvm::StringRef> parts;
     llvm::StringRef(matmulTile).split(parts, 'x');
