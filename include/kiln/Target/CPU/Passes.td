@@ -197,8 +197,10 @@ def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
   let description = [{
     Every `memref.alloc` directly in the body of `@kiln_entry` with a static
     shape, identity layout and default memory space, whose uses (through
-    view-like ops) stay inside the function and whose deallocations are
-    plain `memref.dealloc`s in that body, gets an offset in one arena. A
+    view-like ops, and calls of functions defined in the module that return
+    no buffer, such as the shared matmul kernels) stay inside the function
+    and whose deallocations are plain `memref.dealloc`s in that body, gets
+    an offset in one arena. A
     buffer lives from its allocation to its last use (positions of the
     using ops in the entry block, nested uses counting at their top-level
     op); buffers whose lifetimes overlap get disjoint 64-byte aligned
@@ -208,8 +210,8 @@ def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
     erased. The runtime passes a per-run arena of N bytes.
 
     Left to malloc at run time (counted as heap_allocs): dynamic sizes,
-    allocations inside loops (per-task scratch such as matmul packing
-    buffers) and buffers that may escape. The plan summary becomes the
+    allocations inside loops or in other functions (per-call scratch such as
+    the matmul kernels' packing buffers) and buffers that may escape. The plan summary becomes the
     module attribute `kiln.memory_plan` (`kilnc --report=memory`).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
