@@ -10,6 +10,8 @@
 
 #include "NodeBinder.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace kiln::onnx_import {
@@ -319,13 +321,21 @@ LogicalResult resize(NodeBinder &b) {
       dims.push_back(spec.sizes[i]);
       continue;
     }
-    if (!(spec.scales[i] > 0))
+    if (!(spec.scales[i] > 0) || !std::isfinite(spec.scales[i]))
       return b.emitError() << "'scales' value is " << spec.scales[i]
                            << ", accepted range is (0, inf)";
     scales.push_back(spec.scales[i]);
-    dims.push_back(ShapedType::isDynamic(in)
-                       ? kDyn
-                       : static_cast<int64_t>(std::floor(in * spec.scales[i])));
+    if (ShapedType::isDynamic(in)) {
+      dims.push_back(kDyn);
+      continue;
+    }
+    // Checked before the conversion, which is undefined out of range.
+    double size = std::floor(static_cast<double>(in) * spec.scales[i]);
+    if (!(size < 0x1p63))
+      return b.emitError() << "'scales' value " << spec.scales[i]
+                           << " makes dim " << i << " (" << in
+                           << ") larger than int64";
+    dims.push_back(static_cast<int64_t>(size));
   }
   auto type = RankedTensorType::get(dims, input.getElementType());
   FailureOr<Value> out = b.makeTyped<kiln::ResizeOp>(
