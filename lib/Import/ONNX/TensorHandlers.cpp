@@ -10,6 +10,8 @@
 
 #include "NodeBinder.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace kiln::onnx_import {
@@ -325,7 +327,7 @@ LogicalResult resize(NodeBinder &b) {
       dims.push_back(spec.sizes[i]);
       continue;
     }
-    if (!(spec.scales[i] > 0))
+    if (!(spec.scales[i] > 0) || !std::isfinite(spec.scales[i]))
       return b.emitError() << "'scales' value is " << spec.scales[i]
                            << ", accepted range is (0, inf)";
     scales.push_back(spec.scales[i]);
