@@ -321,10 +321,107 @@ def movement_cases():
     return cases
 
 
+def layer_norm_case(name, shape, axis, residual=False):
+    """layer_norm over dims axis.. of x (+ r first when `residual`)."""
+    params = shape[axis:]
+    x, g, b = rand(*shape, low=-3, high=3), rand(*params), rand(*params)
+    inputs = [x, g, b] + ([rand(*shape)] if residual else [])
+    extra = f", %r: {ty(shape)}" if residual else ""
+    add = f"%s = kiln.add %x, %r : ({ty(shape)}, {ty(shape)}) -> {ty(shape)}\n  " if residual else ""
+    source = "%s" if residual else "%x"
+    body = f"""func.func @main(%x: {ty(shape)}, %g: {ty(params)}, %b: {ty(params)}{extra}) -> {ty(shape)} {{
+  {add}%y = kiln.layer_norm {source}, %g, %b {{axis = {axis} : i64, epsilon = 1.0e-5 : f32}} : ({ty(shape)}, {ty(params)}, {ty(params)}) -> {ty(shape)}
+  return %y : {ty(shape)}
+}}"""
+
+    def ref(a):
+        v = a[0].astype(np.float64) + (a[3] if residual else 0)
+        axes = tuple(range(axis % len(shape), len(shape)))
+        mu = v.mean(axes, keepdims=True)
+        var = ((v - mu) ** 2).mean(axes, keepdims=True)
+        return [(v - mu) / np.sqrt(var + 1e-5) * a[1] + a[2]]
+    return (name, body, inputs, ref)
+
+
+def scaled_masked_softmax_case(name, shape):
+    """softmax(x * 0.125 + mask) with a mask broadcast over rows, as attention has."""
+    x, mask = rand(*shape, low=-8, high=8), rand(1, shape[-1], low=-4, high=0)
+    body = f"""func.func @main(%x: {ty(shape)}, %m: {ty((1, shape[-1]))}) -> {ty(shape)} {{
+  %c = kiln.constant dense<0.125> : tensor<f32>
+  %s = kiln.mul %x, %c : ({ty(shape)}, tensor<f32>) -> {ty(shape)}
+  %a = kiln.add %s, %m : ({ty(shape)}, {ty((1, shape[-1]))}) -> {ty(shape)}
+  %y = kiln.softmax %a {{axis = -1 : i64}} : {ty(shape)}
+  return %y : {ty(shape)}
+}}"""
+
+    def ref(a):
+        v = a[0].astype(np.float64) * 0.125 + a[1]
+        e = np.exp(v - v.max(-1, keepdims=True))
+        return [e / e.sum(-1, keepdims=True)]
+    return (name, body, [x, mask], ref)
+
+
+def int_reduce_case(name, kind, shape, axes, fn):
+    x = RNG.integers(-1000, 1000, size=shape).astype(np.int64)
+    out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    body = f"""func.func @main(%x: {ty(shape, "i64")}) -> {ty(out, "i64")} {{
+  %y = kiln.reduce {kind} %x {{axes = array<i64: {", ".join(map(str, axes))}>, keepdims = false}} : ({ty(shape, "i64")}) -> {ty(out, "i64")}
+  return %y : {ty(out, "i64")}
+}}"""
+    return (name, body, [x], lambda a: [fn(a[0], tuple(axes))])
+
+
+ROW_SIZES = (1, 3, 7, 13, 127, 1000)
+
+
+def row_cases():
+    """Softmax, layer_norm and reductions at awkward row lengths (vector
+    remainders, rows shorter than one vector, several partial accumulators)
+    and over non-last axes; the CPU row kernels take the last-axis ones."""
+    cases = []
+    for n in ROW_SIZES:
+        cases.append(softmax_case(f"softmax_5x{n}", "softmax", (5, n), -1))
+        cases.append(layer_norm_case(f"layer_norm_3x{n}", (3, n), -1))
+        cases.append(reduce_case(f"reduce_sum_4x{n}", "sum", (4, n), [1], False,
+                                 lambda x, a, k: x.sum(axis=a, keepdims=k)))
+        cases.append(reduce_case(f"reduce_max_2x3x{n}", "max", (2, 3, n), [2], True,
+                                 lambda x, a, k: x.max(axis=a, keepdims=k)))
+    fns = {"mean": lambda x, a, k: x.mean(axis=a, keepdims=k),
+           "min": lambda x, a, k: x.min(axis=a, keepdims=k),
+           "prod": lambda x, a, k: x.prod(axis=a, keepdims=k),
+           "l1": lambda x, a, k: np.abs(x).sum(axis=a, keepdims=k),
+           "l2": lambda x, a, k: np.sqrt((x * x).sum(axis=a, keepdims=k)),
+           "sum_square": lambda x, a, k: (x * x).sum(axis=a, keepdims=k),
+           "log_sum_exp": lambda x, a, k: np.log(np.exp(x).sum(axis=a, keepdims=k))}
+    for kind, fn in fns.items():
+        cases.append(reduce_case(f"reduce_{kind}_6x13", kind, (6, 13), [1], False, fn))
+        cases.append(reduce_case(f"reduce_{kind}_127x3_axis0", kind, (127, 3), [0], False, fn))
+    cases += [
+        reduce_case("reduce_sum_7x13x5_axis1", "sum", (7, 13, 5), [1], True,
+                    lambda x, a, k: x.sum(axis=a, keepdims=k)),
+        reduce_case("reduce_mean_3x7x13_last2", "mean", (3, 7, 13), [1, 2], False,
+                    lambda x, a, k: x.mean(axis=a, keepdims=k)),
+        reduce_case("reduce_max_1000", "max", (1000,), [0], False,
+                    lambda x, a, k: x.max(axis=a, keepdims=k)),
+        softmax_case("softmax_7x13x5_axis1", "softmax", (7, 13, 5), 1),
+        softmax_case("softmax_13x7_axis0", "softmax", (13, 7), 0),
+        softmax_case("log_softmax_3x1000", "log_softmax", (3, 1000), -1),
+        softmax_case("log_softmax_2x3x127", "log_softmax", (2, 3, 127), 2),
+        layer_norm_case("layer_norm_2x3x13_last2", (2, 3, 13), -2),
+        layer_norm_case("layer_norm_residual_4x127", (4, 127), -1, residual=True),
+        scaled_masked_softmax_case("softmax_scaled_masked_12x127", (12, 127)),
+        int_reduce_case("reduce_sum_i64_5x13", "sum", (5, 13), [1], lambda x, a: x.sum(axis=a)),
+        int_reduce_case("reduce_max_i64_3x127", "max", (3, 127), [1], lambda x, a: x.max(axis=a)),
+        int_reduce_case("reduce_min_i64_4x7_axis0", "min", (4, 7), [0], lambda x, a: x.min(axis=a)),
+    ]
+    return cases
+
+
 FAMILIES = {
     "elementwise": elementwise_cases,
     "contraction": contraction_cases,
     "conv": conv_cases,
     "reduction": reduction_cases,
     "movement": movement_cases,
+    "rows": row_cases,
 }

@@ -45,6 +45,9 @@ struct PipelineOptions {
   /// f32 lanes of the CPU's vectors: 16 with AVX-512, 8 with AVX2.
   int64_t vectorWidth = 16;
   CPUMatmulTiling matmul;
+  /// Largest result (bytes) constant folding computes; bigger ones stay ops,
+  /// so a hostile ConstantOfShape cannot make the compiler allocate it.
+  int64_t maxFoldBytes = 64 * 1024 * 1024;
 };
 
 /// Stage 2: graph-level simplification on `kiln` ops.
