@@ -53,8 +53,9 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     `memref.global`) is packed at compile time into a new global in the
     kernels' panel layout; the unpacked global is dropped when unused.
     Parallel tasks are (column block, row group) pairs: M is split into
-    groups of whole register-tile panels when there are fewer than 8 column
-    blocks. Rows past the last full panel run a packed kernel of that height
+    groups of whole register-tile panels when there are fewer than 4 column
+    blocks (each group at least 2 cache blocks of rows, as each packs its own
+    B block). Rows past the last full panel run a packed kernel of that height
     when M is static. A only needs a strided layout (it is read one scalar at
     a time), B and C unit inner strides.
     Matmuls in a function with a `{kiln.host}` argument whose B is not a
