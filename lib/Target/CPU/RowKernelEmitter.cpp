@@ -114,7 +114,8 @@ public:
           b.getI64IntegerAttr(64));
     }
     for (const RowOp &rowOp : group.ops)
-      llvm::TypeSwitch<Operation *>(rowOp.op)
+      if (!group.dropped.contains(rowOp.op))
+        llvm::TypeSwitch<Operation *>(rowOp.op)
           .Case<linalg::FillOp>([&](auto fill) { emitFill(fill, rowOp.inner); })
           .Case<memref::CopyOp>([&](auto copy) { emitCopy(copy, rowOp.inner); })
           .Case<linalg::GenericOp>([&](auto generic) { emitGeneric(generic, rowOp.inner); });
@@ -346,7 +347,9 @@ private:
           cloneBody(generic, loadArguments(generic, invariants, j, mask), j, nullptr);
       for (auto [value, operand] : llvm::zip(yielded(mapping), generic.getDpsInitsMutable())) {
         Value stored = isa<VectorType>(value.getType()) ? value : broadcast(value);
-        storeVector(stored, operand.get(), generic.getMatchingIndexingMap(&operand), j, mask);
+        Value target = group.storeTo.lookup(generic);
+        storeVector(stored, target ? target : operand.get(),
+                    generic.getMatchingIndexingMap(&operand), j, mask);
       }
     });
   }

@@ -240,3 +240,53 @@ func.func @dynamic(%x: memref<?x?xf32>, %s: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// A temporary only the group uses, of the row shape, is a row on the task's
+/// stack (so the group is always outlined); the last op writing it stores
+/// straight into the target of the copy that follows, and the copy goes.
+// CHECK-LABEL: func.func @row_scratch
+// CHECK-SAME: (%{{.+}}: memref<3x100xf32>, %[[Y:.+]]: memref<3x100xf32>)
+// CHECK-NOT: memref.alloc()
+// CHECK: scf.parallel
+// CHECK: %[[ROW:.+]] = memref.alloca() {alignment = 64 : i64} : memref<100xf32>
+// CHECK: math.exp
+// CHECK: vector.store %{{.+}}, %[[ROW]][%{{.+}}] : memref<100xf32>, vector<16xf32>
+// CHECK: vector.reduction <add>
+// CHECK: vector.load %[[ROW]]
+// CHECK: arith.mulf
+// CHECK: vector.store %{{.+}}, %[[Y]]
+// CHECK-NOT: memref.copy
+// CHECK: } {kiln.heavy}
+func.func @row_scratch(%x: memref<3x100xf32>, %y: memref<3x100xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %e = memref.alloc() {alignment = 64 : i64} : memref<3x100xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<3x100xf32>) outs(%e : memref<3x100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  }
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%e : memref<3x100xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : memref<3x100xf32>, memref<3xf32>) outs(%e : memref<3x100xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %0 = arith.divf %one, %sum : f32
+    %1 = arith.mulf %in, %0 : f32
+    linalg.yield %1 : f32
+  }
+  memref.copy %e, %y : memref<3x100xf32> to memref<3x100xf32>
+  return
+}
