@@ -98,6 +98,9 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// Elements a task of the pool should at least cover.
+constexpr int64_t kMinTaskElements = 4096;
+
 /// Writes the code of one group; `b` is inside the row loop.
 class RowEmitter {
 public:
@@ -105,13 +108,25 @@ public:
       : b(b), loc(loc), group(group), lanes(options.vectorWidth),
         accumulators(options.accumulators) {}
 
-  void emit(ValueRange outerIvs) {
-    outer.assign(outerIvs.begin(), outerIvs.end());
+  /// This task's stack rows for the row scratch buffers, reused by every
+  /// row of the task (emitted before the loop over its rows).
+  void allocateRowScratch() {
     for (Value buffer : group.rowScratch) {
       auto type = cast<MemRefType>(buffer.getType());
       rowScratch[buffer] = memref::AllocaOp::create(
           b, loc, MemRefType::get(type.getShape().back(), type.getElementType()),
           b.getI64IntegerAttr(64));
+    }
+  }
+
+  /// The group's ops for the row `row` (row-major over the outer dims).
+  void emit(Value row, ArrayRef<OpFoldResult> outerSizes) {
+    outer.assign(outerSizes.size(), nullptr);
+    for (int64_t i = static_cast<int64_t>(outerSizes.size()) - 1; i >= 0; --i) {
+      Value size = getValueOrCreateConstantIndexOp(b, loc, outerSizes[i]);
+      outer[i] = i == 0 ? row : arith::RemUIOp::create(b, loc, row, size).getResult();
+      if (i > 0)
+        row = arith::DivUIOp::create(b, loc, row, size);
     }
     for (const RowOp &rowOp : group.ops)
       if (!group.dropped.contains(rowOp.op))
@@ -465,26 +480,33 @@ void emitRowGroup(const RowGroup &group, const EmitOptions &options) {
   if (!rows)
     rows = index(b, loc, 1);
 
+  // Short rows are handed to the pool in blocks, so that a task is worth
+  // its call.
+  int64_t block = 1;
+  if (std::optional<int64_t> length = getConstantIntValue(allSizes.back()); length && *length > 0)
+    block = std::max<int64_t>(1, kMinTaskElements / *length);
+  Value blockSize = index(b, loc, block);
+  Value blocks = arith::CeilDivUIOp::create(b, loc, rows, blockSize);
   auto loop = scf::ParallelOp::create(
-      b, loc, ValueRange{index(b, loc, 0)}, ValueRange{rows}, ValueRange{index(b, loc, 1)},
+      b, loc, ValueRange{index(b, loc, 0)}, ValueRange{blocks}, ValueRange{index(b, loc, 1)},
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        // Row-major delinearization of the row number.
-        SmallVector<Value> outerIvs(group.outerRank);
-        Value rest = ivs[0];
-        for (int64_t i = group.outerRank - 1; i >= 0; --i) {
-          Value size = getValueOrCreateConstantIndexOp(nb, nl, outerSizes[i]);
-          outerIvs[i] = i == 0 ? rest : arith::RemUIOp::create(nb, nl, rest, size).getResult();
-          if (i > 0)
-            rest = arith::DivUIOp::create(nb, nl, rest, size);
-        }
-        RowEmitter(nb, nl, group, options).emit(outerIvs);
+        RowEmitter emitter(nb, nl, group, options);
+        emitter.allocateRowScratch();
+        Value first = arith::MulIOp::create(nb, nl, ivs[0], blockSize);
+        Value last = arith::MinUIOp::create(nb, nl, arith::AddIOp::create(nb, nl, first, blockSize),
+                                            rows);
+        scf::ForOp::create(nb, nl, first, last, index(nb, nl, 1), {},
+                           [&](OpBuilder &fb, Location fl, Value row, ValueRange) {
+                             emitter.emit(row, outerSizes);
+                             scf::YieldOp::create(fb, fl);
+                           });
       });
   // Row scratch lives on the stack of the outlined task (one row per call):
   // such groups are always outlined.
   std::optional<int64_t> elements = staticProduct(allSizes);
   std::optional<int64_t> rowCount = staticProduct(outerSizes);
   if (!group.rowScratch.empty() ||
-      ((!rowCount || *rowCount > 1) &&
+      ((!rowCount || *rowCount > block) &&
        (!elements || *elements * static_cast<int64_t>(group.ops.size()) >=
                          options.minParallelElements)))
     loop->setAttr(kHeavyLoopAttr, b.getUnitAttr());

@@ -5,14 +5,20 @@
 #row = affine_map<(d0, d1) -> (d0)>
 
 /// Softmax as bufferization leaves it (max, exp, sum, divide; the reduced
-/// buffer reused): one loop over the rows on the pool; max and sum stay in
-/// registers (the scratch buffer is gone); the row is read in vectors with
-/// 4 partial accumulators and one masked tail, reduced once per row.
+/// buffer reused): one loop over blocks of rows on the pool (4 rows of 1000
+/// make a task of >= 4096 elements); max and sum stay in registers (the
+/// scratch buffer is gone); the row is read in vectors with 4 partial
+/// accumulators and one masked tail, reduced once per row.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:.+]]: memref<64x1000xf32>, %[[Y:.+]]: memref<64x1000xf32>)
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: linalg.
-// CHECK: scf.parallel (%[[R:.+]]) = {{.*}} {
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %c64, %c4
+// CHECK: scf.parallel (%[[B:.+]]) = (%{{.+}}) to (%[[BLOCKS]])
+// CHECK: %[[FIRST:.+]] = arith.muli %[[B]], %c4
+// CHECK: %[[END:.+]] = arith.addi %[[FIRST]], %c4
+// CHECK: %[[LAST:.+]] = arith.minui %[[END]], %c64
+// CHECK: scf.for %[[R:.+]] = %[[FIRST]] to %[[LAST]]
 // CHECK: %[[MAXES:.+]]:4 = scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.load %[[X]][%[[R]], %{{.+}}] : memref<64x1000xf32>, vector<16xf32>
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
@@ -79,7 +85,8 @@ func.func @softmax(%x: memref<64x1000xf32>, %y: memref<64x1000xf32>) {
 /// the row position. Small, so not marked for the pool.
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-NOT: memref.alloc
-// CHECK: scf.parallel (%[[R:.+]]) =
+// CHECK: scf.parallel
+// CHECK: scf.for %[[R:.+]] =
 // CHECK: %[[I1:.+]] = arith.remui %[[R]], %c3
 // CHECK: %[[I0:.+]] = arith.divui %[[R]], %c3
 // CHECK: arith.addf {{.*}} : vector<16xf32>
@@ -224,10 +231,11 @@ func.func @cross_row_consumer(%x: memref<8x8xi32>, %m: memref<8xi32>, %y: memref
 #row = affine_map<(d0, d1) -> (d0)>
 
 /// Dynamic rows and row length: the reduction alone, sizes from the buffer,
-/// always offered to the pool.
+/// one row per task, always offered to the pool.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0
-// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[ROWS]])
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %c1
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[BLOCKS]])
 // CHECK: memref.dim %{{.+}}, %c1
 // CHECK: vector.reduction <add>
 // CHECK: } {kiln.heavy}
