@@ -177,7 +177,29 @@ private:
                          body(j, nullptr);
                          scf::YieldOp::create(b, loc);
                        });
-    body(full, tailMask(n, full));
+    if (!isMultipleOf(n, lanes))
+      body(full, tailMask(n, full));
+  }
+
+  /// Whether `n` is a constant multiple of `m` (no tail to emit).
+  static bool isMultipleOf(Value n, int64_t m) {
+    std::optional<int64_t> value = getConstantIntValue(n);
+    return value && *value % m == 0;
+  }
+
+  /// Folds the lanes of `v` pairwise, halves at a time (a few vector ops,
+  /// where LLVM expands a strict reduction of maxnum/minnum lane by lane).
+  Value horizontal(vector::CombiningKind kind, Value v, bool isFloat) {
+    if (!llvm::isPowerOf2_64(lanes))
+      return vector::ReductionOp::create(
+          b, loc, kind, v, isFloat ? arith::FastMathFlags::reassoc : arith::FastMathFlags::none);
+    for (int64_t width = lanes; width > 1; width /= 2) {
+      int64_t half = width / 2;
+      Value low = vector::ExtractStridedSliceOp::create(b, loc, v, {0}, {half}, {1});
+      Value high = vector::ExtractStridedSliceOp::create(b, loc, v, {half}, {half}, {1});
+      v = vector::makeArithReduction(b, loc, kind, low, high);
+    }
+    return vector::ExtractOp::create(b, loc, v, 0);
   }
 
   Value tailMask(Value n, Value start) {
@@ -424,13 +446,12 @@ private:
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
           scf::YieldOp::create(b, loc, step(j, nullptr, acc[0]));
         });
-    accs[0] = step(fullEnd, tailMask(n, fullEnd), rest.getResult(0));
+    accs[0] = isMultipleOf(n, lanes) ? rest.getResult(0)
+                                     : step(fullEnd, tailMask(n, fullEnd), rest.getResult(0));
     Value total = accs[0];
     for (int64_t u = 1; u < unroll; ++u)
       total = vector::makeArithReduction(b, loc, combiner.kind, total, accs[u]);
-    Value horizontal = vector::ReductionOp::create(
-        b, loc, combiner.kind, total,
-        isa<FloatType>(type) ? arith::FastMathFlags::reassoc : arith::FastMathFlags::none);
+    Value horizontal = this->horizontal(combiner.kind, total, isa<FloatType>(type));
     // init ⊕ horizontal, with the body's own scalar combiner.
     Value buffer = generic.getOutputs()[0];
     IRMapping mapping;

@@ -25,7 +25,12 @@
 // CHECK: vector.create_mask
 // CHECK: vector.maskedload %[[X]]
 // CHECK: arith.select
-// CHECK: %[[MAX:.+]] = vector.reduction <maximumf>
+// CHECK: vector.extract_strided_slice %{{.+}} {offsets = [8], sizes = [8], strides = [1]} : vector<16xf32> to vector<8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<4xf32>
+// CHECK: arith.maximumf {{.*}} : vector<2xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1xf32>
+// CHECK: %[[MAX:.+]] = vector.extract %{{.+}}[0] : f32 from vector<1xf32>
 // CHECK: %[[M:.+]] = arith.maximumf %[[MAX]], %{{.+}} fastmath<reassoc> : f32
 // CHECK: %[[MV:.+]] = vector.broadcast %[[M]] : f32 to vector<16xf32>
 // CHECK: scf.for
@@ -33,7 +38,7 @@
 // CHECK: math.exp {{.*}} : vector<16xf32>
 // CHECK: vector.store {{.*}}, %[[Y]]
 // CHECK: vector.maskedstore %[[Y]]
-// CHECK: vector.reduction <add>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: arith.divf {{.*}} : vector<16xf32>
 // CHECK: } {kiln.heavy}
 // CHECK-NOT: linalg.
@@ -91,8 +96,8 @@ func.func @softmax(%x: memref<64x1000xf32>, %y: memref<64x1000xf32>) {
 // CHECK: %[[I0:.+]] = arith.divui %[[R]], %c3
 // CHECK: arith.addf {{.*}} : vector<16xf32>
 // CHECK: vector.store {{.*}}[%[[I0]], %[[I1]], %{{.+}}]
-// CHECK: vector.reduction <add>
-// CHECK: vector.reduction <add>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: vector.load %{{.+}}[%{{.+}}] : memref<40xf32>, vector<16xf32>
 // CHECK: math.rsqrt {{.*}} : vector<16xf32>
 // CHECK-NOT: kiln.heavy
@@ -208,7 +213,7 @@ func.func @integer_division(%x: memref<64x100xi32>, %s: memref<64xi32>) {
 /// buffer through a transposed map) cannot join: the group ends before it.
 // CHECK-LABEL: func.func @cross_row_consumer
 // CHECK: scf.parallel
-// CHECK: vector.reduction <maxsi>
+// CHECK: arith.maxsi {{.*}} : vector<1xi32>
 // CHECK: linalg.generic
 func.func @cross_row_consumer(%x: memref<8x8xi32>, %m: memref<8xi32>, %y: memref<8x8xi32>) {
   linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
@@ -237,7 +242,7 @@ func.func @cross_row_consumer(%x: memref<8x8xi32>, %m: memref<8xi32>, %y: memref
 // CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %c1
 // CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[BLOCKS]])
 // CHECK: memref.dim %{{.+}}, %c1
-// CHECK: vector.reduction <add>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: } {kiln.heavy}
 func.func @dynamic(%x: memref<?x?xf32>, %s: memref<?xf32>) {
   linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
@@ -264,7 +269,7 @@ func.func @dynamic(%x: memref<?x?xf32>, %s: memref<?xf32>) {
 // CHECK: %[[ROW:.+]] = memref.alloca() {alignment = 64 : i64} : memref<100xf32>
 // CHECK: math.exp
 // CHECK: vector.store %{{.+}}, %[[ROW]][%{{.+}}] : memref<100xf32>, vector<16xf32>
-// CHECK: vector.reduction <add>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: vector.load %[[ROW]]
 // CHECK: arith.mulf
 // CHECK: vector.store %{{.+}}, %[[Y]]
