@@ -55,10 +55,20 @@ SmallVector<Value> NodeBinder::givenInputs() {
   return values;
 }
 
+/// Constants read as index lists (shapes, axes, pads, sizes, scalars) are
+/// small; a larger one is not expanded (a splat's size is not bounded by the
+/// file: ConstantOfShape of [10^12] is one value).
+static constexpr int64_t kMaxConstantValues = 4096;
+
+/// Most dims of a result whose shape is a computed tensor: its declared
+/// length is one number, allocated per dim (the runtime's KILN_MAX_RANK).
+static constexpr int64_t kMaxComputedRank = 32;
+
 /// The elements of a constant value, dense or resource, as int64 or double.
 static std::optional<SmallVector<int64_t>> intsOf(Value value) {
   ElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      attr.getNumElements() > kMaxConstantValues)
     return std::nullopt;
   Type element = attr.getElementType();
   SmallVector<int64_t> result;
@@ -80,7 +90,8 @@ static std::optional<SmallVector<int64_t>> intsOf(Value value) {
 
 static std::optional<SmallVector<double>> floatsOf(Value value) {
   ElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      attr.getNumElements() > kMaxConstantValues)
     return std::nullopt;
   SmallVector<double> result;
   if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
@@ -110,9 +121,7 @@ FailureOr<SmallVector<int64_t>> NodeBinder::requireConstantInts(unsigned i,
     return failure();
   if (std::optional<SmallVector<int64_t>> values = constantInts(i))
     return *values;
-  return unsupported("input " + Twine(i) + " (" + what +
-                     ") must be a constant known at import time, but it is "
-                     "computed by the graph");
+  return notConstant(i, what);
 }
 
 FailureOr<SmallVector<double>> NodeBinder::requireConstantFloats(unsigned i,
@@ -121,9 +130,26 @@ FailureOr<SmallVector<double>> NodeBinder::requireConstantFloats(unsigned i,
     return failure();
   if (std::optional<SmallVector<double>> values = constantFloats(i))
     return *values;
+  return notConstant(i, what);
+}
+
+LogicalResult NodeBinder::notConstant(unsigned i, StringRef what) {
+  ElementsAttr attr;
+  if (matchPattern(optionalInput(i), m_Constant(&attr)))
+    return unsupported("input " + Twine(i) + " (" + what + ") is a constant of " +
+                       Twine(attr.getNumElements()) + " values, more than the " +
+                       Twine(kMaxConstantValues) + " read at import time");
   return unsupported("input " + Twine(i) + " (" + what +
                      ") must be a constant known at import time, but it is "
                      "computed by the graph");
+}
+
+LogicalResult NodeBinder::checkComputedRank(int64_t length) {
+  if (length <= kMaxComputedRank)
+    return success();
+  return unsupported("a shape tensor of " + Twine(length) +
+                     " entries, more than the " + Twine(kMaxComputedRank) +
+                     " dims Kiln allows");
 }
 
 //===----------------------------------------------------------------------===//

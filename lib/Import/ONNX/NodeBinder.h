@@ -97,6 +97,9 @@ public:
   mlir::InFlightDiagnostic emitError() { return mlir::emitError(location); }
   /// "unsupported: <why>" (a valid model Kiln cannot import).
   mlir::LogicalResult unsupported(const llvm::Twine &why);
+  /// Fails (unsupported) when a shape given as a non-constant 1-D tensor of
+  /// `length` entries would give a result of more dims than Kiln allows.
+  mlir::LogicalResult checkComputedRank(int64_t length);
 
   //===--- Results --------------------------------------------------------===//
   unsigned numOutputs() const;
@@ -167,6 +170,7 @@ private:
   }
   mlir::Value foldResult(mlir::Operation *op);
   const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+  mlir::LogicalResult notConstant(unsigned i, llvm::StringRef what);
   mlir::LogicalResult wrongType(const onnx::AttributeProto &attr,
                                 llvm::StringRef expected);
 

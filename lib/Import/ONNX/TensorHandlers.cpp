@@ -126,6 +126,8 @@ LogicalResult constantOfShape(NodeBinder &b) {
     auto type = RankedTensorType::get(*dims, value.getType());
     return b.setOutput(0, b.constant(DenseElementsAttr::get(type, value)));
   }
+  if (failed(b.checkComputedRank(shapeType.getDimSize(0))))
+    return failure();
   auto type = RankedTensorType::get(
       SmallVector<int64_t>(shapeType.getDimSize(0), kDyn), value.getType());
   FailureOr<Value> out = b.makeTyped<kiln::ConstantOfShapeOp>(type, *shape, value);

@@ -397,6 +397,18 @@ def inputs(out):
         onehot(3, 4))
     one(out, "onehot_negative_depth", N("OneHot", ["i", "d", "ov"], ["y"], name="oh"),
         [], onehot(-3))
+    # Shapes as tensors: the declared length is the result rank; a huge splat
+    # (ConstantOfShape of [10^12]) is one value in memory but not read as one.
+    one(out, "reshape_long_shape", N("Reshape", ["v", "s"], ["y"], name="rs"),
+        [v, T("s", I64, [10**12])])
+    one(out, "cos_long_shape", N("ConstantOfShape", ["s"], ["y"], name="cos"),
+        [T("s", I64, [33])])
+    splat = lambda op, name: make(  # noqa: E731
+        [N("ConstantOfShape", ["n"], ["s"], value=init("one", np.ones(1, np.int64))),
+         N(op, ["v", "s"], ["y"], name=name)], [v], [T("y")],
+        [init("n", np.array([10**12], np.int64))])
+    save(out, "expand_splat_shape", splat("Expand", "ex"))
+    save(out, "tile_splat_repeats", splat("Tile", "tl"))
     one(out, "dropout_training", N("Dropout", ["v", "", "t"], ["y"], name="dr"),
         [v, T("t", TensorProto.BOOL, [])])
 
