@@ -9,6 +9,7 @@
 #include "TensorLoader.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -142,6 +143,24 @@ LogicalResult NodeBinder::notConstant(unsigned i, StringRef what) {
   return unsupported("input " + Twine(i) + " (" + what +
                      ") must be a constant known at import time, but it is "
                      "computed by the graph");
+}
+
+bool overflowsInt64Bytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getElementType().isIntOrFloat())
+    return false;
+  int64_t bytes = std::max(1u, tensor.getElementTypeBitWidth() / 8);
+  for (int64_t dim : tensor.getShape())
+    if (!ShapedType::isDynamic(dim) && llvm::MulOverflow(bytes, dim, bytes))
+      return true;
+  return false;
+}
+
+LogicalResult NodeBinder::checkSize(Type type) {
+  if (!overflowsInt64Bytes(type))
+    return success();
+  return emitError() << "the result type " << type
+                     << " holds more bytes than int64 counts";
 }
 
 LogicalResult NodeBinder::checkComputedRank(int64_t length) {

@@ -100,6 +100,9 @@ public:
   /// Fails (unsupported) when a shape given as a non-constant 1-D tensor of
   /// `length` entries would give a result of more dims than Kiln allows.
   mlir::LogicalResult checkComputedRank(int64_t length);
+  /// Fails when `type` holds more bytes than int64 counts (every built
+  /// result is checked; constants built directly call this).
+  mlir::LogicalResult checkSize(mlir::Type type);
 
   //===--- Results --------------------------------------------------------===//
   unsigned numOutputs() const;
@@ -162,7 +165,9 @@ private:
   template <typename OpTy>
   mlir::FailureOr<OpTy> finish(mlir::OperationState &state) {
     mlir::Operation *op = builder().create(state);
-    if (mlir::failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    auto tooLarge = [&](mlir::Type t) { return mlir::failed(checkSize(t)); };
+    if (llvm::any_of(op->getResultTypes(), tooLarge) ||
+        mlir::failed(mlir::verify(op, /*verifyRecursively=*/false))) {
       op->erase();
       return mlir::failure();
     }
@@ -208,6 +213,9 @@ void registerNNHandlers(HandlerRegistry &registry);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
+
+/// True when the static dims of `type` hold more bytes than int64 counts.
+bool overflowsInt64Bytes(mlir::Type type);
 
 /// Shape of a ranked tensor value (every kiln value is one).
 inline mlir::RankedTensorType tensorType(mlir::Value value) {
