@@ -192,6 +192,8 @@ LogicalResult reshape(NodeBinder &b) {
                             "tensor of known length, got "
                          << shapeType;
   int64_t n = shapeType.getDimSize(0);
+  if (failed(b.checkComputedRank(n)))
+    return failure();
   FailureOr<Value> resolved =
       resolveDynamicShape(b, *x, shapeValue, n, !*allowZero, true);
   if (failed(resolved))
@@ -216,6 +218,8 @@ LogicalResult expand(NodeBinder &b) {
     return b.unsupported("the shape input must be 1-D with a known length");
   int64_t n = shapeType.getDimSize(0), r = input.getRank();
   std::optional<SmallVector<int64_t>> shape = b.constantInts(1);
+  if (!shape && failed(b.checkComputedRank(n)))
+    return failure();
   for (auto [i, d] : llvm::enumerate(shape ? *shape : SmallVector<int64_t>()))
     if (d < 0)
       return b.emitError() << "shape entry " << i << " is " << d

@@ -126,8 +126,12 @@ LogicalResult constantOfShape(NodeBinder &b) {
     if (llvm::any_of(*dims, [](int64_t d) { return d < 0; }))
       return b.emitError() << "the shape has a negative dim";
     auto type = RankedTensorType::get(*dims, value.getType());
+    if (failed(b.checkSize(type)))
+      return failure();
     return b.setOutput(0, b.constant(DenseElementsAttr::get(type, value)));
   }
+  if (failed(b.checkComputedRank(shapeType.getDimSize(0))))
+    return failure();
   auto type = RankedTensorType::get(
       SmallVector<int64_t>(shapeType.getDimSize(0), kDyn), value.getType());
   FailureOr<Value> out = b.makeTyped<kiln::ConstantOfShapeOp>(type, *shape, value);
