@@ -100,9 +100,10 @@ LogicalResult mod(NodeBinder &b) {
       failed(b.checkRange("attribute 'fmod'", *fmod, 0, 1)) ||
       failed(sameElementType(b, *lhs, *rhs)))
     return failure();
-  if (isa<FloatType>(elementOf(*lhs)) && *fmod == 0)
+  // Floored float remainders exist from Mod-28 on.
+  if (isa<FloatType>(elementOf(*lhs)) && *fmod == 0 && b.opset() < 28)
     return b.emitError() << "attribute 'fmod' value is 0, accepted value for "
-                            "floating-point inputs is 1";
+                            "floating-point inputs before opset 28 is 1";
   FailureOr<Value> out = b.make<kiln::ModOp>(*lhs, *rhs, *fmod == 1);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }

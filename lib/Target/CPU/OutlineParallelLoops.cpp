@@ -141,9 +141,12 @@ scf::ParallelOp splitFirstDimension(scf::ParallelOp loop) {
         auto inner = scf::ParallelOp::create(
             ob, loc, loop.getLowerBound().drop_front(), loop.getUpperBound().drop_front(),
             loop.getStep().drop_front(), [&](OpBuilder &ib, Location, ValueRange innerIvs) {
+              // A named copy: a temporary in the range-for's zip would be
+              // destroyed before the loop body reads it.
+              SmallVector<Value> ivs(loop.getInductionVars());
               IRMapping mapping;
-              mapping.map(loop.getInductionVars().front(), outerIvs.front());
-              for (auto [from, to] : llvm::zip(ArrayRef<Value>(loop.getInductionVars()).drop_front(), innerIvs))
+              mapping.map(ivs.front(), outerIvs.front());
+              for (auto [from, to] : llvm::zip(ArrayRef<Value>(ivs).drop_front(), innerIvs))
                 mapping.map(from, to);
               for (Operation &op : loop.getBody()->without_terminator())
                 ib.clone(op, mapping);
