@@ -411,6 +411,30 @@ LogicalResult rmsNorm(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// LpNormalization: x / ||x||_p along one axis (p = 1 or 2), 0 where the norm is 0.
+LogicalResult lpNorm(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> axis = b.intAttr("axis", -1), p = b.intAttr("p", 2);
+  if (failed(x) || failed(axis) || failed(p) || failed(b.checkRange("attribute 'p'", *p, 1, 2)))
+    return failure();
+  FailureOr<int64_t> normalized =
+      kiln::normalizeAxis(b.loc(), "axis", *axis, tensorType(*x).getRank());
+  if (failed(normalized))
+    return failure();
+  FailureOr<Value> norm = b.make<kiln::ReduceOp>(
+      *x, *p == 1 ? ReduceKind::l1 : ReduceKind::l2, ArrayRef<int64_t>{*normalized}, true);
+  if (failed(norm))
+    return failure();
+  FailureOr<Value> ratio = b.make<kiln::DivOp>(*x, *norm);
+  // A zero norm gives 0, not 0 / 0 (ONNX's reference).
+  Type element = tensorType(*x).getElementType();
+  FailureOr<Value> zeroNorm = b.make<kiln::EqualOp>(*norm, b.scalar(element, 0));
+  if (failed(ratio) || failed(zeroNorm))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::SelectOp>(*zeroNorm, b.scalar(element, 0), *ratio);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 LogicalResult layerNorm(NodeBinder &b) {
   FailureOr<Value> x = b.input(0), scale = b.input(1);
   FailureOr<int64_t> axis = b.intAttr("axis", -1);
@@ -476,6 +500,7 @@ void registerNNHandlers(HandlerRegistry &r) {
   r.add("LogSoftmax", 7, softmax<kiln::LogSoftmaxOp>);
   r.add("LayerNormalization", 17, layerNorm);
   r.add("RMSNormalization", 23, rmsNorm);
+  r.add("LpNormalization", 7, lpNorm);
   r.add("BatchNormalization", 7, batchNorm);
   r.add("InstanceNormalization", 7, instanceNorm);
 }

@@ -472,6 +472,22 @@ def attention(out):
 
 
 @register
+def math_ops(out):
+    x = T("x", F, [4])
+    nodes = [N(op, ["x"], [op.lower()]) for op in
+             ["Sinh", "Cosh", "Tan", "Asinh", "Acosh", "Atanh", "Mish"]]
+    nodes += [N("Celu", ["x"], ["celu"], alpha=2.0),
+              N("ThresholdedRelu", ["x"], ["trelu"], alpha=0.5),
+              N("Shrink", ["x"], ["shrink"], lambd=1.0, bias=0.25),
+              N("Swish", ["x"], ["swish"], alpha=2.0),
+              N("LpNormalization", ["x"], ["lp1"], axis=0, p=1)]
+    outs = [T(n.output[0]) for n in nodes]
+    save(out, "math_ops", make(nodes, [x], outs, opset=24, ir=10))
+    bad = [N("LpNormalization", ["x"], ["y"], name="lp", p=3)]
+    save(out, "bad_lp", make(bad, [x], [T("y")]))
+
+
+@register
 def losses(out):
     x, t = T("x", F, [3, 5, 2]), T("t", I64, [3, 2])
     inits = [init("w", np.linspace(0.5, 1.5, 5).astype(np.float32))]
