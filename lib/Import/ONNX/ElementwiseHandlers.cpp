@@ -463,6 +463,21 @@ LogicalResult swish(NodeBinder &b) {
       *x, e.un<kiln::SigmoidOp>(e.bin<kiln::MulOp>(*x, e.k(*x, *alpha)))));
 }
 
+LogicalResult swiGLU(NodeBinder &b) {
+  FailureOr<Value> gate = b.input(0), linear = b.input(1);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.0f);
+  if (failed(gate) || failed(linear) || failed(alpha))
+    return failure();
+  if (gate->getType() != linear->getType())
+    return b.emitError() << "inputs A and B have types " << gate->getType() << " and "
+                         << linear->getType() << "; SwiGLU needs identical types";
+  Expr e{b};
+  // swiglu(a, b) = a sigmoid(alpha a) b
+  Value swish = e.bin<kiln::MulOp>(
+      *gate, e.un<kiln::SigmoidOp>(e.bin<kiln::MulOp>(*gate, e.k(*gate, *alpha))));
+  return e.finish(e.bin<kiln::MulOp>(swish, *linear));
+}
+
 } // namespace
 
 void registerElementwiseHandlers(HandlerRegistry &r) {
@@ -478,6 +493,7 @@ void registerElementwiseHandlers(HandlerRegistry &r) {
   r.add("ThresholdedRelu", 10, thresholdedRelu);
   r.add("Shrink", 9, shrink);
   r.add("Swish", 24, swish);
+  r.add("SwiGLU", 28, swiGLU);
   r.add("Sub", 7, binary<kiln::SubOp>);
   r.add("Mul", 7, binary<kiln::MulOp>);
   r.add("Div", 7, binary<kiln::DivOp>);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeBinder.h"
+#include "TensorLoader.h"
 
 using namespace mlir;
 
@@ -463,6 +464,71 @@ LogicalResult trilu(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// EyeLike: a constant with ones where j - i == k, of `dtype` (default: the
+/// input's element type) and the input's static 2-D shape.
+LogicalResult eyeLike(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> k = b.intAttr("k", 0);
+  if (failed(x) || failed(k))
+    return failure();
+  RankedTensorType type = tensorType(*x);
+  if (type.getRank() != 2)
+    return b.emitError() << "input 0 has rank " << type.getRank() << ", expected 2";
+  if (!type.hasStaticShape())
+    return b.unsupported("EyeLike of dynamic dims");
+  Type element = type.getElementType();
+  if (b.hasAttr("dtype")) {
+    FailureOr<int64_t> dtype = b.intAttr("dtype", std::nullopt);
+    if (failed(dtype))
+      return failure();
+    element = convertElementType(b.context(), static_cast<int32_t>(*dtype));
+    if (!element)
+      return b.unsupported("EyeLike of " + elementTypeName(static_cast<int32_t>(*dtype)));
+  }
+  auto attr = [&](bool one) -> Attribute {
+    if (auto f = dyn_cast<FloatType>(element))
+      return FloatAttr::get(f, one ? 1.0 : 0.0);
+    if (element.isInteger(1))
+      return BoolAttr::get(b.context(), one);
+    return IntegerAttr::get(element, one ? 1 : 0);
+  };
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < type.getDimSize(0); ++i)
+    for (int64_t j = 0; j < type.getDimSize(1); ++j)
+      values.push_back(attr(j - i == *k));
+  return b.setOutput(0, b.constant(DenseElementsAttr::get(type.clone(element), values)));
+}
+
+/// Hardmax: 1 at the first maximum along `axis`, 0 elsewhere:
+/// select(iota == argmax(x), 1, 0), iota running along the axis.
+LogicalResult hardmax(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> axis = b.intAttr("axis", -1);
+  if (failed(x) || failed(axis))
+    return failure();
+  RankedTensorType type = tensorType(*x);
+  FailureOr<int64_t> normalized = kiln::normalizeAxis(b.loc(), "axis", *axis, type.getRank());
+  if (failed(normalized))
+    return failure();
+  int64_t size = type.getDimSize(*normalized);
+  if (ShapedType::isDynamic(size))
+    return b.unsupported("Hardmax along a dynamic dim");
+  FailureOr<Value> first = b.make<kiln::ArgMaxOp>(*x, static_cast<uint64_t>(*normalized),
+                                                  /*keepdims=*/true, /*last=*/false);
+  SmallVector<int64_t> iotaShape(type.getRank(), 1);
+  iotaShape[*normalized] = size;
+  Value iota = b.constant(DenseIntElementsAttr::get(
+      RankedTensorType::get(iotaShape, b.builder().getI64Type()),
+      llvm::to_vector(llvm::seq<int64_t>(0, size))));
+  FailureOr<Value> hit = succeeded(first) ? b.make<kiln::EqualOp>(iota, *first) : first;
+  if (failed(hit))
+    return failure();
+  Type element = type.getElementType();
+  FailureOr<Value> out =
+      b.make<kiln::SelectOp>(*hit, b.scalar(element, 1), b.scalar(element, 0));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 } // namespace
 
 void registerTensorHandlers(HandlerRegistry &r) {
@@ -473,6 +539,8 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("Range", 11, range);
   r.add("OneHot", 9, oneHot);
   r.add("Trilu", 14, trilu);
+  r.add("EyeLike", 9, eyeLike);
+  r.add("Hardmax", 13, hardmax);
   r.add("Upsample", 7, resize);
   r.add("Resize", 10, resize);
   r.add("QuantizeLinear", 10, quantize<true>);

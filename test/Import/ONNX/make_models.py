@@ -488,6 +488,28 @@ def math_ops(out):
 
 
 @register
+def more_ops(out):
+    x, g = T("x", F, [1, 8, 2, 2]), T("g", F, [1, 8, 2, 2])
+    m = T("m", F, [2, 3])
+    nodes = [N("DepthToSpace", ["x"], ["d2s"], blocksize=2, mode="CRD"),
+             N("SpaceToDepth", ["x"], ["s2d"], blocksize=2),
+             N("EyeLike", ["m"], ["eye"], k=1, dtype=TensorProto.INT64),
+             N("Hardmax", ["m"], ["hmax"], axis=0),
+             N("SwiGLU", ["x", "g"], ["glu"], alpha=1.5)]
+    save(out, "more_ops", make(nodes, [x, g, m], [T(n.output[0], None) for n in nodes],
+                               opset=28, ir=10))
+    bad = [N("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=3)]
+    save(out, "bad_d2s", make(bad, [x], [T("y")]))
+
+
+@register
+def cumsum_axis(out):
+    x, a = T("x", F, [2, 3]), T("a", TensorProto.INT32, [])
+    nodes = [N("CumSum", ["x", "a"], ["y"], reverse=1)]
+    save(out, "cumsum_axis", make(nodes, [x, a], [T("y")], opset=14))
+
+
+@register
 def losses(out):
     x, t = T("x", F, [3, 5, 2]), T("t", I64, [3, 2])
     inits = [init("w", np.linspace(0.5, 1.5, 5).astype(np.float32))]
