@@ -409,7 +409,9 @@ HandlerRegistry::listAll() const {
 const HandlerRegistry &HandlerRegistry::get() {
   static const HandlerRegistry registry = [] {
     HandlerRegistry r;
+    registerAttentionHandlers(r);
     registerElementwiseHandlers(r);
+    registerLossHandlers(r);
     registerNNHandlers(r);
     registerReductionHandlers(r);
     registerShapeHandlers(r);

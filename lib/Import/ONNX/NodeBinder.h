@@ -208,7 +208,9 @@ private:
   llvm::StringMap<std::vector<std::pair<int64_t, HandlerFn>>> handlers;
 };
 
+void registerAttentionHandlers(HandlerRegistry &registry);
 void registerElementwiseHandlers(HandlerRegistry &registry);
+void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
