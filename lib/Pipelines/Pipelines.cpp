@@ -92,6 +92,9 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createKilnRecognizeGeluPass());
   pm.addPass(createKilnRecognizeLayerNormPass());
   pm.addPass(createKilnRecognizeAttentionPass());
+  pm.addPass(createKilnRecognizeGemmPass());
+  // 4b. Transposes towards the outputs, where round trips cancel in step 5.
+  pm.addPass(createKilnSinkTransposesPass());
   // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
   //    the transposes recognition introduced), then clean up.
   pm.addPass(createKilnFoldConstantsPass(fold));
@@ -125,8 +128,14 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   // 1. The model function becomes the private @kiln_entry the artifact's
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
+  // 1b. Trace hooks around each dispatch (linalg op) while the ops are
+  //     still the fusion stage's kernels, named after its model nodes.
+  pm.addPass(createKilnInstrumentDispatchesPass());
   // 2. Tensors to buffers; function boundaries get identity layouts so the
-  //    wrapper can pass plain dense buffers.
+  //    wrapper can pass plain dense buffers. Results inserted into a slice of
+  //    a larger tensor (per-image conv matmuls) are first computed in place
+  //    there instead of in an empty tensor that is then copied.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -136,6 +145,12 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // 3b. Softmax, norms, last-axis reductions and their elementwise
+  //     neighbours: one vectorized loop over rows per run of row-wise ops.
+  //     Before deallocation, so per-row scratch buffers have no other users.
+  KilnCPURowKernelsPassOptions rowKernels;
+  rowKernels.vectorWidth = options.vectorWidth;
+  pm.addNestedPass<func::FuncOp>(createKilnCPURowKernelsPass(rowKernels));
   // 4. Free every temporary buffer after its last use.
   bufferization::buildBufferDeallocationPipeline(pm);
   // 5. Copies into strided views become linalg.copy (no runtime library).
@@ -154,6 +169,12 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //    LLVM's vectorizer works on the innermost ones.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
+  // 7b. f32 constants (including the matmul pass's packed panels) into one
+  //     blob, then the static temporaries into one arena planned from their
+  //     lifetimes; both become entry arguments before outlining captures
+  //     the views (order: host, arena, weights, tensors).
+  pm.addPass(createKilnPackWeightsPass());
+  pm.addPass(createKilnPlanArenaPass());
   // 8. Outermost parallel loops with enough work run on the runtime's pool.
   pm.addPass(createKilnOutlineParallelLoopsPass());
   // 9. exp/tanh/erf/... as polynomials, so their loops vectorize.

@@ -14,6 +14,7 @@
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CPU/CPUTarget.h"
+#include "kiln/Target/CPU/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -78,12 +79,27 @@ static cl::opt<int64_t> maxFoldBytes(
              "bigger results stay ops (default 67108864, 64 MiB)"),
     cl::value_desc("bytes"), cl::init(64 * 1024 * 1024), cl::cat(kilncCategory));
 
-enum class Report { None, Fusion };
+enum class Report { None, Fusion, Memory };
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
     cl::values(clEnumValN(Report::Fusion, "fusion",
                           "each dispatch (kernel) after the dispatch stage: kind, op, "
-                          "shapes, and the model nodes fused into it")),
+                          "shapes, and the model nodes fused into it"),
+               clEnumValN(Report::Memory, "memory",
+                          "after the codegen stage: the planned arena (peak bytes) "
+                          "against the sum of all intermediate buffers")),
+    cl::cat(kilncCategory));
+
+static cl::opt<kiln::WeightsMode> weightsOption(
+    "weights", cl::desc("Where the weights go"), cl::init(kiln::WeightsMode::Embed),
+    cl::values(clEnumValN(kiln::WeightsMode::Embed, "embed",
+                          "inside the artifact (default)"),
+               clEnumValN(kiln::WeightsMode::External, "external",
+                          "a side file OUTPUT.weights next to the artifact, "
+                          "memory-mapped by the runtime"),
+               clEnumValN(kiln::WeightsMode::None, "none",
+                          "nowhere: the runtime fills them with seeded pseudo-random "
+                          "values (benchmarking only)")),
     cl::cat(kilncCategory));
 
 static cl::opt<std::string> reportFormat("report-format",
@@ -147,6 +163,12 @@ int main(int argc, char **argv) {
   if (reportOption == Report::Fusion && *stage < kiln::Stage::Dispatch)
     return fail("--report=fusion describes the dispatch stage; it needs --emit=dispatch or "
                 "a later stage");
+  if (reportOption == Report::Memory && *stage < kiln::Stage::Codegen)
+    return fail("--report=memory describes the codegen stage's arena plan; it needs "
+                "--emit=codegen or a later stage");
+  if (weightsOption != kiln::WeightsMode::Embed && *stage < kiln::Stage::LLVM)
+    return fail("--weights=external and --weights=none decide where the artifact's weights "
+                "go; they need --emit=llvm, obj or lib");
   if (*stage == kiln::Stage::PTX && targetOption == kiln::Target::CPU)
     return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
   if (!kiln::isStageImplemented(*stage, targetOption))
@@ -221,6 +243,8 @@ int main(int argc, char **argv) {
       return fail("stage '" + kiln::stageName(current) + "' failed");
     if (current == kiln::Stage::Dispatch && reportOption == Report::Fusion)
       kiln::printFusionReport(*module, llvm::errs(), reportFormat == "json");
+    if (current == kiln::Stage::Codegen && reportOption == Report::Memory)
+      kiln::printMemoryReport(*module, llvm::errs(), reportFormat == "json");
   }
 
   if (*stage >= kiln::Stage::LLVM) {
@@ -230,6 +254,7 @@ int main(int argc, char **argv) {
     std::string path = outputPath(*stage);
     kiln::CPUTargetOptions cpu;
     cpu.cpu = cpuOption;
+    cpu.weights = weightsOption;
     llvm::Error error = llvm::Error::success();
     (void)timeStage(*stage, [&] {
       error = kiln::writeCPUArtifact(*module, *signature, kind, cpu, path);

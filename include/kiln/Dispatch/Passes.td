@@ -17,6 +17,9 @@ def KilnFuseElementwisePass : Pass<"kiln-fuse-elementwise", "mlir::func::FuncOp"
 
     - a producer is fused only when it is elementwise and every use of it is
       fused, so no expensive producer is recomputed;
+    - `linalg.transpose` and `linalg.broadcast` are first rewritten as
+      `linalg.generic`, so their index maps fold into their neighbours (a
+      bias add followed by a head-split transpose is one kernel);
     - reshapes are *not* propagated through named ops, so `linalg.matmul` and
       `linalg.batch_matmul` stay named for the CPU kernel generator.
 

@@ -10,8 +10,6 @@
 
 #include "NodeBinder.h"
 
-#include <cmath>
-
 using namespace mlir;
 
 namespace kiln::onnx_import {
@@ -147,9 +145,11 @@ LogicalResult range(NodeBinder &b) {
     if (d->front() == 0)
       return b.emitError() << "'delta' is 0";
     double count = std::ceil((l->front() - s->front()) / d->front());
-    if (count > static_cast<double>(INT32_MAX))
-      return b.emitError() << "the range has " << count << " elements";
-    length = std::max<int64_t>(0, static_cast<int64_t>(count));
+    // Written so that NaN (from an infinite or NaN bound) fails it too.
+    if (!(count <= static_cast<double>(INT32_MAX)))
+      return b.emitError() << "the range has " << count
+                           << " elements, accepted at most " << INT32_MAX;
+    length = static_cast<int64_t>(std::max(0.0, count));
   }
   auto type = RankedTensorType::get({length}, element);
   FailureOr<Value> out = b.makeTyped<kiln::RangeOp>(type, *start, *limit, *delta);
@@ -167,6 +167,10 @@ LogicalResult oneHot(NodeBinder &b) {
   if (depth->size() != 1)
     return b.emitError() << "'depth' has " << depth->size()
                          << " elements, expected 1";
+  // Checked before the cast to an unsigned attribute (NaN fails it too).
+  if (!(depth->front() >= 0 && depth->front() <= INT32_MAX))
+    return b.emitError() << "'depth' value is " << depth->front()
+                         << ", accepted range is [0, " << INT32_MAX << "]";
   Value index = *indices;
   Type element = tensorType(index).getElementType();
   if (!element.isSignlessInteger(32) && !element.isSignlessInteger(64)) {
@@ -321,21 +325,16 @@ LogicalResult resize(NodeBinder &b) {
       dims.push_back(spec.sizes[i]);
       continue;
     }
-    if (!(spec.scales[i] > 0) || !std::isfinite(spec.scales[i]))
+    if (!(spec.scales[i] > 0))
       return b.emitError() << "'scales' value is " << spec.scales[i]
                            << ", accepted range is (0, inf)";
     scales.push_back(spec.scales[i]);
-    if (ShapedType::isDynamic(in)) {
-      dims.push_back(kDyn);
-      continue;
-    }
-    // Checked before the conversion, which is undefined out of range.
-    double size = std::floor(static_cast<double>(in) * spec.scales[i]);
-    if (!(size < 0x1p63))
-      return b.emitError() << "'scales' value " << spec.scales[i]
-                           << " makes dim " << i << " (" << in
-                           << ") larger than int64";
-    dims.push_back(static_cast<int64_t>(size));
+    double out = ShapedType::isDynamic(in) ? 0 : std::floor(in * spec.scales[i]);
+    if (!(out <= INT32_MAX)) // an infinite or huge scale is not a dim
+      return b.emitError() << "'scales' value is " << spec.scales[i] << ": dim "
+                           << i << " would have size " << out
+                           << ", accepted at most " << INT32_MAX;
+    dims.push_back(ShapedType::isDynamic(in) ? kDyn : static_cast<int64_t>(out));
   }
   auto type = RankedTensorType::get(dims, input.getElementType());
   FailureOr<Value> out = b.makeTyped<kiln::ResizeOp>(
