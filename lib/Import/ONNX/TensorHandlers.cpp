@@ -11,8 +11,6 @@
 #include "NodeBinder.h"
 #include "TensorLoader.h"
 
-#include <cmath>
-
 using namespace mlir;
 
 namespace kiln::onnx_import {
@@ -342,7 +340,7 @@ LogicalResult resize(NodeBinder &b) {
       dims.push_back(spec.sizes[i]);
       continue;
     }
-    if (!(spec.scales[i] > 0) || !std::isfinite(spec.scales[i]))
+    if (!(spec.scales[i] > 0))
       return b.emitError() << "'scales' value is " << spec.scales[i]
                            << ", accepted range is (0, inf)";
     scales.push_back(spec.scales[i]);

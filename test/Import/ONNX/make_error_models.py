@@ -22,8 +22,9 @@ Diagnostics in lib/Import/ONNX that no model reaches, so have no test:
 - ONNXImporter "input shape for '...' dim i is -N": kilnc rejects a
   negative --input-shape dim itself (the check guards the library API).
 - ShapeHandlers "internal: bad shape type": the shape is i64 by construction.
-- ShapeHandlers "input element count overflows int64" (Reshape): every
-  graph input and built result is checked to fit int64 bytes first.
+- ShapeHandlers "input element count overflows int64" (Reshape): every graph
+  input, initializer and node output whose static byte size overflows int64
+  is refused first (ONNXImporter's tensor limits).
 - TensorLoader "cannot be resolved" (the model directory was just read) and
   the second "cannot be opened" (a regular file inside the directory that
   cannot be read: needs a permission denial, which root does not get).
