@@ -71,6 +71,16 @@ LogicalResult collectLifetime(Value value, Block &body,
           return failure();
       continue;
     }
+    // A call keeps the buffer only for its duration when the callee says
+    // so (the shared matmul kernels of kiln-cpu-matmul).
+    if (auto call = dyn_cast<func::CallOp>(user)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (callee && !callee.isExternal() &&
+          callee.getArgAttr(use.getOperandNumber(), kNoCaptureArgAttr))
+        continue;
+      return failure();
+    }
     // Anything else that yields or passes on a buffer may make it escape.
     if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user) ||
         llvm::any_of(user->getResultTypes(),

@@ -16,6 +16,8 @@
 // CHECK-NOT: scf.parallel
 // CHECK-LABEL: func @no_host
 // CHECK: scf.parallel
+// CHECK-LABEL: func.func private @shared_kernel
+// CHECK-SAME: (%{{.*}}: memref<8xf32>)
 // CHECK-LABEL: func.func private @kiln_task_0
 // CHECK-SAME: (%[[I:.+]]: index, %[[B:.+]]: memref<8xf32>)
 // CHECK-DAG: arith.constant 1.000000e+00 : f32
@@ -85,5 +87,12 @@ func.func private @unit_batch(%host: !llvm.ptr {kiln.host}, %buf: memref<1x4x8xf
     memref.store %one, %buf[%n, %i, %j] : memref<1x4x8xf32>
     scf.reduce
   }
+  return
+}
+
+/// The no-capture markers of kiln-cpu-matmul's kernel functions are dropped
+/// too (LLVM IR has no such parameter attribute; checked above, before the
+/// outlined functions).
+func.func private @shared_kernel(%buf: memref<8xf32> {kiln.nocapture}) {
   return
 }
