@@ -585,6 +585,8 @@ struct SharedKernels {
                                       type);
       function.setPrivate();
       function.setArgAttr(0, kHostArgAttr, mb.getUnitAttr());
+      for (unsigned i = 1; i < types.size(); ++i)
+        function.setArgAttr(i, kNoCaptureArgAttr, mb.getUnitAttr());
       Block *entry = function.addEntryBlock();
       OpBuilder fb = OpBuilder::atBlockEnd(entry);
       auto matmul = linalg::MatmulOp::create(fb, op.getLoc(),

@@ -208,10 +208,14 @@ struct KilnOutlineParallelLoopsPass final
     }
     for (auto [loop, host] : loops)
       outliner.outline(loop, host);
-    // The marker has done its job; LLVM IR has no such parameter attribute.
-    for (auto func : getOperation().getOps<func::FuncOp>())
+    // The markers have done their job; LLVM IR has no such parameter
+    // attributes.
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (Value host = hostArgument(func))
         func.removeArgAttr(cast<BlockArgument>(host).getArgNumber(), kHostArgAttr);
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        func.removeArgAttr(i, kNoCaptureArgAttr);
+    }
   }
 };
 

@@ -43,15 +43,6 @@ std::optional<int64_t> plannableBytes(MemRefType type) {
   return type.getNumElements() * elementBytes;
 }
 
-/// Whether `op` calls a function with a body in the enclosing module.
-bool callsLocalFunction(Operation *op) {
-  auto call = dyn_cast<func::CallOp>(op);
-  if (!call)
-    return false;
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, call.getCalleeAttr());
-  return callee && !callee.isExternal();
-}
-
 /// Extends [first, last] to cover every use of `value` and of the views
 /// derived from it, as positions of their ancestors in `body`. Collects the
 /// deallocs. Fails if the buffer may escape or its deallocation is not a
@@ -81,13 +72,20 @@ LogicalResult collectLifetime(Value value, Block &body,
           return failure();
       continue;
     }
-    // Anything else that yields or passes on a buffer may make it escape,
-    // except a call of a function of this module that returns no buffer
-    // (the shared matmul kernels): it can use the buffer only during the call.
-    bool memrefResult = llvm::any_of(user->getResultTypes(),
-                                     [](Type t) { return isa<BaseMemRefType>(t); });
-    if (memrefResult || user->hasTrait<OpTrait::IsTerminator>() ||
-        (isa<CallOpInterface>(user) && !callsLocalFunction(user)))
+    // A call keeps the buffer only for its duration when the callee says
+    // so (the shared matmul kernels of kiln-cpu-matmul).
+    if (auto call = dyn_cast<func::CallOp>(user)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (callee && !callee.isExternal() &&
+          callee.getArgAttr(use.getOperandNumber(), kNoCaptureArgAttr))
+        continue;
+      return failure();
+    }
+    // Anything else that yields or passes on a buffer may make it escape.
+    if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user) ||
+        llvm::any_of(user->getResultTypes(),
+                     [](Type t) { return isa<BaseMemRefType>(t); }))
       return failure();
   }
   return success();

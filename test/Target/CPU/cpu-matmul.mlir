@@ -106,7 +106,7 @@ func.func @strided_b(%a: memref<8x4xf32>, %b: memref<4x64xf32, strided<[128, 2]>
 // CHECK-NOT: call @kiln_matmul_1
 // CHECK: memref.get_global @weights_packed
 // CHECK: return
-// CHECK: func.func private @kiln_matmul_0(%{{.*}}: !llvm.ptr {kiln.host}, %{{.*}}: memref<8x4xf32, strided<[4, 1], offset: ?>>, %{{.*}}: memref<4x64xf32, strided<[64, 1], offset: ?>>, %{{.*}}: memref<8x64xf32, strided<[64, 1], offset: ?>>)
+// CHECK: func.func private @kiln_matmul_0(%{{.*}}: !llvm.ptr {kiln.host}, %{{.*}}: memref<8x4xf32, strided<[4, 1], offset: ?>> {kiln.nocapture}, %{{.*}}: memref<4x64xf32, strided<[64, 1], offset: ?>> {kiln.nocapture}, %{{.*}}: memref<8x64xf32, strided<[64, 1], offset: ?>> {kiln.nocapture})
 // CHECK: scf.parallel
 // CHECK-COUNT-24: vector.fma
 memref.global "private" constant @weights : memref<4x64xf32> = dense<1.5>

@@ -101,23 +101,31 @@ func.func @other() {
 
 // -----
 
-/// A buffer passed to a function of the module (a shared kernel) is used
-/// only during the call: it is planned, live up to the call.
-// CHECK: kiln.memory_plan = {arena_bytes = 64 : i64, buffer_bytes = 64 : i64, buffers = 1 : i64, heap_allocs = 0 : i64}
-// CHECK-LABEL: func.func private @kernel
+/// A buffer passed to a call stays in the arena only when the callee marks
+/// that argument `kiln.nocapture` (the shared matmul kernels of
+/// kiln-cpu-matmul); any other call may keep it, so it stays on the heap.
+// CHECK: module attributes {kiln.memory_plan = {arena_bytes = 1024 : i64, buffer_bytes = 1024 : i64, buffers = 1 : i64, heap_allocs = 1 : i64}}
 // CHECK-LABEL: func.func private @kiln_entry
-// CHECK: %[[V:.+]] = memref.view
-// CHECK: %[[C:.+]] = memref.cast %[[V]]
-// CHECK: call @kernel(%[[C]])
+// CHECK: %[[VIEW:.+]] = memref.view %{{.*}}[%c0][] : memref<1024xi8> to memref<256xf32>
+// CHECK: %[[CAST:.+]] = memref.cast %[[VIEW]]
+// CHECK: call @kernel(%[[CAST]])
+// CHECK: %[[HEAP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+// CHECK: call @keeps(%[[HEAP]])
 module {
-  func.func private @kernel(%b: memref<?xf32>) {
+  func.func private @kernel(%b: memref<256xf32, strided<[1], offset: ?>> {kiln.nocapture}) {
+    return
+  }
+  func.func private @keeps(%b: memref<256xf32>) {
     return
   }
   func.func private @kiln_entry(%host: !llvm.ptr) {
-    %a = memref.alloc() : memref<8xf32>
-    %c = memref.cast %a : memref<8xf32> to memref<?xf32>
-    func.call @kernel(%c) : (memref<?xf32>) -> ()
-    memref.dealloc %a : memref<8xf32>
+    %a = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+    %cast = memref.cast %a : memref<256xf32> to memref<256xf32, strided<[1], offset: ?>>
+    call @kernel(%cast) : (memref<256xf32, strided<[1], offset: ?>>) -> ()
+    memref.dealloc %a : memref<256xf32>
+    %b = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+    call @keeps(%b) : (memref<256xf32>) -> ()
+    memref.dealloc %b : memref<256xf32>
     return
   }
 }

@@ -20,6 +20,10 @@ inline constexpr llvm::StringLiteral kLaunchPrefix = "kiln_launch_";
 /// Marks a parallel loop whose iterations are heavy enough to distribute
 /// whatever their count.
 inline constexpr llvm::StringLiteral kHeavyLoopAttr = "kiln.heavy";
+/// On a memref argument of a private function: the function neither keeps
+/// the buffer past its return nor returns it (kiln-plan-arena may then place
+/// the buffers passed to it).
+inline constexpr llvm::StringLiteral kNoCaptureArgAttr = "kiln.nocapture";
 /// Module attribute of kiln-pack-weights: the weights blob (a
 /// dense_resource tensor of i8) that the entry's weights argument points to.
 inline constexpr llvm::StringLiteral kWeightsBlobAttr = "kiln.weights";
