@@ -254,9 +254,6 @@ def attributes(out):
                               training_mode=1), [x], s, opset=14)
     one(out, "bn_spatial", N("BatchNormalization", bn, ["y"], name="bn", spatial=0),
         [x], s, opset=7)
-    one(out, "ln_statistics", N("LayerNormalization", ["x", "g"], ["y", "mean"],
-                                name="ln"), [x], [init("g", np.ones(4, np.float32))],
-        opset=17)
     # Reductions
     one(out, "reduce_keepdims", N("ReduceSum", ["x"], ["y"], name="r", keepdims=2), [x])
     one(out, "reduce_noop", N("ReduceSum", ["x"], ["y"], name="r",
