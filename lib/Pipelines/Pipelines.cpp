@@ -3,11 +3,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Pipelines/TargetInfo.h"
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Dispatch/Passes.h"
 #include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/CUDA/CUDATarget.h"
+#include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,9 +75,7 @@ std::string stageNameList() {
 }
 
 bool isStageImplemented(Stage stage, Target target) {
-  if (target == Target::CUDA)
-    return stage <= Stage::Dispatch;
-  return stage != Stage::PTX;
+  return getTargetInfo(target).implementsStage(stage);
 }
 
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
@@ -119,7 +120,7 @@ void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createCSEPass());
 }
 
-void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) {
+void buildBufferizationPipeline(OpPassManager &pm) {
   // 1. The model function becomes the private @kiln_entry the artifact's
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
@@ -138,6 +139,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   bufferization::buildBufferDeallocationPipeline(pm);
   // 5. Copies into strided views become linalg.copy (no runtime library).
   pm.addNestedPass<func::FuncOp>(createKilnCopiesToLinalgPass());
+}
+
+void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // 1-5. Entry, buffers, out-params, deallocation, copies.
+  buildBufferizationPipeline(pm);
   // 6. Matmuls get register-blocked vector kernels (before the generic
   //    loops below would take them).
   KilnCPUMatmulPassOptions matmul;
@@ -193,9 +199,9 @@ void buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Dispatch:
     return buildDispatchPipeline(pm, options);
   case Stage::Codegen:
-    return buildCPUCodegenPipeline(pm, options);
+    return getTargetInfo(options.target).buildCodegenPipeline(pm, options);
   case Stage::LLVM:
-    return buildLLVMLoweringPipeline(pm, options);
+    return getTargetInfo(options.target).buildLLVMPipeline(pm, options);
   default:
     llvm_unreachable("stage has no pass pipeline");
   }
@@ -211,12 +217,14 @@ void registerCodegenDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerCUDACodegenDialects(registry);
 }
 
 void registerKilnPipelines() {
   registerKilnTransformsPasses();
   registerKilnToLinalgPasses();
   registerKilnCPUPasses();
+  registerKilnCUDAPasses();
   registerKilnDispatchPasses();
   auto registerStage = [](Stage stage, llvm::StringRef summary) {
     PassPipelineRegistration<>(
@@ -229,6 +237,15 @@ void registerKilnPipelines() {
   registerStage(Stage::Dispatch, "Stage 4 (dispatch): fuse elementwise producers/consumers");
   registerStage(Stage::Codegen, "Stage 5 (codegen, CPU): bufferize and lower to loops");
   registerStage(Stage::LLVM, "Stage 6 (llvm): lower everything to the LLVM dialect");
+  // The CUDA target's stages 5 and 6, as `kilnc --target=cuda` runs them.
+  PipelineOptions cuda;
+  cuda.target = Target::CUDA;
+  PassPipelineRegistration<>(
+      "kiln-cuda-codegen-pipeline", "Stage 5 (codegen, CUDA): buffers, loops, kernels",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Codegen, cuda); });
+  PassPipelineRegistration<>(
+      "kiln-cuda-llvm-pipeline", "Stage 6 (llvm, CUDA): host to LLVM, kernels to PTX",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::LLVM, cuda); });
 }
 
 } // namespace kiln

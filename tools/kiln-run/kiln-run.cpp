@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <fmt/format.h>
 
 namespace kilnrun {
@@ -150,6 +151,15 @@ int runTool(Options &o) {
       std::chrono::steady_clock::now() - start;
   printOutputs(outputs);
   fmt::print("run: {:.3f} ms\n", elapsed.count());
+  std::function<double()> deviceMs;
+  if (options.device == KILN_DEVICE_CUDA) {
+    deviceMs = [&] {
+      double ms = 0;
+      check(kiln_session_get_device_ms(session.session, &ms));
+      return ms;
+    };
+    fmt::print("device: {:.4f} ms (inputs on the device to outputs ready)\n", deviceMs());
+  }
   if (!o.outputDir.empty())
     writeOutputs(outputs, o.outputDir);
   if (!o.compareDir.empty()) {
@@ -159,7 +169,7 @@ int runTool(Options &o) {
                                   failed, outputs.size(), o.compareDir));
   }
   if (o.bench > 0)
-    bench([&] { runOnce(session.session, views, info.num_outputs); }, o.bench);
+    bench([&] { runOnce(session.session, views, info.num_outputs); }, o.bench, deviceMs);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln {
 
@@ -39,12 +40,27 @@ struct CPUMatmulTiling {
   int64_t m = 72, n = 256, k = 256;
 };
 
+/// CUDA code generation (kilnc --gpu).
+struct CUDAOptions {
+  /// The NVVM target chip: sm_90a (wgmma-capable Hopper) or e.g. sm_80.
+  std::string chip = "sm_90a";
+  /// Threads per block of the generic elementwise/loop kernels.
+  int64_t blockSize = 256;
+  /// ptxas to turn PTX into a cubin; empty = search PATH and /usr/local/cuda/bin.
+  std::string ptxas;
+  /// CUDA toolkit for libdevice; empty = $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.
+  std::string toolkit;
+};
+
 /// Everything a pipeline needs to know; filled by the tools from their flags.
 struct PipelineOptions {
   Target target = Target::CPU;
   /// f32 lanes of the CPU's vectors: 16 with AVX-512, 8 with AVX2.
   int64_t vectorWidth = 16;
   CPUMatmulTiling matmul;
+  /// The host CPU of the artifact (kilnc --cpu).
+  std::string cpu = "native";
+  CUDAOptions cuda;
 };
 
 /// Stage 2: graph-level simplification on `kiln` ops.
@@ -53,6 +69,10 @@ void buildGraphPipeline(mlir::OpPassManager &pm, const PipelineOptions &options)
 void buildLinalgPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// Stage 4: fusion into kernels.
 void buildDispatchPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// Stage 5, the part every target shares: the entry function, one-shot
+/// bufferization with results written to out-params, deallocation, copies
+/// as linalg.copy.
+void buildBufferizationPipeline(mlir::OpPassManager &pm);
 /// Stage 5 (CPU): bufferization, loops.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// Stage 6: everything to the LLVM dialect.

@@ -18,7 +18,8 @@ namespace kiln {
 
 llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signature,
                              ArtifactKind kind, const CPUTargetOptions &options,
-                             llvm::StringRef outputPath) {
+                             llvm::StringRef outputPath,
+                             llvm::function_ref<llvm::Error(llvm::Module &)> addTargetCode) {
   mlir::registerBuiltinDialectTranslation(*module.getContext());
   mlir::registerLLVMDialectTranslation(*module.getContext());
   llvm::LLVMContext context;
@@ -34,6 +35,9 @@ llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signat
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   if (llvm::Error error = addArtifactABI(*llvmModule, signature))
     return error;
+  if (addTargetCode)
+    if (llvm::Error error = addTargetCode(*llvmModule))
+      return error;
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(*llvmModule, &verifierStream))
