@@ -45,20 +45,21 @@ def sgemm(n, rng):
     return Case(f"sgemm {n}^3", model, {"a": a, "b": b}, 2.0 * n ** 3, 3 * 4.0 * n * n, "gemm")
 
 
-def conv(label, cin, cout, size, k, stride, rng, batch=1):
+def conv(label, cin, cout, size, k, stride, rng, batch=1, group=1):
     pad = k // 2
     out = (size + 2 * pad - k) // stride + 1
-    w = rng.standard_normal((cout, cin, k, k), np.float32) * np.float32((2.0 / (cin * k * k)) ** 0.5)
+    cg = cin // group
+    w = rng.standard_normal((cout, cg, k, k), np.float32) * np.float32((2.0 / (cg * k * k)) ** 0.5)
     bias = rng.standard_normal(cout, np.float32) * np.float32(0.01)
     node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k],
-                            strides=[stride, stride], pads=[pad] * 4)
+                            strides=[stride, stride], pads=[pad] * 4, group=group)
     model = _model(f"conv_{label}", [node], [_f32("x", [batch, cin, size, size])],
                    [_f32("y", [batch, cout, out, out])],
                    [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
     x = rng.standard_normal((batch, cin, size, size), np.float32)
-    flops = 2.0 * batch * cout * out * out * cin * k * k + batch * cout * out * out
+    flops = 2.0 * batch * cout * out * out * cg * k * k + batch * cout * out * out
     traffic = 4.0 * (x.size + w.size + bias.size + batch * cout * out * out)
-    name = f"conv {label} {cin}->{cout} {k}x{k}/{stride} @{size}"
+    name = f"conv {label} {cin}->{cout} {k}x{k}/{stride} @{size}" + (f" g{group}" if group > 1 else "")
     return Case(name, model, {"x": x}, flops, traffic, "conv")
 
 
@@ -93,5 +94,8 @@ def cases(quick=False):
                conv("layer3.1x1", 1024, 256, 14, 1, 1, rng),
                conv("layer3.3x3", 256, 256, 14, 3, 1, rng),
                conv("layer4.1x1", 512, 2048, 7, 1, 1, rng)]
+    # MobileNetV2 depthwise layers at batch 1 (stride 1 and 2).
+    result += [conv("mbv2.dw", 144, 144, 56, 3, 1, rng, group=144),
+               conv("mbv2.dw", 144, 144, 56, 3, 2, rng, group=144)]
     result += [softmax(1024, 4096, rng), layernorm(1024, 4096, rng)]
     return result

@@ -18,7 +18,9 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["kiln-opt", "kilnc", "kiln-run"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["kiln-opt", "kilnc", "kiln-run",
+     "kiln-fuzz-onnx", "kiln-fuzz-mlir", "kiln-fuzz-artifact"], tool_dirs)
 
 # Hand-written fake artifacts built by test/unit/runtime for the kiln-run tests.
 config.substitutions.append(
@@ -54,3 +56,16 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# `%limits -- CMD` runs CMD under the hostile-input limits (test/hostile/limits.py:
+# a clean error, exit 1, at most 1 s of CPU and 256 MiB). Sanitizer builds
+# keep the clean-error checks but not the CPU and memory limits, which their
+# instrumentation and shadow memory distort.
+sanitized = config.kiln_sanitizers.upper() in ("ON", "1", "TRUE", "YES")
+if sanitized:
+    config.available_features.add("sanitizers")
+config.substitutions.insert(0, (
+    "%limits",
+    "%s %s%s" % (config.python_executable,
+                    os.path.join(config.kiln_src_root, "test", "hostile", "limits.py"),
+                    " --no-limits" if sanitized else "")))

@@ -19,7 +19,7 @@ extern "C" {
 
 /* "KILN" little-endian, and the layout version of the structs below. */
 #define KILN_ABI_MAGIC 0x4E4C494Bu
-#define KILN_ABI_VERSION 1u
+#define KILN_ABI_VERSION 2u
 #define KILN_ABI_ENTRY_SYMBOL "kiln_abi_model_v1"
 
 /* Element types; values are stable across versions. */
@@ -82,7 +82,24 @@ typedef struct kiln_abi_host {
   void (*parallel_for)(void *context, int64_t begin, int64_t end,
                        void (*body)(void *ctx, int64_t i), void *ctx);
   int32_t num_threads;
-  /* CUDA services; NULL in CPU sessions. (Fields are append-only.) */
+  /* --- Runtime block (ABI v2): per-run memory, weights and tracing. A
+   * runtime fills one kiln_abi_host per run; other blocks (CUDA) append
+   * after this one. --- */
+  /* Scratch for this run's intermediate buffers: arena_bytes of the
+   * descriptor, 64-byte aligned, owned by the runtime and used by no other
+   * run at the same time. NULL when arena_bytes is 0. */
+  void *arena;
+  /* The weights blob (weights_bytes, 64-byte aligned) for
+   * KILN_ABI_WEIGHTS_EXTERNAL and _NONE; NULL for embedded weights. */
+  const void *weights;
+  /* Non-NULL only while a run is traced: generated code calls
+   * trace_begin(trace, d) / trace_end(trace, d) around dispatch d (an index
+   * into dispatch_names) and tests `trace` first, so that an untraced run
+   * pays one predictable branch per dispatch. */
+  void *trace;
+  void (*trace_begin)(void *trace, int32_t dispatch);
+  void (*trace_end)(void *trace, int32_t dispatch);
+  /* --- CUDA block: CUDA services; NULL in CPU sessions. --- */
   const kiln_abi_cuda *cuda;
 } kiln_abi_host;
 
@@ -90,9 +107,19 @@ typedef struct kiln_abi_host {
  * num_outputs output data pointers, each dense row-major with the shapes of
  * the descriptor (symbolic dims resolved in `dims`: one int64 per dim of every
  * input then every output, in order). Returns 0 on success. The runtime has
- * validated every shape and allocated every output before the call. */
+ * validated every shape and allocated every output before the call.
+ * Other return values: 3 = the model needs an arena and host->arena is NULL,
+ * 4 = the model's weights are not embedded and host->weights is NULL. */
 typedef int32_t (*kiln_abi_run_fn)(void *const *buffers, const int64_t *dims,
                                    const kiln_abi_host *host);
+
+/* Where the weights (f32 constants, one blob addressed by offset) live. */
+typedef enum kiln_abi_weights_mode {
+  KILN_ABI_WEIGHTS_EMBEDDED = 0, /* inside the artifact */
+  KILN_ABI_WEIGHTS_EXTERNAL = 1, /* in weights_file, memory-mapped at load */
+  KILN_ABI_WEIGHTS_NONE = 2      /* nowhere: the runtime fills the blob with
+                                    seeded pseudo-random values (benchmarks) */
+} kiln_abi_weights_mode;
 
 typedef struct kiln_abi_model {
   uint32_t magic;       /* KILN_ABI_MAGIC */
@@ -106,6 +133,17 @@ typedef struct kiln_abi_model {
   uint64_t weights_bytes;   /* bytes of embedded constants */
   uint64_t checksum;        /* KILN_ABI_CHECKSUM of the descriptor, so that
                                a corrupt or hand-edited file is detected */
+  /* --- ABI v2 (runtime block): memory plan, weights, dispatches. --- */
+  uint64_t arena_bytes;     /* scratch the run function needs in host->arena */
+  uint32_t weights_mode;    /* kiln_abi_weights_mode */
+  uint32_t num_dispatches;
+  /* KILN_ABI_WEIGHTS_EXTERNAL: the weights file's name (no '/'), in the
+   * artifact's directory; NULL otherwise. */
+  const char *weights_file;
+  /* KILN_ABI_WEIGHTS_EXTERNAL: KILN_ABI_BLOB_CHECKSUM of the file; else 0. */
+  uint64_t weights_checksum;
+  /* num_dispatches names (e.g. "matmul /fc1/Gemm"), for traces. */
+  const char *const *dispatch_names;
 } kiln_abi_model;
 
 typedef const kiln_abi_model *(*kiln_abi_entry_fn)(void);
@@ -117,7 +155,14 @@ typedef const kiln_abi_model *(*kiln_abi_entry_fn)(void);
  *     name bytes including the terminating NUL, dtype (4), rank (4),
  *     each dim (8)
  *   weights_bytes (8)
- * Both the artifact writer and the runtime loader compute it this way. */
+ *   ABI v2: arena_bytes (8), weights_mode (4), num_dispatches (4),
+ *     weights_file bytes including the NUL (nothing when NULL),
+ *     weights_checksum (8), each dispatch name including its NUL
+ * Both the artifact writer and the runtime loader compute it this way.
+ *
+ * KILN_ABI_BLOB_CHECKSUM (the weights file) is FNV-1a 64 taken a word at a
+ * time: hash = (hash ^ w) * prime for each little-endian 64-bit word w of the
+ * blob, then the same for each remaining tail byte. */
 
 #ifdef __cplusplus
 }

@@ -99,21 +99,37 @@ typedef struct kiln_tensor_info {
   const char *const *dim_names;
 } kiln_tensor_info;
 
+/* Where a model's weights come from (kilnc --weights=embed|external|none). */
+typedef enum kiln_weights_mode {
+  KILN_WEIGHTS_EMBEDDED = 0, /* inside the artifact */
+  KILN_WEIGHTS_EXTERNAL = 1, /* a side file next to the artifact, memory-mapped */
+  KILN_WEIGHTS_NONE = 2      /* none: filled with seeded pseudo-random values
+                                at load; for benchmarking only */
+} kiln_weights_mode;
+
 typedef struct kiln_model_info {
   const char *path;       /* as given to kiln_model_load */
   const char *producer;   /* e.g. "kilnc 0.1.0"; "" when the artifact has none */
   uint64_t file_bytes;    /* size of the artifact file */
-  uint64_t weights_bytes; /* bytes of constants embedded in the artifact */
+  uint64_t weights_bytes; /* bytes of the weights blob (wherever it lives) plus
+                             other constants embedded in the artifact */
   uint32_t abi_version;
   size_t num_inputs;
   size_t num_outputs;
+  uint64_t arena_bytes;     /* scratch one run needs (planned by kilnc) */
+  int32_t weights_mode;     /* kiln_weights_mode */
+  const char *weights_path; /* the external weights file; "" otherwise */
+  size_t num_dispatches;    /* kernels a trace can name */
 } kiln_model_info;
 
 /* Opens a compiled artifact (a shared library made by `kilnc --emit=lib`) and
  * checks it: the file exists and is a loadable shared library, it exports the
  * Kiln entry symbol, and its descriptor has the right magic, ABI version,
  * checksum and sane counts, ranks, dims and dtypes. Errors name the file and
- * the reason. */
+ * the reason. A model compiled with external weights maps its weights file
+ * (the name the descriptor records, in the artifact's directory) and checks
+ * its size and checksum; one compiled without weights gets seeded
+ * pseudo-random ones. */
 KILN_API kiln_status *kiln_model_load(const char *path, kiln_model **out_model);
 /* Sessions keep their model loaded, so a model may be destroyed before them. */
 KILN_API void kiln_model_destroy(kiln_model *model);
@@ -142,8 +158,9 @@ typedef struct kiln_session_options {
   int32_t num_threads; /* threads of the session's pool, including the caller
                           of kiln_session_run; 0 (default) = one per core */
   uint64_t max_bytes;  /* largest total the runtime allocates for one run
-                          (outputs today); a run whose shapes need more fails
-                          before allocating. 0 (default) = physical memory */
+                          (its outputs plus its scratch arena); a run whose
+                          shapes need more fails before allocating.
+                          0 (default) = physical memory */
 } kiln_session_options;
 
 /* Fills `options` with the defaults. */
@@ -192,7 +209,9 @@ typedef struct kiln_tensor {
  * free each with kiln_tensor_destroy. On failure they are set to NULL.
  *
  * Thread safety: several threads may call kiln_session_run on the same
- * session at once; the calls share the session's thread pool. */
+ * session at once; the calls share the session's thread pool, and each
+ * concurrent run gets its own scratch arena (kept by the session for later
+ * runs, so steady-state runs allocate only their outputs). */
 KILN_API kiln_status *kiln_session_run(kiln_session *session,
                                        const kiln_tensor *inputs,
                                        size_t num_inputs,
@@ -207,8 +226,43 @@ KILN_API void kiln_tensor_destroy(kiln_tensor *tensor);
  * done (launches included; the copies of inputs and outputs between host and
  * device excluded). With concurrent runs, one of them. INVALID_ARGUMENT for a
  * CPU session or before a run. */
-kiln_status *kiln_session_get_device_ms(const kiln_session *session,
-                                        double *out_ms);
+KILN_API kiln_status *kiln_session_get_device_ms(const kiln_session *session,
+                                                 double *out_ms);
+
+/*===-- Tracing -----------------------------------------------------------===*/
+
+/* A trace collects timed events: one per run ("run") and one per dispatch
+ * (kernel) of each traced run, named by the compiler's fusion stage. A trace
+ * may be shared by concurrent runs. */
+typedef struct kiln_trace kiln_trace;
+
+typedef struct kiln_trace_event {
+  const char *name;   /* "run" or the dispatch's name; lives with the trace */
+  int32_t dispatch;   /* index of the dispatch in the model; -1 for "run" */
+  uint32_t thread;    /* the OS thread id of the run */
+  uint64_t begin_ns;  /* steady clock, relative to the trace's creation */
+  uint64_t end_ns;
+} kiln_trace_event;
+
+KILN_API kiln_status *kiln_trace_create(kiln_trace **out_trace);
+KILN_API void kiln_trace_destroy(kiln_trace *trace);
+
+/* kiln_session_run, recording the run and its dispatches into `trace`
+ * (NULL: an untraced run). */
+KILN_API kiln_status *kiln_session_run_traced(kiln_session *session,
+                                              const kiln_tensor *inputs,
+                                              size_t num_inputs,
+                                              kiln_tensor **out_outputs,
+                                              size_t num_outputs,
+                                              kiln_trace *trace);
+
+/* Events so far, in the order their runs finished. */
+KILN_API size_t kiln_trace_event_count(const kiln_trace *trace);
+KILN_API kiln_status *kiln_trace_get_event(const kiln_trace *trace, size_t index,
+                                           kiln_trace_event *out_event);
+/* Writes the events as Chrome trace JSON (chrome://tracing, Perfetto). */
+KILN_API kiln_status *kiln_trace_write_json(const kiln_trace *trace,
+                                            const char *path);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 
 #include "kiln/Dispatch/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -15,12 +16,20 @@ namespace kiln {
 
 namespace {
 
+/// Operations in the body of a linalg op (0 for other ops).
+int64_t bodySize(mlir::Operation *op) {
+  auto linalgOp = llvm::dyn_cast_or_null<mlir::linalg::LinalgOp>(op);
+  return linalgOp ? static_cast<int64_t>(linalgOp.getBlock()->getOperations().size())
+                  : 0;
+}
+
 /// Fuse a producer only into its single consumer: with several consumers it
 /// would be recomputed in each (fine for cheap ops, but the fused kernels
-/// would also re-read its inputs).
-bool shouldFuse(mlir::OpOperand *fused) {
+/// would also re-read its inputs). Kernel bodies stay within `maxOps`.
+bool shouldFuse(mlir::OpOperand *fused, int64_t maxOps) {
   mlir::Operation *producer = fused->get().getDefiningOp();
-  return producer && producer->hasOneUse();
+  return producer && producer->hasOneUse() &&
+         bodySize(producer) + bodySize(fused->getOwner()) <= maxOps;
 }
 
 /// Keeps the source locations of everything fused into a kernel: the op a
@@ -42,18 +51,58 @@ struct LocationMerger final : mlir::RewriterBase::Listener {
   }
 };
 
+/// Moves a static reshape across an all-parallel generic (expanding the
+/// generic's iteration space), so that an elementwise op separated from its
+/// neighbour by a reshape (bias add, then the [B*S, H*D] -> [B, S, H, D]
+/// head split, then a transpose) can still fuse with it. Named ops are never
+/// rewritten by these patterns; dynamic shapes are left alone.
+bool isStaticElementwiseReshape(mlir::OpOperand *fused) {
+  auto generic = llvm::dyn_cast<mlir::linalg::GenericOp>(fused->getOwner());
+  mlir::Operation *other = generic ? fused->get().getDefiningOp() : fused->getOwner();
+  if (!generic)
+    generic = fused->get().getDefiningOp<mlir::linalg::GenericOp>();
+  if (!generic || !other || generic.getNumReductionLoops() > 0)
+    return false;
+  auto isStatic = [](mlir::Value v) {
+    auto type = llvm::dyn_cast<mlir::RankedTensorType>(v.getType());
+    return type && type.hasStaticShape();
+  };
+  return llvm::all_of(other->getOperands(), isStatic) &&
+         llvm::all_of(other->getResults(), isStatic);
+}
+
+/// Transposes and broadcasts are elementwise ops with a permuted or
+/// projected input map; written as `linalg.generic` they fuse like any other
+/// (a bias add followed by the head-split transpose becomes one kernel that
+/// writes the permuted layout directly).
+void generalizeDataMovement(mlir::func::FuncOp func) {
+  llvm::SmallVector<mlir::linalg::LinalgOp> movement;
+  func.walk([&](mlir::linalg::LinalgOp op) {
+    if (llvm::isa<mlir::linalg::TransposeOp, mlir::linalg::BroadcastOp>(op.getOperation()))
+      movement.push_back(op);
+  });
+  mlir::IRRewriter rewriter(func.getContext());
+  for (mlir::linalg::LinalgOp op : movement) {
+    rewriter.setInsertionPoint(op);
+    (void)mlir::linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
 struct KilnFuseElementwisePass final
     : impl::KilnFuseElementwisePassBase<KilnFuseElementwisePass> {
+  using Base::Base;
   void runOnOperation() override {
+    generalizeDataMovement(getOperation());
     LocationMerger merger;
     auto control = [&](mlir::OpOperand *fused) {
-      if (!shouldFuse(fused))
+      if (!shouldFuse(fused, maxFusedOps))
         return false;
       merger.pending = {fused->getOwner()->getLoc(), fused->get().getDefiningOp()->getLoc()};
       return true;
     };
     mlir::RewritePatternSet patterns(&getContext());
     mlir::linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    mlir::linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, isStaticElementwiseReshape);
     mlir::linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     mlir::GreedyRewriteConfig config;
     config.setListener(&merger);

@@ -41,19 +41,46 @@ void collectNames(Location loc, llvm::SetVector<std::string, std::vector<std::st
   }
 }
 
-std::string classify(linalg::LinalgOp op) {
+/// A generic that only yields one of its inputs moves data (a transpose or
+/// broadcast written as a generic so that fusion could fold it).
+bool onlyMovesData(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumReductionLoops() > 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return llvm::all_of(yield.getValues(), [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body &&
+           arg.getArgNumber() < static_cast<unsigned>(generic.getNumDpsInputs());
+  });
+}
+
+} // namespace
+
+std::string dispatchKind(linalg::LinalgOp op) {
   if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
     return isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op.getOperation())
                ? "pooling"
                : "convolution";
   if (linalg::isaContractionOpInterface(op))
     return "contraction";
-  if (isa<linalg::TransposeOp, linalg::CopyOp>(op.getOperation()))
+  if (isa<linalg::TransposeOp, linalg::CopyOp>(op.getOperation()) || onlyMovesData(op))
     return "data movement";
   if (op.getNumReductionLoops() > 0)
     return "reduction";
   return "elementwise";
 }
+
+std::vector<std::string> sourceNodeNames(Location loc) {
+  llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
+  collectNames(loc, names);
+  return names.takeVector();
+}
+
+namespace {
 
 std::vector<Dispatch> collect(ModuleOp module) {
   std::vector<Dispatch> dispatches;
@@ -61,15 +88,13 @@ std::vector<Dispatch> collect(ModuleOp module) {
     if (isa<linalg::FillOp>(op.getOperation()))
       return;
     Dispatch d;
-    d.kind = classify(op);
+    d.kind = dispatchKind(op);
     d.op = op->getName().getStringRef().str();
     for (Value operand : op->getOperands())
       d.operands.push_back(shapeOf(operand.getType()));
     for (Value result : op->getResults())
       d.results.push_back(shapeOf(result.getType()));
-    llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
-    collectNames(op->getLoc(), names);
-    d.nodes.assign(names.begin(), names.end());
+    d.nodes = sourceNodeNames(op->getLoc());
     dispatches.push_back(std::move(d));
   });
   return dispatches;

@@ -78,22 +78,27 @@ bool isStageImplemented(Stage stage, Target target) {
   return getTargetInfo(target).implementsStage(stage);
 }
 
-void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &) {
+void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  KilnFoldConstantsPassOptions fold;
+  fold.maxResultBytes = options.maxFoldBytes;
   // 1. Folders and canonical forms first: they expose identical subgraphs
   //    and put composites in the forms the recognizers expect.
   pm.addPass(createCanonicalizerPass());
   // 2. Evaluate constant subgraphs (exporter shape plumbing, transposed
   //    weights) so reshapes get static shapes and gemm a plain B.
-  pm.addPass(createKilnFoldConstantsPass());
+  pm.addPass(createKilnFoldConstantsPass(fold));
   // 3. Batch norm into the conv before it (needs the constants of step 2).
   pm.addPass(createKilnFoldConvBatchNormPass());
   // 4. Composites, GELU before LayerNorm/attention: none contains another.
   pm.addPass(createKilnRecognizeGeluPass());
   pm.addPass(createKilnRecognizeLayerNormPass());
   pm.addPass(createKilnRecognizeAttentionPass());
+  pm.addPass(createKilnRecognizeGemmPass());
+  // 4b. Transposes towards the outputs, where round trips cancel in step 5.
+  pm.addPass(createKilnSinkTransposesPass());
   // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
   //    the transposes recognition introduced), then clean up.
-  pm.addPass(createKilnFoldConstantsPass());
+  pm.addPass(createKilnFoldConstantsPass(fold));
   pm.addPass(createCanonicalizerPass());
   // 6. Merge what canonicalization made identical (repeated shape plumbing).
   pm.addPass(createCSEPass());
@@ -120,30 +125,47 @@ void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createCSEPass());
 }
 
-void buildBufferizationPipeline(OpPassManager &pm) {
-  // 1. The model function becomes the private @kiln_entry the artifact's
-  //    kiln_run wrapper calls.
-  pm.addPass(createKilnPrepareEntryPass());
-  // 2. Tensors to buffers; function boundaries get identity layouts so the
-  //    wrapper can pass plain dense buffers.
+void buildBufferizePipeline(OpPassManager &pm) {
+  // Tensors to buffers; function boundaries get identity layouts so the
+  // wrapper can pass plain dense buffers. Results inserted into a slice of
+  // a larger tensor (per-image conv matmuls) are first computed in place
+  // there instead of in an empty tensor that is then copied.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // 3. Results are written into caller-provided output buffers.
+  // Results are written into caller-provided output buffers.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  // 4. Free every temporary buffer after its last use.
+}
+
+void buildDeallocationPipeline(OpPassManager &pm) {
+  // Free every temporary buffer after its last use.
   bufferization::buildBufferDeallocationPipeline(pm);
-  // 5. Copies into strided views become linalg.copy (no runtime library).
+  // Copies into strided views become linalg.copy (no runtime library).
   pm.addNestedPass<func::FuncOp>(createKilnCopiesToLinalgPass());
 }
 
 void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  // 1-5. Entry, buffers, out-params, deallocation, copies.
-  buildBufferizationPipeline(pm);
+  // 1. The model function becomes the private @kiln_entry the artifact's
+  //    kiln_run wrapper calls.
+  pm.addPass(createKilnPrepareEntryPass());
+  // 1b. Trace hooks around each dispatch (linalg op) while the ops are
+  //     still the fusion stage's kernels, named after its model nodes.
+  pm.addPass(createKilnInstrumentDispatchesPass());
+  // 2-3. Tensors to buffers, results to out-params.
+  buildBufferizePipeline(pm);
+  // 3b. Softmax, norms, last-axis reductions and their elementwise
+  //     neighbours: one vectorized loop over rows per run of row-wise ops.
+  //     Before deallocation, so per-row scratch buffers have no other users.
+  KilnCPURowKernelsPassOptions rowKernels;
+  rowKernels.vectorWidth = options.vectorWidth;
+  pm.addNestedPass<func::FuncOp>(createKilnCPURowKernelsPass(rowKernels));
+  // 4-5. Deallocation, copies as linalg.copy.
+  buildDeallocationPipeline(pm);
   // 6. Matmuls get register-blocked vector kernels (before the generic
   //    loops below would take them).
   KilnCPUMatmulPassOptions matmul;
@@ -158,6 +180,12 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //    LLVM's vectorizer works on the innermost ones.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
+  // 7b. f32 constants (including the matmul pass's packed panels) into one
+  //     blob, then the static temporaries into one arena planned from their
+  //     lifetimes; both become entry arguments before outlining captures
+  //     the views (order: host, arena, weights, tensors).
+  pm.addPass(createKilnPackWeightsPass());
+  pm.addPass(createKilnPlanArenaPass());
   // 8. Outermost parallel loops with enough work run on the runtime's pool.
   pm.addPass(createKilnOutlineParallelLoopsPass());
   // 9. exp/tanh/erf/... as polynomials, so their loops vectorize.

@@ -41,6 +41,7 @@ public:
                                       : ArtifactKind::SharedLibrary;
     CPUTargetOptions cpu;
     cpu.cpu = options.cpu;
+    cpu.weights = options.weights;
     return writeCPUArtifact(module, signature, kind, cpu, path);
   }
 };
@@ -52,8 +53,12 @@ public:
 
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override {
-    // 1-5. Entry, buffers, out-params, deallocation, copies, as on the CPU.
-    buildBufferizationPipeline(pm);
+    // 1-5. Entry, buffers, out-params, deallocation, copies, as on the CPU;
+    //      none of the CPU's dispatch trace hooks, row kernels, packed
+    //      weights or host arena (device memory comes from host->cuda).
+    pm.addPass(createKilnPrepareEntryPass());
+    buildBufferizePipeline(pm);
+    buildDeallocationPipeline(pm);
     // 6. Every linalg op becomes loops, parallel where the iteration space is.
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createCanonicalizerPass());

@@ -51,7 +51,29 @@ uint64_t descriptorChecksum(const kiln_abi_model &model) {
   for (uint32_t i = 0; i < model.num_outputs; ++i)
     hashTensor(fnv, model.outputs[i]);
   fnv.u64(model.weights_bytes);
+  fnv.u64(model.arena_bytes);
+  fnv.u32(model.weights_mode);
+  fnv.u32(model.num_dispatches);
+  if (model.weights_file)
+    fnv.cstring(model.weights_file);
+  fnv.u64(model.weights_checksum);
+  for (uint32_t i = 0; i < model.num_dispatches; ++i)
+    fnv.cstring(model.dispatch_names[i]);
   return fnv.value();
+}
+
+uint64_t blobChecksum(const void *data, uint64_t size) {
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  uint64_t hash = 0xcbf29ce484222325ull;
+  uint64_t words = size / 8;
+  for (uint64_t i = 0; i < words; ++i) {
+    uint64_t word;
+    std::memcpy(&word, bytes + 8 * i, 8); // little-endian hosts only
+    hash = (hash ^ word) * 0x100000001b3ull;
+  }
+  for (uint64_t i = 8 * words; i < size; ++i)
+    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  return hash;
 }
 
 } // namespace kiln::rt

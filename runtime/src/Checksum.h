@@ -15,6 +15,9 @@ namespace kiln::rt {
 /// checked that every pointer it follows is non-NULL and ranks are sane.
 uint64_t descriptorChecksum(const kiln_abi_model &model);
 
+/// KILN_ABI_BLOB_CHECKSUM of abi.h: word-wise FNV-1a 64 of a weights blob.
+uint64_t blobChecksum(const void *data, uint64_t size);
+
 } // namespace kiln::rt
 
 #endif // KILN_RUNTIME_CHECKSUM_H

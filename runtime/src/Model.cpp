@@ -6,9 +6,15 @@
 
 #include "Status.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 kiln_model::~kiln_model() {
+  if (weights && weightsMapped)
+    ::munmap(weights, abi->weights_bytes);
+  else
+    std::free(weights);
   if (library)
     ::dlclose(library);
 }
@@ -70,6 +76,10 @@ kiln_status *kiln_model_get_info(const kiln_model *model,
   out_info->abi_version = model->abi->abi_version;
   out_info->num_inputs = model->inputs.size();
   out_info->num_outputs = model->outputs.size();
+  out_info->arena_bytes = model->abi->arena_bytes;
+  out_info->weights_mode = static_cast<int32_t>(model->abi->weights_mode);
+  out_info->weights_path = model->weightsPath.c_str();
+  out_info->num_dispatches = model->dispatchNames.size();
   return nullptr;
 }
 

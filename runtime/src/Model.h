@@ -46,11 +46,17 @@ struct kiln_model {
   /// The GPU architecture of a CUDA artifact (KILN_ABI_CUDA_SYMBOL), empty
   /// for a CPU artifact.
   std::string cudaChip;
+  std::vector<std::string> dispatchNames;
+  // The weights blob for KILN_ABI_WEIGHTS_EXTERNAL (mapped) and _NONE
+  // (allocated); NULL for embedded weights.
+  void *weights = nullptr;
+  bool weightsMapped = false;
+  std::string weightsPath; // the external file, "" otherwise
 
   kiln_model() = default;
   kiln_model(const kiln_model &) = delete;
   kiln_model &operator=(const kiln_model &) = delete;
-  ~kiln_model(); // closes the library
+  ~kiln_model(); // unmaps or frees the weights, closes the library
 
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release();

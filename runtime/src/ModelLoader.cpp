@@ -12,7 +12,9 @@
 #include "Dtype.h"
 #include "ElfCheck.h"
 #include "Model.h"
+#include "ModelLoader.h"
 #include "Status.h"
+#include "Weights.h"
 
 #include <cerrno>
 #include <cstring>
@@ -30,6 +32,7 @@ namespace {
 // Far above any real model, low enough that a corrupt count is caught
 // before the runtime walks that many entries.
 constexpr uint32_t kMaxTensors = 1u << 16;
+constexpr uint32_t kMaxDispatches = 1u << 20;
 
 struct Problem {
   kiln_status_code code;
@@ -92,6 +95,27 @@ MaybeProblem checkStructure(const kiln_abi_model &abi) {
   for (uint32_t i = 0; i < abi.num_outputs; ++i)
     if (MaybeProblem p = checkTensorStructure(abi.outputs[i], cat("output ", i)))
       return p;
+  if (abi.num_dispatches > kMaxDispatches)
+    return invalid(cat("implausible dispatch count ", abi.num_dispatches));
+  if (abi.num_dispatches && !abi.dispatch_names)
+    return invalid("descriptor has a NULL dispatch name array");
+  for (uint32_t i = 0; i < abi.num_dispatches; ++i)
+    if (!abi.dispatch_names[i])
+      return invalid(cat("dispatch ", i, " has no name"));
+  return std::nullopt;
+}
+
+MaybeProblem checkWeightsFields(const kiln_abi_model &abi) {
+  if (abi.weights_mode > KILN_ABI_WEIGHTS_NONE)
+    return invalid(cat("unknown weights mode ", abi.weights_mode,
+                       ", expected 0 (embedded), 1 (external) or 2 (none)"));
+  bool external = abi.weights_mode == KILN_ABI_WEIGHTS_EXTERNAL;
+  if (external && (!abi.weights_file || !*abi.weights_file ||
+                   std::strchr(abi.weights_file, '/')))
+    return invalid("external weights need a weights file name without '/'");
+  if (!external && abi.weights_file)
+    return invalid(cat("weights file '", abi.weights_file,
+                       "' given, but the weights are not external"));
   return std::nullopt;
 }
 
@@ -143,6 +167,8 @@ MaybeProblem checkDescriptor(const kiln_abi_model &abi) {
                        toHex(expected, 16), " (corrupt or edited file)"));
   if (!abi.run)
     return invalid("descriptor has no run function");
+  if (MaybeProblem p = checkWeightsFields(abi))
+    return p;
   if (MaybeProblem p = checkTensorList(abi.inputs, abi.num_inputs, "input"))
     return p;
   return checkTensorList(abi.outputs, abi.num_outputs, "output");
@@ -171,6 +197,8 @@ void copyDescriptor(const kiln_abi_model &abi, kiln_model &model) {
   }
   for (uint32_t i = 0; i < abi.num_outputs; ++i)
     model.outputs.push_back(copyTensor(abi.outputs[i]));
+  for (uint32_t i = 0; i < abi.num_dispatches; ++i)
+    model.dispatchNames.push_back(abi.dispatch_names[i]);
 }
 
 /// dlopen and the entry symbol; on success `model.library` is set.
@@ -216,17 +244,33 @@ kiln_status *loadModel(const char *path, kiln_model **out_model) {
   MaybeProblem problem = checkFile(model->path, model->fileBytes);
   if (!problem)
     problem = openLibrary(*model, abi);
+  // The descriptor is checked before its weights are read (and again,
+  // harmlessly, when adopted).
   if (!problem)
     problem = checkDescriptor(*abi);
+  if (!problem) {
+    model->abi = abi;
+    if (std::optional<WeightsProblem> weights = loadWeights(*model))
+      problem = Problem{weights->code, weights->reason};
+  }
   if (problem) // the unique_ptr closes the library, if it was opened
     return makeStatus(problem->code, cat("cannot load model '", model->path,
                                          "': ", problem->reason));
-  copyDescriptor(*abi, *model);
+  return adoptDescriptor(std::move(model), *abi, out_model);
+}
+
+} // namespace
+
+kiln_status *adoptDescriptor(std::unique_ptr<kiln_model> model,
+                             const kiln_abi_model &abi, kiln_model **out_model) {
+  if (MaybeProblem problem = checkDescriptor(abi))
+    return makeStatus(problem->code, cat("cannot load model '", model->path,
+                                         "': ", problem->reason));
+  copyDescriptor(abi, *model);
   *out_model = model.release();
   return nullptr;
 }
 
-} // namespace
 } // namespace kiln::rt
 
 extern "C" kiln_status *kiln_model_load(const char *path, kiln_model **out_model) {

@@ -2,20 +2,24 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// A session is immutable after creation except for its thread pool, which is
-// safe to share; that is what makes concurrent kiln_session_run calls safe.
-// Each run keeps its plan, buffers and outputs on its own stack and heap.
+// A session is immutable after creation except for its thread pool and its
+// arena pool, which are safe to share; that is what makes concurrent
+// kiln_session_run calls safe. Each run keeps its plan, buffers, outputs and
+// kiln_abi_host on its own stack and heap, and leases its own arena.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Arena.h"
 #include "Model.h"
 #include "Status.h"
 #include "Tensor.h"
 #include "ThreadPool.h"
+#include "Trace.h"
 #include "Validation.h"
 #include "cuda/Device.h"
 
 #include <memory>
+#include <optional>
 #include <sched.h>
 #include <thread>
 #include <unistd.h>
@@ -24,7 +28,8 @@ struct kiln_session {
   kiln_model *model = nullptr; // holds a reference
   kiln_session_options options{};
   std::unique_ptr<kiln::rt::ThreadPool> pool;
-  kiln_abi_host host{};
+  std::unique_ptr<kiln::rt::ArenaPool> arenas;
+  kiln_abi_host host{}; // each run copies it and sets its own arena and trace
   std::unique_ptr<kiln::rt::cuda::Device> cuda; // CUDA sessions only
 
   ~kiln_session() {
@@ -124,8 +129,11 @@ kiln_status *createSession(kiln_model *model, const kiln_session_options *option
                       cat("cannot start ", session->options.num_threads,
                           " threads: ", e.what()));
   }
-  session->host = {session->pool.get(), &parallelForThunk,
-                   session->options.num_threads};
+  session->arenas = std::make_unique<ArenaPool>(model->abi->arena_bytes);
+  session->host.context = session->pool.get();
+  session->host.parallel_for = &parallelForThunk;
+  session->host.num_threads = session->options.num_threads;
+  session->host.weights = model->weights;
   model->retain();
   session->model = model;
   *out_session = session.release();
@@ -162,7 +170,7 @@ kiln_status *allocateOutputs(const kiln_model &model, const RunPlan &plan,
 
 kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
                         size_t numInputs, kiln_tensor **out_outputs,
-                        size_t numOutputs) {
+                        size_t numOutputs, kiln_trace *trace) {
   if (numOutputs && !out_outputs)
     return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
                       cat("out_outputs is NULL but num_outputs is ", numOutputs));
@@ -182,9 +190,16 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
     std::vector<void *> hostOutputs;
     for (kiln_tensor *output : outputs.tensors)
       hostOutputs.push_back(output->data);
+    // CUDA artifacts have no dispatch hooks: a traced run records only the
+    // "run" event (host time, copies included).
+    std::optional<RunRecorder> recorder;
+    if (trace)
+      recorder.emplace(*trace, model.dispatchNames);
     if (kiln_status *status =
             session->cuda->run(model, plan, hostOutputs, session->host))
       return status;
+    if (recorder)
+      recorder->finish();
     for (size_t i = 0; i < numOutputs; ++i)
       out_outputs[i] = outputs.tensors[i];
     outputs.tensors.clear();
@@ -195,7 +210,21 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
     buffers.push_back(input->data);
   for (kiln_tensor *output : outputs.tensors)
     buffers.push_back(output->data);
-  int32_t code = model.abi->run(buffers.data(), plan.dims.data(), &session->host);
+  ArenaLease arena(*session->arenas);
+  if (model.abi->arena_bytes && !arena.get())
+    return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
+                      cat("cannot allocate the ", model.abi->arena_bytes,
+                          "-byte scratch arena of model '", model.path, "'"));
+  kiln_abi_host host = session->host;
+  host.arena = arena.get();
+  std::optional<RunRecorder> recorder;
+  if (trace) {
+    recorder.emplace(*trace, model.dispatchNames);
+    recorder->attach(host);
+  }
+  int32_t code = model.abi->run(buffers.data(), plan.dims.data(), &host);
+  if (recorder)
+    recorder->finish();
   if (code != 0)
     return makeStatus(KILN_STATUS_INTERNAL,
                       cat("model '", model.path, "' failed: its run function "
@@ -263,7 +292,16 @@ kiln_status *kiln_session_run(kiln_session *session, const kiln_tensor *inputs,
                               size_t num_outputs) {
   return kiln::rt::guard([&] {
     return kiln::rt::runSession(session, inputs, num_inputs, out_outputs,
-                                num_outputs);
+                                num_outputs, nullptr);
+  });
+}
+
+kiln_status *kiln_session_run_traced(kiln_session *session, const kiln_tensor *inputs,
+                                     size_t num_inputs, kiln_tensor **out_outputs,
+                                     size_t num_outputs, kiln_trace *trace) {
+  return kiln::rt::guard([&] {
+    return kiln::rt::runSession(session, inputs, num_inputs, out_outputs,
+                                num_outputs, trace);
   });
 }
 

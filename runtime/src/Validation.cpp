@@ -137,7 +137,14 @@ kiln_status *RunPlanner::checkInput(const TensorDesc &desc, const kiln_tensor &t
 
 kiln_status *RunPlanner::planOutputs(uint64_t maxBytes) {
   plan.firstOutputDim = plan.dims.size();
-  size_t total = 0;
+  // The scratch arena counts against the limit like the outputs.
+  uint64_t arena = model.abi ? model.abi->arena_bytes : 0;
+  if (arena > maxBytes)
+    return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
+                      cat("the model's scratch arena needs ", arena,
+                          " bytes, over the session's byte limit of ", maxBytes,
+                          " bytes"));
+  uint64_t total = arena;
   for (const TensorDesc &desc : model.outputs) {
     size_t first = plan.dims.size();
     for (int32_t i = 0; i < desc.rank(); ++i) {
@@ -169,8 +176,9 @@ kiln_status *RunPlanner::planOutputs(uint64_t maxBytes) {
     total += bytes;
     if (total > maxBytes)
       return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
-                        cat("the outputs need ", total,
-                            " bytes or more, over the session's byte limit of ",
+                        cat("the outputs need ", total - arena, " bytes or more",
+                            arena ? cat(" (", total, " with the scratch arena)") : "",
+                            ", over the session's byte limit of ",
                             maxBytes, " bytes"));
   }
   return nullptr;

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-fuse-elementwise))" -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-fuse-elementwise{max-fused-ops=4}))" -split-input-file | FileCheck %s --check-prefix=LIMIT
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -59,4 +60,78 @@ func.func @shared_producer(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) 
     linalg.yield %r : f32
   } -> tensor<8xf32>
   return %neg, %abs : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#last = affine_map<(d0, d1, d2) -> (d2)>
+
+/// A bias add followed by a head-split transpose: the transpose is written
+/// as a generic and fused, so one kernel adds and writes the permuted layout.
+// CHECK-LABEL: func @bias_then_transpose
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x2x8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<2x4x8xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.generic
+func.func @bias_then_transpose(%x: tensor<4x2x8xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %e = tensor.empty() : tensor<4x2x8xf32>
+  %biased = linalg.generic {indexing_maps = [#id3, #last, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<4x2x8xf32>, tensor<8xf32>) outs(%e : tensor<4x2x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2x8xf32>
+  %t0 = tensor.empty() : tensor<2x4x8xf32>
+  %t = linalg.transpose ins(%biased : tensor<4x2x8xf32>) outs(%t0 : tensor<2x4x8xf32>) permutation = [1, 0, 2]
+  return %t : tensor<2x4x8xf32>
+}
+
+// -----
+
+/// A transpose of a function argument has no producer to fuse with: it
+/// stays, as a data-movement generic.
+// CHECK-LABEL: func @lone_transpose
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+func.func @lone_transpose(%x: tensor<4x2xf32>) -> tensor<2x4xf32> {
+  %t0 = tensor.empty() : tensor<2x4xf32>
+  %t = linalg.transpose ins(%x : tensor<4x2xf32>) outs(%t0 : tensor<2x4xf32>) permutation = [1, 0]
+  return %t : tensor<2x4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+/// A chain of three squarings fuses into one kernel by default; with bodies
+/// capped at 4 operations (two multiplications and the yield) it stays two.
+// CHECK-LABEL: func @chain
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// LIMIT-LABEL: func @chain
+// LIMIT-COUNT-2: linalg.generic
+// LIMIT-NOT: linalg.generic
+func.func @chain(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.mulf %v, %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.mulf %v, %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.mulf %v, %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  return %c : tensor<8xf32>
 }

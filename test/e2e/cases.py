@@ -74,7 +74,8 @@ def matmul_case(name, lhs, rhs, out):
 
 def contraction_cases():
     cases = [matmul_case(f"matmul_{m}x{k}x{n}", (m, k), (k, n), (m, n))
-             for m, k, n in [(1, 1, 1), (3, 7, 13), (127, 33, 65), (64, 128, 96)]]
+             for m, k, n in [(1, 1, 1), (3, 7, 13), (127, 33, 65), (64, 128, 96),
+                             (13, 1000, 7), (1000, 3, 127), (7, 300, 1000), (100, 257, 70)]]
     cases.append(matmul_case("matmul_batch_broadcast", (2, 5, 7), (7, 3), (2, 5, 3)))
     cases.append(matmul_case("matmul_vector", (4, 6), (6,), (4,)))
     cases.append(matmul_case("matmul_dot", (13,), (13,), ()))
@@ -180,6 +181,20 @@ def conv_cases():
         conv_case("conv_grouped", (1, 6, 8, 8), (4, 3, 3, 3), pad=1, group=2),
         conv_case("conv_depthwise", (1, 5, 7, 7), (5, 1, 3, 3), stride=2, pad=1, group=5),
         conv_case("conv_1x1", (1, 16, 5, 5), (7, 16, 1, 1)),
+        # Awkward sizes through the matmul kernels (shifted taps for stride 1,
+        # im2col otherwise), depthwise with odd strides and dilations.
+        conv_case("conv_3x3_13x13_c7_f13", (2, 7, 13, 13), (13, 7, 3, 3), pad=1),
+        conv_case("conv_5x3_dilated_pad2", (1, 3, 13, 11), (7, 3, 5, 3), pad=2, dilation=2),
+        conv_case("conv_3x3_f127_s3", (1, 13, 14, 14), (127, 13, 3, 3), stride=3, pad=1),
+        conv_case("conv_1x1_s2", (3, 7, 13, 13), (1, 7, 1, 1), stride=2, bias=False),
+        conv_case("conv_1x1_pad1", (1, 3, 7, 7), (13, 3, 1, 1), pad=1),
+        conv_case("conv_3x3_1x1_image", (1, 127, 1, 1), (3, 127, 3, 3), pad=1),
+        conv_case("conv_depthwise_s1_13", (2, 7, 13, 13), (7, 1, 3, 3), pad=1, group=7),
+        conv_case("conv_depthwise_s3_d2", (1, 3, 29, 29), (3, 1, 5, 5), stride=3, pad=2,
+                  dilation=2, group=3),
+        conv_case("conv_depthwise_127w", (1, 2, 5, 127), (2, 1, 3, 3), stride=2, group=2,
+                  bias=False),
+        conv_case("conv_grouped_3", (1, 9, 7, 7), (6, 3, 3, 3), stride=2, pad=1, group=3),
         pool_case("max_pool_3x3_s2_p1", "max_pool", (1, 3, 9, 9), 3, 2, 1),
         pool_case("avg_pool_exclude_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1),
         pool_case("avg_pool_include_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1, include_pad=True),
@@ -306,10 +321,107 @@ def movement_cases():
     return cases
 
 
+def layer_norm_case(name, shape, axis, residual=False):
+    """layer_norm over dims axis.. of x (+ r first when `residual`)."""
+    params = shape[axis:]
+    x, g, b = rand(*shape, low=-3, high=3), rand(*params), rand(*params)
+    inputs = [x, g, b] + ([rand(*shape)] if residual else [])
+    extra = f", %r: {ty(shape)}" if residual else ""
+    add = f"%s = kiln.add %x, %r : ({ty(shape)}, {ty(shape)}) -> {ty(shape)}\n  " if residual else ""
+    source = "%s" if residual else "%x"
+    body = f"""func.func @main(%x: {ty(shape)}, %g: {ty(params)}, %b: {ty(params)}{extra}) -> {ty(shape)} {{
+  {add}%y = kiln.layer_norm {source}, %g, %b {{axis = {axis} : i64, epsilon = 1.0e-5 : f32}} : ({ty(shape)}, {ty(params)}, {ty(params)}) -> {ty(shape)}
+  return %y : {ty(shape)}
+}}"""
+
+    def ref(a):
+        v = a[0].astype(np.float64) + (a[3] if residual else 0)
+        axes = tuple(range(axis % len(shape), len(shape)))
+        mu = v.mean(axes, keepdims=True)
+        var = ((v - mu) ** 2).mean(axes, keepdims=True)
+        return [(v - mu) / np.sqrt(var + 1e-5) * a[1] + a[2]]
+    return (name, body, inputs, ref)
+
+
+def scaled_masked_softmax_case(name, shape):
+    """softmax(x * 0.125 + mask) with a mask broadcast over rows, as attention has."""
+    x, mask = rand(*shape, low=-8, high=8), rand(1, shape[-1], low=-4, high=0)
+    body = f"""func.func @main(%x: {ty(shape)}, %m: {ty((1, shape[-1]))}) -> {ty(shape)} {{
+  %c = kiln.constant dense<0.125> : tensor<f32>
+  %s = kiln.mul %x, %c : ({ty(shape)}, tensor<f32>) -> {ty(shape)}
+  %a = kiln.add %s, %m : ({ty(shape)}, {ty((1, shape[-1]))}) -> {ty(shape)}
+  %y = kiln.softmax %a {{axis = -1 : i64}} : {ty(shape)}
+  return %y : {ty(shape)}
+}}"""
+
+    def ref(a):
+        v = a[0].astype(np.float64) * 0.125 + a[1]
+        e = np.exp(v - v.max(-1, keepdims=True))
+        return [e / e.sum(-1, keepdims=True)]
+    return (name, body, [x, mask], ref)
+
+
+def int_reduce_case(name, kind, shape, axes, fn):
+    x = RNG.integers(-1000, 1000, size=shape).astype(np.int64)
+    out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    body = f"""func.func @main(%x: {ty(shape, "i64")}) -> {ty(out, "i64")} {{
+  %y = kiln.reduce {kind} %x {{axes = array<i64: {", ".join(map(str, axes))}>, keepdims = false}} : ({ty(shape, "i64")}) -> {ty(out, "i64")}
+  return %y : {ty(out, "i64")}
+}}"""
+    return (name, body, [x], lambda a: [fn(a[0], tuple(axes))])
+
+
+ROW_SIZES = (1, 3, 7, 13, 127, 1000)
+
+
+def row_cases():
+    """Softmax, layer_norm and reductions at awkward row lengths (vector
+    remainders, rows shorter than one vector, several partial accumulators)
+    and over non-last axes; the CPU row kernels take the last-axis ones."""
+    cases = []
+    for n in ROW_SIZES:
+        cases.append(softmax_case(f"softmax_5x{n}", "softmax", (5, n), -1))
+        cases.append(layer_norm_case(f"layer_norm_3x{n}", (3, n), -1))
+        cases.append(reduce_case(f"reduce_sum_4x{n}", "sum", (4, n), [1], False,
+                                 lambda x, a, k: x.sum(axis=a, keepdims=k)))
+        cases.append(reduce_case(f"reduce_max_2x3x{n}", "max", (2, 3, n), [2], True,
+                                 lambda x, a, k: x.max(axis=a, keepdims=k)))
+    fns = {"mean": lambda x, a, k: x.mean(axis=a, keepdims=k),
+           "min": lambda x, a, k: x.min(axis=a, keepdims=k),
+           "prod": lambda x, a, k: x.prod(axis=a, keepdims=k),
+           "l1": lambda x, a, k: np.abs(x).sum(axis=a, keepdims=k),
+           "l2": lambda x, a, k: np.sqrt((x * x).sum(axis=a, keepdims=k)),
+           "sum_square": lambda x, a, k: (x * x).sum(axis=a, keepdims=k),
+           "log_sum_exp": lambda x, a, k: np.log(np.exp(x).sum(axis=a, keepdims=k))}
+    for kind, fn in fns.items():
+        cases.append(reduce_case(f"reduce_{kind}_6x13", kind, (6, 13), [1], False, fn))
+        cases.append(reduce_case(f"reduce_{kind}_127x3_axis0", kind, (127, 3), [0], False, fn))
+    cases += [
+        reduce_case("reduce_sum_7x13x5_axis1", "sum", (7, 13, 5), [1], True,
+                    lambda x, a, k: x.sum(axis=a, keepdims=k)),
+        reduce_case("reduce_mean_3x7x13_last2", "mean", (3, 7, 13), [1, 2], False,
+                    lambda x, a, k: x.mean(axis=a, keepdims=k)),
+        reduce_case("reduce_max_1000", "max", (1000,), [0], False,
+                    lambda x, a, k: x.max(axis=a, keepdims=k)),
+        softmax_case("softmax_7x13x5_axis1", "softmax", (7, 13, 5), 1),
+        softmax_case("softmax_13x7_axis0", "softmax", (13, 7), 0),
+        softmax_case("log_softmax_3x1000", "log_softmax", (3, 1000), -1),
+        softmax_case("log_softmax_2x3x127", "log_softmax", (2, 3, 127), 2),
+        layer_norm_case("layer_norm_2x3x13_last2", (2, 3, 13), -2),
+        layer_norm_case("layer_norm_residual_4x127", (4, 127), -1, residual=True),
+        scaled_masked_softmax_case("softmax_scaled_masked_12x127", (12, 127)),
+        int_reduce_case("reduce_sum_i64_5x13", "sum", (5, 13), [1], lambda x, a: x.sum(axis=a)),
+        int_reduce_case("reduce_max_i64_3x127", "max", (3, 127), [1], lambda x, a: x.max(axis=a)),
+        int_reduce_case("reduce_min_i64_4x7_axis0", "min", (4, 7), [0], lambda x, a: x.min(axis=a)),
+    ]
+    return cases
+
+
 FAMILIES = {
     "elementwise": elementwise_cases,
     "contraction": contraction_cases,
     "conv": conv_cases,
     "reduction": reduction_cases,
     "movement": movement_cases,
+    "rows": row_cases,
 }

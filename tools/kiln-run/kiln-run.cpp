@@ -12,11 +12,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bench.h"
+#include "Compile.h"
 #include "Inputs.h"
 #include "KilnRun.h"
 #include "Outputs.h"
+#include "Profile.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -27,6 +30,7 @@ namespace {
 
 struct Options {
   std::string model;
+  CompileOptions compile;
   InputOptions inputs;
   std::string outputDir;
   std::string compareDir;
@@ -36,6 +40,8 @@ struct Options {
   int warmup = 0;
   int bench = 0;
   uint64_t maxBytes = 0;
+  std::string traceFile;
+  bool profile = false;
 };
 
 /// CLI11's NonNegativeNumber prints its range's bounds as long decimals;
@@ -52,8 +58,18 @@ template <typename T> CLI::Validator nonNegative() {
 }
 
 void addOptions(CLI::App &app, Options &o) {
-  app.add_option("model", o.model, "Compiled model (.so from kilnc --emit=lib)")
+  app.add_option("model", o.model,
+                 "Compiled model (.so from kilnc), or an .onnx/.mlir model that "
+                 "kiln-run compiles with kilnc (cached)")
       ->required();
+  app.add_option("--kilnc", o.compile.kilnc,
+                 "kilnc used for .onnx/.mlir models (default: $KILNC, next to "
+                 "kiln-run, PATH)");
+  app.add_option("--kilnc-arg", o.compile.kilncArgs,
+                 "Extra kilnc argument, e.g. --kilnc-arg=--input-shape=x=1x3x224x224")
+      ->allow_extra_args(false);
+  app.add_option("--cache-dir", o.compile.cacheDir,
+                 "Compiled-model cache (default: $KILN_CACHE_DIR, ~/.cache/kiln)");
   app.add_option("--input", o.inputs.files, "NAME=FILE.npy; others are random")
       ->allow_extra_args(false);
   app.add_option("--shape", o.inputs.shapes,
@@ -85,6 +101,10 @@ void addOptions(CLI::App &app, Options &o) {
   app.add_option("--bench", o.bench, "Timed runs for latency statistics")
       ->capture_default_str()
       ->check(nonNegative<int>());
+  app.add_option("--trace", o.traceFile,
+                 "Write a Chrome-trace JSON of the timed runs' dispatches to FILE");
+  app.add_flag("--profile", o.profile,
+               "Print each dispatch's share of the timed runs (per-dispatch table)");
 }
 
 struct ModelHandle {
@@ -95,25 +115,42 @@ struct SessionHandle {
   kiln_session *session = nullptr;
   ~SessionHandle() { kiln_session_destroy(session); }
 };
+struct TraceHandle {
+  kiln_trace *trace = nullptr;
+  ~TraceHandle() { kiln_trace_destroy(trace); }
+};
 
-bool endsWith(const std::string &text, const std::string &suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+std::string weightsPlace(const kiln_model_info &info) {
+  switch (info.weights_mode) {
+  case KILN_WEIGHTS_EXTERNAL:
+    return fmt::format("in {}", info.weights_path);
+  case KILN_WEIGHTS_NONE:
+    return "generated";
+  default:
+    return "embedded";
+  }
 }
 
 void printModel(const kiln_model *model) {
   kiln_model_info info;
   check(kiln_model_get_info(model, &info));
-  fmt::print("model: {} (file {} bytes, weights {} bytes, producer '{}', ABI v{})\n",
-             info.path, info.file_bytes, info.weights_bytes, info.producer,
-             info.abi_version);
+  fmt::print("model: {} (file {} bytes, weights {} bytes {}, arena {} bytes, producer '{}', "
+             "ABI v{})\n",
+             info.path, info.file_bytes, info.weights_bytes, weightsPlace(info),
+             info.arena_bytes, info.producer, info.abi_version);
+  if (info.weights_mode == KILN_WEIGHTS_NONE) {
+    std::fflush(stdout);
+    fmt::print(stderr, "warning: '{}' was compiled with --weights=none: its weights are "
+                       "pseudo-random, so its outputs are meaningless (benchmarking only)\n",
+               info.path);
+  }
 }
 
 Outputs runOnce(kiln_session *session, const std::vector<kiln_tensor> &inputs,
-                size_t numOutputs) {
+                size_t numOutputs, kiln_trace *trace = nullptr) {
   std::vector<kiln_tensor *> raw(numOutputs, nullptr);
-  check(kiln_session_run(session, inputs.data(), inputs.size(), raw.data(),
-                         raw.size()));
+  check(kiln_session_run_traced(session, inputs.data(), inputs.size(), raw.data(),
+                                raw.size(), trace));
   Outputs outputs;
   for (kiln_tensor *tensor : raw)
     outputs.emplace_back(tensor);
@@ -121,10 +158,16 @@ Outputs runOnce(kiln_session *session, const std::vector<kiln_tensor> &inputs,
 }
 
 int runTool(Options &o) {
-  if (endsWith(o.model, ".onnx"))
-    throw ToolError(fmt::format("'{}': compilation from ONNX is not available yet; "
-                                "compile the model with kilnc and pass the .so",
-                                o.model));
+  if (needsCompilation(o.model)) {
+    // A CUDA session needs a CUDA artifact (an explicit --kilnc-arg=--target wins).
+    bool hasTarget = std::any_of(o.compile.kilncArgs.begin(), o.compile.kilncArgs.end(),
+                                 [](const std::string &arg) {
+      return arg.rfind("--target", 0) == 0;
+    });
+    if (o.device == "cuda" && !hasTarget)
+      o.compile.kilncArgs.push_back("--target=cuda");
+    o.model = compileModel(o.model, o.compile);
+  }
   ModelHandle model;
   check(kiln_model_load(o.model.c_str(), &model.model));
   printModel(model.model);
@@ -143,10 +186,13 @@ int runTool(Options &o) {
   std::vector<kiln_tensor> views = inputs.views();
   kiln_model_info info;
   check(kiln_model_get_info(model.model, &info));
+  TraceHandle trace; // the timed runs, for --trace and --profile
+  if (!o.traceFile.empty() || o.profile)
+    check(kiln_trace_create(&trace.trace));
   for (int i = 0; i < o.warmup; ++i)
     runOnce(session.session, views, info.num_outputs);
   auto start = std::chrono::steady_clock::now();
-  Outputs outputs = runOnce(session.session, views, info.num_outputs);
+  Outputs outputs = runOnce(session.session, views, info.num_outputs, trace.trace);
   std::chrono::duration<double, std::milli> elapsed =
       std::chrono::steady_clock::now() - start;
   printOutputs(outputs);
@@ -169,7 +215,15 @@ int runTool(Options &o) {
                                   failed, outputs.size(), o.compareDir));
   }
   if (o.bench > 0)
-    bench([&] { runOnce(session.session, views, info.num_outputs); }, o.bench, deviceMs);
+    bench([&] { runOnce(session.session, views, info.num_outputs, trace.trace); }, o.bench,
+          deviceMs);
+  if (o.profile)
+    printProfile(trace.trace);
+  if (!o.traceFile.empty()) {
+    check(kiln_trace_write_json(trace.trace, o.traceFile.c_str()));
+    fmt::print("wrote trace {} ({} events)\n", o.traceFile,
+               kiln_trace_event_count(trace.trace));
+  }
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Pipelines/TargetInfo.h"
+#include "kiln/Target/CPU/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -84,12 +85,34 @@ static cl::opt<std::string> precisionOption(
              "fp16 are not implemented yet)"),
     cl::value_desc("fp32"), cl::init("fp32"), cl::cat(kilncCategory));
 
-enum class Report { None, Fusion };
+
+static cl::opt<int64_t> maxFoldBytes(
+    "max-fold-bytes",
+    cl::desc("Largest constant (in bytes) the compiler computes while folding; "
+             "bigger results stay ops (default 67108864, 64 MiB)"),
+    cl::value_desc("bytes"), cl::init(64 * 1024 * 1024), cl::cat(kilncCategory));
+
+enum class Report { None, Fusion, Memory };
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
     cl::values(clEnumValN(Report::Fusion, "fusion",
                           "each dispatch (kernel) after the dispatch stage: kind, op, "
-                          "shapes, and the model nodes fused into it")),
+                          "shapes, and the model nodes fused into it"),
+               clEnumValN(Report::Memory, "memory",
+                          "after the codegen stage: the planned arena (peak bytes) "
+                          "against the sum of all intermediate buffers")),
+    cl::cat(kilncCategory));
+
+static cl::opt<kiln::WeightsMode> weightsOption(
+    "weights", cl::desc("Where the weights go"), cl::init(kiln::WeightsMode::Embed),
+    cl::values(clEnumValN(kiln::WeightsMode::Embed, "embed",
+                          "inside the artifact (default)"),
+               clEnumValN(kiln::WeightsMode::External, "external",
+                          "a side file OUTPUT.weights next to the artifact, "
+                          "memory-mapped by the runtime"),
+               clEnumValN(kiln::WeightsMode::None, "none",
+                          "nowhere: the runtime fills them with seeded pseudo-random "
+                          "values (benchmarking only)")),
     cl::cat(kilncCategory));
 
 static cl::opt<std::string> reportFormat("report-format",
@@ -153,6 +176,12 @@ int main(int argc, char **argv) {
   if (reportOption == Report::Fusion && *stage < kiln::Stage::Dispatch)
     return fail("--report=fusion describes the dispatch stage; it needs --emit=dispatch or "
                 "a later stage");
+  if (reportOption == Report::Memory && *stage < kiln::Stage::Codegen)
+    return fail("--report=memory describes the codegen stage's arena plan; it needs "
+                "--emit=codegen or a later stage");
+  if (weightsOption != kiln::WeightsMode::Embed && *stage < kiln::Stage::LLVM)
+    return fail("--weights=external and --weights=none decide where the artifact's weights "
+                "go; they need --emit=llvm, obj or lib");
   if (*stage == kiln::Stage::PTX && targetOption == kiln::Target::CPU)
     return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
   if (targetOption == kiln::Target::CUDA) {
@@ -164,6 +193,16 @@ int main(int argc, char **argv) {
     if (precisionOption != "fp32")
       return fail("--precision=" + precisionOption +
                   " is not implemented yet; the CUDA target computes in fp32");
+    // Kernels read weights from embedded globals uploaded to the device; a
+    // host blob (external/none) or a host arena would be handed to them.
+    if (weightsOption != kiln::WeightsMode::Embed)
+      return fail("--weights=" +
+                  std::string(weightsOption == kiln::WeightsMode::External ? "external"
+                                                                           : "none") +
+                  " is CPU-only; --target=cuda embeds the weights (--weights=embed)");
+    if (reportOption == Report::Memory)
+      return fail("--report=memory describes the CPU arena plan; --target=cuda plans no "
+                  "arena (intermediates are device allocations)");
   }
   if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +
@@ -201,6 +240,11 @@ int main(int argc, char **argv) {
   options.target = targetOption;
   options.cpu = cpuOption;
   options.cuda.chip = gpuOption;
+  options.weights = weightsOption;
+  if (maxFoldBytes < 0)
+    return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +
+                ": expected a byte count >= 0");
+  options.maxFoldBytes = maxFoldBytes;
   if (!matmulTile.empty()) {
     llvm::SmallVector<llvm::StringRef> parts;
     llvm::StringRef(matmulTile).split(parts, 'x');
@@ -235,6 +279,8 @@ int main(int argc, char **argv) {
       return fail("stage '" + kiln::stageName(current) + "' failed");
     if (current == kiln::Stage::Dispatch && reportOption == Report::Fusion)
       kiln::printFusionReport(*module, llvm::errs(), reportFormat == "json");
+    if (current == kiln::Stage::Codegen && reportOption == Report::Memory)
+      kiln::printMemoryReport(*module, llvm::errs(), reportFormat == "json");
   }
 
   if (*stage >= kiln::Stage::LLVM) {

@@ -5,8 +5,12 @@
 #ifndef KILN_DISPATCH_FUSIONREPORT_H
 #define KILN_DISPATCH_FUSIONREPORT_H
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -16,6 +20,13 @@ namespace kiln {
 /// movement), the op, operand and result shapes, and the source nodes
 /// (ONNX node names from the fused locations) it covers.
 void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os, bool json);
+
+/// The kind of kernel `op` is: contraction, convolution, pooling,
+/// reduction, elementwise or data movement.
+std::string dispatchKind(mlir::linalg::LinalgOp op);
+
+/// The source (ONNX node) names behind `loc`, in order, without repeats.
+std::vector<std::string> sourceNodeNames(mlir::Location loc);
 
 } // namespace kiln
 

@@ -10,6 +10,8 @@
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
 
+#include "kiln/Target/CPU/ArtifactWriter.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -61,6 +63,11 @@ struct PipelineOptions {
   /// The host CPU of the artifact (kilnc --cpu).
   std::string cpu = "native";
   CUDAOptions cuda;
+  /// Where the CPU artifact's weights go (kilnc --weights); CUDA: Embed only.
+  WeightsMode weights = WeightsMode::Embed;
+  /// Largest result (bytes) constant folding computes; bigger ones stay ops,
+  /// so a hostile ConstantOfShape cannot make the compiler allocate it.
+  int64_t maxFoldBytes = 64 * 1024 * 1024;
 };
 
 /// Stage 2: graph-level simplification on `kiln` ops.
@@ -69,10 +76,12 @@ void buildGraphPipeline(mlir::OpPassManager &pm, const PipelineOptions &options)
 void buildLinalgPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// Stage 4: fusion into kernels.
 void buildDispatchPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
-/// Stage 5, the part every target shares: the entry function, one-shot
-/// bufferization with results written to out-params, deallocation, copies
-/// as linalg.copy.
-void buildBufferizationPipeline(mlir::OpPassManager &pm);
+/// Stage 5, the parts every target shares (after kiln-prepare-entry):
+/// one-shot bufferization with results written to out-params, ...
+void buildBufferizePipeline(mlir::OpPassManager &pm);
+/// ... then deallocation and copies as linalg.copy. The CPU puts its row
+/// kernels between the two.
+void buildDeallocationPipeline(mlir::OpPassManager &pm);
 /// Stage 5 (CPU): bufferization, loops.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// Stage 6: everything to the LLVM dialect.

@@ -4,7 +4,8 @@
 //
 // Convolutions map onto linalg's NCHW named ops after an explicit tensor.pad:
 // conv_{1,2,3}d_nc..._fc..., grouped 2-D convs onto conv_2d_ngchw_gfchw (by
-// splitting the channel dims), depthwise onto depthwise_conv_2d_nchw_chw.
+// splitting the channel dims); static 2-D f32 convs as im2col + matmul,
+// depthwise as a generic with the output row innermost (see below).
 // Pooling uses pooling_nchw_{max,sum}; average pooling divides by the number
 // of elements each window really covered, computed the same way on ones.
 // Global pooling is rewritten as kiln.reduce, which the reduction patterns
@@ -151,6 +152,126 @@ Value convAsMatmul(OpBuilder &b, Location loc, ConvOp op, Value input, Value wei
                                        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
+/// Whether a static 2-D f32 conv runs as matmul kernels, and how: stride-1
+/// windows larger than 1x1 as shifted matmuls, the rest through im2col.
+bool convRunsAsMatmul(ConvOp op, RankedTensorType input) {
+  RankedTensorType result = op.getType();
+  return op.getGroup() == 1 && input.getRank() == 4 && result.hasStaticShape() &&
+         input.hasStaticShape() && result.getDimSize(0) <= 16 &&
+         isa<Float32Type>(result.getElementType());
+}
+bool convRunsShifted(ConvOp op, RankedTensorType weight) {
+  return llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
+         weight.getDimSize(2) * weight.getDimSize(3) > 1;
+}
+
+/// Extra zero rows below the padded input that the shifted form reads:
+/// the last tap's slice ends dw*(kw-1) elements past the last output row.
+int64_t shiftedExtraRows(ConvOp op, RankedTensorType weight, int64_t paddedHeight,
+                         int64_t paddedWidth) {
+  int64_t kh = weight.getDimSize(2), kw = weight.getDimSize(3);
+  int64_t oh = op.getType().getDimSize(2);
+  ArrayRef<int64_t> dilations = op.getDilations();
+  int64_t end = (oh + dilations[0] * (kh - 1)) * paddedWidth + dilations[1] * (kw - 1);
+  return std::max<int64_t>(0, llvm::divideCeil(end, paddedWidth) - paddedHeight);
+}
+
+/// A stride-1 2-D conv without a patch buffer. Computed at the padded
+/// input's row pitch Wp (the columns past ow are computed and dropped), tap
+/// (i, j) reads the flattened padded input at offset i*dh*Wp + j*dw, which
+/// is a plain slice:
+///   y'[n] = sum_(i,j) W[:, :, i, j] @ x_flat[n, :, off(i,j) : off(i,j) + oh*Wp]
+///   y = y' viewed as [n, F, oh, Wp], columns [0, ow)
+/// so the matmul kernels pack straight from the input.
+Value convAsShiftedMatmuls(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight) {
+  auto inputType = cast<RankedTensorType>(input.getType()); // padded + extra rows
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  RankedTensorType result = op.getType();
+  Type element = result.getElementType();
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  int64_t hp = inputType.getDimSize(2), wp = inputType.getDimSize(3);
+  int64_t f = weightType.getDimSize(0), kh = weightType.getDimSize(2),
+          kw = weightType.getDimSize(3);
+  int64_t oh = result.getDimSize(2), ow = result.getDimSize(3);
+  ArrayRef<int64_t> dilations = op.getDilations();
+  int64_t columns = oh * wp;
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({n, c, hp * wp}, element), input,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value zero = scalarConstant(b, loc, element, 0);
+  auto imageType = RankedTensorType::get({f, columns}, element);
+  Value out = createInit(b, loc, RankedTensorType::get({n, f, columns}, element), {});
+  SmallVector<OpFoldResult> ones3(3, b.getIndexAttr(1)), ones4(4, b.getIndexAttr(1));
+  for (int64_t image = 0; image < n; ++image) {
+    Value acc = createInit(b, loc, imageType, {}, zero);
+    for (int64_t i = 0; i < kh; ++i)
+      for (int64_t j = 0; j < kw; ++j) {
+        Value taps = tensor::ExtractSliceOp::create(
+            b, loc, RankedTensorType::get({f, c}, element), weight,
+            ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(i),
+                                   b.getIndexAttr(j)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(f), b.getIndexAttr(c), b.getIndexAttr(1),
+                                   b.getIndexAttr(1)},
+            ones4);
+        int64_t offset = i * dilations[0] * wp + j * dilations[1];
+        Value shifted = tensor::ExtractSliceOp::create(
+            b, loc, RankedTensorType::get({c, columns}, element), flat,
+            ArrayRef<OpFoldResult>{b.getIndexAttr(image), b.getIndexAttr(0),
+                                   b.getIndexAttr(offset)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
+                                   b.getIndexAttr(columns)},
+            ones3);
+        acc = linalg::MatmulOp::create(b, loc, imageType, ValueRange{taps, shifted}, acc)
+                  .getResult(0);
+      }
+    out = tensor::InsertSliceOp::create(
+        b, loc, acc, out,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(image), b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(f), b.getIndexAttr(columns)},
+        ones3);
+  }
+  Value rows = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({n, f, oh, wp}, element), out,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  return tensor::ExtractSliceOp::create(
+      b, loc, result, rows, ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(4, b.getIndexAttr(0))),
+      ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(f), b.getIndexAttr(oh),
+                             b.getIndexAttr(ow)},
+      ones4);
+}
+
+/// Depthwise 2-D conv as a generic whose innermost loop runs along the
+/// output row, so the CPU code vectorizes it (linalg's named depthwise op
+/// iterates the kernel window innermost):
+///   loops (n, c, y, i, j, x):
+///   out[n, c, y, x] += x_padded[n, c, y*sh + i*dh, x*sw + j*dw] * w[c, 0, i, j]
+Value depthwiseConv(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight,
+                    Value init) {
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
+  MLIRContext *context = b.getContext();
+  AffineExpr dn, dc, dy, di, dj, dx;
+  bindDims(context, dn, dc, dy, di, dj, dx);
+  auto inputMap = AffineMap::get(6, 0,
+                                 {dn, dc, dy * strides[0] + di * dilations[0],
+                                  dx * strides[1] + dj * dilations[1]},
+                                 context);
+  auto weightMap = AffineMap::get(6, 0, {dc, b.getAffineConstantExpr(0), di, dj}, context);
+  auto outputMap = AffineMap::get(6, 0, {dn, dc, dy, dx}, context);
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators = {IteratorType::parallel,  IteratorType::parallel,
+                                         IteratorType::parallel,  IteratorType::reduction,
+                                         IteratorType::reduction, IteratorType::parallel};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{input, weight}, init,
+             ArrayRef<AffineMap>{inputMap, weightMap, outputMap}, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+               linalg::YieldOp::create(nb, l,
+                                       arith::AddFOp::create(nb, l, args[2], product).getResult());
+             })
+      .getResult(0);
+}
+
 struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -167,8 +288,15 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     Type element = result.getElementType();
     Value zero = scalarConstant(rewriter, loc, element, 0);
     ArrayRef<int64_t> pads = op.getPads();
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(spatial),
-                             pads.drop_front(spatial), zero);
+    bool asMatmul = convRunsAsMatmul(op, inputType);
+    bool shifted = asMatmul && convRunsShifted(op, weightType);
+    SmallVector<int64_t> ends(pads.drop_front(spatial));
+    if (shifted)
+      ends[0] += shiftedExtraRows(op, weightType,
+                                  inputType.getDimSize(2) + pads[0] + pads[spatial],
+                                  inputType.getDimSize(3) + pads[1] + pads[spatial + 1]);
+    Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(spatial), ends,
+                             zero);
     Value weight = adaptor.getWeight();
     auto strides = i64Elements(rewriter, op.getStrides());
     auto dilations = i64Elements(rewriter, op.getDilations());
@@ -177,11 +305,10 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
 
     Value conv;
     int64_t channels = inputType.getDimSize(1), filters = weightType.getDimSize(0);
-    // Batches up to 16 images: one matmul per image (their count is unrolled).
-    bool asMatmul = group == 1 && spatial == 2 && result.hasStaticShape() &&
-                    inputType.hasStaticShape() && result.getDimSize(0) <= 16 &&
-                    isa<Float32Type>(result.getElementType());
-    if (asMatmul) {
+    // Batches up to 16 images: matmuls per image (their count is unrolled).
+    if (shifted) {
+      conv = convAsShiftedMatmuls(rewriter, loc, op, input, weight);
+    } else if (asMatmul) {
       conv = convAsMatmul(rewriter, loc, op, input, weight);
     } else if (group == 1) {
       Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
@@ -201,17 +328,8 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     } else if (spatial != 2) {
       return rewriter.notifyMatchFailure(op, "grouped conv is lowered for 2-D only");
     } else if (group == channels && filters == channels) {
-      // Depthwise: weight [C, 1, kh, kw] -> [C, kh, kw].
-      auto filterType = RankedTensorType::get(
-          {channels, weightType.getDimSize(2), weightType.getDimSize(3)}, element);
-      Value filter = tensor::CollapseShapeOp::create(
-          rewriter, loc, filterType, weight,
-          ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
-      Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
-      conv = linalg::DepthwiseConv2DNchwChwOp::create(
-                 rewriter, loc, result, ValueRange{input, filter}, init, strides,
-                 dilations)
-                 .getResult(0);
+      conv = depthwiseConv(rewriter, loc, op, input, weight,
+                           createInit(rewriter, loc, result, dynamicSizes, zero));
     } else {
       // Split channels into (group, per-group): x [N, G, C/G, H, W],
       // w [G, F/G, C/G, kh, kw], y [N, G, F/G, OH, OW].

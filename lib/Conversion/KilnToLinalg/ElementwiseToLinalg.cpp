@@ -13,7 +13,9 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
@@ -311,6 +313,11 @@ ElementsAttr boolResourceAsDense(ElementsAttr value) {
   return DenseElementsAttr::get(type, bits);
 }
 
+/// Splats with more elements than this become fills: as constants they
+/// would be materialized element by element in the artifact (a
+/// ConstantOfShape to [10^6, 10^6] would be a 4 TB global).
+constexpr int64_t kMaxMaterializedSplat = 1 << 16;
+
 struct ConstantToArith final : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -321,6 +328,18 @@ struct ConstantToArith final : OpConversionPattern<ConstantOp> {
     ElementsAttr value = boolResourceAsDense(op.getValueAttr());
     if (!value)
       return rewriter.notifyMatchFailure(op, "bool resource blob without data");
+    auto splat = dyn_cast<SplatElementsAttr>(value);
+    auto type = cast<RankedTensorType>(op.getType());
+    if (splat && type.getNumElements() > kMaxMaterializedSplat) {
+      // splat(c) of a big shape = fill(empty, c)
+      Location loc = op.getLoc();
+      Value scalar = arith::ConstantOp::create(
+          rewriter, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                            type.getElementType());
+      rewriter.replaceOpWithNewOp<linalg::FillOp>(op, scalar, empty);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(), cast<TypedAttr>(value));
     return success();
   }

@@ -50,6 +50,17 @@ AffineMap keptDimsMap(int64_t rank, ArrayRef<int64_t> axes, MLIRContext *context
 Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
              Value initValue, Combiner combine) {
   auto type = cast<RankedTensorType>(input.getType());
+  // Several trailing axes are one contiguous axis: reducing that gives the
+  // same result and a single innermost reduction loop (global pooling).
+  int64_t rank = type.getRank(), first = rank - static_cast<int64_t>(axes.size());
+  if (axes.size() > 1 && llvm::equal(axes, llvm::seq<int64_t>(first, rank))) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < first; ++i)
+      groups.push_back({i});
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(first, rank)));
+    Value collapsed = tensor::CollapseShapeOp::create(b, loc, input, groups);
+    return reduce(b, loc, collapsed, {first}, initValue, combine);
+  }
   SmallVector<int64_t> shape;
   SmallVector<Value> dynamicSizes;
   for (int64_t i = 0; i < type.getRank(); ++i) {
@@ -120,8 +131,8 @@ Value addReassoc(OpBuilder &b, Location loc, Value x, Value y) {
 Value maxReassoc(OpBuilder &b, Location loc, Value x, Value y) {
   return binary<arith::MaximumFOp, arith::MaxSIOp, true>(b, loc, x, y);
 }
-Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  return binary<arith::AddFOp, arith::AddIOp>(b, loc, x, y);
+Value mulReassoc(OpBuilder &b, Location loc, Value x, Value y) {
+  return binary<arith::MulFOp, arith::MulIOp, true>(b, loc, x, y);
 }
 Value mul(OpBuilder &b, Location loc, Value x, Value y) {
   return binary<arith::MulFOp, arith::MulIOp>(b, loc, x, y);
@@ -202,7 +213,7 @@ struct ReduceToLinalg final : OpConversionPattern<ReduceOp> {
       break;
     case ReduceKind::prod:
       reduced = reduce(rewriter, loc, input, axes,
-                       scalarConstant(rewriter, loc, element, 1), mul);
+                       scalarConstant(rewriter, loc, element, 1), mulReassoc);
       break;
     case ReduceKind::sum_square:
       reduced = sum(squares(input));
@@ -212,7 +223,7 @@ struct ReduceToLinalg final : OpConversionPattern<ReduceOp> {
                        [&](OpBuilder &b, Location l, Value x, Value acc) {
                          Value absolute = isFloat ? math::AbsFOp::create(b, l, x).getResult()
                                                   : math::AbsIOp::create(b, l, x).getResult();
-                         return add(b, l, absolute, acc);
+                         return addReassoc(b, l, absolute, acc);
                        });
       break;
     case ReduceKind::l2:
@@ -278,10 +289,13 @@ struct SoftmaxToLinalg final : OpConversionPattern<OpTy> {
                      addReassoc);
     Value y;
     if constexpr (std::is_same_v<OpTy, SoftmaxOp>) {
-      // softmax = e / s
+      // softmax = e * (1 / s): one division per row (the reciprocal does not
+      // depend on the position, so codegen hoists it), a multiply per element.
       y = mapWithReduced(rewriter, loc, e, s, axes,
-                         [](OpBuilder &b, Location l, Value v, Value total) -> Value {
-                           return arith::DivFOp::create(b, l, v, total);
+                         [&](OpBuilder &b, Location l, Value v, Value total) -> Value {
+                           Value one = scalarConstant(b, l, element, 1);
+                           return arith::MulFOp::create(
+                               b, l, v, arith::DivFOp::create(b, l, one, total));
                          });
     } else {
       // log_softmax = x - m - log(s)

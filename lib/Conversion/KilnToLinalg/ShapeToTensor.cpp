@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 using namespace mlir;
 
@@ -50,9 +51,46 @@ Value copyThroughMap(OpBuilder &b, Location loc, Value input, Value init, Affine
       .getResult(0);
 }
 
-/// tensor.reshape to `type`, from the static shape or the given shape operand.
+/// A static reshape as views: collapse_shape or expand_shape when one shape
+/// groups the other's dims, else a collapse to 1-D then an expand (row-major
+/// order is the same either way). Views, unlike tensor.reshape, let fusion
+/// move elementwise ops across the reshape.
+Value staticReshape(OpBuilder &b, Location loc, Value input, RankedTensorType type) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (inputType.getShape() == type.getShape())
+    return input;
+  if (inputType.getRank() > type.getRank()) {
+    if (auto groups = getReassociationIndicesForReshape(inputType, type))
+      return tensor::CollapseShapeOp::create(b, loc, type, input, *groups);
+  } else if (inputType.getRank() < type.getRank()) {
+    if (auto groups = getReassociationIndicesForReshape(inputType, type))
+      return tensor::ExpandShapeOp::create(b, loc, type, input, *groups);
+  }
+  auto flatType = RankedTensorType::get({inputType.getNumElements()}, type.getElementType());
+  ReassociationIndices all;
+  for (int64_t i = 0; i < inputType.getRank(); ++i)
+    all.push_back(i);
+  Value flat = inputType.getRank() == 1
+                   ? input
+                   : tensor::CollapseShapeOp::create(b, loc, flatType, input,
+                                                     ArrayRef<ReassociationIndices>{all})
+                         .getResult();
+  if (type.getRank() == 1)
+    return flat;
+  ReassociationIndices allOut;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    allOut.push_back(i);
+  return tensor::ExpandShapeOp::create(b, loc, type, flat, ArrayRef<ReassociationIndices>{allOut});
+}
+
+/// A reshape to `type`: views when both shapes are static, else
+/// tensor.reshape from the given shape operand.
 Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
                 Value shape) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (type.hasStaticShape() && inputType.hasStaticShape() && type.getRank() > 0 &&
+      inputType.getRank() > 0)
+    return staticReshape(b, loc, input, type);
   if (type.hasStaticShape())
     shape = shapeConstant(b, loc, type.getShape());
   if (!shape)

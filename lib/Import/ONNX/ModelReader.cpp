@@ -125,7 +125,7 @@ static LogicalResult collectDefinitions(const ModelFile &file, Location loc,
     if (!initializers.insert(init.name()).second)
       return emitError(loc) << "value '" << init.name()
                             << "' is defined twice: by two initializers";
-    defs.definer[init.name()] = "initializer";
+    defs.definer[init.name()] = "an initializer";
   }
   llvm::StringSet<> inputs;
   for (const onnx::ValueInfoProto &input : graph.input()) {
@@ -135,7 +135,7 @@ static LogicalResult collectDefinitions(const ModelFile &file, Location loc,
       return emitError(loc) << "value '" << input.name()
                             << "' is defined twice: by two graph inputs";
     // An initializer may give a graph input its default (IR < 4 requires it).
-    defs.definer.try_emplace(input.name(), "graph input");
+    defs.definer.try_emplace(input.name(), "a graph input");
   }
   for (const onnx::NodeProto &node : graph.node()) {
     std::string self = describeNode(node, file.nodeIndex.lookup(&node)) + ")";

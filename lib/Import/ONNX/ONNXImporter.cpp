@@ -176,6 +176,29 @@ static FailureOr<Signature> convertValueInfo(const onnx::ValueInfoProto &info,
   return sig;
 }
 
+/// Kiln's limits on every tensor type a model declares or produces: at most
+/// kMaxRank dims, and a static size whose byte count fits int64 (codegen and
+/// the runtime compute sizes in 64 bits).
+static LogicalResult checkTensorLimits(Type type, const Twine &what,
+                                       Location loc) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  if (tensor.getRank() > kMaxRank)
+    return emitError(loc) << what << " has rank " << tensor.getRank()
+                          << ", accepted range is [0, " << kMaxRank << "]";
+  Type element = tensor.getElementType();
+  int64_t bytes =
+      element.isIntOrFloat()
+          ? static_cast<int64_t>(llvm::divideCeil(element.getIntOrFloatBitWidth(), 8))
+          : 1;
+  for (int64_t dim : tensor.getShape())
+    if (!ShapedType::isDynamic(dim) && __builtin_mul_overflow(bytes, dim, &bytes))
+      return emitError(loc) << what << " of type " << tensor
+                            << " has a byte size that overflows int64";
+  return success();
+}
+
 /// Applies a user's --input-shape to a declared signature.
 static LogicalResult specialize(Signature &sig, StringRef name,
                                 ArrayRef<int64_t> dims, Location loc) {
@@ -266,6 +289,9 @@ LogicalResult GraphImporter::importInputs(const ImportOptions &options,
     if (override != options.inputShapes.end() &&
         failed(specialize(*sig, input.name(), override->second, loc)))
       return failure();
+    if (failed(checkTensorLimits(sig->type, "graph input '" + input.name() + "'",
+                                 loc)))
+      return failure();
     types.push_back(sig->type);
     argAttrs.push_back(
         signatureAttrs(&context, input.name(), sig->type, sig->dimNames));
@@ -294,7 +320,9 @@ LogicalResult GraphImporter::importInitializers(OpBuilder &builder,
       continue; // nothing reads it; its bytes need not be checked or mapped
     FailureOr<ElementsAttr> value =
         loader.load(init, "initializer '" + init.name() + "'");
-    if (failed(value))
+    if (failed(value) ||
+        failed(checkTensorLimits(value->getType(),
+                                 "initializer '" + init.name() + "'", loc)))
       return failure();
     Location at = NameLoc::get(builder.getStringAttr(init.name()), loc);
     state.values[init.name()] = kiln::ConstantOp::create(builder, at, *value);
@@ -335,10 +363,15 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                     NameLoc::get(StringAttr::get(&context, name), loc));
   if (failed(handler(binder)))
     return failure();
-  for (auto [i, output] : llvm::enumerate(node.output()))
-    if (binder.outputUsed(i) && !state.values.lookup(output))
+  for (auto [i, output] : llvm::enumerate(node.output())) {
+    Value value = state.values.lookup(output);
+    if (binder.outputUsed(i) && !value)
       return binder.unsupported("output " + Twine(i) + " '" + output +
                                 "' is used but this importer does not produce it");
+    if (value && failed(checkTensorLimits(value.getType(),
+                                          "output '" + output + "'", loc)))
+      return failure();
+  }
   return success();
 }
 

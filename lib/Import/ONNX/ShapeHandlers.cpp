@@ -51,6 +51,9 @@ FailureOr<SmallVector<int64_t>> resolveStaticShape(NodeBinder &b,
                                                    RankedTensorType input,
                                                    ArrayRef<int64_t> shape,
                                                    bool allowZero) {
+  if (allowZero && llvm::is_contained(shape, 0) && llvm::is_contained(shape, -1))
+    return b.emitError() << "shape has both a 0 and a -1 entry, which "
+                            "allowzero = 1 forbids (the -1 would divide by 0)";
   SmallVector<int64_t> dims;
   SmallVector<bool> inputUsed(input.getRank(), false);
   int64_t inferred = -1;
@@ -213,6 +216,10 @@ LogicalResult expand(NodeBinder &b) {
     return b.unsupported("the shape input must be 1-D with a known length");
   int64_t n = shapeType.getDimSize(0), r = input.getRank();
   std::optional<SmallVector<int64_t>> shape = b.constantInts(1);
+  for (auto [i, d] : llvm::enumerate(shape ? *shape : SmallVector<int64_t>()))
+    if (d < 0)
+      return b.emitError() << "shape entry " << i << " is " << d
+                           << ", accepted range is [0, inf)";
   // A shorter shape broadcasts like one padded with leading 1s.
   SmallVector<int64_t> target(std::max<int64_t>(r - n, 0), 1);
   if (shape)
@@ -273,8 +280,11 @@ LogicalResult concat(NodeBinder &b) {
 /// `num_outputs`, ceil-sized parts with a smaller last one.
 FailureOr<SmallVector<int64_t>> defaultSplit(NodeBinder &b, int64_t length) {
   FailureOr<int64_t> numOutputs = b.intAttr("num_outputs", b.numOutputs());
+  // Bounded by the node's outputs before any per-part work (a huge value
+  // would allocate that many sizes).
   if (failed(numOutputs) ||
-      failed(b.checkRange("attribute 'num_outputs'", *numOutputs, 1, {})))
+      failed(b.checkRange("attribute 'num_outputs'", *numOutputs, 1,
+                          static_cast<int64_t>(b.numOutputs()))))
     return failure();
   int64_t n = *numOutputs;
   if (ShapedType::isDynamic(length))

@@ -145,9 +145,11 @@ LogicalResult range(NodeBinder &b) {
     if (d->front() == 0)
       return b.emitError() << "'delta' is 0";
     double count = std::ceil((l->front() - s->front()) / d->front());
-    if (count > static_cast<double>(INT32_MAX))
-      return b.emitError() << "the range has " << count << " elements";
-    length = std::max<int64_t>(0, static_cast<int64_t>(count));
+    // Written so that NaN (from an infinite or NaN bound) fails it too.
+    if (!(count <= static_cast<double>(INT32_MAX)))
+      return b.emitError() << "the range has " << count
+                           << " elements, accepted at most " << INT32_MAX;
+    length = static_cast<int64_t>(std::max(0.0, count));
   }
   auto type = RankedTensorType::get({length}, element);
   FailureOr<Value> out = b.makeTyped<kiln::RangeOp>(type, *start, *limit, *delta);
@@ -165,6 +167,10 @@ LogicalResult oneHot(NodeBinder &b) {
   if (depth->size() != 1)
     return b.emitError() << "'depth' has " << depth->size()
                          << " elements, expected 1";
+  // Checked before the cast to an unsigned attribute (NaN fails it too).
+  if (!(depth->front() >= 0 && depth->front() <= INT32_MAX))
+    return b.emitError() << "'depth' value is " << depth->front()
+                         << ", accepted range is [0, " << INT32_MAX << "]";
   Value index = *indices;
   Type element = tensorType(index).getElementType();
   if (!element.isSignlessInteger(32) && !element.isSignlessInteger(64)) {
@@ -323,9 +329,12 @@ LogicalResult resize(NodeBinder &b) {
       return b.emitError() << "'scales' value is " << spec.scales[i]
                            << ", accepted range is (0, inf)";
     scales.push_back(spec.scales[i]);
-    dims.push_back(ShapedType::isDynamic(in)
-                       ? kDyn
-                       : static_cast<int64_t>(std::floor(in * spec.scales[i])));
+    double out = ShapedType::isDynamic(in) ? 0 : std::floor(in * spec.scales[i]);
+    if (!(out <= INT32_MAX)) // an infinite or huge scale is not a dim
+      return b.emitError() << "'scales' value is " << spec.scales[i] << ": dim "
+                           << i << " would have size " << out
+                           << ", accepted at most " << INT32_MAX;
+    dims.push_back(ShapedType::isDynamic(in) ? kDyn : static_cast<int64_t>(out));
   }
   auto type = RankedTensorType::get(dims, input.getElementType());
   FailureOr<Value> out = b.makeTyped<kiln::ResizeOp>(

@@ -14,6 +14,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -72,7 +73,13 @@ TensorLoader::~TensorLoader() = default;
 
 FailureOr<std::shared_ptr<llvm::MemoryBuffer>>
 TensorLoader::openConfined(StringRef location, const std::string &what) {
-  auto fail = [&]() { return emitError(loc) << what << ": external data location '" << location << "' "; };
+  // Escaped: the location is untrusted bytes (a NUL, control characters).
+  std::string shown;
+  llvm::raw_string_ostream(shown).write_escaped(location);
+  auto fail = [&]() {
+    return emitError(loc) << what << ": external data location '" << shown
+                          << "' ";
+  };
   if (location.empty())
     return fail() << "is empty";
   if (location.contains('\0'))

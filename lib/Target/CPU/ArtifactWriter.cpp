@@ -9,11 +9,17 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 
 namespace kiln {
 
 namespace {
+/// The descriptor's weights_checksum: only external blobs are checked.
+uint64_t weightsChecksum(const ArtifactLayout &layout) {
+  return layout.weightsMode == WeightsMode::External ? blobChecksum(layout.weights) : 0;
+}
+
 /// FNV-1a 64, fed little-endian integers and raw bytes.
 struct Fnv1a {
   uint64_t hash = 0xcbf29ce484222325ull;
@@ -32,7 +38,8 @@ struct Fnv1a {
 };
 } // namespace
 
-uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsBytes) {
+uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsBytes,
+                            const ArtifactLayout &layout) {
   Fnv1a fnv;
   fnv.integer<uint32_t>(KILN_ABI_MAGIC);
   fnv.integer<uint32_t>(KILN_ABI_VERSION);
@@ -47,7 +54,29 @@ uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsByt
         fnv.integer<int64_t>(d);
     }
   fnv.integer<uint64_t>(weightsBytes);
+  fnv.integer<uint64_t>(layout.arenaBytes);
+  fnv.integer<uint32_t>(static_cast<uint32_t>(layout.weightsMode));
+  fnv.integer<uint32_t>(layout.dispatchNames.size());
+  if (layout.weightsMode == WeightsMode::External)
+    fnv.bytes(layout.weightsFile.c_str(), layout.weightsFile.size() + 1);
+  fnv.integer<uint64_t>(weightsChecksum(layout));
+  for (const std::string &name : layout.dispatchNames)
+    fnv.bytes(name.c_str(), name.size() + 1);
   return fnv.hash;
+}
+
+uint64_t blobChecksum(llvm::ArrayRef<char> blob) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  size_t words = blob.size() / 8;
+  for (size_t i = 0; i < words; ++i) {
+    uint64_t word = 0;
+    for (size_t j = 0; j < 8; ++j) // little-endian whatever the host
+      word |= static_cast<uint64_t>(static_cast<unsigned char>(blob[8 * i + j])) << (8 * j);
+    hash = (hash ^ word) * 0x100000001b3ull;
+  }
+  for (size_t i = 8 * words; i < blob.size(); ++i)
+    hash = (hash ^ static_cast<unsigned char>(blob[i])) * 0x100000001b3ull;
+  return hash;
 }
 
 namespace {
@@ -120,14 +149,65 @@ uint64_t embeddedConstantBytes(llvm::Module &module) {
   return bytes;
 }
 
-/// `int32_t kiln_run(void *const *buffers, const int64_t *dims, host)`: builds
-/// each tensor's memref descriptor (allocated, aligned, offset, sizes,
-/// row-major strides) and calls the entry function.
+/// kiln_abi_host as LLVM sees it (field numbers for the loads below).
+enum HostField : unsigned {
+  kHostArena = 3, kHostWeights = 4, kHostTrace = 5, kHostTraceBegin = 6, kHostTraceEnd = 7
+};
+llvm::StructType *hostType(llvm::LLVMContext &context) {
+  auto *ptr = llvm::PointerType::getUnqual(context);
+  return llvm::StructType::get(context, {ptr, ptr, llvm::Type::getInt32Ty(context), ptr,
+                                         ptr, ptr, ptr, ptr});
+}
+
+/// Loads pointer field `field` of the host, returning `code` from `run` when
+/// the host or the field is NULL.
+llvm::Value *requireHostPointer(llvm::IRBuilder<> &b, llvm::Function *run, unsigned field,
+                                int32_t code) {
+  llvm::LLVMContext &context = run->getContext();
+  llvm::Value *host = run->getArg(2);
+  auto *fail = llvm::BasicBlock::Create(context, "missing_host_field", run);
+  llvm::IRBuilder<>(fail).CreateRet(b.getInt32(code));
+  auto *haveHost = llvm::BasicBlock::Create(context, "have_host", run);
+  auto *ok = llvm::BasicBlock::Create(context, "have_field", run);
+  b.CreateCondBr(b.CreateIsNull(host), fail, haveHost);
+  b.SetInsertPoint(haveHost);
+  llvm::Value *value =
+      b.CreateLoad(b.getPtrTy(), b.CreateStructGEP(hostType(context), host, field));
+  b.CreateCondBr(b.CreateIsNull(value), fail, ok);
+  b.SetInsertPoint(ok);
+  return value;
+}
+
+/// The five fields of a static 1-D memref<size x i8> at `data`.
+void appendByteBuffer(std::vector<llvm::Value *> &args, llvm::IRBuilder<> &b,
+                      llvm::Value *data, uint64_t size) {
+  args.insert(args.end(),
+              {data, data, b.getInt64(0), b.getInt64(size), b.getInt64(1)});
+}
+
+/// `int32_t kiln_run(void *const *buffers, const int64_t *dims, host)`: passes
+/// the host, the arena and weights buffers of `layout`, then builds each
+/// tensor's memref descriptor (allocated, aligned, offset, sizes, row-major
+/// strides) and calls the entry function.
 llvm::Error buildRunWrapper(DescriptorBuilder &d, llvm::Function *entry,
-                            const ModelSignature &signature, llvm::Function *run) {
+                            const ModelSignature &signature, const ArtifactLayout &layout,
+                            llvm::GlobalVariable *embeddedWeights, llvm::Function *run) {
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(d.context, "entry", run));
   llvm::Value *buffers = run->getArg(0), *dimsArg = run->getArg(1);
   std::vector<llvm::Value *> args = {run->getArg(2)}; // kiln_abi_host *
+  // Return codes 3 and 4 of kiln-c/abi.h.
+  // Empty buffers are never read: they need no pointer.
+  llvm::Value *none = llvm::ConstantPointerNull::get(d.ptrType);
+  if (layout.hasArena)
+    appendByteBuffer(args, b,
+                     layout.arenaBytes ? requireHostPointer(b, run, kHostArena, 3) : none,
+                     layout.arenaBytes);
+  if (layout.hasWeights)
+    appendByteBuffer(args, b,
+                     embeddedWeights    ? embeddedWeights
+                     : layout.weights.empty() ? none
+                                        : requireHostPointer(b, run, kHostWeights, 4),
+                     layout.weights.size());
   unsigned tensorIndex = 0, dimIndex = 0;
   for (const auto *list : {&signature.inputs, &signature.outputs}) {
     for (const TensorSignature &tensor : *list) {
@@ -281,9 +361,64 @@ llvm::Error defineLaunchers(llvm::Module &module) {
   return llvm::Error::success();
 }
 
+/// Defines a trace hook declared by kiln-instrument-dispatches:
+/// `if (host && host->trace) host->trace_<which>(host->trace, dispatch)`,
+/// the traced path marked unlikely so untraced runs fall straight through.
+void defineTraceHook(llvm::Function *hook, unsigned field) {
+  llvm::LLVMContext &context = hook->getContext();
+  hook->setLinkage(llvm::GlobalValue::InternalLinkage);
+  hook->addFnAttr(llvm::Attribute::AlwaysInline);
+  auto *entry = llvm::BasicBlock::Create(context, "entry", hook);
+  auto *checkTrace = llvm::BasicBlock::Create(context, "check_trace", hook);
+  auto *traced = llvm::BasicBlock::Create(context, "traced", hook);
+  auto *done = llvm::BasicBlock::Create(context, "done", hook);
+  llvm::MDNode *unlikely = llvm::MDBuilder(context).createUnlikelyBranchWeights();
+  llvm::IRBuilder<> b(entry);
+  llvm::Value *host = hook->getArg(0);
+  b.CreateCondBr(b.CreateIsNull(host), done, checkTrace, unlikely);
+  b.SetInsertPoint(checkTrace);
+  llvm::StructType *type = hostType(context);
+  llvm::Value *trace = b.CreateLoad(b.getPtrTy(), b.CreateStructGEP(type, host, kHostTrace));
+  b.CreateCondBr(b.CreateIsNull(trace), done, traced,
+                 llvm::MDBuilder(context).createLikelyBranchWeights());
+  b.SetInsertPoint(traced);
+  llvm::Value *callback = b.CreateLoad(b.getPtrTy(), b.CreateStructGEP(type, host, field));
+  auto *callbackType =
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt32Ty()}, false);
+  b.CreateCall(callbackType, callback, {trace, hook->getArg(1)});
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+}
+
+/// The weights blob as one byte array: LLVM emits it with one directive.
+llvm::GlobalVariable *embedWeights(llvm::Module &module, llvm::ArrayRef<char> blob) {
+  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(blob.data(), blob.size()), blob.size(),
+      llvm::Type::getInt8Ty(module.getContext()));
+  auto *global = new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage, data,
+                                          "kiln.weights");
+  global->setAlignment(llvm::Align(64));
+  return global;
+}
+
+/// `const char *const[]` of the dispatch names, or null when there are none.
+llvm::Constant *dispatchNameArray(DescriptorBuilder &d, const std::vector<std::string> &names) {
+  if (names.empty())
+    return llvm::ConstantPointerNull::get(d.ptrType);
+  std::vector<llvm::Constant *> strings;
+  for (const std::string &name : names)
+    strings.push_back(d.string(name));
+  return d.makeGlobal(
+      llvm::ConstantArray::get(llvm::ArrayType::get(d.ptrType, strings.size()), strings),
+      "kiln.dispatch_names");
+}
+
 } // namespace
 
-llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature) {
+llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature,
+                           const ArtifactLayout &layout) {
   llvm::Function *entry = module.getFunction(kEntryFunctionName);
   if (!entry)
     return llvm::createStringError("the lowered module has no @" +
@@ -292,18 +427,30 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
   entry->setLinkage(llvm::GlobalValue::InternalLinkage);
   if (llvm::Error error = defineLaunchers(module))
     return error;
-  uint64_t weightsBytes = embeddedConstantBytes(module);
+  if (llvm::Function *begin = module.getFunction(kTraceBeginName))
+    defineTraceHook(begin, kHostTraceBegin);
+  if (llvm::Function *end = module.getFunction(kTraceEndName))
+    defineTraceHook(end, kHostTraceEnd);
+  llvm::GlobalVariable *embedded = nullptr;
+  if (layout.hasWeights && layout.weightsMode == WeightsMode::Embed)
+    embedded = embedWeights(module, layout.weights);
+  // Embedded: every constant byte in the artifact. Otherwise exactly the
+  // blob the runtime maps or generates.
+  uint64_t weightsBytes = layout.weightsMode == WeightsMode::Embed
+                              ? embeddedConstantBytes(module)
+                              : layout.weights.size();
   DescriptorBuilder d(module);
 
   auto *runType = llvm::FunctionType::get(d.i32, {d.ptrType, d.ptrType, d.ptrType}, false);
   auto *run = llvm::Function::Create(runType, llvm::GlobalValue::InternalLinkage,
                                      "kiln_run", module);
-  if (llvm::Error error = buildRunWrapper(d, entry, signature, run))
+  if (llvm::Error error = buildRunWrapper(d, entry, signature, layout, embedded, run))
     return error;
 
   auto *modelType = llvm::StructType::create(
       d.context,
-      {d.i32, d.i32, d.i32, d.i32, d.ptrType, d.ptrType, d.ptrType, d.ptrType, d.i64, d.i64},
+      {d.i32, d.i32, d.i32, d.i32, d.ptrType, d.ptrType, d.ptrType, d.ptrType, d.i64, d.i64,
+       d.i64, d.i32, d.i32, d.ptrType, d.i64, d.ptrType},
       "kiln_abi_model");
   llvm::Constant *model = llvm::ConstantStruct::get(
       modelType,
@@ -313,7 +460,15 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
        llvm::ConstantInt::get(d.i32, signature.outputs.size()),
        d.tensorArray(signature.inputs), d.tensorArray(signature.outputs), run,
        d.string("kilnc 0.1.0"), llvm::ConstantInt::get(d.i64, weightsBytes),
-       llvm::ConstantInt::get(d.i64, descriptorChecksum(signature, weightsBytes))});
+       llvm::ConstantInt::get(d.i64, descriptorChecksum(signature, weightsBytes, layout)),
+       llvm::ConstantInt::get(d.i64, layout.arenaBytes),
+       llvm::ConstantInt::get(d.i32, static_cast<uint32_t>(layout.weightsMode)),
+       llvm::ConstantInt::get(d.i32, layout.dispatchNames.size()),
+       layout.weightsMode == WeightsMode::External
+           ? d.string(layout.weightsFile)
+           : llvm::ConstantPointerNull::get(d.ptrType),
+       llvm::ConstantInt::get(d.i64, weightsChecksum(layout)),
+       dispatchNameArray(d, layout.dispatchNames)});
   llvm::Constant *modelGlobal = d.makeGlobal(model, "kiln.model");
 
   auto *getterType = llvm::FunctionType::get(d.ptrType, {}, false);

@@ -3,7 +3,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/CPU/CPUTarget.h"
+#include "kiln/Target/CPU/MemoryPlan.h"
+#include "kiln/Target/CPU/Passes.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -11,15 +15,65 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace kiln {
 
+namespace {
+/// Takes what the codegen passes recorded off the module (LLVM IR has no
+/// place for it) into the layout the artifact writer follows.
+ArtifactLayout takeLayout(mlir::ModuleOp module, WeightsMode mode) {
+  ArtifactLayout layout;
+  layout.weightsMode = mode;
+  if (std::optional<MemoryPlanSummary> plan = readMemoryPlan(module)) {
+    layout.hasArena = plan->buffers > 0;
+    layout.arenaBytes = layout.hasArena ? static_cast<uint64_t>(plan->arenaBytes) : 0;
+  }
+  if (auto blob = module->getAttrOfType<mlir::DenseResourceElementsAttr>(kWeightsBlobAttr)) {
+    if (mlir::AsmResourceBlob *data = blob.getRawHandle().getBlob()) {
+      layout.hasWeights = true;
+      layout.weights = data->getData();
+    }
+  }
+  if (auto names = module->getAttrOfType<mlir::ArrayAttr>(kDispatchNamesAttr))
+    for (auto name : names.getAsValueRange<mlir::StringAttr>())
+      layout.dispatchNames.push_back(name.str());
+  for (llvm::StringRef attr : {kMemoryPlanAttr, kWeightsBlobAttr, kDispatchNamesAttr})
+    module->removeAttr(attr);
+  return layout;
+}
+
+/// --weights=external: the blob goes to NAME.weights next to the artifact.
+llvm::Error writeWeightsFile(ArtifactLayout &layout, llvm::StringRef outputPath) {
+  if (outputPath == "-")
+    return llvm::createStringError("--weights=external writes a file next to the output; "
+                                   "it needs -o <file>");
+  llvm::SmallString<128> path(outputPath);
+  llvm::sys::path::replace_extension(path, ".weights");
+  layout.weightsFile = llvm::sys::path::filename(path).str();
+  std::error_code ec;
+  llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError("cannot write '" + path.str().str() + "': " + ec.message());
+  file.os().write(layout.weights.data(), layout.weights.size());
+  file.os().flush();
+  if (file.os().has_error())
+    return llvm::createStringError("cannot write '" + path.str().str() + "'");
+  file.keep();
+  return llvm::Error::success();
+}
+} // namespace
+
 llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signature,
                              ArtifactKind kind, const CPUTargetOptions &options,
                              llvm::StringRef outputPath,
                              llvm::function_ref<llvm::Error(llvm::Module &)> addTargetCode) {
+  ArtifactLayout layout = takeLayout(module, options.weights);
+  if (options.weights == WeightsMode::External)
+    if (llvm::Error error = writeWeightsFile(layout, outputPath))
+      return error;
   mlir::registerBuiltinDialectTranslation(*module.getContext());
   mlir::registerLLVMDialectTranslation(*module.getContext());
   llvm::LLVMContext context;
@@ -33,7 +87,7 @@ llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signat
     return machine.takeError();
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  if (llvm::Error error = addArtifactABI(*llvmModule, signature))
+  if (llvm::Error error = addArtifactABI(*llvmModule, signature, layout))
     return error;
   if (addTargetCode)
     if (llvm::Error error = addTargetCode(*llvmModule))

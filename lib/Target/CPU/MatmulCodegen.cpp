@@ -24,10 +24,12 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -65,6 +67,7 @@ struct KernelSource {
   Value bPanel;   // offset of this column panel in the packed B buffer
   Value depth;    // k steps of the cache block
   Value k0;       // first k of the cache block (for unpacked A)
+  Value fresh;    // i1: C holds nothing yet (its fill was dropped), or null
 };
 
 /// C[ir:ir+rows, jr:jr+NR] += A[ir:ir+rows, k0:k0+depth] B[k0:k0+depth, jr:jr+NR]
@@ -81,16 +84,33 @@ void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
     rows.push_back(r == 0 ? ir : add(b, loc, ir, index(b, loc, r)));
   for (int64_t v = 0; v < shape.vectors; ++v)
     cols.push_back(v == 0 ? jr : add(b, loc, jr, index(b, loc, v * shape.vectorWidth)));
+  auto loadC = [&](OpBuilder &lb) {
+    SmallVector<Value> values;
+    for (int64_t r = 0; r < shape.rows; ++r)
+      for (int64_t v = 0; v < shape.vectors; ++v) {
+        ValueRange at = {rows[r], cols[v]};
+        values.push_back(
+            masks.empty()
+                ? vector::LoadOp::create(lb, loc, vectorType, c, at).getResult()
+                : vector::MaskedLoadOp::create(lb, loc, vectorType, c, at, masks[v], zero)
+                      .getResult());
+      }
+    return values;
+  };
   SmallVector<Value> accumulators;
-  for (int64_t r = 0; r < shape.rows; ++r)
-    for (int64_t v = 0; v < shape.vectors; ++v) {
-      ValueRange at = {rows[r], cols[v]};
-      accumulators.push_back(
-          masks.empty()
-              ? vector::LoadOp::create(b, loc, vectorType, c, at).getResult()
-              : vector::MaskedLoadOp::create(b, loc, vectorType, c, at, masks[v], zero)
-                    .getResult());
-    }
+  if (src.fresh) {
+    // The first depth block starts from zero instead of a zero-filled C.
+    SmallVector<Type> types(shape.rows * shape.vectors, vectorType);
+    auto start = scf::IfOp::create(
+        b, loc, src.fresh,
+        [&](OpBuilder &tb, Location) {
+          scf::YieldOp::create(tb, loc, SmallVector<Value>(types.size(), zero));
+        },
+        [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, loadC(eb)); });
+    llvm::append_range(accumulators, start.getResults());
+  } else {
+    accumulators = loadC(b);
+  }
 
   auto loop = scf::ForOp::create(
       b, loc, index(b, loc, 0), src.depth, index(b, loc, 1), accumulators,
@@ -146,8 +166,9 @@ SmallVector<Value> columnMasks(OpBuilder &b, Location loc, Value cols, int64_t v
   return masks;
 }
 
-/// A unit-stride-innermost f32 2-D buffer the kernel can vector-load from.
-bool isVectorizableBuffer(Value value) {
+/// An f32 2-D strided buffer; with `unitInner`, one the kernel can
+/// vector-load rows from (A is only read one scalar at a time).
+bool isKernelBuffer(Value value, bool unitInner) {
   auto type = dyn_cast<MemRefType>(value.getType());
   if (!type || type.getRank() != 2 || !type.getElementType().isF32())
     return false;
@@ -155,7 +176,8 @@ bool isVectorizableBuffer(Value value) {
     return true;
   SmallVector<int64_t> strides;
   int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         (!unitInner || strides.back() == 1);
 }
 
 /// Emits `for (i = lo; i < hi; i += step) body(i)`.
@@ -197,6 +219,10 @@ std::optional<std::vector<float>> constantValues(Value matrix) {
   return std::nullopt;
 }
 
+/// Parallel tasks a matmul aims for: enough for a few threads to share
+/// unevenly sized blocks.
+constexpr int64_t kTargetTasks = 8;
+
 struct MatmulRewriter {
   const KilnCPUMatmulPassOptions &options;
 
@@ -227,18 +253,20 @@ struct MatmulRewriter {
     });
   }
 
-  /// Apack[q][kk][0:MR] = A[ic+q*MR : +MR, pc+kk] for the full MR-row panels.
+  /// Apack[q][kk][0:rows] = A[begin+q*rows : +rows, pc+kk] for the row panels
+  /// of height `rows` in [begin, end); panel q starts at
+  /// (begin - ic) / rows + q panels of MR rows into the block.
   void packA(OpBuilder &b, Location loc, Value aMatrix, Value aPacked, Value pc, Value depth,
-             Value ic, Value fullEnd) {
+             Value ic, Value begin, Value end, int64_t rows) {
     int64_t mr = options.tileRows;
-    forLoop(b, loc, ic, fullEnd, index(b, loc, mr), [&](OpBuilder &b1, Value ir) {
+    forLoop(b, loc, begin, end, index(b, loc, rows), [&](OpBuilder &b1, Value ir) {
       Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, ir, ic),
                                            index(b1, loc, mr));
       Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, mr)));
       forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
-        Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, mr)));
+        Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, rows)));
         Value col = add(b2, loc, pc, kk);
-        for (int64_t r = 0; r < mr; ++r) {
+        for (int64_t r = 0; r < rows; ++r) {
           Value value = memref::LoadOp::create(
               b2, loc, aMatrix, ValueRange{add(b2, loc, ir, index(b2, loc, r)), col});
           memref::StoreOp::create(b2, loc, value, aPacked,
@@ -289,7 +317,9 @@ struct MatmulRewriter {
     return FlatSymbolRefAttr::get(global.getSymNameAttr());
   }
 
-  void rewrite(linalg::MatmulOp op) {
+  /// With `fresh`, C's previous contents are not read: the first depth
+  /// block overwrites it (used when C was only zero-filled).
+  void rewrite(linalg::MatmulOp op, bool fresh = false) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value aMatrix = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1];
@@ -318,13 +348,35 @@ struct MatmulRewriter {
       bConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedB.getValue());
     }
 
-    // Column blocks are independent: they run in parallel (kiln-outline-
-    // parallel-loops), each with its own packing buffers.
+    // (column block, row group) tasks are independent: they run in parallel
+    // (kiln-outline-parallel-loops), each with its own packing buffers. Row
+    // groups split M when there are too few column blocks to keep the
+    // threads busy (each group packs its own copy of the B block).
+    std::optional<int64_t> staticM = getConstantIntValue(M), staticN = getConstantIntValue(N);
+    int64_t rowGroups = 1, groupRows = 0;
+    if (staticM && staticN && *staticM > 0) {
+      int64_t columnBlocks = llvm::divideCeil(*staticN, tileN);
+      int64_t panels = llvm::divideCeil(*staticM, mr);
+      rowGroups = std::clamp<int64_t>(llvm::divideCeil(kTargetTasks, columnBlocks), 1, panels);
+      groupRows = llvm::divideCeil(panels, rowGroups) * mr;
+      rowGroups = llvm::divideCeil(*staticM, groupRows);
+    }
+    // Rows past the last full MR-row panel: a packed kernel of exactly that
+    // height when M is static, one-row kernels on unpacked A otherwise.
+    int64_t leftover = staticM ? *staticM % mr : 0;
     Value blocks = arith::CeilDivUIOp::create(b, loc, N, index(b, loc, tileN));
-    auto columnBlocks = scf::ParallelOp::create(
-        b, loc, ValueRange{index(b, loc, 0)}, ValueRange{blocks}, ValueRange{index(b, loc, 1)},
+    Value tasks = mul(b, loc, blocks, index(b, loc, rowGroups));
+    auto taskLoop = scf::ParallelOp::create(
+        b, loc, ValueRange{index(b, loc, 0)}, ValueRange{tasks}, ValueRange{index(b, loc, 1)},
         [&](OpBuilder &b1, Location, ValueRange ivs) {
-      Value jc = mul(b1, loc, ivs[0], index(b1, loc, tileN));
+      Value block = ivs[0], rowBegin = index(b1, loc, 0), rowEnd = M;
+      if (rowGroups > 1) {
+        block = arith::DivUIOp::create(b1, loc, ivs[0], index(b1, loc, rowGroups));
+        Value group = arith::RemUIOp::create(b1, loc, ivs[0], index(b1, loc, rowGroups));
+        rowBegin = mul(b1, loc, group, index(b1, loc, groupRows));
+        rowEnd = minimum(b1, add(b1, loc, rowBegin, index(b1, loc, groupRows)), M);
+      }
+      Value jc = mul(b1, loc, block, index(b1, loc, tileN));
       Value jcEnd = minimum(b1, add(b1, loc, jc, index(b1, loc, tileN)), N);
       Value bPacked = bConstant ? bConstant
                                 : memref::AllocOp::create(b1, loc,
@@ -341,21 +393,22 @@ struct MatmulRewriter {
         Value blockBase = index(b2, loc, 0);
         if (bConstant)
           blockBase = mul(b2, loc,
-                          add(b2, loc, mul(b2, loc, ivs[0], index(b2, loc, numK)),
+                          add(b2, loc, mul(b2, loc, block, index(b2, loc, numK)),
                               arith::DivUIOp::create(b2, loc, pc, index(b2, loc, options.tileK))),
                           index(b2, loc, tileN * options.tileK));
         else
           packB(b2, loc, bMatrix, bPacked, pc, depth, jc, jcEnd);
-        forLoop(b2, loc, index(b2, loc, 0), M, index(b2, loc, tileM),
-                [&](OpBuilder &b3, Value ic) {
-          Value icEnd = minimum(b3, add(b3, loc, ic, index(b3, loc, tileM)), M);
+        forLoop(b2, loc, rowBegin, rowEnd, index(b2, loc, tileM), [&](OpBuilder &b3, Value ic) {
+          Value icEnd = minimum(b3, add(b3, loc, ic, index(b3, loc, tileM)), rowEnd);
           Value fullRows = mul(b3, loc,
                                arith::DivUIOp::create(b3, loc,
                                                       arith::SubIOp::create(b3, loc, icEnd, ic),
                                                       index(b3, loc, mr)),
                                index(b3, loc, mr));
           Value fullEnd = add(b3, loc, ic, fullRows);
-          packA(b3, loc, aMatrix, aPacked, pc, depth, ic, fullEnd);
+          packA(b3, loc, aMatrix, aPacked, pc, depth, ic, ic, fullEnd, mr);
+          if (leftover)
+            packA(b3, loc, aMatrix, aPacked, pc, depth, ic, fullEnd, icEnd, leftover);
           forLoop(b3, loc, jc, jcEnd, index(b3, loc, nr), [&](OpBuilder &b4, Value jr) {
             Value cols = arith::SubIOp::create(b4, loc, jcEnd, jr);
             Value panel = arith::DivUIOp::create(b4, loc, arith::SubIOp::create(b4, loc, jr, jc),
@@ -366,15 +419,26 @@ struct MatmulRewriter {
                              mul(b4, loc, panel, mul(b4, loc, depth, index(b4, loc, nr))));
             src.depth = depth;
             src.k0 = pc;
-            auto rowLoops = [&](OpBuilder &nb, ArrayRef<Value> masks) {
-              forLoop(nb, loc, ic, fullEnd, index(nb, loc, mr), [&](OpBuilder &kb, Value ir) {
+            if (fresh)
+              src.fresh = arith::CmpIOp::create(b4, loc, arith::CmpIPredicate::eq, pc,
+                                                index(b4, loc, 0));
+            auto packedKernels = [&](OpBuilder &nb, Value begin, Value end, int64_t rows,
+                                     ArrayRef<Value> masks) {
+              forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
                 KernelSource packed = src;
                 packed.a = aPacked;
                 Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, ic),
                                                  index(kb, loc, mr));
                 packed.aPanel = mul(kb, loc, q, mul(kb, loc, depth, index(kb, loc, mr)));
-                emitKernel(kb, loc, c, packed, {vw, nv, mr}, ir, jr, masks);
+                emitKernel(kb, loc, c, packed, {vw, nv, rows}, ir, jr, masks);
               });
+            };
+            auto rowLoops = [&](OpBuilder &nb, ArrayRef<Value> masks) {
+              packedKernels(nb, ic, fullEnd, mr, masks);
+              if (leftover) {
+                packedKernels(nb, fullEnd, icEnd, leftover, masks);
+                return;
+              }
               forLoop(nb, loc, fullEnd, icEnd, index(nb, loc, 1), [&](OpBuilder &kb, Value ir) {
                 KernelSource direct = src;
                 direct.a = aMatrix;
@@ -400,7 +464,7 @@ struct MatmulRewriter {
       if (!bConstant)
         memref::DeallocOp::create(b1, loc, bPacked);
     });
-    columnBlocks->setAttr(kHeavyLoopAttr, b.getUnitAttr());
+    taskLoop->setAttr(kHeavyLoopAttr, b.getUnitAttr());
     Operation *bSource = bMatrix.getDefiningOp();
     op.erase();
     // The unpacked weights are dead once nothing else reads them.
@@ -443,6 +507,98 @@ void splitBatches(linalg::BatchMatmulOp op) {
   op.erase();
 }
 
+/// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
+/// the same block, the same buffer) and returns true: the kernels then
+/// write C in their first depth block instead of reading the zeros. Only
+/// for a static depth K > 0, which guarantees that first block.
+bool dropZeroFill(linalg::MatmulOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics())
+    return false;
+  int64_t depth = op.getStaticLoopRanges()[2];
+  if (depth == ShapedType::kDynamic || depth <= 0)
+    return false;
+  Value c = op.getDpsInits()[0], filled = fill.getDpsInits()[0];
+  auto sameView = [](Value x, Value y) {
+    Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
+    return x == y || (dx && dy && isa<memref::SubViewOp>(dx) &&
+                      OperationEquivalence::isEquivalentTo(
+                          dx, dy, OperationEquivalence::IgnoreLocations));
+  };
+  auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+  if (!sameView(c, filled) || !zero || !zero.getValue().isPosZero())
+    return false;
+  fill.erase();
+  return true;
+}
+
+/// `type` with a dynamic offset, so views at different offsets share it.
+MemRefType withDynamicOffset(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return type;
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
+                                                strides));
+}
+
+/// The `{kiln.host}` argument of the function around `op`, or null.
+Value hostOf(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func)
+    return nullptr;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, kHostArgAttr))
+      return func.getArgument(i);
+  return nullptr;
+}
+
+/// Matmuls on operands of the same shapes and strides share one kernel
+/// function (the taps of a conv, repeated layers, the images of a batch):
+/// each becomes a call with its operands cast to dynamic offsets. Keeps the
+/// generated code, and the compile time, proportional to the distinct
+/// shapes rather than to the matmul count.
+struct SharedKernels {
+  ModuleOp module;
+  const KilnCPUMatmulPassOptions &options;
+  llvm::StringMap<func::FuncOp> functions;
+
+  void call(linalg::MatmulOp op, Value host, bool fresh) {
+    SmallVector<Type> types = {host.getType()};
+    for (Value operand : op->getOperands())
+      types.push_back(withDynamicOffset(cast<MemRefType>(operand.getType())));
+    OpBuilder b(op);
+    auto type = b.getFunctionType(types, {});
+    std::string key = fresh ? "fresh " : "";
+    llvm::raw_string_ostream(key) << type;
+    func::FuncOp &function = functions[key];
+    if (!function) {
+      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+      function = func::FuncOp::create(mb, op.getLoc(),
+                                      "kiln_matmul_" + std::to_string(functions.size() - 1),
+                                      type);
+      function.setPrivate();
+      function.setArgAttr(0, kHostArgAttr, mb.getUnitAttr());
+      Block *entry = function.addEntryBlock();
+      OpBuilder fb = OpBuilder::atBlockEnd(entry);
+      auto matmul = linalg::MatmulOp::create(fb, op.getLoc(),
+                                             entry->getArguments().slice(1, 2),
+                                             entry->getArguments().slice(3, 1));
+      func::ReturnOp::create(fb, op.getLoc());
+      MatmulRewriter{options}.rewrite(matmul, fresh);
+    }
+    SmallVector<Value> operands = {host};
+    for (auto [operand, to] : llvm::zip(op->getOperands(), ArrayRef(types).drop_front()))
+      operands.push_back(operand.getType() == to
+                             ? operand
+                             : memref::CastOp::create(b, op.getLoc(), to, operand).getResult());
+    func::CallOp::create(b, op.getLoc(), function, operands);
+    op.erase();
+  }
+};
+
 struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> {
   using KilnCPUMatmulPassBase::KilnCPUMatmulPassBase;
   void runOnOperation() override {
@@ -460,12 +616,21 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&
-          llvm::all_of(op->getOperands(), isVectorizableBuffer))
+          isKernelBuffer(op.getDpsInputs()[0], /*unitInner=*/false) &&
+          isKernelBuffer(op.getDpsInputs()[1], /*unitInner=*/true) &&
+          isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         matmuls.push_back(op);
     });
     KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
-    for (linalg::MatmulOp op : matmuls)
-      MatmulRewriter{options}.rewrite(op);
+    SharedKernels shared{getOperation(), options, {}};
+    for (linalg::MatmulOp op : matmuls) {
+      bool fresh = dropZeroFill(op);
+      Value host = hostOf(op);
+      if (host && !constantValues(op.getDpsInputs()[1]))
+        shared.call(op, host, fresh);
+      else
+        MatmulRewriter{options}.rewrite(op, fresh);
+    }
   }
 };
 

@@ -128,27 +128,50 @@ std::optional<int64_t> staticIterations(scf::ParallelOp loop) {
   return total;
 }
 
-/// Splits an N-D parallel loop into a 1-D loop over its first dimension
-/// around an (N-1)-D one; returns the outer loop.
+/// Whether dimension `d` of `loop` has exactly one iteration.
+bool runsOnce(scf::ParallelOp loop, unsigned d) {
+  std::optional<int64_t> l = getConstantIntValue(loop.getLowerBound()[d]),
+                         u = getConstantIntValue(loop.getUpperBound()[d]),
+                         s = getConstantIntValue(loop.getStep()[d]);
+  return l && u && s && *s > 0 && llvm::divideCeil(*u - *l, *s) == 1;
+}
+
+/// Splits an N-D parallel loop into a 1-D loop over its first dimension that
+/// runs more than once (a leading batch of 1 would leave the pool one task;
+/// such dimensions become their lower bound) around an (N-1)-D one; returns
+/// the outer loop.
 scf::ParallelOp splitFirstDimension(scf::ParallelOp loop) {
+  unsigned first = 0;
+  while (first + 1 < loop.getNumLoops() && runsOnce(loop, first))
+    ++first;
   if (loop.getNumLoops() == 1)
     return loop;
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   auto outer = scf::ParallelOp::create(
-      b, loc, loop.getLowerBound().take_front(), loop.getUpperBound().take_front(),
-      loop.getStep().take_front(), [&](OpBuilder &ob, Location, ValueRange outerIvs) {
-        auto inner = scf::ParallelOp::create(
-            ob, loc, loop.getLowerBound().drop_front(), loop.getUpperBound().drop_front(),
-            loop.getStep().drop_front(), [&](OpBuilder &ib, Location, ValueRange innerIvs) {
-              IRMapping mapping;
-              mapping.map(loop.getInductionVars().front(), outerIvs.front());
-              for (auto [from, to] : llvm::zip(ArrayRef<Value>(loop.getInductionVars()).drop_front(), innerIvs))
+      b, loc, loop.getLowerBound().slice(first, 1), loop.getUpperBound().slice(first, 1),
+      loop.getStep().slice(first, 1), [&](OpBuilder &ob, Location, ValueRange outerIvs) {
+        IRMapping mapping;
+        for (unsigned d = 0; d < first; ++d)
+          mapping.map(loop.getInductionVars()[d], loop.getLowerBound()[d]);
+        mapping.map(loop.getInductionVars()[first], outerIvs.front());
+        auto cloneBody = [&](OpBuilder &ib) {
+          for (Operation &op : loop.getBody()->without_terminator())
+            ib.clone(op, mapping);
+        };
+        if (first + 1 == loop.getNumLoops()) {
+          cloneBody(ob);
+          return;
+        }
+        scf::ParallelOp::create(
+            ob, loc, loop.getLowerBound().drop_front(first + 1),
+            loop.getUpperBound().drop_front(first + 1), loop.getStep().drop_front(first + 1),
+            [&](OpBuilder &ib, Location, ValueRange innerIvs) {
+              for (auto [from, to] : llvm::zip(
+                       ArrayRef<Value>(loop.getInductionVars()).drop_front(first + 1), innerIvs))
                 mapping.map(from, to);
-              for (Operation &op : loop.getBody()->without_terminator())
-                ib.clone(op, mapping);
+              cloneBody(ib);
             });
-        (void)inner;
       });
   loop.erase();
   return outer;

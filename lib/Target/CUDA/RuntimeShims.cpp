@@ -27,8 +27,9 @@ namespace {
 
 /// Field indices of kiln_abi_cuda (kiln-c/abi.h), all pointers.
 enum CUDAService : unsigned { Context, GetFunction, Launch, Alloc, Free, Constant, NumFields };
-/// Index of `cuda` in kiln_abi_host {context, parallel_for, num_threads, cuda}.
-constexpr unsigned kHostCUDAField = 3;
+/// Index of `cuda` in kiln_abi_host {context, parallel_for, num_threads,
+/// arena, weights, trace, trace_begin, trace_end, cuda}.
+constexpr unsigned kHostCUDAField = 8;
 
 enum class Shim {
   ReturnFirstArg, // mgpuModuleLoad(image, ...) -> image
@@ -159,7 +160,7 @@ void ShimBuilder::wrapRun(llvm::Function *run) {
   llvm::Value *host = wrapper->getArg(2);
   b.CreateCondBr(b.CreateIsNull(host), noDevice, hasHost);
   b.SetInsertPoint(hasHost);
-  auto *hostType = llvm::StructType::get(context, {ptr, ptr, i32, ptr});
+  auto *hostType = llvm::StructType::get(context, {ptr, ptr, i32, ptr, ptr, ptr, ptr, ptr, ptr});
   llvm::Value *table = b.CreateLoad(ptr, b.CreateStructGEP(hostType, host, kHostCUDAField));
   b.CreateCondBr(b.CreateIsNull(table), noDevice, go);
   b.SetInsertPoint(noDevice);

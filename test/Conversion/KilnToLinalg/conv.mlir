@@ -38,12 +38,19 @@ func.func @dynamic_batch(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> te
 
 // -----
 
+/// Depthwise: a generic over (n, c, y, i, j, x), the output row innermost.
+// CHECK-DAG: #[[DWIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d3, d5 * 2 + d4 * 2)>
+// CHECK-DAG: #[[DWW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, 0, d3, d4)>
+// CHECK-DAG: #[[DWOUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
 // CHECK-LABEL: func @depthwise
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<8x1x3x3xf32> into tensor<8x3x3xf32>
-// CHECK: linalg.depthwise_conv_2d_nchw_chw
-func.func @depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32> {
-  %0 = kiln.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 8 : i64} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32>
-  return %0 : tensor<1x8x4x4xf32>
+// CHECK-NOT: depthwise_conv_2d
+// CHECK: linalg.generic {indexing_maps = [#[[DWIN]], #[[DWW]], #[[DWOUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<1x8x9x11xf32>, tensor<8x1x3x3xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @depthwise(%x: tensor<1x8x9x11xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x7x4xf32> {
+  %0 = kiln.conv %x, %w {strides = array<i64: 1, 2>, dilations = array<i64: 1, 2>, pads = array<i64: 0, 0, 0, 0>, group = 8 : i64} : (tensor<1x8x9x11xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x7x4xf32>
+  return %0 : tensor<1x8x7x4xf32>
 }
 
 // -----

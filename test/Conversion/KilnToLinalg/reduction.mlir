@@ -13,14 +13,17 @@ func.func @reduce_mean_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
 
 // -----
 
-/// softmax = exp(x - max) / sum: four generics, max first for stability.
+/// softmax = exp(x - max) * (1 / sum): four generics, max first for
+/// stability; the reciprocal depends only on the row.
 // CHECK-LABEL: func @softmax
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: arith.maximumf
 // CHECK: arith.subf
 // CHECK: math.exp
 // CHECK: arith.addf
-// CHECK: arith.divf
+// CHECK: ^bb0(%[[E:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[R:.+]] = arith.divf %{{.+}}, %[[S]]
+// CHECK: arith.mulf %[[E]], %[[R]]
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = kiln.softmax %x {axis = 1 : i64} : tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
@@ -40,11 +43,27 @@ func.func @argmax(%x: tensor<2x8xf32>) -> tensor<2xi64> {
 
 // -----
 
-/// Global average pooling is a mean over the spatial dims.
+/// Global average pooling is a mean over the spatial dims, reduced as one
+/// collapsed axis.
 // CHECK-LABEL: func @global_avg_pool
-// CHECK: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: tensor.collapse_shape %{{.+}} {{\[\[}}0], [1], [2, 3]] : tensor<1x8x7x7xf32> into tensor<1x8x49xf32>
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: tensor.expand_shape
 func.func @global_avg_pool(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
   %0 = kiln.global_avg_pool %x : (tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32>
   return %0 : tensor<1x8x1x1xf32>
+}
+
+// -----
+
+/// Reduction combiners may reassociate (prod and l1 too), so that codegen can
+/// keep partial vector accumulators.
+// CHECK-LABEL: func @reduce_prod_l1
+// CHECK: arith.mulf %{{.+}}, %{{.+}} fastmath<reassoc> : f32
+// CHECK: math.absf
+// CHECK: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f32
+func.func @reduce_prod_l1(%x: tensor<2x8xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0 = kiln.reduce prod %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xf32>
+  %1 = kiln.reduce l1 %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
 }

@@ -1,11 +1,42 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg -split-input-file -verify-diagnostics | FileCheck %s
 
+/// Static reshapes are views: a collapse when the result groups the input's
+/// dims, an expand for the reverse, else a collapse to 1-D and an expand.
 // CHECK-LABEL: func @reshape_static
-// CHECK: %[[S:.+]] = arith.constant dense<[1, 8]> : tensor<2xi64>
-// CHECK: tensor.reshape %{{.*}}(%[[S]])
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<1x8x1x1xf32> into tensor<1x8xf32>
+// CHECK-NOT: tensor.reshape
 func.func @reshape_static(%x: tensor<1x8x1x1xf32>) -> tensor<1x8xf32> {
   %0 = kiln.reshape %x : (tensor<1x8x1x1xf32>) -> tensor<1x8xf32>
   return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape_static_expand
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [2, 4, 16] : tensor<2x64xf32> into tensor<2x4x16xf32>
+func.func @reshape_static_expand(%x: tensor<2x64xf32>) -> tensor<2x4x16xf32> {
+  %0 = kiln.reshape %x : (tensor<2x64xf32>) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape_static_regroup
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<6x4xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+func.func @reshape_static_regroup(%x: tensor<6x4xf32>) -> tensor<4x6xf32> {
+  %0 = kiln.reshape %x : (tensor<6x4xf32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// -----
+
+/// A dynamic result keeps tensor.reshape with the shape operand.
+// CHECK-LABEL: func @reshape_dynamic
+// CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+func.func @reshape_dynamic(%x: tensor<?x8xf32>, %s: tensor<2xi64>) -> tensor<?x4xf32> {
+  %0 = kiln.reshape %x, %s : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
 }
 
 // -----

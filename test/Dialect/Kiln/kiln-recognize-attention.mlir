@@ -86,3 +86,58 @@ func.func @widening_mask(%q: tensor<5x4xf32>, %kt: tensor<4x7xf32>, %v: tensor<7
   %o = kiln.matmul %p, %v : (tensor<2x5x7xf32>, tensor<7x3xf32>) -> tensor<2x5x3xf32>
   return %o : tensor<2x5x3xf32>
 }
+
+// -----
+
+/// GPT-2's causal masked fill, Where(keep, scores, finfo.min): the fill
+/// becomes an additive mask select(keep, 0, fill).
+// CHECK-LABEL: func @gpt2_masked_fill
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x4x8x4xf32>, %[[KT:.+]]: tensor<2x4x4x8xf32>, %[[V:.+]]: tensor<2x4x8x4xf32>, %[[KEEP:.+]]: tensor<1x1x8x8xi1>)
+// CHECK-DAG: %[[ZERO:.+]] = kiln.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[MIN:.+]] = kiln.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK: %[[M:.+]] = kiln.select %[[KEEP]], %[[ZERO]], %[[MIN]] : (tensor<1x1x8x8xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x8x8xf32>
+// CHECK: kiln.attention %[[Q]], %{{.+}}, %[[V]], %[[M]] {scale = 2.500000e-01 : f32}
+func.func @gpt2_masked_fill(%q: tensor<2x4x8x4xf32>, %kt: tensor<2x4x4x8xf32>, %v: tensor<2x4x8x4xf32>, %keep: tensor<1x1x8x8xi1>) -> tensor<2x4x8x4xf32> {
+  %s = kiln.matmul %q, %kt : (tensor<2x4x8x4xf32>, tensor<2x4x4x8xf32>) -> tensor<2x4x8x8xf32>
+  %c = kiln.constant dense<0.25> : tensor<f32>
+  %d = kiln.mul %s, %c : (tensor<2x4x8x8xf32>, tensor<f32>) -> tensor<2x4x8x8xf32>
+  %min = kiln.constant dense<-3.40282347E+38> : tensor<f32>
+  %w = kiln.select %keep, %d, %min : (tensor<1x1x8x8xi1>, tensor<2x4x8x8xf32>, tensor<f32>) -> tensor<2x4x8x8xf32>
+  %p = kiln.softmax %w {axis = 3 : i64} : tensor<2x4x8x8xf32>
+  %o = kiln.matmul %p, %v : (tensor<2x4x8x8xf32>, tensor<2x4x8x4xf32>) -> tensor<2x4x8x4xf32>
+  return %o : tensor<2x4x8x4xf32>
+}
+
+// -----
+
+/// The fill on the true side (the condition marks what is masked out).
+// CHECK-LABEL: func @masked_fill_inverted
+// CHECK: %[[M:.+]] = kiln.select %{{.+}}, %{{.+}}, %{{.+}} : (tensor<8x8xi1>, tensor<f32>, tensor<f32>) -> tensor<8x8xf32>
+// CHECK: kiln.attention %{{.+}}, %{{.+}}, %{{.+}}, %[[M]]
+func.func @masked_fill_inverted(%q: tensor<8x4xf32>, %kt: tensor<4x8xf32>, %v: tensor<8x4xf32>, %drop: tensor<8x8xi1>) -> tensor<8x4xf32> {
+  %s = kiln.matmul %q, %kt : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %c = kiln.constant dense<0.5> : tensor<f32>
+  %d = kiln.mul %s, %c : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %w = kiln.select %drop, %ninf, %d : (tensor<8x8xi1>, tensor<f32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p = kiln.softmax %w {axis = -1 : i64} : tensor<8x8xf32>
+  %o = kiln.matmul %p, %v : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %o : tensor<8x4xf32>
+}
+
+// -----
+
+/// A fill that is not negligible (0) changes the scores' distribution
+/// differently from an additive mask: no attention.
+// CHECK-LABEL: func @masked_fill_zero
+// CHECK-NOT: kiln.attention
+func.func @masked_fill_zero(%q: tensor<8x4xf32>, %kt: tensor<4x8xf32>, %v: tensor<8x4xf32>, %keep: tensor<8x8xi1>) -> tensor<8x4xf32> {
+  %s = kiln.matmul %q, %kt : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %c = kiln.constant dense<0.5> : tensor<f32>
+  %d = kiln.mul %s, %c : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  %zero = kiln.constant dense<0.0> : tensor<f32>
+  %w = kiln.select %keep, %d, %zero : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  %p = kiln.softmax %w {axis = -1 : i64} : tensor<8x8xf32>
+  %o = kiln.matmul %p, %v : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %o : tensor<8x4xf32>
+}

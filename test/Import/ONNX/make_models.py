@@ -456,14 +456,15 @@ def input_shape(out):
 
 # --- External data -----------------------------------------------------------
 
-def external_model(location, offset=None, length=None, dims=(4,)):
+def external_model(location, offset=None, length=None, dims=(4,), x_dims=None):
     w = TensorProto(name="w", data_type=F, dims=list(dims))
     w.data_location = TensorProto.EXTERNAL
     for key, value in [("location", location), ("offset", offset), ("length", length)]:
         if value is not None:
             entry = w.external_data.add()
             entry.key, entry.value = key, str(value)
-    return make([N("Add", ["x", "w"], ["y"])], [T("x", F, list(dims))], [T("y")], [w])
+    return make([N("Add", ["x", "w"], ["y"])], [T("x", F, list(x_dims or dims))],
+                [T("y")], [w])
 
 
 @register
@@ -497,7 +498,7 @@ def external(out):
                 os.symlink(target, path)
         save(directory, "model", external_model(location, offset, length))
     # Dims whose byte count overflows, and raw data of the wrong size.
-    big = external_model("weights.bin", dims=(2**40, 2**40))
+    big = external_model("weights.bin", dims=(2**40, 2**40), x_dims=(1,))
     save(os.path.join(root, "good"), "overflow_dims", big)
     w = init("w", np.arange(4, dtype=np.float32))
     w.raw_data = w.raw_data[:12]

@@ -41,3 +41,104 @@ func.func @constant_b(%a: memref<5x3xf32>, %c: memref<5x70xf32>) {
   linalg.matmul ins(%a, %b : memref<5x3xf32>, memref<3x70xf32>) outs(%c : memref<5x70xf32>)
   return
 }
+
+// -----
+
+/// One column block (N = 70 < 256) of M = 100 rows: the rows split into
+/// groups of whole 6-row panels so the pool gets several tasks (8 target:
+/// 17 panels -> groups of 3 panels = 18 rows, 6 groups). M % 6 = 4 rows left
+/// over run a packed 4-row kernel (16 accumulators), not one-row kernels.
+// CHECK-LABEL: func @row_groups
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui
+// CHECK: %[[TASKS:.+]] = arith.muli %[[BLOCKS]], %c6
+// CHECK: scf.parallel (%[[T:.+]]) = (%{{.*}}) to (%[[TASKS]]) step
+// CHECK: arith.divui %[[T]], %c6
+// CHECK: %[[G:.+]] = arith.remui %[[T]], %c6
+// CHECK: arith.muli %[[G]], %c18
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-NOT: -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: } {kiln.heavy}
+func.func @row_groups(%a: memref<100x30xf32>, %b: memref<30x70xf32>, %c: memref<100x70xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x30xf32>, memref<30x70xf32>) outs(%c : memref<100x70xf32>)
+  return
+}
+
+// -----
+
+/// A may be any strided view (it is read one scalar at a time), e.g. one tap
+/// of a conv filter; B and C need unit inner strides for vector loads.
+// CHECK-LABEL: func @strided_a
+// CHECK-NOT: linalg.matmul
+// CHECK-LABEL: func @strided_b
+// CHECK: linalg.matmul
+func.func @strided_a(%a: memref<8x4xf32, strided<[36, 9], offset: 4>>, %b: memref<4x64xf32>, %c: memref<8x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32, strided<[36, 9], offset: 4>>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
+func.func @strided_b(%a: memref<8x4xf32>, %b: memref<4x64xf32, strided<[128, 2]>>, %c: memref<8x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32, strided<[128, 2]>>) outs(%c : memref<8x64xf32>)
+  return
+}
+
+// -----
+
+/// In a function with a host argument, matmuls of the same shapes and
+/// strides share one kernel function; views at different offsets are cast to
+/// a dynamic offset. A constant B stays inline (it is packed at compile time).
+// CHECK-LABEL: func.func private @taps
+// CHECK-SAME: (%[[HOST:.+]]: !llvm.ptr {kiln.host}
+// CHECK: %[[B0:.+]] = memref.cast %{{.*}} : memref<4x64xf32, strided<[64, 1], offset: 8>> to memref<4x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: call @kiln_matmul_0(%[[HOST]], %{{.*}}, %[[B0]], %{{.*}})
+// CHECK: %[[B1:.+]] = memref.cast %{{.*}} : memref<4x64xf32, strided<[64, 1], offset: 16>> to memref<4x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: call @kiln_matmul_0(%[[HOST]], %{{.*}}, %[[B1]], %{{.*}})
+// CHECK-NOT: call @kiln_matmul_1
+// CHECK: memref.get_global @weights_packed
+// CHECK: return
+// CHECK: func.func private @kiln_matmul_0(%{{.*}}: !llvm.ptr {kiln.host}, %{{.*}}: memref<8x4xf32, strided<[4, 1], offset: ?>>, %{{.*}}: memref<4x64xf32, strided<[64, 1], offset: ?>>, %{{.*}}: memref<8x64xf32, strided<[64, 1], offset: ?>>)
+// CHECK: scf.parallel
+// CHECK-COUNT-24: vector.fma
+memref.global "private" constant @weights : memref<4x64xf32> = dense<1.5>
+func.func private @taps(%host: !llvm.ptr {kiln.host}, %a: memref<8x4xf32>, %x: memref<8x64xf32>, %c: memref<8x64xf32>) {
+  %s0 = memref.reinterpret_cast %x to offset: [8], sizes: [4, 64], strides: [64, 1] : memref<8x64xf32> to memref<4x64xf32, strided<[64, 1], offset: 8>>
+  %s1 = memref.reinterpret_cast %x to offset: [16], sizes: [4, 64], strides: [64, 1] : memref<8x64xf32> to memref<4x64xf32, strided<[64, 1], offset: 16>>
+  linalg.matmul ins(%a, %s0 : memref<8x4xf32>, memref<4x64xf32, strided<[64, 1], offset: 8>>) outs(%c : memref<8x64xf32>)
+  linalg.matmul ins(%a, %s1 : memref<8x4xf32>, memref<4x64xf32, strided<[64, 1], offset: 16>>) outs(%c : memref<8x64xf32>)
+  %w = memref.get_global @weights : memref<4x64xf32>
+  linalg.matmul ins(%a, %w : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
+
+// -----
+
+/// A zero fill of C right before the matmul is dropped: the kernels start
+/// their first depth block (pc == 0) from zero accumulators instead of
+/// loading C. A fill of another value, or of another buffer, stays.
+// CHECK-LABEL: func @zero_fill
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK: scf.if %[[FIRST]] -> (vector<16xf32>
+// CHECK: scf.yield %cst{{.*}}, %cst
+// CHECK: } else {
+// CHECK: vector.load
+// CHECK-LABEL: func @other_fills
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3
+// CHECK-NOT: arith.cmpi eq
+// CHECK: return
+func.func @zero_fill(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x64xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
+func.func @other_fills(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>, %d: memref<8x64xf32>) {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<8x64xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  linalg.fill ins(%zero : f32) outs(%d : memref<8x64xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}

@@ -66,3 +66,24 @@ func.func private @two_d(%host: !llvm.ptr {kiln.host}, %buf: memref<4x8xf32>) {
   }
   return
 }
+
+/// A leading dimension that runs once (a batch of 1) is not the distributed
+/// one: the tasks run over the next dimension, the unit one becomes its
+/// lower bound.
+// CHECK-LABEL: func.func private @kiln_task_2
+// CHECK-SAME: (%[[J:.+]]: index,
+// CHECK: %[[IV:.+]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: scf.parallel (%[[K:.+]]) =
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %[[IV]], %[[K]]] : memref<1x4x8xf32>
+func.func private @unit_batch(%host: !llvm.ptr {kiln.host}, %buf: memref<1x4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%n, %i, %j) = (%c0, %c0, %c0) to (%c1, %c4, %c8) step (%c1, %c1, %c1) {
+    memref.store %one, %buf[%n, %i, %j] : memref<1x4x8xf32>
+    scf.reduce
+  }
+  return
+}

@@ -4,11 +4,13 @@
 // RUN: not kilnc %s --emit=dispatch --report=fusion --report-format=xml 2>&1 | FileCheck %s --check-prefix=FORMAT
 
 /// Each dispatch is listed with its kind, op, shapes and the nodes fused in:
-/// the bias add, scale and relu after the matmul are one elementwise kernel.
+/// matmul + bias add become one gemm (so both nodes are behind its product),
+/// and the gemm's bias epilogue, the scale and the relu are one elementwise
+/// kernel.
 
 // CHECK: fusion report: 2 dispatches
-// CHECK-NEXT: #0 contraction: linalg.matmul (tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: fc
-// CHECK-NEXT: #1 elementwise: linalg.generic (tensor<4x16xf32>, tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: relu, scale, bias
+// CHECK-NEXT: #0 contraction: linalg.matmul (tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: fc, bias
+// CHECK-NEXT: #1 elementwise: linalg.generic (tensor<4x16xf32>, tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: relu, scale, fc, bias
 // JSON: "count": 2
 // JSON: "kind": "contraction"
 // JSON: "op": "linalg.matmul"

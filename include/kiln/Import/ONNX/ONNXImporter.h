@@ -48,6 +48,11 @@ constexpr int64_t kMaxOpsetVersion = 24;
 constexpr int64_t kMinOpsetVersion = 7;
 constexpr int64_t kMaxIRVersion = 13;
 
+/// The largest rank of any tensor a model declares or produces: the
+/// runtime's KILN_MAX_RANK. Far above real models, it stops rank bombs
+/// (a 100,000-dim shape) before passes that are linear in the rank per op.
+constexpr int64_t kMaxRank = 32;
+
 } // namespace kiln::onnx_import
 
 #endif // KILN_IMPORT_ONNX_ONNXIMPORTER_H

@@ -15,10 +15,12 @@
 
 #include "kiln/Target/CPU/ModelSignature.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -28,18 +30,44 @@ class raw_pwrite_stream;
 
 namespace kiln {
 
-/// FNV-1a 64 of a descriptor, exactly as kiln-c/abi.h specifies.
-uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsBytes);
+/// Where the weights blob goes (`kilnc --weights=`); the values are
+/// kiln_abi_weights_mode's.
+enum class WeightsMode { Embed = 0, External = 1, None = 2 };
 
-/// Adds the ABI (wrapper, descriptor, entry symbol) to `module`, whose
-/// `kiln_entry` function takes one expanded memref descriptor per input then
-/// per output.
-llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature);
+/// What the codegen passes recorded on the module (arena plan, weights
+/// blob, dispatch names) and where the weights go: the extra entry
+/// arguments and descriptor fields of ABI v2.
+struct ArtifactLayout {
+  /// kiln-plan-arena added an arena argument of `arenaBytes`.
+  bool hasArena = false;
+  uint64_t arenaBytes = 0;
+  /// kiln-pack-weights added a weights argument for this blob.
+  bool hasWeights = false;
+  llvm::ArrayRef<char> weights;
+  WeightsMode weightsMode = WeightsMode::Embed;
+  std::string weightsFile; // External: the side file's name
+  std::vector<std::string> dispatchNames;
+};
+
+/// FNV-1a 64 of a descriptor, exactly as kiln-c/abi.h specifies.
+uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsBytes,
+                            const ArtifactLayout &layout);
+
+/// KILN_ABI_BLOB_CHECKSUM of kiln-c/abi.h (word-wise FNV-1a 64).
+uint64_t blobChecksum(llvm::ArrayRef<char> blob);
+
+/// Adds the ABI (wrapper, descriptor, entry symbol, trace hooks) to `module`,
+/// whose `kiln_entry` function takes the host pointer, the arena and weights
+/// memrefs of `layout` (when present), then one expanded memref descriptor
+/// per input then per output.
+llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature,
+                           const ArtifactLayout &layout);
 
 struct CPUTargetOptions {
   /// "native" (the compiling machine), or an LLVM CPU name such as
   /// "x86-64-v3" or "x86-64-v4".
   std::string cpu = "native";
+  WeightsMode weights = WeightsMode::Embed;
 };
 
 /// A target machine for x86-64 Linux shared objects (PIC) for `options.cpu`.

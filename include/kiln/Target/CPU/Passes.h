@@ -20,6 +20,16 @@ inline constexpr llvm::StringLiteral kLaunchPrefix = "kiln_launch_";
 /// Marks a parallel loop whose iterations are heavy enough to distribute
 /// whatever their count.
 inline constexpr llvm::StringLiteral kHeavyLoopAttr = "kiln.heavy";
+/// Module attribute of kiln-pack-weights: the weights blob (a
+/// dense_resource tensor of i8) that the entry's weights argument points to.
+inline constexpr llvm::StringLiteral kWeightsBlobAttr = "kiln.weights";
+/// Module attribute of kiln-instrument-dispatches: the dispatch names
+/// (array of strings), indexed by the ids passed to the trace hooks.
+inline constexpr llvm::StringLiteral kDispatchNamesAttr = "kiln.dispatches";
+/// The hooks kiln-instrument-dispatches calls around each dispatch, defined
+/// by the artifact writer: `(kiln_abi_host *, i32 dispatch)`.
+inline constexpr llvm::StringLiteral kTraceBeginName = "kiln_trace_begin";
+inline constexpr llvm::StringLiteral kTraceEndName = "kiln_trace_end";
 
 #define GEN_PASS_DECL
 #include "kiln/Target/CPU/Passes.h.inc"

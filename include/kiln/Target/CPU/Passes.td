@@ -51,9 +51,19 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     that do not fill a block use masked loads and stores, so every size is
     handled without scalar loops. A constant B (weights in a constant
     `memref.global`) is packed at compile time into a new global in the
-    kernels' panel layout; the unpacked global is dropped when unused. A
-    module pass, since it adds globals. Runs after bufferization and before
-    linalg-to-loops; other linalg ops are left alone.
+    kernels' panel layout; the unpacked global is dropped when unused.
+    Parallel tasks are (column block, row group) pairs: M is split into
+    groups of whole register-tile panels when there are fewer than 8 column
+    blocks. Rows past the last full panel run a packed kernel of that height
+    when M is static. A only needs a strided layout (it is read one scalar at
+    a time), B and C unit inner strides.
+    Matmuls in a function with a `{kiln.host}` argument whose B is not a
+    constant share one private `kiln_matmul_<n>` function per operand
+    shape/stride signature (operands cast to dynamic offsets), which keeps
+    the code size proportional to the distinct shapes (conv taps, repeated
+    layers, batch images). A module pass, since it adds globals and
+    functions. Runs after bufferization and before linalg-to-loops; other
+    linalg ops are left alone.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
@@ -67,7 +77,8 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     Option<"tileK", "tile-k", "int64_t", "256", "depth of a cache block">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
-                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 def KilnOutlineParallelLoopsPass
@@ -105,6 +116,103 @@ def KilnApproximateMathPass : Pass<"kiln-approximate-math", "mlir::func::FuncOp"
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];
+}
+
+def KilnCPURowKernelsPass : Pass<"kiln-cpu-row-kernels", "mlir::func::FuncOp"> {
+  let summary = "Fuse row-wise linalg ops (softmax, norms, last-axis reductions) into vectorized row kernels";
+  let description = [{
+    Softmax, layer_norm and reductions over the innermost dim reach codegen as
+    a run of linalg ops on buffers that all iterate the same outer "row" dims:
+    `linalg.fill`s of reduction inits, `memref.copy`s, `linalg.generic`s that
+    are parallel over rows and either parallel over the row (elementwise
+    producers and consumers, normalization) or reduce it. Executed one op at a
+    time, each op streams the whole tensor through memory, and a reduction's
+    scalar chain cannot vectorize.
+
+    This pass takes each maximal run around a row reduction whose ops only
+    touch the buffers they write one row at a time (so running them row by row
+    is the same as running them op by op), and emits one `scf.parallel` over
+    the rows (marked `{kiln.heavy}` when the run touches at least
+    `min-parallel-elements` elements, so the thread pool takes it). Per row,
+    each op becomes a loop of `vector-width`-lane vectors with a masked tail;
+    a reduction keeps `accumulators` partial vector accumulators and reduces
+    them horizontally once per row. A row-sized scratch buffer written and
+    read only inside the run (the max and sum of softmax, the statistics of
+    layer_norm) becomes a per-row SSA value instead of memory.
+
+    Pre-condition: bufferized, before buffer deallocation (so that scratch
+    buffers have no other users). Ops that do not fit (reductions over other
+    dims, integer division, i1 memory, strided rows) are left alone.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "16",
+           "lanes per vector (16 f32 lanes for AVX-512, 8 for AVX2)">,
+    Option<"accumulators", "accumulators", "int64_t", "4",
+           "partial vector accumulators per reduction (hides the add latency)">,
+    Option<"minParallelElements", "min-parallel-elements", "int64_t", "32768",
+           "distribute a kernel's rows on the thread pool from this many elements">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KilnInstrumentDispatchesPass
+    : Pass<"kiln-instrument-dispatches", "mlir::ModuleOp"> {
+  let summary = "Call the runtime's trace hooks around each dispatch";
+  let description = [{
+    Each linalg op (other than fills) directly in `@kiln_entry` is one
+    dispatch of the fusion stage. It gets `func.call @kiln_trace_begin(%host,
+    %id)` before it and `@kiln_trace_end(%host, %id)` after it; the artifact
+    writer defines the hooks, which do nothing unless the run is traced
+    (`kiln_abi_host::trace`), so untraced runs pay one predictable branch
+    per dispatch. The dispatch names (the op and the model nodes fused into
+    it) become the module attribute `kiln.dispatches`, indexed by id.
+
+    Pre-condition: kiln-prepare-entry ran (the host argument exists); runs
+    on tensors, before bufferization, so the calls bracket each kernel with
+    its output allocation.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def KilnPackWeightsPass : Pass<"kiln-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Put the f32 constants into one aligned byte blob addressed by offset";
+  let description = [{
+    Every constant f32 `memref.global` that only `@kiln_entry` reads (through
+    `memref.get_global`) moves into one blob, at a 64-byte aligned offset;
+    each read becomes a `memref.view` of a new entry argument
+    `memref<Nxi8>` (inserted after the host) at that offset, and the global
+    is erased. The blob becomes the module attribute `kiln.weights` (a
+    `dense_resource` of i8). The artifact writer embeds the blob as one byte
+    array, writes it to a side file (`kilnc --weights=external`), or leaves
+    it out (`--weights=none`); the wrapper passes its address. Other
+    constants (integers, used as indices and shapes) stay globals.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
+  let summary = "Place the entry's static intermediate buffers in one arena";
+  let description = [{
+    Every `memref.alloc` directly in the body of `@kiln_entry` with a static
+    shape, identity layout and default memory space, whose uses (through
+    view-like ops) stay inside the function and whose deallocations are
+    plain `memref.dealloc`s in that body, gets an offset in one arena. A
+    buffer lives from its allocation to its last use (positions of the
+    using ops in the entry block, nested uses counting at their top-level
+    op); buffers whose lifetimes overlap get disjoint 64-byte aligned
+    ranges. Offsets are chosen greedily, largest buffer first, each at the
+    best-fitting gap. Each alloc becomes a `memref.view` of a new entry
+    argument `memref<Nxi8>` (inserted after the host) and its deallocs are
+    erased. The runtime passes a per-run arena of N bytes.
+
+    Left to malloc at run time (counted as heap_allocs): dynamic sizes,
+    allocations inside loops (per-task scratch such as matmul packing
+    buffers) and buffers that may escape. The plan summary becomes the
+    module attribute `kiln.memory_plan` (`kilnc --report=memory`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
 #endif // KILN_TARGET_CPU_PASSES_TD

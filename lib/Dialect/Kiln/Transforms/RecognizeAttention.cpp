@@ -6,7 +6,9 @@
 // Kt written as a transpose (of K, or of the reshaped projection directly).
 // kiln.attention takes K itself, so the match wraps Kt in the transpose that
 // swaps its last two dims; transpose∘transpose folding cancels it against the
-// exporter's transpose.
+// exporter's transpose. GPT-2's causal mask is a masked fill instead of an
+// add, select(keep, scores, finfo.min); it becomes the equivalent additive
+// mask select(keep, 0, finfo.min), which constant folding evaluates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,11 +27,21 @@ namespace kiln {
 
 namespace {
 
-/// The pieces of matmul(softmax(scale * Q Kt + mask), V).
+/// The pieces of matmul(softmax(scale * Q Kt + mask), V). A masked-fill
+/// (`select(keep, scores, fill)`, GPT-2's causal Where) is kept as its
+/// condition and fill until the rewrite turns it into an additive mask.
 struct AttentionMatch {
   Value query, keyTransposed, value, mask;
+  Value keep;          // the select's condition, when the mask is a fill
+  bool keepIsTrue = true; // scores are kept where `keep` is true
+  double fill = 0.0;
   double scale = 1.0;
 };
+
+/// Below this a fill is "minus infinity" for softmax: fl(s + fill) == fill for
+/// every score |s| < 1e31, so select(keep, s, fill) == s + select(keep, 0, fill)
+/// exactly, and exp(fill - max) underflows to 0 either way.
+constexpr double kNegligibleFill = -1e30;
 
 /// `scores` is Q Kt, Q Kt * c, c * Q Kt or Q Kt / c for a positive scalar c;
 /// every intermediate has one use.
@@ -79,6 +91,24 @@ std::optional<AttentionMatch> matchAttention(MatmulOp op) {
   Value scores = softmax.getInput();
   if (matchScaledProduct(scores, match))
     return match;
+  if (auto select = scores.getDefiningOp<SelectOp>()) {
+    if (!select->hasOneUse() || select.getType() != scores.getType())
+      return std::nullopt;
+    for (auto [s, fill, keepIsTrue] :
+         {std::tuple(select.getOnTrue(), select.getOnFalse(), true),
+          std::tuple(select.getOnFalse(), select.getOnTrue(), false)}) {
+      AttentionMatch candidate = match;
+      std::optional<double> f = getSplatFloat(fill);
+      if (!f || !(*f <= kNegligibleFill) || s.getType() != select.getType() ||
+          !matchScaledProduct(s, candidate))
+        continue;
+      candidate.keep = select.getCondition();
+      candidate.keepIsTrue = keepIsTrue;
+      candidate.fill = *f;
+      return candidate;
+    }
+    return std::nullopt;
+  }
   auto add = scores.getDefiningOp<AddOp>();
   if (!add || !add->hasOneUse())
     return std::nullopt;
@@ -91,6 +121,22 @@ std::optional<AttentionMatch> matchAttention(MatmulOp op) {
     }
   }
   return std::nullopt;
+}
+
+/// select(keep, 0, fill) (or select(keep, fill, 0)): the masked fill as an
+/// additive mask of the condition's shape.
+Value additiveMask(PatternRewriter &rewriter, Location loc, const AttentionMatch &match,
+                   Type element) {
+  auto scalar = [&](double value) -> Value {
+    auto type = RankedTensorType::get({}, element);
+    return ConstantOp::create(rewriter, loc,
+                              DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
+  };
+  auto keepType = cast<RankedTensorType>(match.keep.getType());
+  auto type = RankedTensorType::get(keepType.getShape(), element);
+  Value zero = scalar(0.0), fill = scalar(match.fill);
+  return SelectOp::create(rewriter, loc, type, match.keep, match.keepIsTrue ? zero : fill,
+                          match.keepIsTrue ? fill : zero);
 }
 
 // matmul(softmax(matmul(Q, Kt) * s + mask, -1), V)
@@ -118,6 +164,8 @@ struct SoftmaxProductToAttention final : OpRewritePattern<MatmulOp> {
     std::swap(perm[kt.getRank() - 1], perm[kt.getRank() - 2]);
     Value key = TransposeOp::create(rewriter, op.getLoc(), match->keyTransposed,
                                     rewriter.getDenseI64ArrayAttr(perm));
+    if (match->keep)
+      match->mask = additiveMask(rewriter, op.getLoc(), *match, q.getElementType());
     rewriter.replaceOpWithNewOp<AttentionOp>(
         op, op.getType(), match->query, key, match->value, match->mask,
         rewriter.getF32FloatAttr(match->scale), rewriter.getBoolAttr(false));

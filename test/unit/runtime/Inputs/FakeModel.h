@@ -45,7 +45,32 @@ static uint64_t fake_checksum(const kiln_abi_model *m) {
     hash = fake_hash_tensor(hash, &m->inputs[i]);
   for (i = 0; i < m->num_outputs; ++i)
     hash = fake_hash_tensor(hash, &m->outputs[i]);
-  return fake_hash_bytes(hash, &m->weights_bytes, 8);
+  hash = fake_hash_bytes(hash, &m->weights_bytes, 8);
+  hash = fake_hash_bytes(hash, &m->arena_bytes, 8);
+  hash = fake_hash_bytes(hash, &m->weights_mode, 4);
+  hash = fake_hash_bytes(hash, &m->num_dispatches, 4);
+  if (m->weights_file)
+    hash = fake_hash_bytes(hash, m->weights_file, strlen(m->weights_file) + 1);
+  hash = fake_hash_bytes(hash, &m->weights_checksum, 8);
+  for (i = 0; i < m->num_dispatches; ++i)
+    if (m->dispatch_names[i]) /* a NULL name is a defect some tests want */
+      hash = fake_hash_bytes(hash, m->dispatch_names[i], strlen(m->dispatch_names[i]) + 1);
+  return hash;
+}
+
+/* KILN_ABI_BLOB_CHECKSUM: FNV-1a 64 a little-endian word at a time. */
+__attribute__((unused)) static uint64_t fake_blob_checksum(const void *data,
+                                                           size_t size) {
+  const unsigned char *bytes = (const unsigned char *)data;
+  uint64_t hash = 0xcbf29ce484222325ull, word;
+  size_t i;
+  for (i = 0; i + 8 <= size; i += 8) {
+    memcpy(&word, bytes + i, 8);
+    hash = (hash ^ word) * 0x100000001b3ull;
+  }
+  for (; i < size; ++i)
+    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  return hash;
 }
 
 /* Fills in the checksum, then applies the defect this build asks for. */

@@ -33,6 +33,10 @@ void populateRecognizeLayerNormPatterns(mlir::RewritePatternSet &patterns);
 void populateRecognizeGeluPatterns(mlir::RewritePatternSet &patterns);
 /// softmax(Q Kt * s + mask) V -> kiln.attention.
 void populateRecognizeAttentionPatterns(mlir::RewritePatternSet &patterns);
+/// unary(transpose(x)) -> transpose(unary(x)) and the binary forms.
+void populateSinkTransposesPatterns(mlir::RewritePatternSet &patterns);
+/// add(matmul(A, B), bias) -> kiln.gemm(A, B, bias).
+void populateRecognizeGemmPatterns(mlir::RewritePatternSet &patterns);
 /// kiln.attention -> matmul, transpose, mul, add/select, softmax.
 void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns);
 

@@ -97,4 +97,33 @@ def KilnDecomposeAttentionPass : Pass<"kiln-decompose-attention"> {
   }];
 }
 
+def KilnSinkTransposesPass : Pass<"kiln-sink-transposes"> {
+  let summary = "Move transposes below elementwise ops so that pairs cancel";
+  let description = [{
+    Elementwise ops commute with permutations:
+    `unary(transpose(x, p)) = transpose(unary(x), p)` (casts too), and a
+    broadcasting binary op whose operands are both transposed by the same
+    `p`, or one transposed and the other a one-element tensor, becomes the
+    op on the untransposed operands followed by one transpose. A transpose
+    is moved only when the op is its sole user. Moving transposes towards
+    the outputs lets `transpose(transpose(x))` folding cancel round trips.
+    Pre-conditions: none. Post-conditions: the same values; no elementwise
+    kiln op has a single-use transpose operand it could sink.
+  }];
+}
+
+def KilnRecognizeGemmPass : Pass<"kiln-recognize-gemm"> {
+  let summary = "Recognize matmul followed by a bias add as kiln.gemm";
+  let description = [{
+    `add(matmul(A, B), c)` with `A` of rank 2 or more, `B` of rank 2 and a
+    bias `c` that broadcasts along the rows (`[N]`, `[1, N]`, `[1, 1, N]`
+    ...) becomes `kiln.gemm(A', B, c')`, where `A'` folds `A`'s leading dims
+    into the rows (`[M, K]`) and the result is reshaped back; `c'` is the
+    bias as `[N]`. The matmul must have no other user. Shapes must be static
+    when `A` has rank above 2. Pre-conditions: none. Post-conditions: the
+    bias add is the gemm's `c` operand, so later stages see a product with
+    a bias epilogue.
+  }];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,146 @@
+//===- PackWeights.cpp - The kiln-pack-weights pass ------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// One blob of bytes instead of one LLVM constant per tensor: LLVM emits a
+// byte array with a single directive, while float arrays go through its
+// constant machinery element by element (most of the compile time of large
+// models). The blob is also what --weights=external writes to a side file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNPACKWEIGHTSPASS
+#include "kiln/Target/CPU/Passes.h.inc"
+
+namespace {
+
+constexpr int64_t kWeightAlignment = 64;
+
+/// The raw little-endian bytes of an f32 constant global, or nullopt when
+/// it is not a static f32 constant with known contents. Splats are
+/// expanded into `storage`.
+std::optional<ArrayRef<char>> constantBytes(memref::GlobalOp global,
+                                            std::vector<char> &storage) {
+  MemRefType type = global.getType();
+  if (!global.getConstant() || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      !type.getElementType().isF32())
+    return std::nullopt;
+  auto init = global.getInitialValue();
+  if (!init)
+    return std::nullopt;
+  size_t bytes = static_cast<size_t>(type.getNumElements()) * sizeof(float);
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(*init)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != bytes)
+      return std::nullopt;
+    return blob->getData();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(*init);
+  if (!dense)
+    return std::nullopt;
+  if (!dense.isSplat())
+    return dense.getRawData();
+  ArrayRef<char> one = dense.getRawData();
+  storage.resize(bytes);
+  for (size_t at = 0; at < bytes; at += one.size())
+    std::memcpy(storage.data() + at, one.data(), one.size());
+  return ArrayRef<char>(storage);
+}
+
+struct Weight {
+  memref::GlobalOp global;
+  SmallVector<memref::GetGlobalOp> reads;
+  int64_t offset = 0;
+};
+
+struct KilnPackWeightsPass final : impl::KilnPackWeightsPassBase<KilnPackWeightsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
+    if (!entry || entry.isExternal())
+      return;
+    // Globals whose every use is a memref.get_global in the entry.
+    llvm::MapVector<StringRef, Weight> weights;
+    std::vector<char> splat;
+    for (auto global : module.getOps<memref::GlobalOp>())
+      if (constantBytes(global, splat))
+        weights[global.getSymName()].global = global;
+    module.walk([&](Operation *op) {
+      if (auto read = dyn_cast<memref::GetGlobalOp>(op)) {
+        auto it = weights.find(read.getName());
+        if (it == weights.end())
+          return;
+        if (read->getParentOfType<func::FuncOp>() == entry)
+          it->second.reads.push_back(read);
+        else
+          it->second.global = nullptr; // read elsewhere: leave it alone
+        return;
+      }
+      // Any other reference to a global keeps it a global.
+      op->getAttrDictionary().walk([&](SymbolRefAttr ref) {
+        auto it = weights.find(ref.getRootReference().getValue());
+        if (it != weights.end())
+          it->second.global = nullptr;
+      });
+    });
+    int64_t total = 0;
+    SmallVector<Weight *> packed;
+    for (auto &[name, weight] : weights) {
+      if (!weight.global)
+        continue;
+      weight.offset = total;
+      total += llvm::alignTo(weight.global.getType().getNumElements() * 4, kWeightAlignment);
+      packed.push_back(&weight);
+    }
+    if (packed.empty())
+      return;
+
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(total, kWeightAlignment);
+    MutableArrayRef<char> data = blob.getMutableData();
+    std::memset(data.data(), 0, data.size());
+    for (Weight *weight : packed) {
+      std::optional<ArrayRef<char>> bytes = constantBytes(weight->global, splat);
+      std::memcpy(data.data() + weight->offset, bytes->data(), bytes->size());
+    }
+
+    // The blob is the entry's second argument, after the host.
+    MLIRContext *context = &getContext();
+    auto blobType = MemRefType::get({total}, IntegerType::get(context, 8));
+    if (failed(entry.insertArgument(1, blobType, {}, entry.getLoc())))
+      return signalPassFailure();
+    Value base = entry.getArgument(1);
+    for (Weight *weight : packed) {
+      for (memref::GetGlobalOp read : weight->reads) {
+        OpBuilder b(read);
+        Value offset = arith::ConstantIndexOp::create(b, read.getLoc(), weight->offset);
+        read.replaceAllUsesWith(memref::ViewOp::create(b, read.getLoc(), read.getType(),
+                                                       base, offset, ValueRange{})
+                                    .getResult());
+        read.erase();
+      }
+      weight->global.erase();
+    }
+    module->setAttr(kWeightsBlobAttr,
+                    DenseResourceElementsAttr::get(
+                        RankedTensorType::get({total}, IntegerType::get(context, 8)),
+                        "kiln_weights", std::move(blob)));
+  }
+};
+
+} // namespace
+} // namespace kiln

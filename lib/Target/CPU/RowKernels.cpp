@@ -1,0 +1,333 @@
+//===- RowKernels.cpp - The kiln-cpu-row-kernels pass ---------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Finds row groups: starting from a generic that reduces its last loop, the
+// neighbouring fills, copies and generics over the same outer dims, as long
+// as every buffer the group writes is only accessed row by row (then running
+// the ops row after row equals running them op after op). Ops with no memory
+// effects and allocations between them are stepped over; the group is
+// emitted after its last op, where all of them dominate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowKernels.h"
+
+#include "kiln/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNCPUROWKERNELSPASS
+#include "kiln/Target/CPU/Passes.h.inc"
+
+namespace {
+using rows::RowGroup;
+using rows::RowOp;
+
+/// Memory the kernels can vector-load: byte-sized or wider ints and floats
+/// (i1 vectors are bit-packed in LLVM, i1 buffers are not).
+bool isLoadable(Type type) {
+  return type.isIntOrFloat() && type.getIntOrFloatBitWidth() >= 8;
+}
+
+bool hasUnitInnerStride(MemRefType type) {
+  if (type.getRank() == 0)
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1;
+}
+
+/// Whether `map` addresses a buffer from (outer ivs, j): dims or constants,
+/// and the inner dim `inner` (when the op has it) only as the last index.
+bool isRowAccess(AffineMap map, int64_t inner) {
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (static_cast<int64_t>(dim.getPosition()) == inner && i + 1 != map.getNumResults())
+        return false;
+    } else if (!isa<AffineConstantExpr>(expr)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// (d0, ..., dk-1) or (d0, ..., dk): one row, or one row's scalar.
+bool isAligned(AffineMap map, int64_t outerRank) {
+  int64_t n = map.getNumResults();
+  if (n != outerRank && n != outerRank + 1)
+    return false;
+  for (int64_t i = 0; i < n; ++i)
+    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
+      return false;
+  return true;
+}
+
+/// Whether a buffer of `type` is a row op's operand over `outer`: its shape
+/// is `outer` (inner = false) or `outer` plus a unit-stride row.
+std::optional<bool> rowShape(MemRefType type, ArrayRef<int64_t> outer) {
+  if (!isLoadable(type.getElementType()))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape == outer)
+    return false;
+  if (shape.size() == outer.size() + 1 && shape.take_front(outer.size()) == outer &&
+      hasUnitInnerStride(type))
+    return true;
+  return std::nullopt;
+}
+
+std::optional<RowOp> classifyGeneric(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
+  int64_t k = outer.size(), n = generic.getNumLoops();
+  if (!generic.hasPureBufferSemantics() || (n != k && n != k + 1))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  if (ArrayRef<int64_t>(ranges).take_front(k) != outer)
+    return std::nullopt;
+  auto iterators = generic.getIteratorTypesArray();
+  for (int64_t i = 0; i < k; ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      return std::nullopt;
+  bool reduction = n == k + 1 && iterators[k] == utils::IteratorType::reduction;
+  if (reduction && !rows::matchCombiner(generic))
+    return std::nullopt;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    if (!type || !isLoadable(type.getElementType()) || !isRowAccess(map, k))
+      return std::nullopt;
+    if (map.isFunctionOfDim(k) && !hasUnitInnerStride(type))
+      return std::nullopt;
+    // Outputs: a row's scalar for a reduction, the loop space otherwise.
+    if (!generic.isDpsInput(&operand) &&
+        (reduction ? !isAligned(map, k) || map.getNumResults() != k : !map.isIdentity()))
+      return std::nullopt;
+  }
+  if (!rows::hasVectorizableBody(generic))
+    return std::nullopt;
+  return RowOp{generic, n == k + 1};
+}
+
+/// `op` as a member of a group over the outer dims `outer`, if it can be.
+std::optional<RowOp> classify(Operation *op, ArrayRef<int64_t> outer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    auto type = dyn_cast<MemRefType>(fill.getOutputs()[0].getType());
+    if (!fill.hasPureBufferSemantics() || !type ||
+        fill.getInputs()[0].getType() != type.getElementType())
+      return std::nullopt;
+    if (std::optional<bool> inner = rowShape(type, outer))
+      return RowOp{op, *inner};
+    return std::nullopt;
+  }
+  if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+    auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+    if (!source || !target || source.getShape() != target.getShape() ||
+        source.getElementType() != target.getElementType())
+      return std::nullopt;
+    std::optional<bool> in = rowShape(source, outer), out = rowShape(target, outer);
+    if (in && out)
+      return RowOp{op, *out};
+    return std::nullopt;
+  }
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return classifyGeneric(generic, outer);
+  return std::nullopt;
+}
+
+struct Access {
+  Value buffer;
+  AffineMap map;
+  bool write;
+};
+
+SmallVector<Access> accessesOf(Operation *op) {
+  SmallVector<Access> result;
+  auto identity = [&](Value buffer) {
+    return AffineMap::getMultiDimIdentityMap(cast<MemRefType>(buffer.getType()).getRank(),
+                                             op->getContext());
+  };
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    result.push_back({fill.getOutputs()[0], identity(fill.getOutputs()[0]), true});
+  } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    result.push_back({copy.getSource(), identity(copy.getSource()), false});
+    result.push_back({copy.getTarget(), identity(copy.getTarget()), true});
+  } else {
+    auto generic = cast<linalg::GenericOp>(op);
+    for (OpOperand &operand : generic->getOpOperands())
+      result.push_back({operand.get(), generic.getMatchingIndexingMap(&operand),
+                        !generic.isDpsInput(&operand)});
+  }
+  return result;
+}
+
+/// The allocation or argument behind a chain of views.
+Value rootOf(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+    buffer = view.getViewSource();
+  return buffer;
+}
+
+/// Whether running `ops` row by row equals running them one after another:
+/// every buffer the group writes is accessed one row at a time, through
+/// one view.
+bool isRowLocal(ArrayRef<RowOp> ops, int64_t outerRank) {
+  SmallVector<Access> all;
+  for (const RowOp &op : ops)
+    all.append(accessesOf(op.op));
+  llvm::SmallDenseSet<Value> written;
+  for (const Access &access : all)
+    if (access.write)
+      written.insert(access.buffer);
+  for (const Access &access : all) {
+    if (written.contains(access.buffer) && !isAligned(access.map, outerRank))
+      return false;
+    for (Value other : written)
+      if (other != access.buffer && rootOf(other) == rootOf(access.buffer))
+        return false;
+  }
+  return true;
+}
+
+/// Ops a group may be moved across: no memory effects, or a fresh buffer.
+bool isTransparent(Operation *op) {
+  return isa<memref::AllocOp>(op) || (op->getNumRegions() == 0 && isMemoryEffectFree(op));
+}
+
+/// A generic reducing exactly its last loop; its other loops are the rows.
+std::optional<SmallVector<int64_t>> seedRows(linalg::GenericOp generic) {
+  int64_t n = generic.getNumLoops();
+  if (n == 0 || generic.getNumReductionLoops() != 1 ||
+      generic.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  ranges.pop_back();
+  return ranges;
+}
+
+/// Whether `access` of `op` writes whole rows (or a row's scalar) without
+/// reading the old contents first.
+bool overwrites(Operation *op, const Access &access) {
+  if (!access.write)
+    return false;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return true; // fill, copy target
+  if (generic.getNumReductionLoops() > 0)
+    return false;
+  for (OpOperand &init : generic.getDpsInitsMutable())
+    if (init.get() == access.buffer && !generic.getMatchingBlockArgument(&init).use_empty())
+      return false;
+  return true;
+}
+
+/// Fresh buffers that only the group uses and that it first overwrites:
+/// per-row values (outer shape) or per-row stack buffers (one more dim).
+void findScratch(RowGroup &group, ArrayRef<int64_t> outer) {
+  llvm::SmallPtrSet<Operation *, 8> members;
+  for (const RowOp &op : group.ops)
+    members.insert(op.op);
+  llvm::SmallDenseSet<Value> seen;
+  for (const RowOp &op : group.ops)
+    for (const Access &access : accessesOf(op.op)) {
+      Value buffer = access.buffer;
+      if (!seen.insert(buffer).second)
+        continue;
+      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+      if (!alloc || !overwrites(op.op, access) ||
+          !llvm::all_of(buffer.getUsers(),
+                        [&](Operation *user) { return members.contains(user); }))
+        continue;
+      MemRefType type = alloc.getType();
+      ArrayRef<int64_t> shape = type.getShape();
+      if (shape == outer) {
+        group.scratch.insert(buffer);
+      } else if (shape.size() == outer.size() + 1 && shape.drop_back() == outer &&
+                 !ShapedType::isDynamic(shape.back()) &&
+                 shape.back() * type.getElementTypeBitWidth() / 8 <= rows::kMaxRowScratchBytes) {
+        group.rowScratch.insert(buffer);
+      }
+    }
+}
+
+/// The largest group around `seed` (whose rows are `outer`).
+RowGroup growGroup(linalg::GenericOp seed, ArrayRef<int64_t> outer,
+                   const llvm::DenseSet<Operation *> &taken) {
+  RowGroup group;
+  group.outerRank = outer.size();
+  group.ops.push_back(RowOp{seed.getOperation(), true});
+  if (llvm::is_contained(outer, ShapedType::kDynamic))
+    return group; // Sizes cannot be compared: the reduction alone.
+  auto extend = [&](bool forward) {
+    for (Operation *op = forward ? seed->getNextNode() : seed->getPrevNode(); op;
+         op = forward ? op->getNextNode() : op->getPrevNode()) {
+      if (taken.contains(op))
+        return;
+      if (std::optional<RowOp> member = classify(op, outer)) {
+        SmallVector<RowOp> candidate = group.ops;
+        if (forward)
+          candidate.push_back(*member);
+        else
+          candidate.insert(candidate.begin(), *member);
+        if (!isRowLocal(candidate, group.outerRank))
+          return;
+        group.ops = std::move(candidate);
+      } else if (!isTransparent(op)) {
+        return;
+      }
+    }
+  };
+  extend(/*forward=*/false);
+  extend(/*forward=*/true);
+  findScratch(group, outer);
+  return group;
+}
+
+struct KilnCPURowKernelsPass final
+    : impl::KilnCPURowKernelsPassBase<KilnCPURowKernelsPass> {
+  using KilnCPURowKernelsPassBase::KilnCPURowKernelsPassBase;
+
+  LogicalResult checkOptions() {
+    auto inRange = [&](StringRef name, int64_t value, int64_t low,
+                       int64_t high) -> LogicalResult {
+      if (value >= low && value <= high)
+        return success();
+      return getOperation().emitError()
+             << "kiln-cpu-row-kernels: '" << name << "' value is " << value
+             << ", accepted range is [" << low << ", " << high << "]";
+    };
+    return success(succeeded(inRange("vector-width", vectorWidth, 1, 64)) &&
+                   succeeded(inRange("accumulators", accumulators, 1, 16)));
+  }
+
+  void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
+    llvm::DenseSet<Operation *> taken;
+    SmallVector<RowGroup> groups;
+    getOperation().walk([&](linalg::GenericOp generic) {
+      std::optional<SmallVector<int64_t>> outer = seedRows(generic);
+      if (taken.contains(generic) || !outer || !classify(generic, *outer) ||
+          !isRowLocal(RowOp{generic.getOperation(), true}, outer->size()))
+        return;
+      groups.push_back(growGroup(generic, *outer, taken));
+      for (const RowOp &op : groups.back().ops)
+        taken.insert(op.op);
+    });
+    rows::EmitOptions options{vectorWidth, accumulators, minParallelElements};
+    for (const RowGroup &group : groups)
+      rows::emitRowGroup(group, options);
+  }
+};
+
+} // namespace
+} // namespace kiln

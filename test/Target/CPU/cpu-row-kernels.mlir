@@ -1,0 +1,242 @@
+// RUN: kiln-opt %s --split-input-file --kiln-cpu-row-kernels | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-cpu-row-kernels="vector-width=8 accumulators=2" | FileCheck %s --check-prefix=AVX2
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// Softmax as bufferization leaves it (max, exp, sum, divide; the reduced
+/// buffer reused): one loop over the rows on the pool; max and sum stay in
+/// registers (the scratch buffer is gone); the row is read in vectors with
+/// 4 partial accumulators and one masked tail, reduced once per row.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.+]]: memref<64x1000xf32>, %[[Y:.+]]: memref<64x1000xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.
+// CHECK: scf.parallel (%[[R:.+]]) = {{.*}} {
+// CHECK: %[[MAXES:.+]]:4 = scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.load %[[X]][%[[R]], %{{.+}}] : memref<64x1000xf32>, vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload %[[X]]
+// CHECK: arith.select
+// CHECK: %[[MAX:.+]] = vector.reduction <maximumf>
+// CHECK: %[[M:.+]] = arith.maximumf %[[MAX]], %{{.+}} fastmath<reassoc> : f32
+// CHECK: %[[MV:.+]] = vector.broadcast %[[M]] : f32 to vector<16xf32>
+// CHECK: scf.for
+// CHECK: arith.subf %{{.+}}, %[[MV]] : vector<16xf32>
+// CHECK: math.exp {{.*}} : vector<16xf32>
+// CHECK: vector.store {{.*}}, %[[Y]]
+// CHECK: vector.maskedstore %[[Y]]
+// CHECK: vector.reduction <add>
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK: } {kiln.heavy}
+// CHECK-NOT: linalg.
+// AVX2-LABEL: func.func @softmax
+// AVX2: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>)
+func.func @softmax(%x: memref<64x1000xf32>, %y: memref<64x1000xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %r = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  linalg.fill ins(%lowest : f32) outs(%r : memref<64xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x1000xf32>) outs(%r : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<64x1000xf32>, memref<64xf32>) outs(%y : memref<64x1000xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.subf %in, %m : f32
+    %1 = math.exp %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%r : memref<64xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y : memref<64x1000xf32>) outs(%r : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %r : memref<64x1000xf32>, memref<64xf32>) outs(%y : memref<64x1000xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %0 = arith.divf %in, %s : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+#param = affine_map<(d0, d1, d2) -> (d2)>
+
+/// Layer norm with a residual add before it and a copied init: the add, both
+/// statistics and the scaling are one kernel over the 2x3 rows (delinearized
+/// from one index); the copy moves a register value; the scale is read by
+/// the row position. Small, so not marked for the pool.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[R:.+]]) =
+// CHECK: %[[I1:.+]] = arith.remui %[[R]], %c3
+// CHECK: %[[I0:.+]] = arith.divui %[[R]], %c3
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// CHECK: vector.store {{.*}}[%[[I0]], %[[I1]], %{{.+}}]
+// CHECK: vector.reduction <add>
+// CHECK: vector.reduction <add>
+// CHECK: vector.load %{{.+}}[%{{.+}}] : memref<40xf32>, vector<16xf32>
+// CHECK: math.rsqrt {{.*}} : vector<16xf32>
+// CHECK-NOT: kiln.heavy
+// CHECK: return
+func.func @layer_norm(%a: memref<2x3x40xf32>, %b: memref<2x3x40xf32>, %g: memref<40xf32>,
+                      %y: memref<2x3x40xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %n = arith.constant 4.000000e+01 : f32
+  %eps = arith.constant 9.99999974E-6 : f32
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %b : memref<2x3x40xf32>, memref<2x3x40xf32>) outs(%y : memref<2x3x40xf32>) {
+  ^bb0(%u: f32, %v: f32, %out: f32):
+    %0 = arith.addf %u, %v : f32
+    linalg.yield %0 : f32
+  }
+  %s = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x3xf32>)
+  %t = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+  memref.copy %s, %t : memref<2x3xf32> to memref<2x3xf32>
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y : memref<2x3x40xf32>) outs(%t : memref<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y, %t : memref<2x3x40xf32>, memref<2x3xf32>) outs(%y : memref<2x3x40xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %0 = arith.divf %sum, %n : f32
+    %1 = arith.subf %in, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y : memref<2x3x40xf32>) outs(%s : memref<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    %1 = arith.addf %0, %out fastmath<reassoc> : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #param, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y, %s, %g : memref<2x3x40xf32>, memref<2x3xf32>, memref<40xf32>) outs(%y : memref<2x3x40xf32>) {
+  ^bb0(%in: f32, %sq: f32, %gamma: f32, %out: f32):
+    %0 = arith.divf %sq, %n : f32
+    %1 = arith.addf %0, %eps : f32
+    %2 = math.rsqrt %1 : f32
+    %3 = arith.mulf %in, %2 : f32
+    %4 = arith.mulf %3, %gamma : f32
+    linalg.yield %4 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+/// A reduction over the outer dim is not a row reduction: left alone.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: linalg.generic
+// CHECK-NOT: scf.parallel
+func.func @column_sum(%x: memref<64x100xf32>, %s: memref<100xf32>) {
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<64x100xf32>) outs(%s : memref<100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// A float sum that may not reassociate, and an integer division (masked
+/// lanes would divide by zero), are left to the generic loops.
+// CHECK-LABEL: func.func @ordered_sum
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @integer_division
+// CHECK: linalg.generic
+// CHECK-NOT: scf.parallel
+func.func @ordered_sum(%x: memref<64x100xf32>, %s: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x100xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+func.func @integer_division(%x: memref<64x100xi32>, %s: memref<64xi32>) {
+  %c3 = arith.constant 3 : i32
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x100xi32>) outs(%s : memref<64xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    %0 = arith.divsi %in, %c3 : i32
+    %1 = arith.addi %0, %out : i32
+    linalg.yield %1 : i32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+
+/// A consumer reading the reduced buffer across rows (here: the written
+/// buffer through a transposed map) cannot join: the group ends before it.
+// CHECK-LABEL: func.func @cross_row_consumer
+// CHECK: scf.parallel
+// CHECK: vector.reduction <maxsi>
+// CHECK: linalg.generic
+func.func @cross_row_consumer(%x: memref<8x8xi32>, %m: memref<8xi32>, %y: memref<8x8xi32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x8xi32>) outs(%m : memref<8xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    %0 = arith.maxsi %in, %out : i32
+    linalg.yield %0 : i32
+  }
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x8xi32>) outs(%x : memref<8x8xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    linalg.yield %in : i32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// Dynamic rows and row length: the reduction alone, sizes from the buffer,
+/// always offered to the pool.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[ROWS]])
+// CHECK: memref.dim %{{.+}}, %c1
+// CHECK: vector.reduction <add>
+// CHECK: } {kiln.heavy}
+func.func @dynamic(%x: memref<?x?xf32>, %s: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%s : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

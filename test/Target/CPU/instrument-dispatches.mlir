@@ -1,0 +1,43 @@
+// RUN: kiln-opt %s --split-input-file --kiln-instrument-dispatches | FileCheck %s
+
+/// Each linalg op but the fill is bracketed by the trace hooks with its
+/// index; the names (op, then the fused model nodes) become a module attribute.
+// CHECK: module attributes {kiln.dispatches = ["matmul fc", "generic bias,relu"]}
+// CHECK-LABEL: func.func private @kiln_entry
+// CHECK-SAME: (%[[HOST:.+]]: !llvm.ptr {kiln.host}
+// CHECK: linalg.fill
+// CHECK: %[[ID0:.+]] = arith.constant 0 : i32
+// CHECK-NEXT: call @kiln_trace_begin(%[[HOST]], %[[ID0]]) : (!llvm.ptr, i32) -> ()
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: call @kiln_trace_end(%[[HOST]], %[[ID0]])
+// CHECK: %[[ID1:.+]] = arith.constant 1 : i32
+// CHECK-NEXT: call @kiln_trace_begin(%[[HOST]], %[[ID1]])
+// CHECK-NEXT: linalg.generic
+// CHECK: call @kiln_trace_end(%[[HOST]], %[[ID1]])
+// CHECK: func.func private @kiln_trace_begin(!llvm.ptr, i32)
+// CHECK: func.func private @kiln_trace_end(!llvm.ptr, i32)
+#map = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x16xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %m = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32> loc("fc")
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+        ins(%m : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.maximumf %in, %zero : f32
+      linalg.yield %v : f32
+    } -> tensor<4x16xf32> loc(fused["bias", "relu"])
+    return %r : tensor<4x16xf32>
+  }
+}
+
+// -----
+
+/// Without a host argument (before kiln-prepare-entry) nothing changes.
+// CHECK-NOT: kiln.dispatches
+// CHECK-NOT: kiln_trace_begin
+func.func private @kiln_entry(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
