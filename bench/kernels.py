@@ -98,4 +98,7 @@ def cases(quick=False):
     result += [conv("mbv2.dw", 144, 144, 56, 3, 1, rng, group=144),
                conv("mbv2.dw", 144, 144, 56, 3, 2, rng, group=144)]
     result += [softmax(1024, 4096, rng), layernorm(1024, 4096, rng)]
+    # The row shapes of BERT-base at batch 8, seq 128: attention softmax
+    # (8 x 12 heads x 128 rows of 128) and the hidden layer norm (1024 x 768).
+    result += [softmax(8 * 12 * 128, 128, rng), layernorm(8 * 128, 768, rng)]
     return result

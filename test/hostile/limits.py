@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Runs one command under the hostile-input limits and checks how it ended.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: limits.py [--cpu S] [--rss MIB] [--exit N] [--no-limits] -- CMD...
+"""usage: limits.py [--cpu S] [--rss MIB] [--wall S] [--exit N] [--no-limits] -- CMD...
 
 Runs CMD, passes its stdout and stderr through, and fails (exit 1, with a
 `limits.py:` line on stderr) unless CMD
@@ -10,7 +10,8 @@ Runs CMD, passes its stdout and stderr through, and fails (exit 1, with a
     resident memory (default 256), measured by wait4's rusage;
   - printed exactly one line starting with `error:` (or `PATH:L:C: error:`)
     when N is not 0.
-A run is killed after 30 s of wall time (a hang). --no-limits keeps the exit
+A run is killed after S seconds of wall time (--wall, default 30: a hang;
+generous, since CPU time is what is limited and the machine may be busy). --no-limits keeps the exit
 and error-line checks but not the CPU and memory ones (sanitizer builds,
 whose shadow memory and instrumentation distort both).
 """
@@ -32,6 +33,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cpu", type=float, default=1.0)
     parser.add_argument("--rss", type=float, default=256.0)
+    parser.add_argument("--wall", type=float, default=30.0)
     parser.add_argument("--exit", type=int, default=1)
     parser.add_argument("--no-limits", action="store_true")
     opts = parser.parse_args(args[:split])
@@ -42,13 +44,13 @@ def main():
                              stderr=subprocess.PIPE, start_new_session=True)
     # Read both pipes to the end, then reap the child with its rusage.
     try:
-        out, err = child.communicate(timeout=30)
+        out, err = child.communicate(timeout=opts.wall)
     except subprocess.TimeoutExpired:
         os.killpg(child.pid, signal.SIGKILL)
         out, err = child.communicate()
         sys.stdout.buffer.write(out)
         sys.stderr.buffer.write(err)
-        sys.exit(f"limits.py: '{command[0]}' was killed after 30 s (a hang)")
+        sys.exit(f"limits.py: '{command[0]}' was killed after {opts.wall:g} s (a hang)")
     sys.stdout.buffer.write(out)
     sys.stdout.flush()
     sys.stderr.buffer.write(err)

@@ -182,21 +182,38 @@ Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange a) {
 Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange a) {
   return arithmetic<math::PowFOp, math::IPowIOp>(b, loc, a);
 }
-// fmod: sign of the dividend; otherwise Python's %: sign of the divisor,
-// r = x rem y; r != 0 && (r < 0) != (y < 0) ? r + y : r
-Value scalar(ModOp op, OpBuilder &b, Location loc, ValueRange a) {
+Value compare(OpBuilder &b, Location loc, ValueRange a, arith::CmpFPredicate f,
+              arith::CmpIPredicate i) {
   if (isFloat(a[0]))
-    return arith::RemFOp::create(b, loc, a[0], a[1]);
-  Value r = arith::RemSIOp::create(b, loc, a[0], a[1]);
+    return arith::CmpFOp::create(b, loc, f, a[0], a[1]);
+  return arith::CmpIOp::create(b, loc, i, a[0], a[1]);
+}
+
+// fmod: sign of the dividend; otherwise floored (sign of the divisor):
+// r = x rem y; r != 0 && (r < 0) != (y < 0) ? r + y : r. A floored float
+// zero takes the divisor's sign (ONNX Mod-28).
+Value scalar(ModOp op, OpBuilder &b, Location loc, ValueRange a) {
+  bool fp = isFloat(a[0]);
+  Value r = fp ? arith::RemFOp::create(b, loc, a[0], a[1]).getResult()
+               : arith::RemSIOp::create(b, loc, a[0], a[1]).getResult();
   if (op.getFmod())
     return r;
   Value zero = c(b, loc, r, 0);
-  Value nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
-  Value rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
-  Value yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a[1], zero);
+  Value nonzero = compare(b, loc, {r, zero}, arith::CmpFPredicate::UNE,
+                          arith::CmpIPredicate::ne);
+  Value rNeg = compare(b, loc, {r, zero}, arith::CmpFPredicate::OLT,
+                       arith::CmpIPredicate::slt);
+  Value yNeg = compare(b, loc, {a[1], zero}, arith::CmpFPredicate::OLT,
+                       arith::CmpIPredicate::slt);
   Value differ = arith::XOrIOp::create(b, loc, rNeg, yNeg);
   Value fix = arith::AndIOp::create(b, loc, nonzero, differ);
-  return arith::SelectOp::create(b, loc, fix, arith::AddIOp::create(b, loc, r, a[1]), r);
+  Value floored = arith::SelectOp::create(
+      b, loc, fix, arithmetic<arith::AddFOp, arith::AddIOp>(b, loc, {r, a[1]}), r);
+  if (!fp)
+    return floored;
+  Value signedZero = math::CopySignOp::create(b, loc, floored, a[1]);
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, floored, zero);
+  return arith::SelectOp::create(b, loc, isZero, signedZero, floored);
 }
 Value scalar(AndOp, OpBuilder &b, Location loc, ValueRange a) {
   return arith::AndIOp::create(b, loc, a[0], a[1]);
@@ -208,12 +225,6 @@ Value scalar(XorOp, OpBuilder &b, Location loc, ValueRange a) {
   return arith::XOrIOp::create(b, loc, a[0], a[1]);
 }
 
-Value compare(OpBuilder &b, Location loc, ValueRange a, arith::CmpFPredicate f,
-              arith::CmpIPredicate i) {
-  if (isFloat(a[0]))
-    return arith::CmpFOp::create(b, loc, f, a[0], a[1]);
-  return arith::CmpIOp::create(b, loc, i, a[0], a[1]);
-}
 Value scalar(EqualOp, OpBuilder &b, Location loc, ValueRange a) {
   return compare(b, loc, a, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
 }

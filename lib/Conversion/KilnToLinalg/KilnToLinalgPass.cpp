@@ -31,6 +31,7 @@ struct ConvertKilnToLinalgPass final
     populateContractionToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
+    populateScanToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns);
     if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();

@@ -100,9 +100,10 @@ LogicalResult mod(NodeBinder &b) {
       failed(b.checkRange("attribute 'fmod'", *fmod, 0, 1)) ||
       failed(sameElementType(b, *lhs, *rhs)))
     return failure();
-  if (isa<FloatType>(elementOf(*lhs)) && *fmod == 0)
+  // Floored float remainders exist from Mod-28 on.
+  if (isa<FloatType>(elementOf(*lhs)) && *fmod == 0 && b.opset() < 28)
     return b.emitError() << "attribute 'fmod' value is 0, accepted value for "
-                            "floating-point inputs is 1";
+                            "floating-point inputs before opset 28 is 1";
   FailureOr<Value> out = b.make<kiln::ModOp>(*lhs, *rhs, *fmod == 1);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
@@ -366,10 +367,133 @@ LogicalResult isInf(NodeBinder &b) {
   return e.finish(out);
 }
 
+/// Unary formulas built from kiln ops, one per ONNX op.
+template <Value (*formula)(Expr &, Value)>
+LogicalResult unaryFormula(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  Expr e{b};
+  return e.finish(formula(e, *x));
+}
+
+// sinh(x) = (e^x - e^-x) / 2, cosh(x) = (e^x + e^-x) / 2
+Value sinhOf(Expr &e, Value x) {
+  Value up = e.un<kiln::ExpOp>(x), down = e.un<kiln::ExpOp>(e.un<kiln::NegOp>(x));
+  return e.bin<kiln::MulOp>(e.bin<kiln::SubOp>(up, down), e.k(x, 0.5));
+}
+Value coshOf(Expr &e, Value x) {
+  Value up = e.un<kiln::ExpOp>(x), down = e.un<kiln::ExpOp>(e.un<kiln::NegOp>(x));
+  return e.bin<kiln::MulOp>(e.bin<kiln::AddOp>(up, down), e.k(x, 0.5));
+}
+// tan(x) = sin(x) / cos(x)
+Value tanOf(Expr &e, Value x) {
+  return e.bin<kiln::DivOp>(e.un<kiln::SinOp>(x), e.un<kiln::CosOp>(x));
+}
+// asinh(x) = sign(x) log(|x| + sqrt(x^2 + 1)) (odd form: no cancellation for x < 0)
+Value asinhOf(Expr &e, Value x) {
+  Value a = e.un<kiln::AbsOp>(x);
+  Value root = e.un<kiln::SqrtOp>(e.bin<kiln::AddOp>(e.bin<kiln::MulOp>(a, a), e.k(x, 1)));
+  return e.bin<kiln::MulOp>(e.un<kiln::SignOp>(x),
+                            e.un<kiln::LogOp>(e.bin<kiln::AddOp>(a, root)));
+}
+// acosh(x) = log(x + sqrt(x^2 - 1))
+Value acoshOf(Expr &e, Value x) {
+  Value root = e.un<kiln::SqrtOp>(e.bin<kiln::SubOp>(e.bin<kiln::MulOp>(x, x), e.k(x, 1)));
+  return e.un<kiln::LogOp>(e.bin<kiln::AddOp>(x, root));
+}
+// atanh(x) = log((1 + x) / (1 - x)) / 2
+Value atanhOf(Expr &e, Value x) {
+  Value ratio = e.bin<kiln::DivOp>(e.bin<kiln::AddOp>(e.k(x, 1), x),
+                                   e.bin<kiln::SubOp>(e.k(x, 1), x));
+  return e.bin<kiln::MulOp>(e.un<kiln::LogOp>(ratio), e.k(x, 0.5));
+}
+// mish(x) = x tanh(log(1 + e^x))
+Value mishOf(Expr &e, Value x) {
+  Value softplus = e.un<kiln::LogOp>(e.bin<kiln::AddOp>(e.un<kiln::ExpOp>(x), e.k(x, 1)));
+  return e.bin<kiln::MulOp>(x, e.un<kiln::TanhOp>(softplus));
+}
+
+LogicalResult celu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.0f);
+  if (failed(x) || failed(alpha))
+    return failure();
+  Expr e{b};
+  // celu(x) = max(0, x) + min(0, alpha (exp(x / alpha) - 1))
+  Value zero = e.k(*x, 0), a = e.k(*x, *alpha);
+  Value curve = e.bin<kiln::MulOp>(
+      a, e.bin<kiln::SubOp>(e.un<kiln::ExpOp>(e.bin<kiln::DivOp>(*x, a)), e.k(*x, 1)));
+  return e.finish(e.bin<kiln::AddOp>(e.bin<kiln::MaxOp>(zero, *x),
+                                     e.bin<kiln::MinOp>(zero, curve)));
+}
+
+LogicalResult thresholdedRelu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.0f);
+  if (failed(x) || failed(alpha))
+    return failure();
+  Expr e{b};
+  // thresholded_relu(x) = x > alpha ? x : 0
+  return e.finish(
+      e.select(e.bin<kiln::GreaterOp>(*x, e.k(*x, *alpha)), *x, e.k(*x, 0)));
+}
+
+LogicalResult shrink(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> lambd = b.floatAttr("lambd", 0.5f), bias = b.floatAttr("bias", 0.0f);
+  if (failed(x) || failed(lambd) || failed(bias))
+    return failure();
+  Expr e{b};
+  // shrink(x) = x < -lambd ? x + bias : (x > lambd ? x - bias : 0)
+  Value above = e.select(e.bin<kiln::GreaterOp>(*x, e.k(*x, *lambd)),
+                         e.bin<kiln::SubOp>(*x, e.k(*x, *bias)), e.k(*x, 0));
+  return e.finish(e.select(e.bin<kiln::LessOp>(*x, e.k(*x, -*lambd)),
+                           e.bin<kiln::AddOp>(*x, e.k(*x, *bias)), above));
+}
+
+LogicalResult swish(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.0f);
+  if (failed(x) || failed(alpha))
+    return failure();
+  Expr e{b};
+  // swish(x) = x sigmoid(alpha x)
+  return e.finish(e.bin<kiln::MulOp>(
+      *x, e.un<kiln::SigmoidOp>(e.bin<kiln::MulOp>(*x, e.k(*x, *alpha)))));
+}
+
+LogicalResult swiGLU(NodeBinder &b) {
+  FailureOr<Value> gate = b.input(0), linear = b.input(1);
+  FailureOr<float> alpha = b.floatAttr("alpha", 1.0f);
+  if (failed(gate) || failed(linear) || failed(alpha))
+    return failure();
+  if (gate->getType() != linear->getType())
+    return b.emitError() << "inputs A and B have types " << gate->getType() << " and "
+                         << linear->getType() << "; SwiGLU needs identical types";
+  Expr e{b};
+  // swiglu(a, b) = a sigmoid(alpha a) b
+  Value swish = e.bin<kiln::MulOp>(
+      *gate, e.un<kiln::SigmoidOp>(e.bin<kiln::MulOp>(*gate, e.k(*gate, *alpha))));
+  return e.finish(e.bin<kiln::MulOp>(swish, *linear));
+}
+
 } // namespace
 
 void registerElementwiseHandlers(HandlerRegistry &r) {
   r.add("Add", 7, binary<kiln::AddOp>);
+  r.add("Sinh", 9, unaryFormula<sinhOf>);
+  r.add("Cosh", 9, unaryFormula<coshOf>);
+  r.add("Tan", 7, unaryFormula<tanOf>);
+  r.add("Asinh", 9, unaryFormula<asinhOf>);
+  r.add("Acosh", 9, unaryFormula<acoshOf>);
+  r.add("Atanh", 9, unaryFormula<atanhOf>);
+  r.add("Mish", 18, unaryFormula<mishOf>);
+  r.add("Celu", 12, celu);
+  r.add("ThresholdedRelu", 10, thresholdedRelu);
+  r.add("Shrink", 9, shrink);
+  r.add("Swish", 24, swish);
+  r.add("SwiGLU", 28, swiGLU);
   r.add("Sub", 7, binary<kiln::SubOp>);
   r.add("Mul", 7, binary<kiln::MulOp>);
   r.add("Div", 7, binary<kiln::DivOp>);

@@ -310,17 +310,145 @@ LogicalResult noTrainingOutputs(NodeBinder &b, unsigned first) {
   return success();
 }
 
-LogicalResult layerNorm(NodeBinder &b) {
+/// `x` as f32 (the stash_type 1 computations of the normalizations).
+FailureOr<Value> widenToF32(NodeBinder &b, Value x) {
+  RankedTensorType type = tensorType(x);
+  Type f32 = b.builder().getF32Type();
+  if (type.getElementType() == f32)
+    return x;
+  return b.makeTyped<kiln::CastOp>(type.clone(f32), x);
+}
+
+/// Reads stash_type, which Kiln supports only as 1 (float).
+LogicalResult checkStashType(NodeBinder &b, StringRef what) {
+  FailureOr<int64_t> stash = b.intAttr("stash_type", 1);
+  if (failed(stash))
+    return failure();
+  if (*stash != 1)
+    return b.unsupported(what + " with 'stash_type' " + Twine(*stash) +
+                         " (only 1, float, is supported)");
+  return success();
+}
+
+/// mean(x) over dims [axis, rank), kept as 1s.
+FailureOr<Value> meanFrom(NodeBinder &b, Value x, int64_t axis) {
+  int64_t rank = tensorType(x).getRank();
+  FailureOr<int64_t> first = kiln::normalizeAxis(b.loc(), "axis", axis, rank);
+  if (failed(first))
+    return failure();
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(*first, rank));
+  return b.make<kiln::ReduceOp>(x, ReduceKind::mean, ArrayRef(axes), true);
+}
+
+/// 1 / sqrt(v + epsilon) for an f32 `v`.
+FailureOr<Value> invSqrtPlus(NodeBinder &b, Value v, float epsilon) {
+  FailureOr<Value> shifted = b.make<kiln::AddOp>(v, b.scalar(b.builder().getF32Type(), epsilon));
+  if (failed(shifted))
+    return failure();
+  return b.make<kiln::RsqrtOp>(*shifted);
+}
+
+/// LayerNormalization's Mean and InvStdDev outputs over dims [axis, rank),
+/// kept as 1s: mean(x) and 1 / sqrt(mean((x - mean)^2) + epsilon), in f32.
+LogicalResult layerNormStats(NodeBinder &b, Value x, int64_t axis, float epsilon) {
+  if (failed(checkStashType(b, "LayerNormalization statistics")))
+    return failure();
+  FailureOr<Value> wide = widenToF32(b, x);
+  if (failed(wide))
+    return failure();
+  FailureOr<Value> mean = meanFrom(b, *wide, axis);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> centered = b.make<kiln::SubOp>(*wide, *mean);
+  if (failed(centered))
+    return failure();
+  FailureOr<Value> square = b.make<kiln::MulOp>(*centered, *centered);
+  if (failed(square))
+    return failure();
+  FailureOr<Value> var = meanFrom(b, *square, axis);
+  if (failed(var))
+    return failure();
+  FailureOr<Value> inv = invSqrtPlus(b, *var, epsilon);
+  if (failed(inv))
+    return failure();
+  if (b.outputUsed(1) && failed(b.setOutput(1, *mean)))
+    return failure();
+  return b.outputUsed(2) ? b.setOutput(2, *inv) : success();
+}
+
+/// RMSNormalization: x / sqrt(mean(x^2) + epsilon) * scale over dims
+/// [axis, rank), in f32, cast to the scale's type before the scaling.
+LogicalResult rmsNorm(NodeBinder &b) {
   FailureOr<Value> x = b.input(0), scale = b.input(1);
   FailureOr<int64_t> axis = b.intAttr("axis", -1);
   FailureOr<float> epsilon = b.floatAttr("epsilon", 1e-5f);
   if (failed(x) || failed(scale) || failed(axis) || failed(epsilon) ||
-      failed(noTrainingOutputs(b, 1)))
+      failed(checkStashType(b, "RMSNormalization")))
+    return failure();
+  FailureOr<Value> wide = widenToF32(b, *x);
+  if (failed(wide))
+    return failure();
+  FailureOr<Value> square = b.make<kiln::MulOp>(*wide, *wide);
+  if (failed(square))
+    return failure();
+  FailureOr<Value> meanSquare = meanFrom(b, *square, *axis);
+  if (failed(meanSquare))
+    return failure();
+  FailureOr<Value> inv = invSqrtPlus(b, *meanSquare, *epsilon);
+  if (failed(inv))
+    return failure();
+  FailureOr<Value> normed = b.make<kiln::MulOp>(*wide, *inv);
+  if (failed(normed))
+    return failure();
+  RankedTensorType normedType = tensorType(*normed);
+  Type element = tensorType(*scale).getElementType();
+  if (normedType.getElementType() != element) {
+    normed = b.makeTyped<kiln::CastOp>(normedType.clone(element), *normed);
+    if (failed(normed))
+      return failure();
+  }
+  FailureOr<Value> out = b.make<kiln::MulOp>(*normed, *scale);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// LpNormalization: x / ||x||_p along one axis (p = 1 or 2), 0 where the norm is 0.
+LogicalResult lpNorm(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> axis = b.intAttr("axis", -1), p = b.intAttr("p", 2);
+  if (failed(x) || failed(axis) || failed(p) || failed(b.checkRange("attribute 'p'", *p, 1, 2)))
+    return failure();
+  FailureOr<int64_t> normalized =
+      kiln::normalizeAxis(b.loc(), "axis", *axis, tensorType(*x).getRank());
+  if (failed(normalized))
+    return failure();
+  FailureOr<Value> norm = b.make<kiln::ReduceOp>(
+      *x, *p == 1 ? ReduceKind::l1 : ReduceKind::l2, ArrayRef<int64_t>{*normalized}, true);
+  if (failed(norm))
+    return failure();
+  FailureOr<Value> ratio = b.make<kiln::DivOp>(*x, *norm);
+  // A zero norm gives 0, not 0 / 0 (ONNX's reference).
+  Type element = tensorType(*x).getElementType();
+  FailureOr<Value> zeroNorm = b.make<kiln::EqualOp>(*norm, b.scalar(element, 0));
+  if (failed(ratio) || failed(zeroNorm))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::SelectOp>(*zeroNorm, b.scalar(element, 0), *ratio);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+LogicalResult layerNorm(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), scale = b.input(1);
+  FailureOr<int64_t> axis = b.intAttr("axis", -1);
+  FailureOr<float> epsilon = b.floatAttr("epsilon", 1e-5f);
+  if (failed(x) || failed(scale) || failed(axis) || failed(epsilon))
     return failure();
   FailureOr<Value> out =
       b.make<kiln::LayerNormOp>(*x, *scale, b.optionalInput(2),
                                 static_cast<uint64_t>(*axis), APFloat(*epsilon));
-  return failed(out) ? failure() : b.setOutput(0, *out);
+  if (failed(out) || failed(b.setOutput(0, *out)))
+    return failure();
+  if (!b.outputUsed(1) && !b.outputUsed(2))
+    return success();
+  return layerNormStats(b, *x, *axis, *epsilon);
 }
 
 LogicalResult batchNorm(NodeBinder &b) {
@@ -371,6 +499,8 @@ void registerNNHandlers(HandlerRegistry &r) {
   r.add("Softmax", 7, softmax<kiln::SoftmaxOp>);
   r.add("LogSoftmax", 7, softmax<kiln::LogSoftmaxOp>);
   r.add("LayerNormalization", 17, layerNorm);
+  r.add("RMSNormalization", 23, rmsNorm);
+  r.add("LpNormalization", 7, lpNorm);
   r.add("BatchNormalization", 7, batchNorm);
   r.add("InstanceNormalization", 7, instanceNorm);
 }

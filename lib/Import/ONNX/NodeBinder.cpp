@@ -9,6 +9,7 @@
 #include "TensorLoader.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -55,10 +56,20 @@ SmallVector<Value> NodeBinder::givenInputs() {
   return values;
 }
 
+/// Constants read as index lists (shapes, axes, pads, sizes, scalars) are
+/// small; a larger one is not expanded (a splat's size is not bounded by the
+/// file: ConstantOfShape of [10^12] is one value).
+static constexpr int64_t kMaxConstantValues = 4096;
+
+/// Most dims of a result whose shape is a computed tensor: its declared
+/// length is one number, allocated per dim (the runtime's KILN_MAX_RANK).
+static constexpr int64_t kMaxComputedRank = 32;
+
 /// The elements of a constant value, dense or resource, as int64 or double.
 static std::optional<SmallVector<int64_t>> intsOf(Value value) {
   ElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      attr.getNumElements() > kMaxConstantValues)
     return std::nullopt;
   Type element = attr.getElementType();
   SmallVector<int64_t> result;
@@ -80,7 +91,8 @@ static std::optional<SmallVector<int64_t>> intsOf(Value value) {
 
 static std::optional<SmallVector<double>> floatsOf(Value value) {
   ElementsAttr attr;
-  if (!value || !matchPattern(value, m_Constant(&attr)))
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      attr.getNumElements() > kMaxConstantValues)
     return std::nullopt;
   SmallVector<double> result;
   if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
@@ -110,9 +122,7 @@ FailureOr<SmallVector<int64_t>> NodeBinder::requireConstantInts(unsigned i,
     return failure();
   if (std::optional<SmallVector<int64_t>> values = constantInts(i))
     return *values;
-  return unsupported("input " + Twine(i) + " (" + what +
-                     ") must be a constant known at import time, but it is "
-                     "computed by the graph");
+  return notConstant(i, what);
 }
 
 FailureOr<SmallVector<double>> NodeBinder::requireConstantFloats(unsigned i,
@@ -121,9 +131,44 @@ FailureOr<SmallVector<double>> NodeBinder::requireConstantFloats(unsigned i,
     return failure();
   if (std::optional<SmallVector<double>> values = constantFloats(i))
     return *values;
+  return notConstant(i, what);
+}
+
+LogicalResult NodeBinder::notConstant(unsigned i, StringRef what) {
+  ElementsAttr attr;
+  if (matchPattern(optionalInput(i), m_Constant(&attr)))
+    return unsupported("input " + Twine(i) + " (" + what + ") is a constant of " +
+                       Twine(attr.getNumElements()) + " values, more than the " +
+                       Twine(kMaxConstantValues) + " read at import time");
   return unsupported("input " + Twine(i) + " (" + what +
                      ") must be a constant known at import time, but it is "
                      "computed by the graph");
+}
+
+bool overflowsInt64Bytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getElementType().isIntOrFloat())
+    return false;
+  int64_t bytes = std::max(1u, tensor.getElementTypeBitWidth() / 8);
+  for (int64_t dim : tensor.getShape())
+    if (!ShapedType::isDynamic(dim) && llvm::MulOverflow(bytes, dim, bytes))
+      return true;
+  return false;
+}
+
+LogicalResult NodeBinder::checkSize(Type type) {
+  if (!overflowsInt64Bytes(type))
+    return success();
+  return emitError() << "the result type " << type
+                     << " holds more bytes than int64 counts";
+}
+
+LogicalResult NodeBinder::checkComputedRank(int64_t length) {
+  if (length <= kMaxComputedRank)
+    return success();
+  return unsupported("a shape tensor of " + Twine(length) +
+                     " entries, more than the " + Twine(kMaxComputedRank) +
+                     " dims Kiln allows");
 }
 
 //===----------------------------------------------------------------------===//
@@ -364,7 +409,9 @@ HandlerRegistry::listAll() const {
 const HandlerRegistry &HandlerRegistry::get() {
   static const HandlerRegistry registry = [] {
     HandlerRegistry r;
+    registerAttentionHandlers(r);
     registerElementwiseHandlers(r);
+    registerLossHandlers(r);
     registerNNHandlers(r);
     registerReductionHandlers(r);
     registerShapeHandlers(r);

@@ -97,6 +97,12 @@ public:
   mlir::InFlightDiagnostic emitError() { return mlir::emitError(location); }
   /// "unsupported: <why>" (a valid model Kiln cannot import).
   mlir::LogicalResult unsupported(const llvm::Twine &why);
+  /// Fails (unsupported) when a shape given as a non-constant 1-D tensor of
+  /// `length` entries would give a result of more dims than Kiln allows.
+  mlir::LogicalResult checkComputedRank(int64_t length);
+  /// Fails when `type` holds more bytes than int64 counts (every built
+  /// result is checked; constants built directly call this).
+  mlir::LogicalResult checkSize(mlir::Type type);
 
   //===--- Results --------------------------------------------------------===//
   unsigned numOutputs() const;
@@ -159,7 +165,9 @@ private:
   template <typename OpTy>
   mlir::FailureOr<OpTy> finish(mlir::OperationState &state) {
     mlir::Operation *op = builder().create(state);
-    if (mlir::failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    auto tooLarge = [&](mlir::Type t) { return mlir::failed(checkSize(t)); };
+    if (llvm::any_of(op->getResultTypes(), tooLarge) ||
+        mlir::failed(mlir::verify(op, /*verifyRecursively=*/false))) {
       op->erase();
       return mlir::failure();
     }
@@ -167,6 +175,7 @@ private:
   }
   mlir::Value foldResult(mlir::Operation *op);
   const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+  mlir::LogicalResult notConstant(unsigned i, llvm::StringRef what);
   mlir::LogicalResult wrongType(const onnx::AttributeProto &attr,
                                 llvm::StringRef expected);
 
@@ -199,11 +208,16 @@ private:
   llvm::StringMap<std::vector<std::pair<int64_t, HandlerFn>>> handlers;
 };
 
+void registerAttentionHandlers(HandlerRegistry &registry);
 void registerElementwiseHandlers(HandlerRegistry &registry);
+void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
+
+/// True when the static dims of `type` hold more bytes than int64 counts.
+bool overflowsInt64Bytes(mlir::Type type);
 
 /// Shape of a ranked tensor value (every kiln value is one).
 inline mlir::RankedTensorType tensorType(mlir::Value value) {

@@ -401,6 +401,21 @@ LogicalResult GraphImporter::importOutputs(OpBuilder &builder, func::FuncOp func
   return success();
 }
 
+/// Checked after the initializers, whose own size errors are more precise
+/// when a weight and the input it feeds share absurd dims.
+static LogicalResult checkInputSizes(func::FuncOp func, Location loc) {
+  for (BlockArgument arg : func.getArguments()) {
+    if (!overflowsInt64Bytes(arg.getType()))
+      continue;
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
+    return emitError(loc) << "graph input '" << name.getValue() << "' of type "
+                          << arg.getType()
+                          << " holds more bytes than int64 counts";
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
   if (failed(reportUnsupported(file, loc)))
     return nullptr;
@@ -417,7 +432,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
   for (const onnx::ValueInfoProto &output : graph.output())
     state.used.insert(output.name());
   if (failed(importInputs(options, builder, func, state)) ||
-      failed(importInitializers(builder, state)))
+      failed(importInitializers(builder, state)) ||
+      failed(checkInputSizes(func, loc)))
     return nullptr;
   for (const onnx::NodeProto *node : file.order)
     if (failed(importNode(*node, state)))

@@ -86,14 +86,62 @@ FailureOr<int64_t> scalarInput(NodeBinder &b, unsigned i, StringRef what) {
   return values->front();
 }
 
+/// CumSum along an axis known only at run time: the sums along every axis,
+/// chosen by select(axis == a or axis == a - rank). An axis outside
+/// [-rank, rank) is not diagnosed at run time (it gives the last axis's sums).
+FailureOr<Value> cumsumAnyAxis(NodeBinder &b, Value x, bool exclusive, bool reverse) {
+  FailureOr<Value> axis = b.input(1);
+  if (failed(axis))
+    return failure();
+  RankedTensorType axisType = tensorType(*axis);
+  Type i64 = b.builder().getI64Type();
+  if (!axisType.hasStaticShape() || axisType.getNumElements() != 1 ||
+      !isa<IntegerType>(axisType.getElementType()))
+    return b.emitError() << "input 1 (axis) has type " << axisType
+                         << ", expected one integer element";
+  Value a = *axis;
+  if (axisType.getRank() != 0) {
+    FailureOr<Value> scalar =
+        b.makeTyped<kiln::ReshapeOp>(axisType.clone(ArrayRef<int64_t>{}), a, b.i64Vector({}));
+    if (failed(scalar))
+      return failure();
+    a = *scalar;
+  }
+  if (axisType.getElementType() != i64) {
+    FailureOr<Value> wide = b.makeTyped<kiln::CastOp>(RankedTensorType::get({}, i64), a);
+    if (failed(wide))
+      return failure();
+    a = *wide;
+  }
+  int64_t rank = tensorType(x).getRank();
+  FailureOr<Value> result = b.make<kiln::CumSumOp>(x, static_cast<uint64_t>(rank - 1),
+                                                   exclusive, reverse);
+  for (int64_t d = rank - 2; d >= 0 && succeeded(result); --d) {
+    FailureOr<Value> sums = b.make<kiln::CumSumOp>(x, static_cast<uint64_t>(d), exclusive, reverse);
+    FailureOr<Value> isD = b.make<kiln::EqualOp>(a, b.scalar(i64, d));
+    FailureOr<Value> isNegD = b.make<kiln::EqualOp>(a, b.scalar(i64, d - rank));
+    if (failed(sums) || failed(isD) || failed(isNegD))
+      return failure();
+    FailureOr<Value> chosen = b.make<kiln::OrOp>(*isD, *isNegD);
+    result = succeeded(chosen) ? b.make<kiln::SelectOp>(*chosen, *sums, *result) : chosen;
+  }
+  return result;
+}
+
 LogicalResult cumsum(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
-  FailureOr<int64_t> axis = scalarInput(b, 1, "'axis'");
   FailureOr<int64_t> exclusive = b.intAttr("exclusive", 0);
   FailureOr<int64_t> reverse = b.intAttr("reverse", 0);
-  if (failed(x) || failed(axis) || failed(exclusive) || failed(reverse) ||
+  if (failed(x) || failed(exclusive) || failed(reverse) ||
       failed(b.checkRange("attribute 'exclusive'", *exclusive, 0, 1)) ||
       failed(b.checkRange("attribute 'reverse'", *reverse, 0, 1)))
+    return failure();
+  if (b.hasInput(1) && !b.constantInts(1)) {
+    FailureOr<Value> out = cumsumAnyAxis(b, *x, *exclusive == 1, *reverse == 1);
+    return failed(out) ? failure() : b.setOutput(0, *out);
+  }
+  FailureOr<int64_t> axis = scalarInput(b, 1, "'axis'");
+  if (failed(axis))
     return failure();
   FailureOr<int64_t> normalized =
       kiln::normalizeAxis(b.loc(), "axis", *axis, tensorType(*x).getRank());

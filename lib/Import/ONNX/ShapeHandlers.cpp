@@ -192,6 +192,8 @@ LogicalResult reshape(NodeBinder &b) {
                             "tensor of known length, got "
                          << shapeType;
   int64_t n = shapeType.getDimSize(0);
+  if (failed(b.checkComputedRank(n)))
+    return failure();
   FailureOr<Value> resolved =
       resolveDynamicShape(b, *x, shapeValue, n, !*allowZero, true);
   if (failed(resolved))
@@ -216,6 +218,8 @@ LogicalResult expand(NodeBinder &b) {
     return b.unsupported("the shape input must be 1-D with a known length");
   int64_t n = shapeType.getDimSize(0), r = input.getRank();
   std::optional<SmallVector<int64_t>> shape = b.constantInts(1);
+  if (!shape && failed(b.checkComputedRank(n)))
+    return failure();
   for (auto [i, d] : llvm::enumerate(shape ? *shape : SmallVector<int64_t>()))
     if (d < 0)
       return b.emitError() << "shape entry " << i << " is " << d
@@ -584,9 +588,62 @@ LogicalResult size(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// DepthToSpace / SpaceToDepth: a reshape that splits the moved dims, a
+/// transpose that orders them (DCR: blocks before channels, CRD: after), and
+/// a reshape that merges them.
+template <bool toSpace>
+LogicalResult depthSpace(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> bs = b.intAttr("blocksize", std::nullopt);
+  FailureOr<std::string> mode = b.stringAttr("mode", StringRef("DCR"));
+  if (failed(x) || failed(bs) || failed(mode) ||
+      failed(b.checkRange("attribute 'blocksize'", *bs, 1, std::nullopt)))
+    return failure();
+  if (*mode != "DCR" && *mode != "CRD")
+    return b.emitError() << "attribute 'mode' value is '" << *mode
+                         << "', accepted values are DCR and CRD";
+  bool dcr = *mode == "DCR";
+  RankedTensorType type = tensorType(*x);
+  if (type.getRank() != 4)
+    return b.emitError() << "input 0 has rank " << type.getRank() << ", expected 4";
+  if (!type.hasStaticShape())
+    return b.unsupported(b.opType() + " of dynamic dims");
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1), h = type.getDimSize(2),
+          w = type.getDimSize(3), k = *bs;
+  SmallVector<int64_t> split, perm, merged;
+  if (toSpace) {
+    if (c % (k * k) != 0)
+      return b.emitError() << "channels " << c << " are not a multiple of blocksize^2 "
+                           << k * k;
+    int64_t out = c / (k * k);
+    split = dcr ? SmallVector<int64_t>{n, k, k, out, h, w}
+                : SmallVector<int64_t>{n, out, k, k, h, w};
+    perm = dcr ? SmallVector<int64_t>{0, 3, 4, 1, 5, 2} : SmallVector<int64_t>{0, 1, 4, 2, 5, 3};
+    merged = {n, out, h * k, w * k};
+  } else {
+    if (h % k != 0 || w % k != 0)
+      return b.emitError() << "spatial dims " << h << "x" << w
+                           << " are not multiples of blocksize " << k;
+    split = {n, c, h / k, k, w / k, k};
+    perm = dcr ? SmallVector<int64_t>{0, 3, 5, 1, 2, 4} : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
+    merged = {n, c * k * k, h / k, w / k};
+  }
+  auto reshapeTo = [&](Value v, ArrayRef<int64_t> shape) {
+    return b.makeTyped<kiln::ReshapeOp>(RankedTensorType::get(shape, type.getElementType()),
+                                        v, b.i64Vector(shape));
+  };
+  FailureOr<Value> blocks = reshapeTo(*x, split);
+  FailureOr<Value> moved =
+      succeeded(blocks) ? b.make<kiln::TransposeOp>(*blocks, ArrayRef(perm)) : blocks;
+  FailureOr<Value> out = succeeded(moved) ? reshapeTo(*moved, merged) : moved;
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 } // namespace
 
 void registerShapeHandlers(HandlerRegistry &r) {
+  r.add("DepthToSpace", 7, depthSpace<true>);
+  r.add("SpaceToDepth", 7, depthSpace<false>);
   r.add("Reshape", 7, reshape);
   r.add("Expand", 8, expand);
   r.add("Transpose", 7, transpose);

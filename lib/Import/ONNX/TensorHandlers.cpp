@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeBinder.h"
+#include "TensorLoader.h"
 
 using namespace mlir;
 
@@ -124,8 +125,12 @@ LogicalResult constantOfShape(NodeBinder &b) {
     if (llvm::any_of(*dims, [](int64_t d) { return d < 0; }))
       return b.emitError() << "the shape has a negative dim";
     auto type = RankedTensorType::get(*dims, value.getType());
+    if (failed(b.checkSize(type)))
+      return failure();
     return b.setOutput(0, b.constant(DenseElementsAttr::get(type, value)));
   }
+  if (failed(b.checkComputedRank(shapeType.getDimSize(0))))
+    return failure();
   auto type = RankedTensorType::get(
       SmallVector<int64_t>(shapeType.getDimSize(0), kDyn), value.getType());
   FailureOr<Value> out = b.makeTyped<kiln::ConstantOfShapeOp>(type, *shape, value);
@@ -137,6 +142,16 @@ LogicalResult range(NodeBinder &b) {
   if (failed(start) || failed(limit) || failed(delta))
     return failure();
   Type element = tensorType(*start).getElementType();
+  // Range-27: stash_type 1 (float) computes 16-bit ranges in wider floats,
+  // as kiln.range does; a 16-bit stash would round every step.
+  if (b.opset() >= 27 && (element.isF16() || element.isBF16())) {
+    FailureOr<int64_t> stash = b.intAttr("stash_type", 1);
+    if (failed(stash))
+      return failure();
+    if (*stash != 1)
+      return b.unsupported("Range with 'stash_type' " + Twine(*stash) +
+                           " (only 1, float, is supported)");
+  }
   int64_t length = kDyn;
   std::optional<SmallVector<double>> s = b.constantFloats(0),
                                      l = b.constantFloats(1),
@@ -413,6 +428,120 @@ LogicalResult quantize(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// Trilu keeps x[..., i, j] where j - i >= k (upper) or j - i <= k (lower)
+/// and zeroes the rest: a select on (cols - rows) compared with k, which
+/// folds to a constant mask when k is a constant.
+LogicalResult trilu(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> upper = b.intAttr("upper", 1);
+  if (failed(x) || failed(upper) ||
+      failed(b.checkRange("attribute 'upper'", *upper, 0, 1)))
+    return failure();
+  RankedTensorType type = tensorType(*x);
+  if (type.getRank() < 2)
+    return b.emitError() << "input 0 has rank " << type.getRank()
+                         << ", expected at least 2";
+  int64_t rows = type.getDimSize(type.getRank() - 2),
+          cols = type.getDimSize(type.getRank() - 1);
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols))
+    return b.unsupported("Trilu over dynamic matrix dims");
+  Type i64 = b.builder().getI64Type();
+  Value k = b.optionalInput(1);
+  if (!k)
+    k = b.scalar(i64, 0);
+  else if (tensorType(k).getNumElements() != 1 || !tensorType(k).getElementType().isInteger(64))
+    return b.emitError() << "input 1 (k) has type " << tensorType(k)
+                         << ", expected one i64 element";
+  auto index = [&](int64_t n, ArrayRef<int64_t> shape) {
+    return b.constant(DenseIntElementsAttr::get(
+        RankedTensorType::get(shape, i64), llvm::to_vector(llvm::seq<int64_t>(0, n))));
+  };
+  Value colIndex = index(cols, {1, cols});
+  Value rowIndex = index(rows, {rows, 1});
+  FailureOr<Value> diff = b.make<kiln::SubOp>(colIndex, rowIndex);
+  if (failed(diff))
+    return failure();
+  if (tensorType(k).getRank() > 0) {
+    FailureOr<Value> scalarK = b.makeTyped<kiln::ReshapeOp>(
+        RankedTensorType::get({}, i64), k, b.i64Vector({}));
+    if (failed(scalarK))
+      return failure();
+    k = *scalarK;
+  }
+  FailureOr<Value> keep = *upper ? b.make<kiln::GreaterEqualOp>(*diff, k)
+                                 : b.make<kiln::LessEqualOp>(*diff, k);
+  if (failed(keep))
+    return failure();
+  FailureOr<Value> out =
+      b.make<kiln::SelectOp>(*keep, *x, b.scalar(type.getElementType(), 0));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// EyeLike: a constant with ones where j - i == k, of `dtype` (default: the
+/// input's element type) and the input's static 2-D shape.
+LogicalResult eyeLike(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> k = b.intAttr("k", 0);
+  if (failed(x) || failed(k))
+    return failure();
+  RankedTensorType type = tensorType(*x);
+  if (type.getRank() != 2)
+    return b.emitError() << "input 0 has rank " << type.getRank() << ", expected 2";
+  if (!type.hasStaticShape())
+    return b.unsupported("EyeLike of dynamic dims");
+  Type element = type.getElementType();
+  if (b.hasAttr("dtype")) {
+    FailureOr<int64_t> dtype = b.intAttr("dtype", std::nullopt);
+    if (failed(dtype))
+      return failure();
+    element = convertElementType(b.context(), static_cast<int32_t>(*dtype));
+    if (!element)
+      return b.unsupported("EyeLike of " + elementTypeName(static_cast<int32_t>(*dtype)));
+  }
+  auto attr = [&](bool one) -> Attribute {
+    if (auto f = dyn_cast<FloatType>(element))
+      return FloatAttr::get(f, one ? 1.0 : 0.0);
+    if (element.isInteger(1))
+      return BoolAttr::get(b.context(), one);
+    return IntegerAttr::get(element, one ? 1 : 0);
+  };
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < type.getDimSize(0); ++i)
+    for (int64_t j = 0; j < type.getDimSize(1); ++j)
+      values.push_back(attr(j - i == *k));
+  return b.setOutput(0, b.constant(DenseElementsAttr::get(type.clone(element), values)));
+}
+
+/// Hardmax: 1 at the first maximum along `axis`, 0 elsewhere:
+/// select(iota == argmax(x), 1, 0), iota running along the axis.
+LogicalResult hardmax(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<int64_t> axis = b.intAttr("axis", -1);
+  if (failed(x) || failed(axis))
+    return failure();
+  RankedTensorType type = tensorType(*x);
+  FailureOr<int64_t> normalized = kiln::normalizeAxis(b.loc(), "axis", *axis, type.getRank());
+  if (failed(normalized))
+    return failure();
+  int64_t size = type.getDimSize(*normalized);
+  if (ShapedType::isDynamic(size))
+    return b.unsupported("Hardmax along a dynamic dim");
+  FailureOr<Value> first = b.make<kiln::ArgMaxOp>(*x, static_cast<uint64_t>(*normalized),
+                                                  /*keepdims=*/true, /*last=*/false);
+  SmallVector<int64_t> iotaShape(type.getRank(), 1);
+  iotaShape[*normalized] = size;
+  Value iota = b.constant(DenseIntElementsAttr::get(
+      RankedTensorType::get(iotaShape, b.builder().getI64Type()),
+      llvm::to_vector(llvm::seq<int64_t>(0, size))));
+  FailureOr<Value> hit = succeeded(first) ? b.make<kiln::EqualOp>(iota, *first) : first;
+  if (failed(hit))
+    return failure();
+  Type element = type.getElementType();
+  FailureOr<Value> out =
+      b.make<kiln::SelectOp>(*hit, b.scalar(element, 1), b.scalar(element, 0));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 } // namespace
 
 void registerTensorHandlers(HandlerRegistry &r) {
@@ -422,6 +551,9 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("ConstantOfShape", 9, constantOfShape);
   r.add("Range", 11, range);
   r.add("OneHot", 9, oneHot);
+  r.add("Trilu", 14, trilu);
+  r.add("EyeLike", 9, eyeLike);
+  r.add("Hardmax", 13, hardmax);
   r.add("Upsample", 7, resize);
   r.add("Resize", 10, resize);
   r.add("QuantizeLinear", 10, quantize<true>);

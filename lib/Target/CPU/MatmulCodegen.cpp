@@ -219,9 +219,11 @@ std::optional<std::vector<float>> constantValues(Value matrix) {
   return std::nullopt;
 }
 
-/// Parallel tasks a matmul aims for: enough for a few threads to share
-/// unevenly sized blocks.
-constexpr int64_t kTargetTasks = 8;
+/// Parallel tasks a matmul aims for when its column blocks are fewer, and
+/// the fewest rows a row group gets: each group packs its own copy of the B
+/// block, which only pays off over at least two cache blocks of rows.
+constexpr int64_t kTargetTasks = 4;
+constexpr int64_t kMinGroupBlocks = 2;
 
 struct MatmulRewriter {
   const KilnCPUMatmulPassOptions &options;
@@ -351,13 +353,15 @@ struct MatmulRewriter {
     // (column block, row group) tasks are independent: they run in parallel
     // (kiln-outline-parallel-loops), each with its own packing buffers. Row
     // groups split M when there are too few column blocks to keep the
-    // threads busy (each group packs its own copy of the B block).
+    // threads busy and M has at least 2 cache blocks per group.
     std::optional<int64_t> staticM = getConstantIntValue(M), staticN = getConstantIntValue(N);
     int64_t rowGroups = 1, groupRows = 0;
     if (staticM && staticN && *staticM > 0) {
       int64_t columnBlocks = llvm::divideCeil(*staticN, tileN);
       int64_t panels = llvm::divideCeil(*staticM, mr);
-      rowGroups = std::clamp<int64_t>(llvm::divideCeil(kTargetTasks, columnBlocks), 1, panels);
+      int64_t maxGroups = std::max<int64_t>(1, *staticM / (kMinGroupBlocks * tileM));
+      rowGroups = std::clamp<int64_t>(llvm::divideCeil(kTargetTasks, columnBlocks), 1,
+                                      std::min(panels, maxGroups));
       groupRows = llvm::divideCeil(panels, rowGroups) * mr;
       rowGroups = llvm::divideCeil(*staticM, groupRows);
     }

@@ -167,8 +167,10 @@ scf::ParallelOp splitFirstDimension(scf::ParallelOp loop) {
             ob, loc, loop.getLowerBound().drop_front(first + 1),
             loop.getUpperBound().drop_front(first + 1), loop.getStep().drop_front(first + 1),
             [&](OpBuilder &ib, Location, ValueRange innerIvs) {
-              for (auto [from, to] : llvm::zip(
-                       ArrayRef<Value>(loop.getInductionVars()).drop_front(first + 1), innerIvs))
+              // A named copy: a temporary in the range-for's zip would be
+              // destroyed before the loop body reads it.
+              SmallVector<Value> ivs(loop.getInductionVars());
+              for (auto [from, to] : llvm::zip(ArrayRef<Value>(ivs).drop_front(first + 1), innerIvs))
                 mapping.map(from, to);
               cloneBody(ib);
             });

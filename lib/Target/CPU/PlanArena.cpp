@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <algorithm>
@@ -40,6 +41,15 @@ std::optional<int64_t> plannableBytes(MemRefType type) {
   else
     return std::nullopt;
   return type.getNumElements() * elementBytes;
+}
+
+/// Whether `op` calls a function with a body in the enclosing module.
+bool callsLocalFunction(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, call.getCalleeAttr());
+  return callee && !callee.isExternal();
 }
 
 /// Extends [first, last] to cover every use of `value` and of the views
@@ -71,10 +81,13 @@ LogicalResult collectLifetime(Value value, Block &body,
           return failure();
       continue;
     }
-    // Anything else that yields or passes on a buffer may make it escape.
-    if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user) ||
-        llvm::any_of(user->getResultTypes(),
-                     [](Type t) { return isa<BaseMemRefType>(t); }))
+    // Anything else that yields or passes on a buffer may make it escape,
+    // except a call of a function of this module that returns no buffer
+    // (the shared matmul kernels): it can use the buffer only during the call.
+    bool memrefResult = llvm::any_of(user->getResultTypes(),
+                                     [](Type t) { return isa<BaseMemRefType>(t); });
+    if (memrefResult || user->hasTrait<OpTrait::IsTerminator>() ||
+        (isa<CallOpInterface>(user) && !callsLocalFunction(user)))
       return failure();
   }
   return success();
@@ -141,6 +154,12 @@ struct KilnPlanArenaPass final : impl::KilnPlanArenaPassBase<KilnPlanArenaPass> 
       plan.buffers.push_back({*bytes, first, last, 0});
       allocs.push_back(alloc);
       deallocs.push_back(std::move(frees));
+    });
+    // Other functions' allocations (the shared matmul kernels' packing
+    // buffers) are per-call heap allocations too.
+    module.walk([&](memref::AllocOp alloc) {
+      if (alloc->getParentOfType<func::FuncOp>() != entry)
+        ++plan.heapAllocs;
     });
     plan.arenaBytes = assignOffsets(plan.buffers);
     module->setAttr(kMemoryPlanAttr, plan.toAttr(&getContext()));

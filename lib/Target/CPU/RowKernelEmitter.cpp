@@ -98,6 +98,9 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// Elements a task of the pool should at least cover.
+constexpr int64_t kMinTaskElements = 4096;
+
 /// Writes the code of one group; `b` is inside the row loop.
 class RowEmitter {
 public:
@@ -105,16 +108,29 @@ public:
       : b(b), loc(loc), group(group), lanes(options.vectorWidth),
         accumulators(options.accumulators) {}
 
-  void emit(ValueRange outerIvs) {
-    outer.assign(outerIvs.begin(), outerIvs.end());
+  /// This task's stack rows for the row scratch buffers, reused by every
+  /// row of the task (emitted before the loop over its rows).
+  void allocateRowScratch() {
     for (Value buffer : group.rowScratch) {
       auto type = cast<MemRefType>(buffer.getType());
       rowScratch[buffer] = memref::AllocaOp::create(
           b, loc, MemRefType::get(type.getShape().back(), type.getElementType()),
           b.getI64IntegerAttr(64));
     }
+  }
+
+  /// The group's ops for the row `row` (row-major over the outer dims).
+  void emit(Value row, ArrayRef<OpFoldResult> outerSizes) {
+    outer.assign(outerSizes.size(), nullptr);
+    for (int64_t i = static_cast<int64_t>(outerSizes.size()) - 1; i >= 0; --i) {
+      Value size = getValueOrCreateConstantIndexOp(b, loc, outerSizes[i]);
+      outer[i] = i == 0 ? row : arith::RemUIOp::create(b, loc, row, size).getResult();
+      if (i > 0)
+        row = arith::DivUIOp::create(b, loc, row, size);
+    }
     for (const RowOp &rowOp : group.ops)
-      llvm::TypeSwitch<Operation *>(rowOp.op)
+      if (!group.dropped.contains(rowOp.op))
+        llvm::TypeSwitch<Operation *>(rowOp.op)
           .Case<linalg::FillOp>([&](auto fill) { emitFill(fill, rowOp.inner); })
           .Case<memref::CopyOp>([&](auto copy) { emitCopy(copy, rowOp.inner); })
           .Case<linalg::GenericOp>([&](auto generic) { emitGeneric(generic, rowOp.inner); });
@@ -161,7 +177,29 @@ private:
                          body(j, nullptr);
                          scf::YieldOp::create(b, loc);
                        });
-    body(full, tailMask(n, full));
+    if (!isMultipleOf(n, lanes))
+      body(full, tailMask(n, full));
+  }
+
+  /// Whether `n` is a constant multiple of `m` (no tail to emit).
+  static bool isMultipleOf(Value n, int64_t m) {
+    std::optional<int64_t> value = getConstantIntValue(n);
+    return value && *value % m == 0;
+  }
+
+  /// Folds the lanes of `v` pairwise, halves at a time (a few vector ops,
+  /// where LLVM expands a strict reduction of maxnum/minnum lane by lane).
+  Value horizontal(vector::CombiningKind kind, Value v, bool isFloat) {
+    if (!llvm::isPowerOf2_64(lanes))
+      return vector::ReductionOp::create(
+          b, loc, kind, v, isFloat ? arith::FastMathFlags::reassoc : arith::FastMathFlags::none);
+    for (int64_t width = lanes; width > 1; width /= 2) {
+      int64_t half = width / 2;
+      Value low = vector::ExtractStridedSliceOp::create(b, loc, v, {0}, {half}, {1});
+      Value high = vector::ExtractStridedSliceOp::create(b, loc, v, {half}, {half}, {1});
+      v = vector::makeArithReduction(b, loc, kind, low, high);
+    }
+    return vector::ExtractOp::create(b, loc, v, 0);
   }
 
   Value tailMask(Value n, Value start) {
@@ -346,7 +384,9 @@ private:
           cloneBody(generic, loadArguments(generic, invariants, j, mask), j, nullptr);
       for (auto [value, operand] : llvm::zip(yielded(mapping), generic.getDpsInitsMutable())) {
         Value stored = isa<VectorType>(value.getType()) ? value : broadcast(value);
-        storeVector(stored, operand.get(), generic.getMatchingIndexingMap(&operand), j, mask);
+        Value target = group.storeTo.lookup(generic);
+        storeVector(stored, target ? target : operand.get(),
+                    generic.getMatchingIndexingMap(&operand), j, mask);
       }
     });
   }
@@ -406,13 +446,12 @@ private:
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
           scf::YieldOp::create(b, loc, step(j, nullptr, acc[0]));
         });
-    accs[0] = step(fullEnd, tailMask(n, fullEnd), rest.getResult(0));
+    accs[0] = isMultipleOf(n, lanes) ? rest.getResult(0)
+                                     : step(fullEnd, tailMask(n, fullEnd), rest.getResult(0));
     Value total = accs[0];
     for (int64_t u = 1; u < unroll; ++u)
       total = vector::makeArithReduction(b, loc, combiner.kind, total, accs[u]);
-    Value horizontal = vector::ReductionOp::create(
-        b, loc, combiner.kind, total,
-        isa<FloatType>(type) ? arith::FastMathFlags::reassoc : arith::FastMathFlags::none);
+    Value horizontal = this->horizontal(combiner.kind, total, isa<FloatType>(type));
     // init ⊕ horizontal, with the body's own scalar combiner.
     Value buffer = generic.getOutputs()[0];
     IRMapping mapping;
@@ -462,26 +501,33 @@ void emitRowGroup(const RowGroup &group, const EmitOptions &options) {
   if (!rows)
     rows = index(b, loc, 1);
 
+  // Short rows are handed to the pool in blocks, so that a task is worth
+  // its call.
+  int64_t block = 1;
+  if (std::optional<int64_t> length = getConstantIntValue(allSizes.back()); length && *length > 0)
+    block = std::max<int64_t>(1, kMinTaskElements / *length);
+  Value blockSize = index(b, loc, block);
+  Value blocks = arith::CeilDivUIOp::create(b, loc, rows, blockSize);
   auto loop = scf::ParallelOp::create(
-      b, loc, ValueRange{index(b, loc, 0)}, ValueRange{rows}, ValueRange{index(b, loc, 1)},
+      b, loc, ValueRange{index(b, loc, 0)}, ValueRange{blocks}, ValueRange{index(b, loc, 1)},
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        // Row-major delinearization of the row number.
-        SmallVector<Value> outerIvs(group.outerRank);
-        Value rest = ivs[0];
-        for (int64_t i = group.outerRank - 1; i >= 0; --i) {
-          Value size = getValueOrCreateConstantIndexOp(nb, nl, outerSizes[i]);
-          outerIvs[i] = i == 0 ? rest : arith::RemUIOp::create(nb, nl, rest, size).getResult();
-          if (i > 0)
-            rest = arith::DivUIOp::create(nb, nl, rest, size);
-        }
-        RowEmitter(nb, nl, group, options).emit(outerIvs);
+        RowEmitter emitter(nb, nl, group, options);
+        emitter.allocateRowScratch();
+        Value first = arith::MulIOp::create(nb, nl, ivs[0], blockSize);
+        Value last = arith::MinUIOp::create(nb, nl, arith::AddIOp::create(nb, nl, first, blockSize),
+                                            rows);
+        scf::ForOp::create(nb, nl, first, last, index(nb, nl, 1), {},
+                           [&](OpBuilder &fb, Location fl, Value row, ValueRange) {
+                             emitter.emit(row, outerSizes);
+                             scf::YieldOp::create(fb, fl);
+                           });
       });
   // Row scratch lives on the stack of the outlined task (one row per call):
   // such groups are always outlined.
   std::optional<int64_t> elements = staticProduct(allSizes);
   std::optional<int64_t> rowCount = staticProduct(outerSizes);
   if (!group.rowScratch.empty() ||
-      ((!rowCount || *rowCount > 1) &&
+      ((!rowCount || *rowCount > block) &&
        (!elements || *elements * static_cast<int64_t>(group.ops.size()) >=
                          options.minParallelElements)))
     loop->setAttr(kHeavyLoopAttr, b.getUnitAttr());

@@ -259,6 +259,32 @@ void findScratch(RowGroup &group, ArrayRef<int64_t> outer) {
     }
 }
 
+/// `generic(..) -> S; copy S to T` at the end of S's life in the group, T
+/// used by nothing else in it: the generic stores to T, the copy goes.
+void forwardFinalCopies(RowGroup &group) {
+  for (size_t i = 1; i < group.ops.size(); ++i) {
+    auto copy = dyn_cast<memref::CopyOp>(group.ops[i].op);
+    auto generic = dyn_cast<linalg::GenericOp>(group.ops[i - 1].op);
+    if (!copy || !generic || !group.ops[i].inner || !group.rowScratch.contains(copy.getSource()) ||
+        generic.getNumReductionLoops() > 0 || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInits()[0] != copy.getSource())
+      continue;
+    auto usedElsewhere = [&](Value buffer, Operation *except) {
+      for (const RowOp &op : group.ops)
+        if (op.op != except && llvm::is_contained(op.op->getOperands(), buffer))
+          return true;
+      return false;
+    };
+    bool laterUse = llvm::any_of(ArrayRef<RowOp>(group.ops).drop_front(i + 1), [&](const RowOp &op) {
+      return llvm::is_contained(op.op->getOperands(), copy.getSource());
+    });
+    if (laterUse || usedElsewhere(copy.getTarget(), copy))
+      continue;
+    group.storeTo[generic] = copy.getTarget();
+    group.dropped.insert(copy);
+  }
+}
+
 /// The largest group around `seed` (whose rows are `outer`).
 RowGroup growGroup(linalg::GenericOp seed, ArrayRef<int64_t> outer,
                    const llvm::DenseSet<Operation *> &taken) {
@@ -289,6 +315,7 @@ RowGroup growGroup(linalg::GenericOp seed, ArrayRef<int64_t> outer,
   extend(/*forward=*/false);
   extend(/*forward=*/true);
   findScratch(group, outer);
+  forwardFinalCopies(group);
   return group;
 }
 

@@ -45,6 +45,10 @@ struct RowGroup {
   /// written and read only inside the group, first written whole: each row
   /// uses a stack buffer instead.
   llvm::DenseSet<mlir::Value> rowScratch;
+  /// Generics that store straight into the target of the copy that follows
+  /// them (which is dropped): y = f(row scratch); copy scratch to out.
+  llvm::DenseMap<mlir::Operation *, mlir::Value> storeTo;
+  llvm::DenseSet<mlir::Operation *> dropped;
 };
 
 inline constexpr int64_t kMaxRowScratchBytes = 64 * 1024;

@@ -81,3 +81,18 @@ func.func @constant() -> tensor<2xf32> {
   %0 = kiln.constant dense<[1.0, 2.0]> : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+/// Floored float mod: remf, then add the divisor when the signs differ; a
+/// zero result takes the divisor's sign.
+// CHECK-LABEL: func @mod_floored_float
+// CHECK: %[[R:.+]] = arith.remf
+// CHECK: arith.cmpf une, %[[R]]
+// CHECK: %[[ADD:.+]] = arith.addf %[[R]]
+// CHECK: %[[SEL:.+]] = arith.select %{{.+}}, %[[ADD]], %[[R]]
+// CHECK: math.copysign %[[SEL]]
+func.func @mod_floored_float(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kiln.mod %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -17,7 +17,7 @@ func.func @reduce_mean_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
 /// stability; the reciprocal depends only on the row.
 // CHECK-LABEL: func @softmax
 // CHECK: arith.constant 0xFF800000 : f32
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf %{{.+}}, %{{.+}} fastmath<reassoc>
 // CHECK: arith.subf
 // CHECK: math.exp
 // CHECK: arith.addf
@@ -66,4 +66,22 @@ func.func @reduce_prod_l1(%x: tensor<2x8xf32>) -> (tensor<2xf32>, tensor<2xf32>)
   %0 = kiln.reduce prod %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xf32>
   %1 = kiln.reduce l1 %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x8xf32>) -> tensor<2xf32>
   return %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+/// cumsum: output dims parallel plus a reduction over the source position j
+/// along the axis; exclusive keeps j < i.
+// CHECK-DAG: #[[SRC:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[DST:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func @cumsum_exclusive
+// CHECK: linalg.generic {indexing_maps = [#[[SRC]], #[[DST]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: %[[I:.+]] = linalg.index 0 : index
+// CHECK: %[[J:.+]] = linalg.index 2 : index
+// CHECK: %[[TAKE:.+]] = arith.cmpi slt, %[[J]], %[[I]] : index
+// CHECK: arith.select %[[TAKE]]
+// CHECK: arith.addf
+func.func @cumsum_exclusive(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = kiln.cumsum %x {axis = 0 : i64, exclusive = true} : tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
 }

@@ -35,14 +35,6 @@ func.func @clip_bounds(%x: tensor<4xf32>) {
 
 // -----
 
-func.func @mod_float_needs_fmod(%x: tensor<4xf32>) {
-  // expected-error @+1 {{failed to verify that floating-point operands have 'fmod' = true}}
-  %0 = kiln.mod %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  return
-}
-
-// -----
-
 func.func @softmax_axis(%x: tensor<2x3x4x5xf32>) {
   // expected-error @+1 {{'axis' value is 4, accepted range is [-4, 3]}}
   %0 = kiln.softmax %x {axis = 4 : i64} : tensor<2x3x4x5xf32>

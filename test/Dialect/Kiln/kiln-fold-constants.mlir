@@ -166,3 +166,17 @@ func.func @not_constant(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = kiln.add %x, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+/// An empty splat constant (a zero-width pad the exporters emit) folds through
+/// concat without reading an element it does not have.
+// CHECK-LABEL: func @empty_splat
+// CHECK-NEXT: %[[C:.+]] = kiln.constant dense<1.000000e+00> : tensor<2x2xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @empty_splat() -> tensor<2x2xf32> {
+  %e = kiln.constant dense<0.0> : tensor<2x0xf32>
+  %c = kiln.constant dense<1.0> : tensor<2x2xf32>
+  %0 = kiln.concat %e, %c {axis = 1 : i64} : (tensor<2x0xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

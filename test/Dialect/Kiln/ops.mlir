@@ -85,6 +85,9 @@ func.func @binary(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %i: tensor<4xi64>,
   %7 = kiln.mod %x, %y {fmod = true} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // CHECK: kiln.mod %{{.*}}, %{{.*}} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   %8 = kiln.mod %i, %i : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  /// Floored float remainder (ONNX Mod-28 with fmod = 0).
+  // CHECK: kiln.mod %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %fm = kiln.mod %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // CHECK: kiln.and
   %9 = kiln.and %b, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   // CHECK: kiln.or

@@ -22,6 +22,9 @@ Diagnostics in lib/Import/ONNX that no model reaches, so have no test:
 - ONNXImporter "input shape for '...' dim i is -N": kilnc rejects a
   negative --input-shape dim itself (the check guards the library API).
 - ShapeHandlers "internal: bad shape type": the shape is i64 by construction.
+- ShapeHandlers "input element count overflows int64" (Reshape): every graph
+  input, initializer and node output whose static byte size overflows int64
+  is refused first (ONNXImporter's tensor limits).
 - TensorLoader "cannot be resolved" (the model directory was just read) and
   the second "cannot be opened" (a regular file inside the directory that
   cannot be read: needs a permission denial, which root does not get).
@@ -117,6 +120,8 @@ def signature(out):
     save(out, "sequence_input", make([identity], [seq], [T("y")]))
     save(out, "string_input", make([identity], [T("s", TensorProto.STRING, [2])],
                                    [T("y")]))
+    save(out, "input_too_large", make([identity], [T("s", F, [2**32, 2**32, 4])],
+                                      [T("y")]))
     save(out, "negative_dim_input", make([identity], [T("s", F, [2, -3])], [T("y")]))
     save(out, "unproduced_output", make([N("Relu", ["x"], ["y", "z"], name="r")],
                                         [T("x", F, [2])], [T("z")]))
@@ -279,7 +284,8 @@ def shape_attributes(out):
     one(out, "reshape_copy_rank", reshape, [x], shape(0, 0, 0, 0))
     one(out, "reshape_negative", reshape, [x], shape(-2, 12))
     one(out, "reshape_indivisible", reshape, [x], shape(5, -1))
-    one(out, "reshape_overflow", reshape, [T("x", F, [2**32, 2**32, 4])], shape(-1))
+    one(out, "tile_too_large", N("Tile", ["x", "shape"], ["y"], name="tl"), [x],
+        shape(2**40, 2**40, 2**40))
     one(out, "reshape_zero_and_infer", N("Reshape", ["x", "shape"], ["y"], name="rs",
                                          allowzero=1), [x], shape(0, -1), opset=14)
     one(out, "reshape_allowzero", N("Reshape", ["x", "shape"], ["y"], name="rs",
@@ -329,6 +335,8 @@ def tensor_attributes(out):
                             value=init("v", np.ones(2, np.float32))), [], cshape)
     one(out, "cos_rank", N("ConstantOfShape", ["s"], ["y"], name="cos"),
         [T("s", I64, [2, 2])])
+    one(out, "cos_too_large", N("ConstantOfShape", ["cs"], ["y"], name="cos"), [],
+        [init("cs", np.array([2**40, 2**40], np.int64))])
     one(out, "cos_negative", N("ConstantOfShape", ["cs"], ["y"], name="cos"), [],
         [init("cs", np.array([2, -1], np.int64))])
     r = lambda s, l, d: [init("r0", np.float32(s)), init("r1", np.float32(l)),  # noqa: E731
@@ -397,6 +405,18 @@ def inputs(out):
         onehot(3, 4))
     one(out, "onehot_negative_depth", N("OneHot", ["i", "d", "ov"], ["y"], name="oh"),
         [], onehot(-3))
+    # Shapes as tensors: the declared length is the result rank; a huge splat
+    # (ConstantOfShape of [10^12]) is one value in memory but not read as one.
+    one(out, "reshape_long_shape", N("Reshape", ["v", "s"], ["y"], name="rs"),
+        [v, T("s", I64, [10**12])])
+    one(out, "cos_long_shape", N("ConstantOfShape", ["s"], ["y"], name="cos"),
+        [T("s", I64, [33])])
+    splat = lambda op, name: make(  # noqa: E731
+        [N("ConstantOfShape", ["n"], ["s"], value=init("one", np.ones(1, np.int64))),
+         N(op, ["v", "s"], ["y"], name=name)], [v], [T("y")],
+        [init("n", np.array([10**12], np.int64))])
+    save(out, "expand_splat_shape", splat("Expand", "ex"))
+    save(out, "tile_splat_repeats", splat("Tile", "tl"))
     one(out, "dropout_training", N("Dropout", ["v", "", "t"], ["y"], name="dr"),
         [v, T("t", TensorProto.BOOL, [])])
 

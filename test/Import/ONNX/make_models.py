@@ -74,6 +74,9 @@ def elementwise(out):
     nodes += [N(op, ["x"], [op.lower()]) for op in unary]
     outs = [T(n.output[0]) for n in nodes]
     save(out, "elementwise", make(nodes, [x, y], outs))
+    # Mod-28 admits floored float remainders (fmod = 0); IR 14 is the newest.
+    save(out, "mod28", make([N("Mod", ["x", "y"], ["m"])], [x, y], [T("m")],
+                            opset=28, ir=14))
 
 
 @register
@@ -172,6 +175,16 @@ def norms(out):
              N("Softmax", ["x"], ["sm"]), N("LogSoftmax", ["x"], ["lsm"], axis=1)]
     save(out, "norms", make(nodes, [x], [T(n.output[0]) for n in nodes], inits,
                             opset=17))
+    # The Mean and InvStdDev outputs are computed beside kiln.layer_norm.
+    stats = [N("LayerNormalization", ["x", "g"], ["y", "mean", "inv"], axis=1)]
+    save(out, "norm_stats", make(stats, [x], [T("y"), T("mean"), T("inv")], inits,
+                                 opset=17))
+    stats[0].attribute.append(helper.make_attribute("stash_type", 10))
+    save(out, "norm_stats_f16", make(stats, [x], [T("y"), T("mean"), T("inv")], inits,
+                                     opset=17))
+    rms = [N("RMSNormalization", ["x", "gr"], ["y"], axis=-2, epsilon=1e-3)]
+    scale = [init("gr", np.linspace(0.5, 1.5, 6).astype(np.float32))]
+    save(out, "rms_norm", make(rms, [x], [T("y")], scale, opset=23, ir=10))
 
 
 @register
@@ -430,10 +443,84 @@ def bad_attrs(out):
                                      auto_pad="SOMETIMES")], [x], [T("y")]))
     save(out, "bad_reshape", make([N("Reshape", ["x", "s"], ["y"], name="rs")], [x],
                                   [T("y")], [init("s", np.array([-1, -1], np.int64))]))
+    save(out, "bad_mod", make([N("Mod", ["x", "x"], ["y"], name="md")], [x], [T("y")]))
     d = T("d", F, ["n", 4])
     save(out, "computed_slice", make([N("Shape", ["d"], ["s"]),
                                       N("Slice", ["d", "s", "s"], ["y"], name="sl")],
                                      [d], [T("y")]))
+
+
+@register
+def trilu(out):
+    x, k = T("x", F, [2, 3, 4]), T("k", I64, [])
+    nodes = [N("Trilu", ["x", "k"], ["up"]), N("Trilu", ["x"], ["low"], upper=0)]
+    save(out, "trilu", make(nodes, [x, k], [T("up"), T("low")], opset=14))
+
+
+@register
+def attention(out):
+    # 3-D GQA: 4 query heads over 2 KV heads of size 2, a KV cache of 1 step.
+    q, k, v = T("q", F, [1, 3, 8]), T("k", F, [1, 3, 4]), T("v", F, [1, 3, 4])
+    pk, pv = T("pk", F, [1, 2, 1, 2]), T("pv", F, [1, 2, 1, 2])
+    node = N("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "present_k", "", "qk"],
+             q_num_heads=4, kv_num_heads=2, is_causal=1, softcap=2.0,
+             qk_matmul_output_mode=3)
+    save(out, "attention", make([node], [q, k, v, pk, pv],
+                                [T("y"), T("present_k"), T("qk")], opset=23, ir=10))
+    bad = N("Attention", ["q", "k", "v"], ["y"], name="at", q_num_heads=3, kv_num_heads=2)
+    save(out, "bad_heads", make([bad], [q, k, v], [T("y")], opset=23, ir=10))
+
+
+@register
+def math_ops(out):
+    x = T("x", F, [4])
+    nodes = [N(op, ["x"], [op.lower()]) for op in
+             ["Sinh", "Cosh", "Tan", "Asinh", "Acosh", "Atanh", "Mish"]]
+    nodes += [N("Celu", ["x"], ["celu"], alpha=2.0),
+              N("ThresholdedRelu", ["x"], ["trelu"], alpha=0.5),
+              N("Shrink", ["x"], ["shrink"], lambd=1.0, bias=0.25),
+              N("Swish", ["x"], ["swish"], alpha=2.0),
+              N("LpNormalization", ["x"], ["lp1"], axis=0, p=1)]
+    outs = [T(n.output[0]) for n in nodes]
+    save(out, "math_ops", make(nodes, [x], outs, opset=24, ir=10))
+    bad = [N("LpNormalization", ["x"], ["y"], name="lp", p=3)]
+    save(out, "bad_lp", make(bad, [x], [T("y")]))
+
+
+@register
+def more_ops(out):
+    x, g = T("x", F, [1, 8, 2, 2]), T("g", F, [1, 8, 2, 2])
+    m = T("m", F, [2, 3])
+    nodes = [N("DepthToSpace", ["x"], ["d2s"], blocksize=2, mode="CRD"),
+             N("SpaceToDepth", ["x"], ["s2d"], blocksize=2),
+             N("EyeLike", ["m"], ["eye"], k=1, dtype=TensorProto.INT64),
+             N("Hardmax", ["m"], ["hmax"], axis=0),
+             N("SwiGLU", ["x", "g"], ["glu"], alpha=1.5)]
+    save(out, "more_ops", make(nodes, [x, g, m], [T(n.output[0], None) for n in nodes],
+                               opset=28, ir=10))
+    bad = [N("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=3)]
+    save(out, "bad_d2s", make(bad, [x], [T("y")]))
+
+
+@register
+def cumsum_axis(out):
+    x, a = T("x", F, [2, 3]), T("a", TensorProto.INT32, [])
+    nodes = [N("CumSum", ["x", "a"], ["y"], reverse=1)]
+    save(out, "cumsum_axis", make(nodes, [x, a], [T("y")], opset=14))
+
+
+@register
+def losses(out):
+    x, t = T("x", F, [3, 5, 2]), T("t", I64, [3, 2])
+    inits = [init("w", np.linspace(0.5, 1.5, 5).astype(np.float32))]
+    nodes = [N("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["mean"], ignore_index=1),
+             N("NegativeLogLikelihoodLoss", ["x", "t"], ["none"], reduction="none")]
+    save(out, "nll", make(nodes, [x, t], [T("mean"), T("none")], inits))
+    s, l = T("s", F, [3, 5]), T("l", I64, [3])
+    sce = [N("SoftmaxCrossEntropyLoss", ["s", "l"], ["loss", "logp"], reduction="sum")]
+    save(out, "sce", make(sce, [s, l], [T("loss"), T("logp")]))
+    bad = [N("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], name="nl", reduction="avg")]
+    save(out, "bad_reduction", make(bad, [x, t], [T("y")]))
 
 
 @register

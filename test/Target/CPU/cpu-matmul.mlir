@@ -44,22 +44,33 @@ func.func @constant_b(%a: memref<5x3xf32>, %c: memref<5x70xf32>) {
 
 // -----
 
-/// One column block (N = 70 < 256) of M = 100 rows: the rows split into
-/// groups of whole 6-row panels so the pool gets several tasks (8 target:
-/// 17 panels -> groups of 3 panels = 18 rows, 6 groups). M % 6 = 4 rows left
-/// over run a packed 4-row kernel (16 accumulators), not one-row kernels.
+/// One column block (N = 70 < 256) of M = 302 rows: the rows split into
+/// groups of whole 6-row panels so the pool gets several tasks (4 target,
+/// at most one group per 2 x 72 rows: 2 groups of 26 panels = 156 rows).
+/// M % 6 = 2 rows left over run a packed 2-row kernel (8 accumulators), not
+/// one-row kernels. M = 100 (< 2 cache blocks) keeps one group.
 // CHECK-LABEL: func @row_groups
 // CHECK: %[[BLOCKS:.+]] = arith.ceildivui
-// CHECK: %[[TASKS:.+]] = arith.muli %[[BLOCKS]], %c6
+// CHECK: %[[TASKS:.+]] = arith.muli %[[BLOCKS]], %c2
 // CHECK: scf.parallel (%[[T:.+]]) = (%{{.*}}) to (%[[TASKS]]) step
-// CHECK: arith.divui %[[T]], %c6
-// CHECK: %[[G:.+]] = arith.remui %[[T]], %c6
-// CHECK: arith.muli %[[G]], %c18
+// CHECK: arith.divui %[[T]], %c2
+// CHECK: %[[G:.+]] = arith.remui %[[T]], %c2
+// CHECK: arith.muli %[[G]], %c156
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NOT: -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: } {kiln.heavy}
-func.func @row_groups(%a: memref<100x30xf32>, %b: memref<30x70xf32>, %c: memref<100x70xf32>) {
+// CHECK-LABEL: func @one_group
+// CHECK: %[[BLOCKS1:.+]] = arith.ceildivui
+// CHECK: %[[TASKS1:.+]] = arith.muli %[[BLOCKS1]], %c1
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[TASKS1]]) step
+// CHECK-NOT: arith.remui
+// CHECK: } {kiln.heavy}
+func.func @row_groups(%a: memref<302x30xf32>, %b: memref<30x70xf32>, %c: memref<302x70xf32>) {
+  linalg.matmul ins(%a, %b : memref<302x30xf32>, memref<30x70xf32>) outs(%c : memref<302x70xf32>)
+  return
+}
+func.func @one_group(%a: memref<100x30xf32>, %b: memref<30x70xf32>, %c: memref<100x70xf32>) {
   linalg.matmul ins(%a, %b : memref<100x30xf32>, memref<30x70xf32>) outs(%c : memref<100x70xf32>)
   return
 }

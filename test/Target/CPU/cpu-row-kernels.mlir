@@ -5,21 +5,32 @@
 #row = affine_map<(d0, d1) -> (d0)>
 
 /// Softmax as bufferization leaves it (max, exp, sum, divide; the reduced
-/// buffer reused): one loop over the rows on the pool; max and sum stay in
-/// registers (the scratch buffer is gone); the row is read in vectors with
-/// 4 partial accumulators and one masked tail, reduced once per row.
+/// buffer reused): one loop over blocks of rows on the pool (4 rows of 1000
+/// make a task of >= 4096 elements); max and sum stay in registers (the
+/// scratch buffer is gone); the row is read in vectors with 4 partial
+/// accumulators and one masked tail, reduced once per row.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:.+]]: memref<64x1000xf32>, %[[Y:.+]]: memref<64x1000xf32>)
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: linalg.
-// CHECK: scf.parallel (%[[R:.+]]) = {{.*}} {
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %c64, %c4
+// CHECK: scf.parallel (%[[B:.+]]) = (%{{.+}}) to (%[[BLOCKS]])
+// CHECK: %[[FIRST:.+]] = arith.muli %[[B]], %c4
+// CHECK: %[[END:.+]] = arith.addi %[[FIRST]], %c4
+// CHECK: %[[LAST:.+]] = arith.minui %[[END]], %c64
+// CHECK: scf.for %[[R:.+]] = %[[FIRST]] to %[[LAST]]
 // CHECK: %[[MAXES:.+]]:4 = scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.load %[[X]][%[[R]], %{{.+}}] : memref<64x1000xf32>, vector<16xf32>
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
 // CHECK: vector.create_mask
 // CHECK: vector.maskedload %[[X]]
 // CHECK: arith.select
-// CHECK: %[[MAX:.+]] = vector.reduction <maximumf>
+// CHECK: vector.extract_strided_slice %{{.+}} {offsets = [8], sizes = [8], strides = [1]} : vector<16xf32> to vector<8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<4xf32>
+// CHECK: arith.maximumf {{.*}} : vector<2xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1xf32>
+// CHECK: %[[MAX:.+]] = vector.extract %{{.+}}[0] : f32 from vector<1xf32>
 // CHECK: %[[M:.+]] = arith.maximumf %[[MAX]], %{{.+}} fastmath<reassoc> : f32
 // CHECK: %[[MV:.+]] = vector.broadcast %[[M]] : f32 to vector<16xf32>
 // CHECK: scf.for
@@ -27,7 +38,7 @@
 // CHECK: math.exp {{.*}} : vector<16xf32>
 // CHECK: vector.store {{.*}}, %[[Y]]
 // CHECK: vector.maskedstore %[[Y]]
-// CHECK: vector.reduction <add>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: arith.divf {{.*}} : vector<16xf32>
 // CHECK: } {kiln.heavy}
 // CHECK-NOT: linalg.
@@ -79,13 +90,14 @@ func.func @softmax(%x: memref<64x1000xf32>, %y: memref<64x1000xf32>) {
 /// the row position. Small, so not marked for the pool.
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-NOT: memref.alloc
-// CHECK: scf.parallel (%[[R:.+]]) =
+// CHECK: scf.parallel
+// CHECK: scf.for %[[R:.+]] =
 // CHECK: %[[I1:.+]] = arith.remui %[[R]], %c3
 // CHECK: %[[I0:.+]] = arith.divui %[[R]], %c3
 // CHECK: arith.addf {{.*}} : vector<16xf32>
 // CHECK: vector.store {{.*}}[%[[I0]], %[[I1]], %{{.+}}]
-// CHECK: vector.reduction <add>
-// CHECK: vector.reduction <add>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: vector.load %{{.+}}[%{{.+}}] : memref<40xf32>, vector<16xf32>
 // CHECK: math.rsqrt {{.*}} : vector<16xf32>
 // CHECK-NOT: kiln.heavy
@@ -201,7 +213,7 @@ func.func @integer_division(%x: memref<64x100xi32>, %s: memref<64xi32>) {
 /// buffer through a transposed map) cannot join: the group ends before it.
 // CHECK-LABEL: func.func @cross_row_consumer
 // CHECK: scf.parallel
-// CHECK: vector.reduction <maxsi>
+// CHECK: arith.maxsi {{.*}} : vector<1xi32>
 // CHECK: linalg.generic
 func.func @cross_row_consumer(%x: memref<8x8xi32>, %m: memref<8xi32>, %y: memref<8x8xi32>) {
   linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
@@ -224,12 +236,13 @@ func.func @cross_row_consumer(%x: memref<8x8xi32>, %m: memref<8xi32>, %y: memref
 #row = affine_map<(d0, d1) -> (d0)>
 
 /// Dynamic rows and row length: the reduction alone, sizes from the buffer,
-/// always offered to the pool.
+/// one row per task, always offered to the pool.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0
-// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[ROWS]])
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %c1
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[BLOCKS]])
 // CHECK: memref.dim %{{.+}}, %c1
-// CHECK: vector.reduction <add>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: } {kiln.heavy}
 func.func @dynamic(%x: memref<?x?xf32>, %s: memref<?xf32>) {
   linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
@@ -238,5 +251,55 @@ func.func @dynamic(%x: memref<?x?xf32>, %s: memref<?xf32>) {
     %0 = arith.addf %in, %out fastmath<reassoc> : f32
     linalg.yield %0 : f32
   }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// A temporary only the group uses, of the row shape, is a row on the task's
+/// stack (so the group is always outlined); the last op writing it stores
+/// straight into the target of the copy that follows, and the copy goes.
+// CHECK-LABEL: func.func @row_scratch
+// CHECK-SAME: (%{{.+}}: memref<3x100xf32>, %[[Y:.+]]: memref<3x100xf32>)
+// CHECK-NOT: memref.alloc()
+// CHECK: scf.parallel
+// CHECK: %[[ROW:.+]] = memref.alloca() {alignment = 64 : i64} : memref<100xf32>
+// CHECK: math.exp
+// CHECK: vector.store %{{.+}}, %[[ROW]][%{{.+}}] : memref<100xf32>, vector<16xf32>
+// CHECK: arith.addf {{.*}} : vector<1xf32>
+// CHECK: vector.load %[[ROW]]
+// CHECK: arith.mulf
+// CHECK: vector.store %{{.+}}, %[[Y]]
+// CHECK-NOT: memref.copy
+// CHECK: } {kiln.heavy}
+func.func @row_scratch(%x: memref<3x100xf32>, %y: memref<3x100xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %e = memref.alloc() {alignment = 64 : i64} : memref<3x100xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<3x100xf32>) outs(%e : memref<3x100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  }
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%e : memref<3x100xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : memref<3x100xf32>, memref<3xf32>) outs(%e : memref<3x100xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %0 = arith.divf %one, %sum : f32
+    %1 = arith.mulf %in, %0 : f32
+    linalg.yield %1 : f32
+  }
+  memref.copy %e, %y : memref<3x100xf32> to memref<3x100xf32>
   return
 }

@@ -87,3 +87,26 @@ func.func private @unit_batch(%host: !llvm.ptr {kiln.host}, %buf: memref<1x4x8xf
   }
   return
 }
+
+/// The split of a 7-D nest maps each inner induction variable to its own
+/// inner loop variable, in order (a dangling copy of them once crashed here).
+// CHECK-LABEL: func.func private @kiln_task_3
+// CHECK-SAME: (%[[I:[^:]+]]: index, %[[A:[^:]+]]: memref<2x3x2x2x2x2x2xf32>, %[[O:[^:]+]]: memref<2x3x2x2x2x2x2xf32>)
+// CHECK: %[[IV:.+]] = arith.addi
+// CHECK: scf.parallel (%[[B:[^,]+]], %[[C:[^,]+]], %[[D:[^,]+]], %[[E:[^,]+]], %[[F:[^,]+]], %[[G:[^)]+]]) =
+// CHECK: memref.load %[[A]][%[[IV]], %[[B]], %[[C]], %[[D]], %[[E]], %[[F]], %[[G]]]
+// CHECK: memref.store %{{.+}}, %[[O]][%[[IV]], %[[B]], %[[C]], %[[D]], %[[E]], %[[F]], %[[G]]]
+func.func private @seven_d(%host: !llvm.ptr {kiln.host}, %a: memref<2x3x2x2x2x2x2xf32>,
+                           %o: memref<2x3x2x2x2x2x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  scf.parallel (%i0, %i1, %i2, %i3, %i4, %i5, %i6) = (%c0, %c0, %c0, %c0, %c0, %c0, %c0)
+      to (%c2, %c3, %c2, %c2, %c2, %c2, %c2) step (%c1, %c1, %c1, %c1, %c1, %c1, %c1) {
+    %v = memref.load %a[%i0, %i1, %i2, %i3, %i4, %i5, %i6] : memref<2x3x2x2x2x2x2xf32>
+    memref.store %v, %o[%i0, %i1, %i2, %i3, %i4, %i5, %i6] : memref<2x3x2x2x2x2x2xf32>
+    scf.reduce
+  }
+  return
+}

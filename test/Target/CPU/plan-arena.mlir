@@ -62,7 +62,8 @@ module {
 // -----
 
 /// Stay on the heap: a dynamic size, an alloc inside a loop (per-iteration
-/// scratch) and a buffer passed to a call. No arena argument is added.
+/// scratch) and a buffer passed to an external function. No arena argument
+/// is added.
 // CHECK: kiln.memory_plan = {arena_bytes = 0 : i64, buffer_bytes = 0 : i64, buffers = 0 : i64, heap_allocs = 3 : i64}
 // CHECK-LABEL: func.func private @kiln_entry
 // CHECK-SAME: (%{{.+}}: !llvm.ptr, %{{.+}}: index)
@@ -96,4 +97,27 @@ func.func @other() {
   %a = memref.alloc() : memref<8xf32>
   memref.dealloc %a : memref<8xf32>
   return
+}
+
+// -----
+
+/// A buffer passed to a function of the module (a shared kernel) is used
+/// only during the call: it is planned, live up to the call.
+// CHECK: kiln.memory_plan = {arena_bytes = 64 : i64, buffer_bytes = 64 : i64, buffers = 1 : i64, heap_allocs = 0 : i64}
+// CHECK-LABEL: func.func private @kernel
+// CHECK-LABEL: func.func private @kiln_entry
+// CHECK: %[[V:.+]] = memref.view
+// CHECK: %[[C:.+]] = memref.cast %[[V]]
+// CHECK: call @kernel(%[[C]])
+module {
+  func.func private @kernel(%b: memref<?xf32>) {
+    return
+  }
+  func.func private @kiln_entry(%host: !llvm.ptr) {
+    %a = memref.alloc() : memref<8xf32>
+    %c = memref.cast %a : memref<8xf32> to memref<?xf32>
+    func.call @kernel(%c) : (memref<?xf32>) -> ()
+    memref.dealloc %a : memref<8xf32>
+    return
+  }
 }

@@ -24,6 +24,8 @@ void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, softmax, log_softmax, norms: reduction generics.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// cumsum: a generic with a masked reduction along the axis.
+void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape family, transpose, concat, slice, gather, shape/size: tensor ops.
 void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
 

@@ -53,8 +53,9 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     `memref.global`) is packed at compile time into a new global in the
     kernels' panel layout; the unpacked global is dropped when unused.
     Parallel tasks are (column block, row group) pairs: M is split into
-    groups of whole register-tile panels when there are fewer than 8 column
-    blocks. Rows past the last full panel run a packed kernel of that height
+    groups of whole register-tile panels when there are fewer than 4 column
+    blocks (each group at least 2 cache blocks of rows, as each packs its own
+    B block). Rows past the last full panel run a packed kernel of that height
     when M is static. A only needs a strided layout (it is read one scalar at
     a time), B and C unit inner strides.
     Matmuls in a function with a `{kiln.host}` argument whose B is not a
@@ -197,8 +198,10 @@ def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
   let description = [{
     Every `memref.alloc` directly in the body of `@kiln_entry` with a static
     shape, identity layout and default memory space, whose uses (through
-    view-like ops) stay inside the function and whose deallocations are
-    plain `memref.dealloc`s in that body, gets an offset in one arena. A
+    view-like ops, and calls of functions defined in the module that return
+    no buffer, such as the shared matmul kernels) stay inside the function
+    and whose deallocations are plain `memref.dealloc`s in that body, gets
+    an offset in one arena. A
     buffer lives from its allocation to its last use (positions of the
     using ops in the entry block, nested uses counting at their top-level
     op); buffers whose lifetimes overlap get disjoint 64-byte aligned
@@ -208,8 +211,8 @@ def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
     erased. The runtime passes a per-run arena of N bytes.
 
     Left to malloc at run time (counted as heap_allocs): dynamic sizes,
-    allocations inside loops (per-task scratch such as matmul packing
-    buffers) and buffers that may escape. The plan summary becomes the
+    allocations inside loops or in other functions (per-call scratch such as
+    the matmul kernels' packing buffers) and buffers that may escape. The plan summary becomes the
     module attribute `kiln.memory_plan` (`kilnc --report=memory`).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];

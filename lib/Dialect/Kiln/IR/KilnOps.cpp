@@ -38,10 +38,6 @@ LogicalResult ClipOp::verify() {
   return success();
 }
 
-bool hasValidModKind(ModOp op) {
-  return op.getFmod() || !isa<FloatType>(getElementTypeOrSelf(op.getLhs()));
-}
-
 //===----------------------------------------------------------------------===//
 // Softmax, normalizations, cumsum
 //===----------------------------------------------------------------------===//

@@ -123,7 +123,7 @@ std::optional<Literal> readLiteral(ElementsAttr attr) {
     int64_t i = 0;
     for (APFloat value : dense.getValues<APFloat>())
       literal.floats[i++] = value.convertToDouble();
-    if (dense.isSplat())
+    if (dense.isSplat() && !literal.floats.empty()) // an empty splat has no value
       std::fill(literal.floats.begin(), literal.floats.end(), literal.floats[0]);
     return literal;
   }
@@ -133,7 +133,7 @@ std::optional<Literal> readLiteral(ElementsAttr attr) {
   for (APInt value : dense.getValues<APInt>())
     literal.ints[i++] = zeroExtend ? static_cast<int64_t>(value.getZExtValue())
                                    : value.getSExtValue();
-  if (dense.isSplat())
+  if (dense.isSplat() && !literal.ints.empty())
     std::fill(literal.ints.begin(), literal.ints.end(), literal.ints[0]);
   return literal;
 }

@@ -126,12 +126,12 @@ def Kiln_MaxOp : Kiln_BinaryOp<"max", "max(x, y)", Kiln_NumericTensor, 0,
                                [Commutative]>;
 def Kiln_MinOp : Kiln_BinaryOp<"min", "min(x, y)", Kiln_NumericTensor, 0,
                                [Commutative]>;
-def Kiln_ModOp : Kiln_BinaryOp<"mod", "x mod y", Kiln_NumericTensor, 0, [
-    PredOpTrait<"floating-point operands have 'fmod' = true",
-                CPred<"::kiln::hasValidModKind(::llvm::cast<::kiln::ModOp>($_op))">>]> {
+def Kiln_ModOp : Kiln_BinaryOp<"mod", "x mod y", Kiln_NumericTensor> {
   let description = [{
-    Remainder. With `fmod` it has the sign of the dividend (C `fmod`);
-    otherwise (integers only) the sign of the divisor (Python `%`).
+    Remainder. With `fmod` the quotient is truncated, so the result has the
+    sign of the dividend (C `fmod`); otherwise it is floored, so the result has
+    the sign of the divisor (Python `%`; for floats a zero result takes the
+    divisor's sign, as ONNX Mod-28 specifies).
 
     Example:
 

@@ -34,9 +34,6 @@ llvm::LogicalResult verifyByInference(OpTy op) {
                                 operation->getPropertiesStorage(),
                                 operation->getRegions(), types);
 }
-
-/// Python-style remainder is integer-only; floats need C `fmod` semantics.
-bool hasValidModKind(ModOp op);
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

@@ -287,7 +287,9 @@ def Kiln_RangeOp : Kiln_Op<"range", [Pure,
   let summary = "1-D sequence start, start + delta, … up to (excluding) limit";
   let description = [{
     The length is `max(ceil((limit - start) / delta), 0)`; the result type is
-    given (static once the bounds are known).
+    given (static once the bounds are known). Element `i` is
+    `start + i * delta` computed in a wider type and then rounded, which is
+    ONNX Range-27's `stash_type` = float for 16-bit floats.
 
     Example:
 
