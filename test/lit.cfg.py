@@ -39,6 +39,24 @@ config.substitutions.append(
 config.substitutions.append(
     ("%kiln_run_path", os.path.join(config.kiln_tools_dir, "kiln-run")))
 
+# CUDA target. ptxas checks the PTX kilnc writes: without it those tests are
+# reported UNSUPPORTED (skipped), and lit says why. `cuda-driver` marks a
+# machine where libcuda.so.1 loads (the no-driver error tests need its absence).
+import ctypes
+import shutil
+
+ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+else:
+    lit_config.note("ptxas not found: the CUDA PTX validity tests are skipped")
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
+
 # `%limits -- CMD` runs CMD under the hostile-input limits (test/hostile/limits.py:
 # a clean error, exit 1, at most 1 s of CPU and 256 MiB). Sanitizer builds
 # keep the clean-error checks but not the CPU and memory limits, which their

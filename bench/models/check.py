@@ -1,6 +1,7 @@
 # Compiles each zoo model with kilnc, runs it with kiln-run and compares with onnxruntime.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: check.py --zoo DIR --work DIR --batch N [--xfail FILE] [MODEL...]
+"""usage: check.py --zoo DIR --work DIR --batch N [--xfail FILE] [--target cpu|cuda]
+                [--phase all|compile|run] [MODEL...]
 
 DIR is what zoo.py wrote. Each model is compiled for the batch with static input
 shapes (kilnc --input-shape), run with kiln-run --output-dir, and every output is
@@ -9,7 +10,9 @@ compared with onnxruntime's: |kiln - ort| <= RTOL * |ort| + ATOL * max|ort|
 deep random-weight nets give outputs of any magnitude and fp32 sums in another order).
 Statuses are those of scripts/conformance_run.py. The expected-failure list
 (`model status  # reason`) is strict: an unlisted failure, another status, or a
-listed model that passes fails the run (exit 1).
+listed model that passes fails the run (exit 1). --target cuda compiles for CUDA
+and runs with kiln-run --device cuda; --phase compile only compiles, --phase run
+runs the artifacts an earlier compile phase left in --work (on a GPU machine).
 """
 
 import argparse
@@ -26,11 +29,11 @@ import conformance_run  # noqa: E402
 RTOL, ATOL = 1e-3, 1e-4
 
 
-def compile_model(model_dir, batch, artifact, kilnc, timeout):
+def compile_model(model_dir, batch, artifact, kilnc, timeout, target="cpu"):
     """kilnc with static shapes for this batch; None on success, else (status, reason)."""
     with open(os.path.join(model_dir, "meta.json")) as f:
         shapes = json.load(f)["batches"][str(batch)]
-    args = [kilnc, os.path.join(model_dir, "model.onnx"), "-o", artifact]
+    args = [kilnc, os.path.join(model_dir, "model.onnx"), "-o", artifact, f"--target={target}"]
     args += [f"--input-shape={name}={'x'.join(map(str, dims))}" for name, dims in shapes.items()]
     rc, output, _ = conformance_run.run_tool(args, timeout)
     if rc == 0:
@@ -65,14 +68,26 @@ def compare(out_dir, reference_dir):
     return ok, "; ".join(notes)
 
 
-def check(model_dir, batch, work, tools, timeout, threads):
+def check(model_dir, batch, work, tools, timeout, threads, target="cpu", phase="all"):
     os.makedirs(work, exist_ok=True)
     artifact = os.path.join(work, "model.so")
-    failure = compile_model(model_dir, batch, artifact, tools["kilnc"], timeout)
-    if failure:
-        return failure
+    failed = os.path.join(work, "compile-failed.json")
+    if phase == "run" and os.path.exists(failed):
+        with open(failed) as f:
+            return tuple(json.load(f))
+    if phase != "run":
+        failure = compile_model(model_dir, batch, artifact, tools["kilnc"], timeout, target)
+        if failure:
+            with open(failed, "w") as f:
+                json.dump(list(failure), f)
+            return failure
+        if os.path.exists(failed):
+            os.remove(failed)
+    if phase == "compile":
+        return "compiled", ""
     out_dir = os.path.join(work, "out")
-    args = [tools["kiln_run"], artifact, "--output-dir", out_dir, "--threads", str(threads)]
+    args = [tools["kiln_run"], artifact, "--output-dir", out_dir, "--threads", str(threads),
+            "--device", target]
     rc, output, _ = conformance_run.run_tool(args + input_args(model_dir, batch), timeout)
     if rc != 0:
         return conformance_run.classify_failure("kiln-run", rc, output, timeout) or \
@@ -91,6 +106,8 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--kilnc", default=os.path.join(ROOT, "build", "bin", "kilnc"))
     p.add_argument("--kiln-run", default=os.path.join(ROOT, "build", "bin", "kiln-run"))
+    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--phase", choices=["all", "compile", "run"], default="all")
     p.add_argument("models", nargs="*")
     args = p.parse_args()
     expected = {}
@@ -106,8 +123,11 @@ def main():
     unexpected = 0
     for name in models:
         status, notes = check(os.path.join(args.zoo, name), args.batch,
-                              os.path.join(args.work, name), tools, args.timeout, args.threads)
+                              os.path.join(args.work, name), tools, args.timeout, args.threads,
+                              args.target, args.phase)
         want = expected.get(name, "passed")
+        if args.phase == "compile" and status == "compiled":
+            want = status
         verdict = "" if status == want else f"  <-- UNEXPECTED (expected {want})"
         unexpected += status != want
         print(f"{name}: {status}: {notes}{verdict}", flush=True)

@@ -47,6 +47,33 @@ typedef struct kiln_abi_tensor {
   const char *const *dim_names;
 } kiln_abi_tensor;
 
+/* ---- CUDA (issue 6) --------------------------------------------------------
+ * CUDA artifacts export KILN_ABI_CUDA_SYMBOL, a function returning the GPU
+ * architecture their kernels were compiled for ("sm_90a"); CPU artifacts do
+ * not. Their run function needs kiln_abi_host.cuda and returns
+ * KILN_ABI_CUDA_NO_DEVICE without it. Buffers passed to run are device
+ * pointers. The runtime records the first failure of these services (with
+ * the kernel's name) and reports it after run returns; after a failure they
+ * do nothing (alloc and constant return NULL, launch launches nothing). */
+#define KILN_ABI_CUDA_SYMBOL "kiln_abi_cuda_v1"
+#define KILN_ABI_CUDA_NO_DEVICE 3
+
+typedef struct kiln_abi_cuda {
+  void *context; /* the run's state */
+  /* The kernel `name` of the embedded cubin/PTX `image` (loaded on first use). */
+  void *(*get_function)(void *context, const void *image, const char *name);
+  /* cuLaunchKernel on the session's stream; params as cuLaunchKernel takes them. */
+  void (*launch)(void *context, void *function, int64_t grid_x, int64_t grid_y,
+                 int64_t grid_z, int64_t block_x, int64_t block_y, int64_t block_z,
+                 int32_t shared_bytes, void **params);
+  /* Device memory for intermediates, freed in stream order. */
+  void *(*alloc)(void *context, uint64_t bytes);
+  void (*free)(void *context, void *device_ptr);
+  /* The device copy of constant host data (weights), uploaded once per session. */
+  void *(*constant)(void *context, const void *host_data, uint64_t bytes);
+} kiln_abi_cuda;
+/* ---- end CUDA ------------------------------------------------------------ */
+
 /* Services the runtime offers to generated code (thread pool, scratch). */
 typedef struct kiln_abi_host {
   void *context;
@@ -72,6 +99,8 @@ typedef struct kiln_abi_host {
   void *trace;
   void (*trace_begin)(void *trace, int32_t dispatch);
   void (*trace_end)(void *trace, int32_t dispatch);
+  /* --- CUDA block: CUDA services; NULL in CPU sessions. --- */
+  const kiln_abi_cuda *cuda;
 } kiln_abi_host;
 
 /* Runs the model. `buffers` holds num_inputs input data pointers followed by

@@ -149,7 +149,8 @@ typedef struct kiln_session kiln_session;
 
 typedef enum kiln_device {
   KILN_DEVICE_CPU = 0,
-  KILN_DEVICE_CUDA = 1 /* not implemented yet: session creation fails */
+  KILN_DEVICE_CUDA = 1 /* NVIDIA GPU 0 through the CUDA driver (libcuda.so.1,
+                          loaded at session creation); CUDA artifacts only */
 } kiln_device;
 
 typedef struct kiln_session_options {
@@ -219,6 +220,14 @@ KILN_API kiln_status *kiln_session_run(kiln_session *session,
 
 /* Only for tensors returned by kiln_session_run. */
 KILN_API void kiln_tensor_destroy(kiln_tensor *tensor);
+
+/* CUDA sessions: milliseconds the model took on the device in this session's
+ * last successful run: from its inputs being on the device to its last kernel
+ * done (launches included; the copies of inputs and outputs between host and
+ * device excluded). With concurrent runs, one of them. INVALID_ARGUMENT for a
+ * CPU session or before a run. */
+KILN_API kiln_status *kiln_session_get_device_ms(const kiln_session *session,
+                                                 double *out_ms);
 
 /*===-- Tracing -----------------------------------------------------------===*/
 

@@ -3,11 +3,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Pipelines/TargetInfo.h"
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Dispatch/Passes.h"
 #include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/CUDA/CUDATarget.h"
+#include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,9 +75,7 @@ std::string stageNameList() {
 }
 
 bool isStageImplemented(Stage stage, Target target) {
-  if (target == Target::CUDA)
-    return stage <= Stage::Dispatch;
-  return stage != Stage::PTX;
+  return getTargetInfo(target).implementsStage(stage);
 }
 
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
@@ -124,6 +125,30 @@ void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createCSEPass());
 }
 
+void buildBufferizePipeline(OpPassManager &pm) {
+  // Tensors to buffers; function boundaries get identity layouts so the
+  // wrapper can pass plain dense buffers. Results inserted into a slice of
+  // a larger tensor (per-image conv matmuls) are first computed in place
+  // there instead of in an empty tensor that is then copied.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Results are written into caller-provided output buffers.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+}
+
+void buildDeallocationPipeline(OpPassManager &pm) {
+  // Free every temporary buffer after its last use.
+  bufferization::buildBufferDeallocationPipeline(pm);
+  // Copies into strided views become linalg.copy (no runtime library).
+  pm.addNestedPass<func::FuncOp>(createKilnCopiesToLinalgPass());
+}
+
 void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 1. The model function becomes the private @kiln_entry the artifact's
   //    kiln_run wrapper calls.
@@ -131,30 +156,16 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   // 1b. Trace hooks around each dispatch (linalg op) while the ops are
   //     still the fusion stage's kernels, named after its model nodes.
   pm.addPass(createKilnInstrumentDispatchesPass());
-  // 2. Tensors to buffers; function boundaries get identity layouts so the
-  //    wrapper can pass plain dense buffers. Results inserted into a slice of
-  //    a larger tensor (per-image conv matmuls) are first computed in place
-  //    there instead of in an empty tensor that is then copied.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // 3. Results are written into caller-provided output buffers.
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // 2-3. Tensors to buffers, results to out-params.
+  buildBufferizePipeline(pm);
   // 3b. Softmax, norms, last-axis reductions and their elementwise
   //     neighbours: one vectorized loop over rows per run of row-wise ops.
   //     Before deallocation, so per-row scratch buffers have no other users.
   KilnCPURowKernelsPassOptions rowKernels;
   rowKernels.vectorWidth = options.vectorWidth;
   pm.addNestedPass<func::FuncOp>(createKilnCPURowKernelsPass(rowKernels));
-  // 4. Free every temporary buffer after its last use.
-  bufferization::buildBufferDeallocationPipeline(pm);
-  // 5. Copies into strided views become linalg.copy (no runtime library).
-  pm.addNestedPass<func::FuncOp>(createKilnCopiesToLinalgPass());
+  // 4-5. Deallocation, copies as linalg.copy.
+  buildDeallocationPipeline(pm);
   // 6. Matmuls get register-blocked vector kernels (before the generic
   //    loops below would take them).
   KilnCPUMatmulPassOptions matmul;
@@ -216,9 +227,9 @@ void buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Dispatch:
     return buildDispatchPipeline(pm, options);
   case Stage::Codegen:
-    return buildCPUCodegenPipeline(pm, options);
+    return getTargetInfo(options.target).buildCodegenPipeline(pm, options);
   case Stage::LLVM:
-    return buildLLVMLoweringPipeline(pm, options);
+    return getTargetInfo(options.target).buildLLVMPipeline(pm, options);
   default:
     llvm_unreachable("stage has no pass pipeline");
   }
@@ -234,12 +245,14 @@ void registerCodegenDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerCUDACodegenDialects(registry);
 }
 
 void registerKilnPipelines() {
   registerKilnTransformsPasses();
   registerKilnToLinalgPasses();
   registerKilnCPUPasses();
+  registerKilnCUDAPasses();
   registerKilnDispatchPasses();
   auto registerStage = [](Stage stage, llvm::StringRef summary) {
     PassPipelineRegistration<>(
@@ -252,6 +265,15 @@ void registerKilnPipelines() {
   registerStage(Stage::Dispatch, "Stage 4 (dispatch): fuse elementwise producers/consumers");
   registerStage(Stage::Codegen, "Stage 5 (codegen, CPU): bufferize and lower to loops");
   registerStage(Stage::LLVM, "Stage 6 (llvm): lower everything to the LLVM dialect");
+  // The CUDA target's stages 5 and 6, as `kilnc --target=cuda` runs them.
+  PipelineOptions cuda;
+  cuda.target = Target::CUDA;
+  PassPipelineRegistration<>(
+      "kiln-cuda-codegen-pipeline", "Stage 5 (codegen, CUDA): buffers, loops, kernels",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Codegen, cuda); });
+  PassPipelineRegistration<>(
+      "kiln-cuda-llvm-pipeline", "Stage 6 (llvm, CUDA): host to LLVM, kernels to PTX",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::LLVM, cuda); });
 }
 
 } // namespace kiln

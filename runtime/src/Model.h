@@ -43,6 +43,9 @@ struct kiln_model {
   std::vector<kiln::rt::TensorDesc> inputs;
   std::vector<kiln::rt::TensorDesc> outputs;
   std::unordered_map<std::string, size_t> inputIndex;
+  /// The GPU architecture of a CUDA artifact (KILN_ABI_CUDA_SYMBOL), empty
+  /// for a CPU artifact.
+  std::string cudaChip;
   std::vector<std::string> dispatchNames;
   // The weights blob for KILN_ABI_WEIGHTS_EXTERNAL (mapped) and _NONE
   // (allocated); NULL for embedded weights.

@@ -224,6 +224,11 @@ MaybeProblem openLibrary(kiln_model &model, const kiln_abi_model *&abi) {
   if (!abi)
     return invalid(cat("not a Kiln artifact: ", KILN_ABI_ENTRY_SYMBOL,
                        "() returned NULL"));
+  using CudaChipFn = const char *(*)();
+  if (auto chip = reinterpret_cast<CudaChipFn>(::dlsym(library, KILN_ABI_CUDA_SYMBOL))) {
+    const char *name = chip();
+    model.cudaChip = name && *name ? name : "unknown";
+  }
   return std::nullopt;
 }
 

@@ -16,6 +16,7 @@
 #include "ThreadPool.h"
 #include "Trace.h"
 #include "Validation.h"
+#include "cuda/Device.h"
 
 #include <memory>
 #include <optional>
@@ -29,9 +30,11 @@ struct kiln_session {
   std::unique_ptr<kiln::rt::ThreadPool> pool;
   std::unique_ptr<kiln::rt::ArenaPool> arenas;
   kiln_abi_host host{}; // each run copies it and sets its own arena and trace
+  std::unique_ptr<kiln::rt::cuda::Device> cuda; // CUDA sessions only
 
   ~kiln_session() {
     pool.reset(); // join the workers before the model can be unloaded
+    cuda.reset();
     if (model)
       model->release();
   }
@@ -75,10 +78,7 @@ kiln_status *resolveOptions(const kiln_session_options *given,
   kiln_session_options_init(&resolved);
   if (given)
     resolved = *given;
-  if (resolved.device == KILN_DEVICE_CUDA)
-    return makeStatus(KILN_STATUS_UNIMPLEMENTED,
-                      "CUDA runtime path not implemented yet");
-  if (resolved.device != KILN_DEVICE_CPU)
+  if (resolved.device != KILN_DEVICE_CPU && resolved.device != KILN_DEVICE_CUDA)
     return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
                       cat("unknown device ", resolved.device));
   if (resolved.num_threads < 0 || resolved.num_threads > kMaxThreads)
@@ -89,6 +89,22 @@ kiln_status *resolveOptions(const kiln_session_options *given,
     resolved.num_threads = availableCores();
   if (resolved.max_bytes == 0)
     resolved.max_bytes = physicalMemory();
+  return nullptr;
+}
+
+/// A CUDA session opens the device; each device runs only its own artifacts.
+kiln_status *openDevice(const kiln_model &model, kiln_session &session) {
+  bool cudaModel = !model.cudaChip.empty();
+  if (session.options.device == KILN_DEVICE_CPU && cudaModel)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                      cat("model '", model.path, "' was compiled for CUDA (",
+                          model.cudaChip, "); create the session with device cuda"));
+  if (session.options.device == KILN_DEVICE_CUDA && !cudaModel)
+    return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                      cat("model '", model.path, "' was compiled for the CPU; compile it "
+                          "with kilnc --target=cuda for a CUDA session"));
+  if (session.options.device == KILN_DEVICE_CUDA)
+    return cuda::Device::open(model.cudaChip, session.cuda);
   return nullptr;
 }
 
@@ -103,6 +119,8 @@ kiln_status *createSession(kiln_model *model, const kiln_session_options *option
   if (kiln_status *status = resolveOptions(options, session->options))
     return status;
   if (kiln_status *status = checkOutputsSizable(*model))
+    return status;
+  if (kiln_status *status = openDevice(*model, *session))
     return status;
   try {
     session->pool = std::make_unique<ThreadPool>(session->options.num_threads);
@@ -168,6 +186,25 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
   OutputList outputs;
   if (kiln_status *status = allocateOutputs(model, plan, outputs))
     return status;
+  if (session->cuda) {
+    std::vector<void *> hostOutputs;
+    for (kiln_tensor *output : outputs.tensors)
+      hostOutputs.push_back(output->data);
+    // CUDA artifacts have no dispatch hooks: a traced run records only the
+    // "run" event (host time, copies included).
+    std::optional<RunRecorder> recorder;
+    if (trace)
+      recorder.emplace(*trace, model.dispatchNames);
+    if (kiln_status *status =
+            session->cuda->run(model, plan, hostOutputs, session->host))
+      return status;
+    if (recorder)
+      recorder->finish();
+    for (size_t i = 0; i < numOutputs; ++i)
+      out_outputs[i] = outputs.tensors[i];
+    outputs.tensors.clear();
+    return nullptr;
+  }
   std::vector<void *> buffers;
   for (const kiln_tensor *input : plan.inputs)
     buffers.push_back(input->data);
@@ -230,6 +267,24 @@ kiln_status *kiln_session_get_options(const kiln_session *session,
     });
   *out_options = session->options;
   return nullptr;
+}
+
+kiln_status *kiln_session_get_device_ms(const kiln_session *session,
+                                        double *out_ms) {
+  return kiln::rt::guard([&]() -> kiln_status * {
+    using kiln::rt::makeStatus;
+    if (!session || !out_ms)
+      return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                        !session ? "session is NULL" : "out_ms is NULL");
+    if (!session->cuda)
+      return makeStatus(KILN_STATUS_INVALID_ARGUMENT,
+                        "device time is measured in CUDA sessions only");
+    double ms = session->cuda->lastDeviceMs();
+    if (ms < 0)
+      return makeStatus(KILN_STATUS_INVALID_ARGUMENT, "the session has no completed run yet");
+    *out_ms = ms;
+    return nullptr;
+  });
 }
 
 kiln_status *kiln_session_run(kiln_session *session, const kiln_tensor *inputs,

@@ -20,8 +20,11 @@ struct LatencyStats {
 LatencyStats summarize(std::vector<double> samples);
 
 /// Runs `runOnce` `iterations` times, timing each, and prints the
-/// throughput and the final `latency_ms ...` line.
-void bench(const std::function<void()> &runOnce, int iterations);
+/// throughput and the final `latency_ms ...` line. `deviceMs`, if given,
+/// returns the device time of the run just done: its statistics are printed
+/// as `device_ms ...` before the latency line.
+void bench(const std::function<void()> &runOnce, int iterations,
+           const std::function<double()> &deviceMs = {});
 
 } // namespace kilnrun
 

@@ -19,8 +19,10 @@
 #include "Profile.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <fmt/format.h>
 
 namespace kilnrun {
@@ -156,8 +158,16 @@ Outputs runOnce(kiln_session *session, const std::vector<kiln_tensor> &inputs,
 }
 
 int runTool(Options &o) {
-  if (needsCompilation(o.model))
+  if (needsCompilation(o.model)) {
+    // A CUDA session needs a CUDA artifact (an explicit --kilnc-arg=--target wins).
+    bool hasTarget = std::any_of(o.compile.kilncArgs.begin(), o.compile.kilncArgs.end(),
+                                 [](const std::string &arg) {
+      return arg.rfind("--target", 0) == 0;
+    });
+    if (o.device == "cuda" && !hasTarget)
+      o.compile.kilncArgs.push_back("--target=cuda");
     o.model = compileModel(o.model, o.compile);
+  }
   ModelHandle model;
   check(kiln_model_load(o.model.c_str(), &model.model));
   printModel(model.model);
@@ -187,6 +197,15 @@ int runTool(Options &o) {
       std::chrono::steady_clock::now() - start;
   printOutputs(outputs);
   fmt::print("run: {:.3f} ms\n", elapsed.count());
+  std::function<double()> deviceMs;
+  if (options.device == KILN_DEVICE_CUDA) {
+    deviceMs = [&] {
+      double ms = 0;
+      check(kiln_session_get_device_ms(session.session, &ms));
+      return ms;
+    };
+    fmt::print("device: {:.4f} ms (inputs on the device to outputs ready)\n", deviceMs());
+  }
   if (!o.outputDir.empty())
     writeOutputs(outputs, o.outputDir);
   if (!o.compareDir.empty()) {
@@ -196,7 +215,8 @@ int runTool(Options &o) {
                                   failed, outputs.size(), o.compareDir));
   }
   if (o.bench > 0)
-    bench([&] { runOnce(session.session, views, info.num_outputs, trace.trace); }, o.bench);
+    bench([&] { runOnce(session.session, views, info.num_outputs, trace.trace); }, o.bench,
+          deviceMs);
   if (o.profile)
     printProfile(trace.trace);
   if (!o.traceFile.empty()) {

@@ -13,7 +13,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Target/CPU/CPUTarget.h"
+#include "kiln/Pipelines/TargetInfo.h"
 #include "kiln/Target/CPU/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,6 +72,19 @@ static cl::opt<std::string> matmulTile(
     cl::desc("CPU matmul blocking ROWSxVECTORSxMxNxK: register tile of ROWS x "
              "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256)"),
     cl::value_desc("tiles"), cl::init(""), cl::cat(kilncCategory));
+
+static cl::opt<std::string>
+    gpuOption("gpu",
+              cl::desc("GPU architecture of --target=cuda kernels: sm_90a (Hopper, "
+                       "default) or sm_80 and later sm_XY names"),
+              cl::value_desc("sm_XY"), cl::init("sm_90a"), cl::cat(kilncCategory));
+
+static cl::opt<std::string> precisionOption(
+    "precision",
+    cl::desc("Arithmetic of --target=cuda kernels: fp32 (default; tf32, bf16 and "
+             "fp16 are not implemented yet)"),
+    cl::value_desc("fp32"), cl::init("fp32"), cl::cat(kilncCategory));
+
 
 static cl::opt<int64_t> maxFoldBytes(
     "max-fold-bytes",
@@ -171,6 +184,26 @@ int main(int argc, char **argv) {
                 "go; they need --emit=llvm, obj or lib");
   if (*stage == kiln::Stage::PTX && targetOption == kiln::Target::CPU)
     return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
+  if (targetOption == kiln::Target::CUDA) {
+    llvm::StringRef gpu = gpuOption;
+    unsigned version = 0;
+    if (!gpu.consume_front("sm_") || gpu.consumeInteger(10, version) ||
+        !(gpu.empty() || gpu == "a") || version < 60)
+      return fail("--gpu='" + gpuOption + "': expected sm_XY with XY >= 60, e.g. sm_90a or sm_80");
+    if (precisionOption != "fp32")
+      return fail("--precision=" + precisionOption +
+                  " is not implemented yet; the CUDA target computes in fp32");
+    // Kernels read weights from embedded globals uploaded to the device; a
+    // host blob (external/none) or a host arena would be handed to them.
+    if (weightsOption != kiln::WeightsMode::Embed)
+      return fail("--weights=" +
+                  std::string(weightsOption == kiln::WeightsMode::External ? "external"
+                                                                           : "none") +
+                  " is CPU-only; --target=cuda embeds the weights (--weights=embed)");
+    if (reportOption == Report::Memory)
+      return fail("--report=memory describes the CPU arena plan; --target=cuda plans no "
+                  "arena (intermediates are device allocations)");
+  }
   if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +
                 "' is not implemented for --target=" +
@@ -205,6 +238,9 @@ int main(int argc, char **argv) {
 
   kiln::PipelineOptions options;
   options.target = targetOption;
+  options.cpu = cpuOption;
+  options.cuda.chip = gpuOption;
+  options.weights = weightsOption;
   if (maxFoldBytes < 0)
     return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +
                 ": expected a byte count >= 0");
@@ -248,16 +284,11 @@ int main(int argc, char **argv) {
   }
 
   if (*stage >= kiln::Stage::LLVM) {
-    auto kind = *stage == kiln::Stage::LLVM  ? kiln::ArtifactKind::LLVMIR
-                : *stage == kiln::Stage::Obj ? kiln::ArtifactKind::Object
-                                             : kiln::ArtifactKind::SharedLibrary;
     std::string path = outputPath(*stage);
-    kiln::CPUTargetOptions cpu;
-    cpu.cpu = cpuOption;
-    cpu.weights = weightsOption;
     llvm::Error error = llvm::Error::success();
     (void)timeStage(*stage, [&] {
-      error = kiln::writeCPUArtifact(*module, *signature, kind, cpu, path);
+      error = kiln::getTargetInfo(targetOption)
+                  .writeOutput(*module, *signature, *stage, options, path);
       return success();
     });
     if (error)

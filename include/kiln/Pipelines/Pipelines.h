@@ -10,10 +10,13 @@
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
 
+#include "kiln/Target/CPU/ArtifactWriter.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln {
 
@@ -39,12 +42,29 @@ struct CPUMatmulTiling {
   int64_t m = 72, n = 256, k = 256;
 };
 
+/// CUDA code generation (kilnc --gpu).
+struct CUDAOptions {
+  /// The NVVM target chip: sm_90a (wgmma-capable Hopper) or e.g. sm_80.
+  std::string chip = "sm_90a";
+  /// Threads per block of the generic elementwise/loop kernels.
+  int64_t blockSize = 256;
+  /// ptxas to turn PTX into a cubin; empty = search PATH and /usr/local/cuda/bin.
+  std::string ptxas;
+  /// CUDA toolkit for libdevice; empty = $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.
+  std::string toolkit;
+};
+
 /// Everything a pipeline needs to know; filled by the tools from their flags.
 struct PipelineOptions {
   Target target = Target::CPU;
   /// f32 lanes of the CPU's vectors: 16 with AVX-512, 8 with AVX2.
   int64_t vectorWidth = 16;
   CPUMatmulTiling matmul;
+  /// The host CPU of the artifact (kilnc --cpu).
+  std::string cpu = "native";
+  CUDAOptions cuda;
+  /// Where the CPU artifact's weights go (kilnc --weights); CUDA: Embed only.
+  WeightsMode weights = WeightsMode::Embed;
   /// Largest result (bytes) constant folding computes; bigger ones stay ops,
   /// so a hostile ConstantOfShape cannot make the compiler allocate it.
   int64_t maxFoldBytes = 64 * 1024 * 1024;
@@ -56,6 +76,12 @@ void buildGraphPipeline(mlir::OpPassManager &pm, const PipelineOptions &options)
 void buildLinalgPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// Stage 4: fusion into kernels.
 void buildDispatchPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// Stage 5, the parts every target shares (after kiln-prepare-entry):
+/// one-shot bufferization with results written to out-params, ...
+void buildBufferizePipeline(mlir::OpPassManager &pm);
+/// ... then deallocation and copies as linalg.copy. The CPU puts its row
+/// kernels between the two.
+void buildDeallocationPipeline(mlir::OpPassManager &pm);
 /// Stage 5 (CPU): bufferization, loops.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// Stage 6: everything to the LLVM dialect.

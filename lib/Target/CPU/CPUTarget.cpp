@@ -68,7 +68,8 @@ llvm::Error writeWeightsFile(ArtifactLayout &layout, llvm::StringRef outputPath)
 
 llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signature,
                              ArtifactKind kind, const CPUTargetOptions &options,
-                             llvm::StringRef outputPath) {
+                             llvm::StringRef outputPath,
+                             llvm::function_ref<llvm::Error(llvm::Module &)> addTargetCode) {
   ArtifactLayout layout = takeLayout(module, options.weights);
   if (options.weights == WeightsMode::External)
     if (llvm::Error error = writeWeightsFile(layout, outputPath))
@@ -88,6 +89,9 @@ llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signat
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   if (llvm::Error error = addArtifactABI(*llvmModule, signature, layout))
     return error;
+  if (addTargetCode)
+    if (llvm::Error error = addTargetCode(*llvmModule))
+      return error;
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(*llvmModule, &verifierStream))

@@ -9,6 +9,7 @@
 #include "kiln/Target/CPU/ModelSignature.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 namespace kiln {
@@ -19,10 +20,12 @@ enum class ArtifactKind { LLVMIR, Object, SharedLibrary };
 /// Translates `module` (LLVM dialect, entry @kiln_entry) to LLVM IR, adds the
 /// artifact ABI for `signature`, and writes `kind` to `outputPath` ("-" is
 /// stdout, for LLVM IR only). Objects and libraries are optimized at O3 for
-/// `options.cpu`.
-llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signature,
-                             ArtifactKind kind, const CPUTargetOptions &options,
-                             llvm::StringRef outputPath);
+/// `options.cpu`. `addTargetCode`, when given, runs on the LLVM module after
+/// the ABI is added (the CUDA target defines its runtime shims there).
+llvm::Error writeCPUArtifact(
+    mlir::ModuleOp module, const ModelSignature &signature, ArtifactKind kind,
+    const CPUTargetOptions &options, llvm::StringRef outputPath,
+    llvm::function_ref<llvm::Error(llvm::Module &)> addTargetCode = nullptr);
 
 } // namespace kiln
 

@@ -1,0 +1,187 @@
+# CUDA benchmark: Kiln kernels vs PyTorch eager and torch.compile on the same GPU.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: cuda.py compile --out DIR --kilnc PATH [--gpu sm_90a]   (here, with kilnc)
+       cuda.py run --out DIR --kiln-run PATH [--no-compile]     (on the GPU machine)
+
+The cases are bench/kernels.py's (SGEMM, ResNet-50 conv layers, softmax and
+layernorm rows). `compile` writes each case's CUDA artifact, inputs and
+parameters; `run` times Kiln with `kiln-run --device cuda --bench` (its
+`device_ms` line: inputs on the device to last kernel done, launches
+included, host<->device copies excluded)
+and PyTorch (eager, and torch.compile unless --no-compile) with CUDA events
+on the same inputs, checks Kiln's output against PyTorch's (fp32, TF32 off),
+and prints a markdown table (median ms, GFLOP/s or GB/s, Kiln / PyTorch).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+
+def compile_cases(args):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import kernels  # noqa: E402  (onnx is needed here only)
+    from onnx import numpy_helper
+
+    os.makedirs(args.out, exist_ok=True)
+    index = []
+    for i, case in enumerate(kernels.cases(quick=args.quick)):
+        case_dir = os.path.join(args.out, f"case{i:02d}")
+        os.makedirs(case_dir, exist_ok=True)
+        onnx_path = os.path.join(case_dir, "model.onnx")
+        with open(onnx_path, "wb") as f:
+            f.write(case.model.SerializeToString())
+        # Inputs are drawn again on the GPU machine (they are large; the
+        # weights, compiled into the artifact, travel as param_*.npy).
+        shapes = {name: list(value.shape) for name, value in case.inputs.items()}
+        for init in case.model.graph.initializer:
+            np.save(os.path.join(case_dir, f"param_{init.name}.npy"), numpy_helper.to_array(init))
+        node = case.model.graph.node[0]
+        attrs = {a.name: (list(a.ints) if a.ints else a.i if a.type == 2 else a.f)
+                 for a in node.attribute}
+        compiled = subprocess.run([args.kilnc, onnx_path, "--target=cuda", f"--gpu={args.gpu}",
+                                   "-o", os.path.join(case_dir, "model.so")],
+                                  capture_output=True, text=True)
+        os.remove(onnx_path)
+        meta = {"name": case.name, "kind": case.kind, "flops": case.flops, "bytes": case.bytes,
+                "inputs": sorted(case.inputs), "shapes": shapes, "attrs": attrs,
+                "compiled": compiled.returncode == 0,
+                "error": compiled.stderr.strip().splitlines()[-1:] if compiled.returncode else []}
+        with open(os.path.join(case_dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        index.append(case_dir)
+        print(f"{case.name}: {'compiled' if meta['compiled'] else 'FAILED ' + str(meta['error'])}")
+
+
+def torch_fn(meta, params, torch):
+    import torch.nn.functional as F
+    kind, attrs = meta["kind"], meta["attrs"]
+    if kind == "gemm":
+        return lambda a, b: a @ b
+    if kind == "conv":
+        stride, pads = attrs["strides"][0], attrs["pads"][0]
+        return lambda x: F.conv2d(x, params["w"], params["b"], stride=stride, padding=pads)
+    if kind == "softmax":
+        return lambda x: torch.softmax(x, dim=-1)
+    if kind == "layernorm":
+        return lambda x: F.layer_norm(x, x.shape[-1:], params["g"], params["b"], eps=1e-5)
+    raise ValueError(kind)
+
+
+def time_torch(fn, inputs, torch, warmup=10, reps=50):
+    for _ in range(warmup):
+        fn(*inputs)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(*inputs)
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return float(np.median(times))
+
+
+def run_kiln(kiln_run, case_dir, meta, out_dir):
+    args = [kiln_run, os.path.join(case_dir, "model.so"), "--device", "cuda",
+            "--warmup", "5", "--bench", "50", "--output-dir", out_dir]
+    for name in meta["inputs"]:
+        args += ["--input", f"{name}={os.path.join(case_dir, f'in_{name}.npy')}"]
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, None, (run.stderr.strip() or run.stdout.strip()).splitlines()[-1]
+    device = re.search(r"device_ms min=\S+ median=(\S+)", run.stdout)
+    host = re.search(r"latency_ms min=\S+ median=(\S+)", run.stdout)
+    return (float(device.group(1)) if device else None), float(host.group(1)), None
+
+
+def run_cases(args):
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    rows = []
+    for case in sorted(os.listdir(args.out)):
+        case_dir = os.path.join(args.out, case)
+        with open(os.path.join(case_dir, "meta.json")) as f:
+            meta = json.load(f)
+        if not meta["compiled"]:
+            rows.append((meta, None, None, None, None, "compile failed"))
+            continue
+        params = {f[6:-4]: torch.from_numpy(np.load(os.path.join(case_dir, f))).cuda()
+                  for f in os.listdir(case_dir) if f.startswith("param_")}
+        rng = np.random.default_rng(20261129)
+        host_inputs = [rng.standard_normal(meta["shapes"][n], np.float32) for n in meta["inputs"]]
+        for name, value in zip(meta["inputs"], host_inputs):
+            np.save(os.path.join(case_dir, f"in_{name}.npy"), value)
+        inputs = [torch.from_numpy(value).cuda() for value in host_inputs]
+        fn = torch_fn(meta, params, torch)
+        want = fn(*inputs).double().cpu().numpy()
+        out_dir = os.path.join(case_dir, "out")
+        kiln_device, kiln_host, error = run_kiln(args.kiln_run, case_dir, meta, out_dir)
+        note = error or ""
+        if not error:
+            got = np.load(os.path.join(out_dir, os.listdir(out_dir)[0])).astype(np.float64)
+            rel = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+            note = f"rel_err {rel:.1e}" + ("" if rel < 1e-4 else " WRONG")
+        eager = time_torch(fn, inputs, torch)
+        compiled = None
+        if not args.no_compile:
+            try:
+                compiled = time_torch(torch.compile(fn), inputs, torch)
+            except Exception as e:  # noqa: BLE001  (report, keep going)
+                note += f"; torch.compile failed: {type(e).__name__}"
+        rows.append((meta, kiln_device, kiln_host, eager, compiled, note))
+        print(f"{meta['name']}: kiln {kiln_device} ms (host {kiln_host}), eager {eager:.4f}, "
+              f"compile {compiled}, {note}", flush=True)
+    print_table(rows, torch.cuda.get_device_name())
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump([dict(meta=m, kiln_ms=k, kiln_host_ms=h, eager_ms=e, compile_ms=c, note=n)
+                   for m, k, h, e, c, n in rows], f, indent=1)
+
+
+def rate(meta, ms):
+    if ms is None:
+        return "-"
+    if meta["kind"] in ("gemm", "conv"):
+        return f"{meta['flops'] / ms / 1e9:.2f} TFLOP/s"
+    return f"{meta['bytes'] / ms / 1e6:.0f} GB/s"
+
+
+def print_table(rows, device):
+    fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
+    print(f"\n{device}, fp32 (TF32 off), median of 50 runs after warm-up; Kiln = kernels only "
+          "+ launches (host clock around run and synchronize), PyTorch = CUDA events; kiln-run = whole run incl. host<->device copies\n")
+    print("| case | Kiln ms | Kiln rate | kiln-run ms | eager ms | eager rate | compile ms "
+          "| Kiln / eager | Kiln / compile | check |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for meta, kiln, host, eager, compiled, note in rows:
+        ratio = lambda ref: "-" if kiln is None or ref is None else f"{kiln / ref:.2f}x"  # noqa: E731
+        print(f"| {meta['name']} | {fmt(kiln)} | {rate(meta, kiln)} | {fmt(host)} | {fmt(eager)} "
+              f"| {rate(meta, eager)} | {fmt(compiled)} | {ratio(eager)} | {ratio(compiled)} "
+              f"| {note} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("phase", choices=["compile", "run"])
+    p.add_argument("--out", required=True)
+    p.add_argument("--kilnc")
+    p.add_argument("--kiln-run")
+    p.add_argument("--gpu", default="sm_90a")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    args = p.parse_args()
+    if args.phase == "compile":
+        compile_cases(args)
+    else:
+        run_cases(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+//===- Passes.h - CUDA code generation passes -------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CUDA_PASSES_H
+#define KILN_TARGET_CUDA_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln {
+
+/// Marks an scf.parallel that kiln-cuda-serial-kernels made from host code.
+inline constexpr llvm::StringLiteral kSerialLoopAttr = "kiln.serial";
+/// The host function the artifact defines to fetch a constant's device copy.
+inline constexpr llvm::StringLiteral kDeviceConstantFunction = "kiln_cuda_constant";
+
+#define GEN_PASS_DECL
+#include "kiln/Target/CUDA/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Target/CUDA/Passes.h.inc"
+
+} // namespace kiln
+
+#endif // KILN_TARGET_CUDA_PASSES_H

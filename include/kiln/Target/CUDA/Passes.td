@@ -1,0 +1,97 @@
+//===- Passes.td - CUDA code generation passes -*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CUDA_PASSES_TD
+#define KILN_TARGET_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnCUDAPromoteAccumulatorsPass
+    : Pass<"kiln-cuda-promote-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Keep a reduction's accumulator in a register across its loop";
+  let description = [{
+    Linalg's loops reduce into memory: each iteration of a matmul's or
+    conv's `k` loop loads `C[i, j]`, adds, and stores it back. When an
+    `scf.for` body loads and later stores the same loop-invariant element,
+    and nothing else in the loop touches that buffer (no access to any view
+    of the same allocation), the element is loaded once before the loop,
+    carried as an `iter_args` value and stored once after it. Innermost loops
+    first, so nested reduction loops (conv's kh, kw, c) promote outward.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KilnCUDASerialKernelsPass
+    : Pass<"kiln-cuda-serial-kernels", "mlir::func::FuncOp"> {
+  let summary = "Move host code that touches buffers into one-thread kernels";
+  let description = [{
+    On the CUDA target every buffer lives in device memory, so the host
+    function may only allocate, free, take views of buffers and launch
+    kernels. This pass wraps each maximal run of other top-level operations
+    that read or write buffers (the `scf.for` of a full reduction, a
+    `memref.store` of an initial value, ...) in a single-iteration
+    `scf.parallel` marked `{kiln.serial}`, which kiln-cuda-map-parallel-loops
+    turns into a one-thread kernel. Host `memref.alloca`s become
+    `memref.alloc`s (the host stack is not device memory), and reshapes to
+    static shapes `memref.reinterpret_cast`s (they need not read their
+    shape operand). The `{kiln.host}` argument marker is dropped: CUDA host
+    code does not use the thread pool.
+
+    Pre-condition: buffers and loops (after linalg-to-parallel-loops).
+    Post-condition: every top-level op of a function that touches a buffer
+    is an `scf.parallel`, an allocation, a deallocation, a global, a view or
+    a `memref.dim`. Fails with a diagnostic when a wrapped op's result is
+    used outside the run (host code depending on tensor values).
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def KilnCUDAMapParallelLoopsPass
+    : Pass<"kiln-cuda-map-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Map top-level scf.parallel loops onto CUDA blocks and threads";
+  let description = [{
+    Each top-level `scf.parallel` becomes one kernel: its dimensions are
+    collapsed into one, tiled by `block-size`, the tile loop mapped to
+    `block x` and the intra-tile loop to `thread x` (a guard replaces partial
+    tiles, so every block has `block-size` threads). Loops marked
+    `{kiln.serial}` map to a single block of one thread. Nested
+    `scf.parallel` loops run sequentially inside the kernel.
+    `convert-parallel-loops-to-gpu` then creates the `gpu.launch` ops.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256", "threads per block">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"];
+}
+
+def KilnCUDAMergeKernelModulesPass
+    : Pass<"kiln-cuda-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel, each with a
+    kernel of the same name. This pass moves them all into one module,
+    `@kiln_kernels`, each kernel renamed after the module it came from
+    (`@kiln_entry_kernel_3`), and retargets the launches. One module is one
+    PTX file (valid input for ptxas), one cubin and one load at run time.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def KilnCUDADeviceConstantsPass
+    : Pass<"kiln-cuda-device-constants", "mlir::ModuleOp"> {
+  let summary = "Host code reads constant globals through their device copies";
+  let description = [{
+    Runs on the host side after lowering to the LLVM dialect. Every
+    `llvm.mlir.addressof` of a constant global with an initializer (the
+    model's weights) in a host `llvm.func` is followed by a call
+    `@kiln_cuda_constant(%host_ptr, %bytes) -> !llvm.ptr`, and the address's
+    users take the call's result: the device copy that the runtime uploads
+    once per session. The artifact writer defines `kiln_cuda_constant`.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // KILN_TARGET_CUDA_PASSES_TD

@@ -1,0 +1,149 @@
+//===- TargetInfo.cpp - The CPU and CUDA targets' stages 5 to 9 -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Pipelines/TargetInfo.h"
+
+#include "kiln/Target/CPU/CPUTarget.h"
+#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/CUDA/CUDATarget.h"
+#include "kiln/Target/CUDA/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+class CPUTargetInfo final : public TargetInfo {
+public:
+  llvm::StringRef name() const override { return "cpu"; }
+  bool implementsStage(Stage stage) const override { return stage != Stage::PTX; }
+  void buildCodegenPipeline(OpPassManager &pm,
+                            const PipelineOptions &options) const override {
+    buildCPUCodegenPipeline(pm, options);
+  }
+  void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options) const override {
+    buildLLVMLoweringPipeline(pm, options);
+  }
+  llvm::Error writeOutput(ModuleOp module, const ModelSignature &signature, Stage stage,
+                          const PipelineOptions &options,
+                          llvm::StringRef path) const override {
+    auto kind = stage == Stage::LLVM  ? ArtifactKind::LLVMIR
+                : stage == Stage::Obj ? ArtifactKind::Object
+                                      : ArtifactKind::SharedLibrary;
+    CPUTargetOptions cpu;
+    cpu.cpu = options.cpu;
+    cpu.weights = options.weights;
+    return writeCPUArtifact(module, signature, kind, cpu, path);
+  }
+};
+
+class CUDATargetInfo final : public TargetInfo {
+public:
+  llvm::StringRef name() const override { return "cuda"; }
+  bool implementsStage(Stage) const override { return true; }
+
+  void buildCodegenPipeline(OpPassManager &pm,
+                            const PipelineOptions &options) const override {
+    // 1-5. Entry, buffers, out-params, deallocation, copies, as on the CPU;
+    //      none of the CPU's dispatch trace hooks, row kernels, packed
+    //      weights or host arena (device memory comes from host->cuda).
+    pm.addPass(createKilnPrepareEntryPass());
+    buildBufferizePipeline(pm);
+    buildDeallocationPipeline(pm);
+    // 6. Every linalg op becomes loops, parallel where the iteration space is.
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addPass(createCanonicalizerPass());
+    // 6b. Reductions accumulate in registers, not in the output buffer.
+    pm.addNestedPass<func::FuncOp>(createKilnCUDAPromoteAccumulatorsPass());
+    // 7. exp/tanh/erf/... as polynomials: kernels then need no libdevice.
+    pm.addNestedPass<func::FuncOp>(createKilnApproximateMathPass());
+    // 8. Host code that would touch device memory becomes one-thread kernels.
+    pm.addNestedPass<func::FuncOp>(createKilnCUDASerialKernelsPass());
+    // 9. One kernel per top-level parallel loop: blocks x threads.
+    KilnCUDAMapParallelLoopsPassOptions map;
+    map.blockSize = options.cuda.blockSize;
+    pm.addNestedPass<func::FuncOp>(createKilnCUDAMapParallelLoopsPass(map));
+    pm.addPass(createConvertParallelLoopToGpuPass());
+    // 10. Kernel bodies move into gpu.modules; launches stay in the host.
+    pm.addPass(createGpuKernelOutliningPass());
+    pm.addPass(createKilnCUDAMergeKernelModulesPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+
+  void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options) const override {
+    // 1. Structured control flow and views, in host and kernels alike.
+    pm.addPass(createSCFToControlFlowPass());
+    pm.addPass(memref::createExpandStridedMetadataPass());
+    pm.addPass(createLowerAffinePass());
+    // 2. Kernels to NVVM for the chosen chip (PTX 8.0 for sm_90a's wgmma).
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.cuda.chip;
+    target.features = "+ptx80";
+    target.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+    ConvertGpuOpsToNVVMOpsOptions nvvm;
+    nvvm.indexBitwidth = 64;
+    OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+    kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+    kernels.addPass(createCanonicalizerPass());
+    kernels.addPass(createCSEPass());
+    kernels.addPass(createReconcileUnrealizedCastsPass());
+    // 3. Host to LLVM. Buffers are allocated through the generic
+    //    _mlir_memref_to_llvm_alloc/free, which the artifact routes to the
+    //    runtime's device allocator; launches stay gpu.launch_func.
+    FinalizeMemRefToLLVMConversionPassOptions memref;
+    memref.useGenericFunctions = true;
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createConvertFuncToLLVMPass());
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    pm.addPass(createGpuToLLVMConversionPass());
+    pm.addPass(createUBToLLVMConversionPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    // 4. Weights reach kernels as their device copies.
+    pm.addPass(createKilnCUDADeviceConstantsPass());
+    // 5. Kernels to PTX (NVPTX backend, in process).
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = "isa";
+    binary.toolkitPath = options.cuda.toolkit.empty() ? findCUDAToolkit() : options.cuda.toolkit;
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+  }
+
+  llvm::Error writeOutput(ModuleOp module, const ModelSignature &signature, Stage stage,
+                          const PipelineOptions &options,
+                          llvm::StringRef path) const override {
+    CUDAArtifactOptions artifact;
+    artifact.chip = options.cuda.chip;
+    artifact.ptxas = options.cuda.ptxas;
+    artifact.host.cpu = options.cpu;
+    auto kind = stage == Stage::LLVM  ? CUDAOutput::HostLLVMIR
+                : stage == Stage::PTX ? CUDAOutput::PTX
+                : stage == Stage::Obj ? CUDAOutput::Object
+                                      : CUDAOutput::SharedLibrary;
+    return writeCUDAOutput(module, signature, kind, artifact, path);
+  }
+};
+
+} // namespace
+
+const TargetInfo &getTargetInfo(Target target) {
+  static const CPUTargetInfo cpu;
+  static const CUDATargetInfo cuda;
+  if (target == Target::CUDA)
+    return cuda;
+  return cpu;
+}
+
+} // namespace kiln

@@ -1,0 +1,307 @@
+//===- Device.cpp - Running CUDA artifacts on device 0 ---------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "cuda/Device.h"
+
+#include "Status.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln::rt::cuda {
+namespace {
+
+/// One run's state behind kiln_abi_cuda::context: the device, the first
+/// failure, and the last kernel launched (to name asynchronous faults).
+struct RunState {
+  Device *device;
+  std::string error;
+  std::string lastKernel;
+  std::vector<CUdeviceptr> allocations; // freed at the end if the model did not
+
+  bool failed() const { return !error.empty(); }
+  void fail(std::string message) {
+    if (error.empty())
+      error = std::move(message);
+  }
+  bool check(CUresult result, const char *what, const std::string &kernel = "") {
+    if (result == kSuccess)
+      return true;
+    fail(cat(what, kernel.empty() ? "" : " of kernel '", kernel, kernel.empty() ? "" : "'",
+             " failed: ", describe(device->driver, result)));
+    return false;
+  }
+};
+
+// The kiln_abi_cuda services. Generated code is C: nothing may throw.
+void *getFunctionThunk(void *context, const void *image, const char *name) noexcept {
+  auto *state = static_cast<RunState *>(context);
+  if (state->failed())
+    return nullptr;
+  try {
+    std::string error;
+    CUfunction function = state->device->getFunction(image, name, error);
+    if (!function)
+      state->fail(error);
+    return function;
+  } catch (...) {
+    state->fail(cat("cannot load kernel '", name, "': out of host memory"));
+    return nullptr;
+  }
+}
+
+void launchThunk(void *context, void *function, int64_t gx, int64_t gy, int64_t gz,
+                 int64_t bx, int64_t by, int64_t bz, int32_t sharedBytes,
+                 void **params) noexcept {
+  auto *state = static_cast<RunState *>(context);
+  if (state->failed() || !function)
+    return;
+  Device &device = *state->device;
+  const std::string &kernel = device.functionName(static_cast<CUfunction>(function));
+  for (int64_t dim : {gx, gy, gz, bx, by, bz}) {
+    if (dim == 0)
+      return; // an empty iteration space: nothing to launch
+    if (dim < 0 || dim > INT32_MAX) {
+      state->fail(cat("kernel '", kernel, "': launch dimension ", dim, " out of range"));
+      return;
+    }
+  }
+  state->lastKernel = kernel;
+  auto u = [](int64_t v) { return static_cast<unsigned>(v); };
+  if (!state->check(device.driver.launchKernel(static_cast<CUfunction>(function), u(gx),
+                                               u(gy), u(gz), u(bx), u(by), u(bz),
+                                               static_cast<unsigned>(sharedBytes),
+                                               device.stream, params, nullptr),
+                    "launch", kernel))
+    return;
+  if (device.syncEachLaunch)
+    state->check(device.driver.streamSynchronize(device.stream), "execution", kernel);
+}
+
+void *allocThunk(void *context, uint64_t bytes) noexcept {
+  auto *state = static_cast<RunState *>(context);
+  if (state->failed())
+    return nullptr;
+  CUdeviceptr ptr = 0;
+  if (!state->check(state->device->driver.memAllocAsync(&ptr, bytes ? bytes : 1,
+                                                        state->device->stream),
+                    cat("allocating ", bytes, " bytes of device memory").c_str()))
+    return nullptr;
+  try {
+    state->allocations.push_back(ptr);
+  } catch (...) {
+  }
+  return reinterpret_cast<void *>(ptr);
+}
+
+void freeThunk(void *context, void *ptr) noexcept {
+  auto *state = static_cast<RunState *>(context);
+  auto device = reinterpret_cast<CUdeviceptr>(ptr);
+  if (!ptr)
+    return;
+  for (CUdeviceptr &owned : state->allocations)
+    if (owned == device)
+      owned = 0;
+  state->check(state->device->driver.memFreeAsync(device, state->device->stream),
+               "freeing device memory");
+}
+
+void *constantThunk(void *context, const void *hostData, uint64_t bytes) noexcept {
+  auto *state = static_cast<RunState *>(context);
+  if (state->failed())
+    return nullptr;
+  try {
+    std::string error;
+    CUdeviceptr ptr = state->device->constant(hostData, bytes, error);
+    if (!ptr)
+      state->fail(error);
+    return reinterpret_cast<void *>(ptr);
+  } catch (...) {
+    state->fail("uploading a constant: out of host memory");
+    return nullptr;
+  }
+}
+
+/// sm_90a -> 90; 0 if malformed.
+int chipVersion(const std::string &chip) {
+  if (chip.rfind("sm_", 0) != 0)
+    return 0;
+  return std::atoi(chip.c_str() + 3);
+}
+
+} // namespace
+
+kiln_status *Device::open(const std::string &chip, std::unique_ptr<Device> &out) {
+  std::string error;
+  const Driver *driver = loadDriver(error);
+  if (!driver)
+    return makeStatus(KILN_STATUS_UNIMPLEMENTED, cat("cannot create a CUDA session: ", error));
+  auto fail = [&](const char *what, CUresult result) {
+    return makeStatus(KILN_STATUS_UNIMPLEMENTED, cat("cannot create a CUDA session: ", what,
+                                                   " failed: ", describe(*driver, result)));
+  };
+  int count = 0;
+  if (CUresult r = driver->deviceGetCount(&count); r != kSuccess)
+    return fail("cuDeviceGetCount", r);
+  if (count == 0)
+    return makeStatus(KILN_STATUS_UNIMPLEMENTED,
+                      "cannot create a CUDA session: the driver sees no CUDA device");
+  std::unique_ptr<Device> device(new Device(*driver));
+  if (CUresult r = driver->deviceGet(&device->device, 0); r != kSuccess)
+    return fail("cuDeviceGet", r);
+  char name[256] = {0};
+  driver->deviceGetName(name, sizeof(name) - 1, device->device);
+  device->deviceName = name;
+  int major = 0, minor = 0;
+  driver->deviceGetAttribute(&major, kAttrComputeCapabilityMajor, device->device);
+  driver->deviceGetAttribute(&minor, kAttrComputeCapabilityMinor, device->device);
+  int needed = chipVersion(chip);
+  bool archSpecific = !chip.empty() && chip.back() == 'a';
+  if (major * 10 + minor < needed || (archSpecific && major * 10 + minor != needed))
+    return makeStatus(KILN_STATUS_UNIMPLEMENTED,
+                      cat("cannot create a CUDA session: the model's kernels are for ", chip,
+                          ", but device 0 (", name, ") is sm_", major * 10 + minor));
+  if (CUresult r = driver->primaryCtxRetain(&device->context, device->device); r != kSuccess)
+    return fail("cuDevicePrimaryCtxRetain", r);
+  if (CUresult r = driver->ctxSetCurrent(device->context); r != kSuccess)
+    return fail("cuCtxSetCurrent", r);
+  if (CUresult r = driver->streamCreate(&device->stream, /*CU_STREAM_NON_BLOCKING*/ 1);
+      r != kSuccess)
+    return fail("cuStreamCreate", r);
+  CUmemoryPool pool = nullptr;
+  if (driver->deviceGetDefaultMemPool(&pool, device->device) == kSuccess) {
+    uint64_t keepAll = UINT64_MAX;
+    driver->memPoolSetAttribute(pool, kMemPoolAttrReleaseThreshold, &keepAll);
+  }
+  const char *sync = std::getenv("KILN_CUDA_SYNC");
+  device->syncEachLaunch = sync && std::strcmp(sync, "0") != 0;
+  out = std::move(device);
+  return nullptr;
+}
+
+Device::~Device() {
+  if (!context)
+    return;
+  driver.ctxSetCurrent(context);
+  if (stream)
+    driver.streamSynchronize(stream);
+  for (auto &[host, ptr] : constants)
+    driver.memFree(ptr);
+  for (auto &[image, module] : modules)
+    driver.moduleUnload(module);
+  if (stream)
+    driver.streamDestroy(stream);
+  driver.primaryCtxRelease(device);
+}
+
+CUfunction Device::getFunction(const void *image, const char *name, std::string &error) {
+  std::lock_guard<std::mutex> lock(mutex);
+  CUmodule &module = modules[image];
+  if (!module) {
+    if (CUresult r = driver.moduleLoadData(&module, image); r != kSuccess) {
+      module = nullptr;
+      error = cat("loading the kernel module of '", name, "' failed: ", describe(driver, r));
+      return nullptr;
+    }
+  }
+  CUfunction &function = functions[{module, name}];
+  if (!function) {
+    if (CUresult r = driver.moduleGetFunction(&function, module, name); r != kSuccess) {
+      function = nullptr;
+      error = cat("finding kernel '", name, "' failed: ", describe(driver, r));
+      return nullptr;
+    }
+    names[function] = name;
+  }
+  return function;
+}
+
+const std::string &Device::functionName(CUfunction function) {
+  std::lock_guard<std::mutex> lock(mutex);
+  return names[function];
+}
+
+CUdeviceptr Device::constant(const void *hostData, uint64_t bytes, std::string &error) {
+  std::lock_guard<std::mutex> lock(mutex);
+  CUdeviceptr &ptr = constants[hostData];
+  if (ptr)
+    return ptr;
+  if (CUresult r = driver.memAlloc(&ptr, bytes ? bytes : 1); r != kSuccess) {
+    ptr = 0;
+    error = cat("allocating ", bytes, " bytes for a constant failed: ", describe(driver, r));
+    return 0;
+  }
+  if (CUresult r = driver.memcpyHtoD(ptr, hostData, bytes); r != kSuccess) {
+    driver.memFree(ptr);
+    ptr = 0;
+    error = cat("uploading a constant of ", bytes, " bytes failed: ", describe(driver, r));
+    return 0;
+  }
+  return ptr;
+}
+
+kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
+                         const std::vector<void *> &outputs, const kiln_abi_host &host) {
+  if (CUresult r = driver.ctxSetCurrent(context); r != kSuccess)
+    return makeStatus(KILN_STATUS_INTERNAL,
+                      cat("cuCtxSetCurrent failed: ", describe(driver, r)));
+  RunState state{this, {}, {}, {}};
+  kiln_abi_cuda services = {&state, &getFunctionThunk, &launchThunk, &allocThunk,
+                            &freeThunk, &constantThunk};
+  kiln_abi_host deviceHost = host;
+  deviceHost.cuda = &services;
+
+  // Inputs and outputs in device memory, in the order run() takes them.
+  std::vector<void *> buffers;
+  for (const kiln_tensor *input : plan.inputs) {
+    void *ptr = allocThunk(&state, input->byte_size);
+    if (ptr && input->byte_size)
+      state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(ptr), input->data,
+                                         input->byte_size, stream),
+                  cat("copying input '", input->name, "' to the device").c_str());
+    buffers.push_back(ptr);
+  }
+  for (size_t bytes : plan.outputBytes)
+    buffers.push_back(allocThunk(&state, bytes));
+
+  // The model's time: from inputs on the device to its last kernel done
+  // (launch overhead included), by the host clock around a synchronize.
+  // (CUDA events recorded around the launches measured 0 ms on the H200.)
+  state.check(driver.streamSynchronize(stream), "copying the inputs to the device");
+  auto start = std::chrono::steady_clock::now();
+  int32_t code = 0;
+  if (!state.failed())
+    code = model.abi->run(buffers.data(), plan.dims.data(), &deviceHost);
+  bool timed = !state.failed() && driver.streamSynchronize(stream) == kSuccess;
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count();
+  if (code == KILN_ABI_CUDA_NO_DEVICE)
+    state.fail("the model's run function found no CUDA services (a CPU build of kiln_run?)");
+  else if (code != 0)
+    state.fail(cat("its run function returned ", code));
+  for (size_t i = 0; i < outputs.size() && !state.failed(); ++i)
+    if (plan.outputBytes[i])
+      state.check(driver.memcpyDtoHAsync(outputs[i],
+                                         reinterpret_cast<CUdeviceptr>(
+                                             buffers[plan.inputs.size() + i]),
+                                         plan.outputBytes[i], stream),
+                  cat("copying output '", model.outputs[i].name, "' to the host").c_str());
+  if (CUresult r = driver.streamSynchronize(stream); r != kSuccess)
+    state.fail(cat("running the kernels failed: ", describe(driver, r),
+                   state.lastKernel.empty() ? "" : "; the last kernel launched was '",
+                   state.lastKernel, state.lastKernel.empty() ? "" : "'",
+                   " (KILN_CUDA_SYNC=1 names the failing kernel exactly)"));
+  if (timed && !state.failed())
+    lastMs.store(ms);
+  for (CUdeviceptr ptr : state.allocations)
+    if (ptr)
+      driver.memFreeAsync(ptr, stream);
+  if (state.failed())
+    return makeStatus(KILN_STATUS_INTERNAL,
+                      cat("model '", model.path, "' failed on ", deviceName, ": ", state.error));
+  return nullptr;
+}
+
+} // namespace kiln::rt::cuda

@@ -1,0 +1,80 @@
+//===- Driver.h - The CUDA driver API, loaded with dlopen at first use -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The runtime links no CUDA library: one binary runs on machines without a
+// GPU and says so when a CUDA session is asked for. Entry points come from
+// cuGetProcAddress for the CUDA 12.0 API (the `_v2` variants where cuda.h
+// maps to them), never from guessed dlsym names. The few types are declared
+// here so that building the runtime needs no CUDA toolkit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_CUDA_DRIVER_H
+#define KILN_RUNTIME_CUDA_DRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kiln::rt::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = uint64_t;
+using CUcontext = struct CUctx_st *;
+using CUstream = struct CUstream_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUmemoryPool = struct CUmemPoolHandle_st *;
+
+constexpr CUresult kSuccess = 0;
+constexpr int kAttrComputeCapabilityMajor = 75;
+constexpr int kAttrComputeCapabilityMinor = 76;
+constexpr int kMemPoolAttrReleaseThreshold = 4;
+
+/// The driver functions Kiln uses, with the signatures of CUDA 12.0.
+struct Driver {
+  CUresult (*init)(unsigned flags);
+  CUresult (*deviceGetCount)(int *count);
+  CUresult (*deviceGet)(CUdevice *device, int ordinal);
+  CUresult (*deviceGetName)(char *name, int length, CUdevice device);
+  CUresult (*deviceGetAttribute)(int *value, int attribute, CUdevice device);
+  CUresult (*primaryCtxRetain)(CUcontext *context, CUdevice device);
+  CUresult (*primaryCtxRelease)(CUdevice device);
+  CUresult (*ctxSetCurrent)(CUcontext context);
+  CUresult (*streamCreate)(CUstream *stream, unsigned flags);
+  CUresult (*streamDestroy)(CUstream stream);
+  CUresult (*streamSynchronize)(CUstream stream);
+  CUresult (*memAlloc)(CUdeviceptr *ptr, size_t bytes);
+  CUresult (*memFree)(CUdeviceptr ptr);
+  CUresult (*memAllocAsync)(CUdeviceptr *ptr, size_t bytes, CUstream stream);
+  CUresult (*memFreeAsync)(CUdeviceptr ptr, CUstream stream);
+  CUresult (*memcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
+  CUresult (*memcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes,
+                              CUstream stream);
+  CUresult (*memcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
+  CUresult (*deviceGetDefaultMemPool)(CUmemoryPool *pool, CUdevice device);
+  CUresult (*memPoolSetAttribute)(CUmemoryPool pool, int attribute, void *value);
+  CUresult (*moduleLoadData)(CUmodule *module, const void *image);
+  CUresult (*moduleUnload)(CUmodule module);
+  CUresult (*moduleGetFunction)(CUfunction *function, CUmodule module, const char *name);
+  CUresult (*launchKernel)(CUfunction function, unsigned gridX, unsigned gridY,
+                           unsigned gridZ, unsigned blockX, unsigned blockY,
+                           unsigned blockZ, unsigned sharedBytes, CUstream stream,
+                           void **params, void **extra);
+  CUresult (*getErrorName)(CUresult error, const char **name);
+  CUresult (*getErrorString)(CUresult error, const char **text);
+};
+
+/// The process's driver, loaded on the first call; NULL with `error` set
+/// ("no CUDA driver (libcuda.so.1 not found)", a missing entry point, or
+/// cuInit's failure) if it cannot be used. Thread-safe.
+const Driver *loadDriver(std::string &error);
+
+/// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for `result`.
+std::string describe(const Driver &driver, CUresult result);
+
+} // namespace kiln::rt::cuda
+
+#endif // KILN_RUNTIME_CUDA_DRIVER_H

@@ -1,0 +1,73 @@
+// RUN: kiln-opt %s --split-input-file --kiln-cuda-serial-kernels --verify-diagnostics | FileCheck %s
+
+/// A full reduction (host scf.for) and the store of its initial value become
+/// one single-iteration parallel loop; allocation and deallocation stay.
+// CHECK-LABEL: func.func @reduce
+// CHECK: %[[ACC:.+]] = memref.alloc() : memref<f32>
+// CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: scf.for
+// CHECK: } {kiln.serial}
+// CHECK-NEXT: memref.dealloc %[[ACC]]
+func.func @reduce(%x: memref<8xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<f32>
+  memref.store %zero, %acc[] : memref<f32>
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %v, %a : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  memref.dealloc %acc : memref<f32>
+  return
+}
+
+// -----
+
+/// Existing parallel loops are left alone; host allocas become allocations
+/// freed before the return.
+// CHECK-LABEL: func.func @alloca
+// CHECK: %[[BUF:.+]] = memref.alloc() : memref<4xf32>
+// CHECK: scf.parallel
+// CHECK-NOT: kiln.serial
+// CHECK: memref.dealloc %[[BUF]]
+// CHECK-NEXT: return
+func.func @alloca(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  %buf = memref.alloca() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %one, %buf[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+/// A value read from a buffer that host code then uses cannot stay on the host.
+func.func @escapes(%x: memref<2xindex>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{host code on the CUDA target would read a device buffer: this op's result is used outside a kernel}}
+  %n = memref.load %x[%c0] : memref<2xindex>
+  %buf = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %buf : memref<?xf32>
+  return
+}
+
+// -----
+
+/// A reshape to a static shape needs not read its shape buffer on the host.
+// CHECK-LABEL: func.func @reshape
+// CHECK: memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [1, 8], strides: [8, 1]
+// CHECK-NOT: kiln.serial
+func.func @reshape(%x: memref<1x8x1x1xf32>, %shape: memref<2xi64>) -> memref<1x8xf32> {
+  %r = memref.reshape %x(%shape) : (memref<1x8x1x1xf32>, memref<2xi64>) -> memref<1x8xf32>
+  return %r : memref<1x8xf32>
+}
