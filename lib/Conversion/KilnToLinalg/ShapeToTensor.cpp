@@ -66,21 +66,20 @@ Value staticReshape(OpBuilder &b, Location loc, Value input, RankedTensorType ty
     if (auto groups = getReassociationIndicesForReshape(inputType, type))
       return tensor::ExpandShapeOp::create(b, loc, type, input, *groups);
   }
+  auto allDims = [](int64_t rank) {
+    return ReassociationIndices(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  };
   auto flatType = RankedTensorType::get({inputType.getNumElements()}, type.getElementType());
-  ReassociationIndices all;
-  for (int64_t i = 0; i < inputType.getRank(); ++i)
-    all.push_back(i);
   Value flat = inputType.getRank() == 1
                    ? input
-                   : tensor::CollapseShapeOp::create(b, loc, flatType, input,
-                                                     ArrayRef<ReassociationIndices>{all})
+                   : tensor::CollapseShapeOp::create(
+                         b, loc, flatType, input,
+                         ArrayRef<ReassociationIndices>{allDims(inputType.getRank())})
                          .getResult();
   if (type.getRank() == 1)
     return flat;
-  ReassociationIndices allOut;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    allOut.push_back(i);
-  return tensor::ExpandShapeOp::create(b, loc, type, flat, ArrayRef<ReassociationIndices>{allOut});
+  return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                       ArrayRef<ReassociationIndices>{allDims(type.getRank())});
 }
 
 /// A reshape to `type`: views when both shapes are static, else

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatchUtils.h"
+
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
@@ -21,12 +23,6 @@ namespace kiln {
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 
 namespace {
-
-Value scalarConstant(PatternRewriter &rewriter, Location loc, Type element, double value) {
-  auto type = RankedTensorType::get({}, element);
-  return ConstantOp::create(
-      rewriter, loc, DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
-}
 
 /// select(keep, scores, -inf).
 Value maskOut(PatternRewriter &rewriter, Location loc, Value keep, Value scores) {

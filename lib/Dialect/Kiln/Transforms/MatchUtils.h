@@ -5,7 +5,10 @@
 #ifndef KILN_DIALECT_KILN_TRANSFORMS_MATCHUTILS_H
 #define KILN_DIALECT_KILN_TRANSFORMS_MATCHUTILS_H
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Value.h"
 
@@ -15,6 +18,14 @@
 namespace kiln {
 
 /// The value of a float splat constant (any shape), or nullopt.
+/// A rank-0 kiln.constant of `element` holding `value`.
+inline mlir::Value scalarConstant(mlir::PatternRewriter &rewriter, mlir::Location loc,
+                                  mlir::Type element, double value) {
+  auto type = mlir::RankedTensorType::get({}, element);
+  return ConstantOp::create(
+      rewriter, loc, mlir::DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
+}
+
 inline std::optional<double> getSplatFloat(mlir::Value value) {
   mlir::SplatElementsAttr splat;
   if (!value || !mlir::matchPattern(value, mlir::m_Constant(&splat)) ||

@@ -127,14 +127,10 @@ std::optional<AttentionMatch> matchAttention(MatmulOp op) {
 /// additive mask of the condition's shape.
 Value additiveMask(PatternRewriter &rewriter, Location loc, const AttentionMatch &match,
                    Type element) {
-  auto scalar = [&](double value) -> Value {
-    auto type = RankedTensorType::get({}, element);
-    return ConstantOp::create(rewriter, loc,
-                              DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
-  };
   auto keepType = cast<RankedTensorType>(match.keep.getType());
   auto type = RankedTensorType::get(keepType.getShape(), element);
-  Value zero = scalar(0.0), fill = scalar(match.fill);
+  Value zero = scalarConstant(rewriter, loc, element, 0.0);
+  Value fill = scalarConstant(rewriter, loc, element, match.fill);
   return SelectOp::create(rewriter, loc, type, match.keep, match.keepIsTrue ? zero : fill,
                           match.keepIsTrue ? fill : zero);
 }
