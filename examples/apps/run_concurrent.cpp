@@ -87,18 +87,28 @@ bool same(const std::vector<Tensor> &a, const std::vector<Tensor> &b) {
 
 int main(int argc, char **argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODEL.so [THREADS] [RUNS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL.so [THREADS] [RUNS] [cpu|cuda]\n", argv[0]);
     return 2;
   }
   int threads = argc > 2 ? std::atoi(argv[2]) : 4;
   int runs = argc > 3 ? std::atoi(argv[3]) : 50;
+  bool cuda = argc > 4 && std::strcmp(argv[4], "cuda") == 0;
   kiln_model *rawModel = nullptr;
   check(kiln_model_load(argv[1], &rawModel));
   std::unique_ptr<kiln_model, ModelDeleter> model(rawModel);
   kiln_model_info info;
   check(kiln_model_get_info(model.get(), &info));
   kiln_session *rawSession = nullptr;
-  check(kiln_session_create(model.get(), nullptr, &rawSession));
+  kiln_session_options options;
+  kiln_session_options_init(&options);
+  options.device = cuda ? KILN_DEVICE_CUDA : KILN_DEVICE_CPU;
+  if (kiln_status *status = kiln_session_create(model.get(), &options, &rawSession)) {
+    // Exit code 77: ctest reports the test as skipped on machines without a GPU.
+    bool noDevice = cuda && kiln_status_get_code(status) == KILN_STATUS_UNIMPLEMENTED;
+    std::fprintf(stderr, "%s: %s\n", noDevice ? "skipped" : "error", kiln_status_message(status));
+    kiln_status_destroy(status);
+    return noDevice ? 77 : 1;
+  }
   std::unique_ptr<kiln_session, SessionDeleter> session(rawSession);
 
   // One reference per thread's inputs, computed before any concurrency.

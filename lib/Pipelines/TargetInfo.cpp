@@ -53,10 +53,10 @@ public:
 
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override {
-    // 1-5. Entry, buffers, out-params, deallocation, copies, as on the CPU;
-    //      none of the CPU's dispatch trace hooks, row kernels, packed
-    //      weights or host arena (device memory comes from host->cuda).
+    // 1-5. Entry, trace hooks around each dispatch, buffers, out-params,
+    //      deallocation, copies, as on the CPU (no CPU row kernels).
     pm.addPass(createKilnPrepareEntryPass());
+    pm.addPass(createKilnInstrumentDispatchesPass());
     buildBufferizePipeline(pm);
     buildDeallocationPipeline(pm);
     // 6. Every linalg op becomes loops, parallel where the iteration space is.
@@ -68,6 +68,11 @@ public:
     pm.addNestedPass<func::FuncOp>(createKilnApproximateMathPass());
     // 8. Host code that would touch device memory becomes one-thread kernels.
     pm.addNestedPass<func::FuncOp>(createKilnCUDASerialKernelsPass());
+    // 8b. f32 constants into one weights blob and static intermediates into
+    //     one arena planned from their lifetimes, as on the CPU; the runtime
+    //     hands both over as device memory (views are host pointer math).
+    pm.addPass(createKilnPackWeightsPass());
+    pm.addPass(createKilnPlanArenaPass());
     // 9. One kernel per top-level parallel loop: blocks x threads.
     KilnCUDAMapParallelLoopsPassOptions map;
     map.blockSize = options.cuda.blockSize;
@@ -128,6 +133,7 @@ public:
     artifact.chip = options.cuda.chip;
     artifact.ptxas = options.cuda.ptxas;
     artifact.host.cpu = options.cpu;
+    artifact.host.weights = options.weights;
     auto kind = stage == Stage::LLVM  ? CUDAOutput::HostLLVMIR
                 : stage == Stage::PTX ? CUDAOutput::PTX
                 : stage == Stage::Obj ? CUDAOutput::Object

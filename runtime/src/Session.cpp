@@ -104,7 +104,7 @@ kiln_status *openDevice(const kiln_model &model, kiln_session &session) {
                       cat("model '", model.path, "' was compiled for the CPU; compile it "
                           "with kilnc --target=cuda for a CUDA session"));
   if (session.options.device == KILN_DEVICE_CUDA)
-    return cuda::Device::open(model.cudaChip, session.cuda);
+    return cuda::Device::open(model, session.cuda);
   return nullptr;
 }
 
@@ -190,13 +190,13 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
     std::vector<void *> hostOutputs;
     for (kiln_tensor *output : outputs.tensors)
       hostOutputs.push_back(output->data);
-    // CUDA artifacts have no dispatch hooks: a traced run records only the
-    // "run" event (host time, copies included).
+    // Dispatch spans are timed on the device (CUDA events); the "run" event
+    // is host time, copies included.
     std::optional<RunRecorder> recorder;
     if (trace)
       recorder.emplace(*trace, model.dispatchNames);
-    if (kiln_status *status =
-            session->cuda->run(model, plan, hostOutputs, session->host))
+    if (kiln_status *status = session->cuda->run(model, plan, hostOutputs, session->host,
+                                                 recorder ? &*recorder : nullptr))
       return status;
     if (recorder)
       recorder->finish();

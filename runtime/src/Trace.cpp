@@ -54,6 +54,10 @@ void RunRecorder::end(void *self, int32_t dispatch) {
   }
 }
 
+void RunRecorder::addSpan(int32_t dispatch, uint64_t beginNs, uint64_t endNs) {
+  events.push_back({nullptr, dispatch, thread, beginNs, endNs});
+}
+
 void RunRecorder::finish() {
   events.push_back({nullptr, -1, thread, runBegin, trace.nowNs()});
   std::lock_guard<std::mutex> lock(trace.mutex);

@@ -39,6 +39,9 @@ public:
   void attach(kiln_abi_host &host);
   /// Appends the run's events (the run itself last) to the trace.
   void finish();
+  /// A dispatch span timed elsewhere (CUDA events), in the trace's ns.
+  void addSpan(int32_t dispatch, uint64_t beginNs, uint64_t endNs);
+  uint64_t nowNs() const { return trace.nowNs(); }
 
 private:
   static void begin(void *self, int32_t dispatch);

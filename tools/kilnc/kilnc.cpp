@@ -193,16 +193,6 @@ int main(int argc, char **argv) {
     if (precisionOption != "fp32")
       return fail("--precision=" + precisionOption +
                   " is not implemented yet; the CUDA target computes in fp32");
-    // Kernels read weights from embedded globals uploaded to the device; a
-    // host blob (external/none) or a host arena would be handed to them.
-    if (weightsOption != kiln::WeightsMode::Embed)
-      return fail("--weights=" +
-                  std::string(weightsOption == kiln::WeightsMode::External ? "external"
-                                                                           : "none") +
-                  " is CPU-only; --target=cuda embeds the weights (--weights=embed)");
-    if (reportOption == Report::Memory)
-      return fail("--report=memory describes the CPU arena plan; --target=cuda plans no "
-                  "arena (intermediates are device allocations)");
   }
   if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +

@@ -17,6 +17,7 @@
 
 #include "kiln-c/abi.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -73,6 +74,7 @@ public:
   llvm::Error define(llvm::Function *function, Shim shim);
   void wrapRun(llvm::Function *run);
   void exportChip(llvm::StringRef chip);
+  void embeddedWeightsOnDevice();
 
 private:
   /// Calls field `service` of the current kiln_abi_cuda with its context
@@ -186,6 +188,25 @@ void ShimBuilder::exportChip(llvm::StringRef chip) {
   b.CreateRet(text);
 }
 
+/// --weights=embed: the wrapper hands the entry the artifact's own
+/// `kiln.weights` blob, a host address; kernels get its device copy
+/// (uploaded once per session by the constant service) instead.
+void ShimBuilder::embeddedWeightsOnDevice() {
+  llvm::GlobalVariable *blob = module.getGlobalVariable("kiln.weights", /*AllowInternal=*/true);
+  if (!blob)
+    return;
+  uint64_t bytes = module.getDataLayout().getTypeAllocSize(blob->getValueType());
+  llvm::SetVector<llvm::Instruction *> users; // a call passes it twice (allocated, aligned)
+  for (llvm::User *user : blob->users())
+    if (auto *instruction = llvm::dyn_cast<llvm::Instruction>(user))
+      users.insert(instruction);
+  for (llvm::Instruction *user : users) {
+    llvm::IRBuilder<> b(user);
+    llvm::Value *device = callService(b, Constant, ptr, {blob, b.getInt64(bytes)});
+    user->replaceUsesOfWith(blob, device);
+  }
+}
+
 } // namespace
 
 llvm::Error addCUDARuntimeShims(llvm::Module &module, llvm::StringRef chip) {
@@ -215,6 +236,7 @@ llvm::Error addCUDARuntimeShims(llvm::Module &module, llvm::StringRef chip) {
   for (auto [function, shim] : shims)
     if (llvm::Error error = builder.define(function, shim))
       return error;
+  builder.embeddedWeightsOnDevice();
   builder.wrapRun(run);
   builder.exportChip(chip);
   return llvm::Error::success();

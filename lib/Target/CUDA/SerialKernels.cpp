@@ -12,6 +12,7 @@
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -33,6 +34,9 @@ bool staysOnHost(Operation *op) {
     return true;
   if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp>(op))
     return true;
+  // The dispatch trace hooks of kiln-instrument-dispatches (host calls).
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName;
   if (isMemoryEffectFree(op))
     return true;
   // Conditional deallocations from the buffer deallocation pipeline.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace kiln::rt::cuda {
 namespace {
@@ -65,6 +66,23 @@ void launchThunk(void *context, void *function, int64_t gx, int64_t gy, int64_t 
       return; // an empty iteration space: nothing to launch
     if (dim < 0 || dim > INT32_MAX) {
       state->fail(cat("kernel '", kernel, "': launch dimension ", dim, " out of range"));
+      return;
+    }
+  }
+  if (sharedBytes < 0) {
+    state->fail(cat("kernel '", kernel, "': negative dynamic shared memory size ", sharedBytes));
+    return;
+  }
+  if (static_cast<unsigned>(sharedBytes) > kStaticSharedLimit) {
+    std::string error;
+    try {
+      if (!device.reserveSharedMemory(static_cast<CUfunction>(function),
+                                      static_cast<unsigned>(sharedBytes), error)) {
+        state->fail(cat("kernel '", kernel, "': ", error));
+        return;
+      }
+    } catch (...) {
+      state->fail(cat("kernel '", kernel, "': out of host memory"));
       return;
     }
   }
@@ -133,7 +151,8 @@ int chipVersion(const std::string &chip) {
 
 } // namespace
 
-kiln_status *Device::open(const std::string &chip, std::unique_ptr<Device> &out) {
+kiln_status *Device::open(const kiln_model &model, std::unique_ptr<Device> &out) {
+  const std::string &chip = model.cudaChip;
   std::string error;
   const Driver *driver = loadDriver(error);
   if (!driver)
@@ -175,6 +194,21 @@ kiln_status *Device::open(const std::string &chip, std::unique_ptr<Device> &out)
     uint64_t keepAll = UINT64_MAX;
     driver->memPoolSetAttribute(pool, kMemPoolAttrReleaseThreshold, &keepAll);
   }
+  device->arenas = std::make_unique<DeviceArenaPool>(*driver, model.abi->arena_bytes);
+  device->events = std::make_unique<EventPool>(*driver);
+  // External or generated weights: one upload for the session's runs.
+  if (model.weights && model.abi->weights_bytes) {
+    uint64_t bytes = model.abi->weights_bytes;
+    if (CUresult r = driver->memAlloc(&device->weights, bytes); r != kSuccess) {
+      device->weights = 0;
+      return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
+                        cat("cannot create a CUDA session: allocating ", bytes,
+                            " bytes of device memory for the weights of model '", model.path,
+                            "' failed: ", describe(*driver, r)));
+    }
+    if (CUresult r = driver->memcpyHtoD(device->weights, model.weights, bytes); r != kSuccess)
+      return fail("uploading the weights (cuMemcpyHtoD)", r);
+  }
   const char *sync = std::getenv("KILN_CUDA_SYNC");
   device->syncEachLaunch = sync && std::strcmp(sync, "0") != 0;
   out = std::move(device);
@@ -187,6 +221,10 @@ Device::~Device() {
   driver.ctxSetCurrent(context);
   if (stream)
     driver.streamSynchronize(stream);
+  arenas.reset();
+  events.reset();
+  if (weights)
+    driver.memFree(weights);
   for (auto &[host, ptr] : constants)
     driver.memFree(ptr);
   for (auto &[image, module] : modules)
@@ -242,34 +280,77 @@ CUdeviceptr Device::constant(const void *hostData, uint64_t bytes, std::string &
   return ptr;
 }
 
+bool Device::reserveSharedMemory(CUfunction function, unsigned bytes, std::string &error) {
+  std::lock_guard<std::mutex> lock(mutex);
+  unsigned &reserved = sharedBytes[function];
+  if (reserved >= bytes)
+    return true;
+  if (CUresult r = driver.funcSetAttribute(function, kFuncAttrMaxDynamicSharedBytes,
+                                           static_cast<int>(bytes));
+      r != kSuccess) {
+    error = cat("allowing ", bytes, " bytes of dynamic shared memory "
+                "(cuFuncSetAttribute) failed: ", describe(driver, r));
+    return false;
+  }
+  reserved = bytes;
+  return true;
+}
+
 kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
-                         const std::vector<void *> &outputs, const kiln_abi_host &host) {
+                         const std::vector<void *> &outputs, const kiln_abi_host &host,
+                         RunRecorder *recorder) {
   if (CUresult r = driver.ctxSetCurrent(context); r != kSuccess)
     return makeStatus(KILN_STATUS_INTERNAL,
                       cat("cuCtxSetCurrent failed: ", describe(driver, r)));
+  auto failed = [&](kiln_status_code code, const std::string &error) {
+    return makeStatus(code, cat("model '", model.path, "' failed on ", deviceName, ": ", error));
+  };
+  // This run's device memory: the planned arena and its inputs and outputs,
+  // each 256-byte aligned in one block.
+  std::string error;
+  DeviceScratchLease lease(*arenas, error);
+  if (!lease.get())
+    return failed(KILN_STATUS_RESOURCE_EXHAUSTED, error);
+  std::vector<uint64_t> offsets;
+  uint64_t ioBytes = 0;
+  auto place = [&](uint64_t bytes) {
+    offsets.push_back(ioBytes);
+    ioBytes += (bytes + 255) / 256 * 256;
+  };
+  for (const kiln_tensor *input : plan.inputs)
+    place(input->byte_size);
+  for (size_t bytes : plan.outputBytes)
+    place(bytes);
+  if (!arenas->reserveIO(*lease.get(), ioBytes, error))
+    return failed(KILN_STATUS_RESOURCE_EXHAUSTED, error);
+  std::vector<void *> buffers;
+  for (uint64_t offset : offsets)
+    buffers.push_back(reinterpret_cast<void *>(lease.get()->io + offset));
+
   RunState state{this, {}, {}, {}};
   kiln_abi_cuda services = {&state, &getFunctionThunk, &launchThunk, &allocThunk,
                             &freeThunk, &constantThunk};
   kiln_abi_host deviceHost = host;
   deviceHost.cuda = &services;
+  deviceHost.arena = reinterpret_cast<void *>(lease.get()->arena);
+  deviceHost.weights = reinterpret_cast<const void *>(weights);
+  deviceHost.trace = nullptr;
 
-  // Inputs and outputs in device memory, in the order run() takes them.
-  std::vector<void *> buffers;
-  for (const kiln_tensor *input : plan.inputs) {
-    void *ptr = allocThunk(&state, input->byte_size);
-    if (ptr && input->byte_size)
-      state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(ptr), input->data,
-                                         input->byte_size, stream),
-                  cat("copying input '", input->name, "' to the device").c_str());
-    buffers.push_back(ptr);
-  }
-  for (size_t bytes : plan.outputBytes)
-    buffers.push_back(allocThunk(&state, bytes));
+  for (size_t i = 0; i < plan.inputs.size(); ++i)
+    if (plan.inputs[i]->byte_size)
+      state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(buffers[i]),
+                                         plan.inputs[i]->data, plan.inputs[i]->byte_size,
+                                         stream),
+                  cat("copying input '", plan.inputs[i]->name, "' to the device").c_str());
 
   // The model's time: from inputs on the device to its last kernel done
   // (launch overhead included), by the host clock around a synchronize.
-  // (CUDA events recorded around the launches measured 0 ms on the H200.)
   state.check(driver.streamSynchronize(stream), "copying the inputs to the device");
+  std::optional<DeviceTraceRecorder> trace;
+  if (recorder) {
+    trace.emplace(driver, stream, *events, *recorder);
+    trace->start(deviceHost);
+  }
   auto start = std::chrono::steady_clock::now();
   int32_t code = 0;
   if (!state.failed())
@@ -293,14 +374,15 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                    state.lastKernel.empty() ? "" : "; the last kernel launched was '",
                    state.lastKernel, state.lastKernel.empty() ? "" : "'",
                    " (KILN_CUDA_SYNC=1 names the failing kernel exactly)"));
+  if (trace && !state.failed() && !trace->finish(error))
+    state.fail(error);
   if (timed && !state.failed())
     lastMs.store(ms);
   for (CUdeviceptr ptr : state.allocations)
     if (ptr)
       driver.memFreeAsync(ptr, stream);
   if (state.failed())
-    return makeStatus(KILN_STATUS_INTERNAL,
-                      cat("model '", model.path, "' failed on ", deviceName, ": ", state.error));
+    return failed(KILN_STATUS_INTERNAL, state.error);
   return nullptr;
 }
 

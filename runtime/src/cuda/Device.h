@@ -6,7 +6,10 @@
 #define KILN_RUNTIME_CUDA_DEVICE_H
 
 #include "Model.h"
+#include "Trace.h"
 #include "Validation.h"
+#include "cuda/DeviceArena.h"
+#include "cuda/DeviceTrace.h"
 #include "cuda/Driver.h"
 
 #include <atomic>
@@ -21,23 +24,28 @@
 namespace kiln::rt::cuda {
 
 /// Device 0's primary context, one stream, and what the session's runs share:
-/// loaded kernel modules and functions, and the device copies of the
-/// model's constants. Intermediates come from the device's default memory
-/// pool in stream order; its release threshold is raised so that memory
-/// freed by one run is reused by the next instead of returned to the driver.
+/// loaded kernel modules and functions, the device copies of the model's
+/// weights and constants, the device scratch (planned arena plus I/O
+/// buffers, one per concurrent run) and the trace events. Dynamic
+/// allocations the plan could not place come from the device's default
+/// memory pool in stream order (release threshold raised, so memory freed by
+/// one run is reused by the next).
 class Device {
 public:
-  /// Opens device 0 for a model compiled for `chip` ("sm_90a"); fails with
-  /// a clear status without a driver, without a device, or when the device
-  /// is older than the chip.
-  static kiln_status *open(const std::string &chip, std::unique_ptr<Device> &out);
+  /// Opens device 0 for `model` (compiled for model.cudaChip, e.g. "sm_90a")
+  /// and uploads its weights blob when they are not embedded; fails with a
+  /// clear status without a driver, without a device, when the device is
+  /// older than the chip, or when the weights do not fit.
+  static kiln_status *open(const kiln_model &model, std::unique_ptr<Device> &out);
   ~Device();
 
   /// Copies the inputs to the device, runs `model` with device buffers,
   /// copies the outputs back into `outputs` (host memory of
-  /// `plan.outputBytes`), and reports the first CUDA failure.
+  /// `plan.outputBytes`), and reports the first CUDA failure. With a
+  /// `recorder`, each dispatch is timed with CUDA events.
   kiln_status *run(const kiln_model &model, const RunPlan &plan,
-                   const std::vector<void *> &outputs, const kiln_abi_host &host);
+                   const std::vector<void *> &outputs, const kiln_abi_host &host,
+                   RunRecorder *recorder);
 
   const std::string &name() const { return deviceName; }
   /// Kernel time of the last successful run in ms; negative before one.
@@ -47,6 +55,11 @@ public:
   CUfunction getFunction(const void *image, const char *name, std::string &error);
   const std::string &functionName(CUfunction function);
   CUdeviceptr constant(const void *hostData, uint64_t bytes, std::string &error);
+  /// Lets `function` take `bytes` of dynamic shared memory (over 48 KiB
+  /// needs opting in per function); false with `error` set on failure.
+  bool reserveSharedMemory(CUfunction function, unsigned bytes, std::string &error);
+  /// Device scratches made so far (the most runs in flight at once).
+  size_t scratchCount() const { return arenas ? arenas->size() : 0; }
 
   const Driver &driver;
   CUstream stream = nullptr;
@@ -66,6 +79,10 @@ private:
   std::map<std::pair<CUmodule, std::string>, CUfunction> functions;
   std::unordered_map<CUfunction, std::string> names;
   std::unordered_map<const void *, CUdeviceptr> constants;
+  std::unordered_map<CUfunction, unsigned> sharedBytes; // opted-in dynamic shared memory
+  CUdeviceptr weights = 0; // external/none weights blob on the device
+  std::unique_ptr<DeviceArenaPool> arenas;
+  std::unique_ptr<EventPool> events;
 };
 
 } // namespace kiln::rt::cuda

@@ -79,6 +79,11 @@ Loaded load() {
             resolve(library, "cuModuleUnload", d.moduleUnload, e) &&
             resolve(library, "cuModuleGetFunction", d.moduleGetFunction, e) &&
             resolve(library, "cuLaunchKernel", d.launchKernel, e) &&
+            resolve(library, "cuFuncSetAttribute", d.funcSetAttribute, e) &&
+            resolve(library, "cuEventCreate", d.eventCreate, e) &&
+            resolve(library, "cuEventDestroy", d.eventDestroy, e) &&
+            resolve(library, "cuEventRecord", d.eventRecord, e) &&
+            resolve(library, "cuEventElapsedTime", d.eventElapsedTime, e) &&
             resolve(library, "cuGetErrorName", d.getErrorName, e) &&
             resolve(library, "cuGetErrorString", d.getErrorString, e);
   if (!ok)

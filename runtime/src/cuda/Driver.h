@@ -27,11 +27,14 @@ using CUstream = struct CUstream_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUmemoryPool = struct CUmemPoolHandle_st *;
+using CUevent = struct CUevent_st *;
 
 constexpr CUresult kSuccess = 0;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kMemPoolAttrReleaseThreshold = 4;
+constexpr int kFuncAttrMaxDynamicSharedBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr unsigned kStaticSharedLimit = 48 * 1024; // dynamic shared memory without opting in
 
 /// The driver functions Kiln uses, with the signatures of CUDA 12.0.
 struct Driver {
@@ -63,6 +66,11 @@ struct Driver {
                            unsigned gridZ, unsigned blockX, unsigned blockY,
                            unsigned blockZ, unsigned sharedBytes, CUstream stream,
                            void **params, void **extra);
+  CUresult (*funcSetAttribute)(CUfunction function, int attribute, int value);
+  CUresult (*eventCreate)(CUevent *event, unsigned flags);
+  CUresult (*eventDestroy)(CUevent event);
+  CUresult (*eventRecord)(CUevent event, CUstream stream);
+  CUresult (*eventElapsedTime)(float *ms, CUevent start, CUevent end);
   CUresult (*getErrorName)(CUresult error, const char **name);
   CUresult (*getErrorString)(CUresult error, const char **text);
 };

@@ -71,3 +71,37 @@ func.func @reshape(%x: memref<1x8x1x1xf32>, %shape: memref<2xi64>) -> memref<1x8
   %r = memref.reshape %x(%shape) : (memref<1x8x1x1xf32>, memref<2xi64>) -> memref<1x8xf32>
   return %r : memref<1x8xf32>
 }
+
+// -----
+
+/// The dispatch trace hooks stay host calls and split the serial runs
+/// around them: each dispatch's work is its own kernel between its hooks.
+// CHECK-LABEL: func.func @traced
+// CHECK: call @kiln_trace_begin(%arg0, %{{.+}}) : (!llvm.ptr, i32) -> ()
+// CHECK: scf.parallel
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: } {kiln.serial}
+// CHECK-NEXT: call @kiln_trace_end(%arg0, %{{.+}}) : (!llvm.ptr, i32) -> ()
+// CHECK-NEXT: call @kiln_trace_begin(%arg0, %{{.+}}) : (!llvm.ptr, i32) -> ()
+// CHECK: scf.parallel
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: } {kiln.serial}
+// CHECK-NEXT: call @kiln_trace_end
+func.func private @kiln_trace_begin(!llvm.ptr, i32)
+func.func private @kiln_trace_end(!llvm.ptr, i32)
+func.func @traced(%host: !llvm.ptr, %out: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = arith.constant 0 : i32
+  %d1 = arith.constant 1 : i32
+  %one = arith.constant 1.0 : f32
+  call @kiln_trace_begin(%host, %d0) : (!llvm.ptr, i32) -> ()
+  memref.store %one, %out[%c0] : memref<2xf32>
+  call @kiln_trace_end(%host, %d0) : (!llvm.ptr, i32) -> ()
+  call @kiln_trace_begin(%host, %d1) : (!llvm.ptr, i32) -> ()
+  memref.store %one, %out[%c1] : memref<2xf32>
+  call @kiln_trace_end(%host, %d1) : (!llvm.ptr, i32) -> ()
+  return
+}

@@ -1,0 +1,223 @@
+/*===- fake_cuda.c - A fake libcuda.so.1 for testing the runtime's CUDA path ===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+ *
+ * Implements, on the host, the driver entry points the runtime resolves
+ * through cuGetProcAddress (runtime/src/cuda/Driver.cpp), so that the CUDA
+ * session logic (device scratch per run, weights upload, dispatch events,
+ * dynamic shared memory opt-in, error messages) runs in ctest on machines
+ * without a GPU. "Device memory" is host memory; a "module image" is a
+ * fake_cuda_image (FakeCuda.h) listing host functions as kernels, which
+ * cuLaunchKernel runs once per thread of the grid, on the calling thread,
+ * before it returns (the stream is always idle afterwards). Events record
+ * the host clock. Counters (fake_cuda_counters) let tests see allocations.
+ *===--------------------------------------------------------------------------===*/
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "FakeCuda.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum {
+  SUCCESS = 0,
+  ERROR_INVALID_VALUE = 1,
+  ERROR_OUT_OF_MEMORY = 2,
+  ERROR_NOT_FOUND = 500,
+  ERROR_LAUNCH_FAILED = 719
+};
+
+static fake_cuda_counters counters;
+
+EXPORT fake_cuda_counters *fake_cuda_get_counters(void) { return &counters; }
+
+static int fail_launch_of(const char *name) {
+  const char *target = getenv("FAKE_CUDA_FAIL_LAUNCH");
+  return target && strcmp(target, name) == 0;
+}
+
+static int cuInit(unsigned flags) { return flags == 0 ? SUCCESS : ERROR_INVALID_VALUE; }
+static int cuDeviceGetCount(int *count) { *count = 1; return SUCCESS; }
+static int cuDeviceGet(int *device, int ordinal) { *device = ordinal; return ordinal == 0 ? SUCCESS : ERROR_INVALID_VALUE; }
+static int cuDeviceGetName(char *name, int length, int device) {
+  (void)device;
+  strncpy(name, "Fake GPU", (size_t)length);
+  return SUCCESS;
+}
+static int cuDeviceGetAttribute(int *value, int attribute, int device) {
+  (void)device;
+  *value = attribute == 75 ? 9 : attribute == 76 ? 0 : 0; /* sm_90 */
+  return SUCCESS;
+}
+static int context_token, stream_token;
+static int cuDevicePrimaryCtxRetain(void **context, int device) { (void)device; *context = &context_token; return SUCCESS; }
+static int cuDevicePrimaryCtxRelease(int device) { (void)device; return SUCCESS; }
+static int cuCtxSetCurrent(void *context) { (void)context; return SUCCESS; }
+static int cuStreamCreate(void **stream, unsigned flags) { (void)flags; *stream = &stream_token; return SUCCESS; }
+static int cuStreamDestroy(void *stream) { (void)stream; return SUCCESS; }
+static int cuStreamSynchronize(void *stream) {
+  (void)stream;
+  return getenv("FAKE_CUDA_FAIL_SYNC") ? ERROR_LAUNCH_FAILED : SUCCESS;
+}
+
+static int allocate(uint64_t *ptr, size_t bytes) {
+  void *memory;
+  const char *limit = getenv("FAKE_CUDA_MAX_ALLOC");
+  if (limit && bytes > (size_t)strtoull(limit, NULL, 10))
+    return ERROR_OUT_OF_MEMORY;
+  if (posix_memalign(&memory, 256, bytes ? bytes : 1) != 0)
+    return ERROR_OUT_OF_MEMORY;
+  memset(memory, 0xA5, bytes); /* device memory is not zeroed */
+  *ptr = (uint64_t)(uintptr_t)memory;
+  __atomic_fetch_add(&counters.allocations, 1, __ATOMIC_SEQ_CST);
+  __atomic_fetch_add(&counters.live, 1, __ATOMIC_SEQ_CST);
+  return SUCCESS;
+}
+static int release(uint64_t ptr) {
+  if (ptr) {
+    free((void *)(uintptr_t)ptr);
+    __atomic_fetch_sub(&counters.live, 1, __ATOMIC_SEQ_CST);
+  }
+  return SUCCESS;
+}
+static int cuMemAlloc(uint64_t *ptr, size_t bytes) { return allocate(ptr, bytes); }
+static int cuMemFree(uint64_t ptr) { return release(ptr); }
+static int cuMemAllocAsync(uint64_t *ptr, size_t bytes, void *stream) { (void)stream; return allocate(ptr, bytes); }
+static int cuMemFreeAsync(uint64_t ptr, void *stream) { (void)stream; return release(ptr); }
+static int cuMemcpyHtoD(uint64_t dst, const void *src, size_t bytes) {
+  __atomic_fetch_add(&counters.uploads, 1, __ATOMIC_SEQ_CST);
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return SUCCESS;
+}
+static int cuMemcpyHtoDAsync(uint64_t dst, const void *src, size_t bytes, void *stream) {
+  (void)stream;
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return SUCCESS;
+}
+static int cuMemcpyDtoHAsync(void *dst, uint64_t src, size_t bytes, void *stream) {
+  (void)stream;
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return SUCCESS;
+}
+static int pool_token;
+static int cuDeviceGetDefaultMemPool(void **pool, int device) { (void)device; *pool = &pool_token; return SUCCESS; }
+static int cuMemPoolSetAttribute(void *pool, int attribute, void *value) { (void)pool; (void)attribute; (void)value; return SUCCESS; }
+
+static int cuModuleLoadData(void **module, const void *image) {
+  const fake_cuda_image *fake = (const fake_cuda_image *)image;
+  if (!fake || fake->magic != FAKE_CUDA_IMAGE_MAGIC)
+    return ERROR_INVALID_VALUE;
+  *module = (void *)(uintptr_t)fake;
+  return SUCCESS;
+}
+static int cuModuleUnload(void *module) { (void)module; return SUCCESS; }
+static int cuModuleGetFunction(void **function, void *module, const char *name) {
+  fake_cuda_image *image = (fake_cuda_image *)module;
+  int i;
+  for (i = 0; i < image->num_kernels; ++i)
+    if (strcmp(image->kernels[i].name, name) == 0) {
+      *function = &image->kernels[i];
+      return SUCCESS;
+    }
+  return ERROR_NOT_FOUND;
+}
+static int cuFuncSetAttribute(void *function, int attribute, int value) {
+  fake_cuda_kernel *kernel = (fake_cuda_kernel *)function;
+  if (attribute != 8 || value < 0 || value > 227 * 1024)
+    return ERROR_INVALID_VALUE;
+  kernel->max_dynamic_shared = value;
+  return SUCCESS;
+}
+static int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shared, void *stream,
+                          void **params, void **extra) {
+  fake_cuda_kernel *kernel = (fake_cuda_kernel *)function;
+  int64_t threads = (int64_t)gx * gy * gz * bx * by * bz, i;
+  (void)stream;
+  (void)extra;
+  if (bx * by * bz > 1024)
+    return ERROR_INVALID_VALUE;
+  if (shared > 48 * 1024 && (int)shared > kernel->max_dynamic_shared)
+    return ERROR_INVALID_VALUE;
+  if (fail_launch_of(kernel->name))
+    return ERROR_LAUNCH_FAILED;
+  __atomic_fetch_add(&counters.launches, 1, __ATOMIC_SEQ_CST);
+  for (i = 0; i < threads; ++i)
+    kernel->body(i, params);
+  return SUCCESS;
+}
+
+typedef struct fake_event {
+  struct timespec at;
+} fake_event;
+static int cuEventCreate(void **event, unsigned flags) {
+  (void)flags;
+  *event = calloc(1, sizeof(fake_event));
+  return *event ? SUCCESS : ERROR_OUT_OF_MEMORY;
+}
+static int cuEventDestroy(void *event) { free(event); return SUCCESS; }
+static int cuEventRecord(void *event, void *stream) {
+  (void)stream;
+  clock_gettime(CLOCK_MONOTONIC, &((fake_event *)event)->at);
+  return SUCCESS;
+}
+static int cuEventElapsedTime(float *ms, void *start, void *end) {
+  const struct timespec *a = &((fake_event *)start)->at, *b = &((fake_event *)end)->at;
+  *ms = (float)((double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6);
+  return SUCCESS;
+}
+
+static int cuGetErrorName(int error, const char **name) {
+  switch (error) {
+  case SUCCESS: *name = "CUDA_SUCCESS"; return SUCCESS;
+  case ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; return SUCCESS;
+  case ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return SUCCESS;
+  case ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; return SUCCESS;
+  case ERROR_LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; return SUCCESS;
+  default: return ERROR_INVALID_VALUE;
+  }
+}
+static int cuGetErrorString(int error, const char **text) {
+  switch (error) {
+  case ERROR_INVALID_VALUE: *text = "invalid argument"; return SUCCESS;
+  case ERROR_OUT_OF_MEMORY: *text = "out of memory"; return SUCCESS;
+  case ERROR_NOT_FOUND: *text = "named symbol not found"; return SUCCESS;
+  case ERROR_LAUNCH_FAILED: *text = "unspecified launch failure"; return SUCCESS;
+  default: *text = "no error"; return SUCCESS;
+  }
+}
+
+#define ENTRY(name) {#name, (void *)&name}
+static const struct {
+  const char *name;
+  void *function;
+} entries[] = {
+    ENTRY(cuInit), ENTRY(cuDeviceGetCount), ENTRY(cuDeviceGet), ENTRY(cuDeviceGetName),
+    ENTRY(cuDeviceGetAttribute), ENTRY(cuDevicePrimaryCtxRetain),
+    ENTRY(cuDevicePrimaryCtxRelease), ENTRY(cuCtxSetCurrent), ENTRY(cuStreamCreate),
+    ENTRY(cuStreamDestroy), ENTRY(cuStreamSynchronize), ENTRY(cuMemAlloc), ENTRY(cuMemFree),
+    ENTRY(cuMemAllocAsync), ENTRY(cuMemFreeAsync), ENTRY(cuMemcpyHtoD),
+    ENTRY(cuMemcpyHtoDAsync), ENTRY(cuMemcpyDtoHAsync), ENTRY(cuDeviceGetDefaultMemPool),
+    ENTRY(cuMemPoolSetAttribute), ENTRY(cuModuleLoadData), ENTRY(cuModuleUnload),
+    ENTRY(cuModuleGetFunction), ENTRY(cuLaunchKernel), ENTRY(cuFuncSetAttribute),
+    ENTRY(cuEventCreate), ENTRY(cuEventDestroy), ENTRY(cuEventRecord),
+    ENTRY(cuEventElapsedTime), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString)};
+
+EXPORT int cuGetProcAddress_v2(const char *symbol, void **function, int version,
+                               uint64_t flags, int *status) {
+  size_t i;
+  (void)version;
+  (void)flags;
+  if (status)
+    *status = 0;
+  for (i = 0; i < sizeof(entries) / sizeof(entries[0]); ++i)
+    if (strcmp(entries[i].name, symbol) == 0) {
+      *function = entries[i].function;
+      return SUCCESS;
+    }
+  *function = NULL;
+  return ERROR_NOT_FOUND;
+}
