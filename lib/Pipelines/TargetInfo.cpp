@@ -73,6 +73,8 @@ public:
     //     hands both over as device memory (views are host pointer math).
     pm.addPass(createKilnPackWeightsPass());
     pm.addPass(createKilnPlanArenaPass());
+    // 8c. Row reductions: one warp per row, lanes combined with shuffles.
+    pm.addNestedPass<func::FuncOp>(createKilnCUDAWarpReductionsPass());
     // 9. One kernel per top-level parallel loop: blocks x threads.
     KilnCUDAMapParallelLoopsPassOptions map;
     map.blockSize = options.cuda.blockSize;

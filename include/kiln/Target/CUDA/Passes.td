@@ -67,6 +67,34 @@ def KilnCUDAMapParallelLoopsPass
                            "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"];
 }
 
+def KilnCUDAWarpReductionsPass
+    : Pass<"kiln-cuda-warp-reductions", "mlir::func::FuncOp"> {
+  let summary = "One warp per row for row reductions, combined with shuffles";
+  let description = [{
+    Matches each top-level `scf.parallel` (lower bounds 0, steps 1, not
+    `{kiln.serial}`) whose body is: read-only ops (loads, arithmetic), one
+    `scf.for` with a single `iter_args` value folded by `arith.addf`,
+    `mulf`, `maxnumf`, `maximumf`, `minnumf` or `minimumf` (the loop body
+    only reads memory), then ops without regions that use the result (the
+    store). That is a row reduction (softmax, layernorm, reduce ops after
+    `kiln-cuda-promote-accumulators`). It becomes a `gpu.launch` of
+    `block-size` threads, one warp per row: lane l folds elements l,
+    l + 32, ... from the combine's identity (adjacent lanes read adjacent
+    elements), five `gpu.shuffle xor` steps combine the lanes, the loop's
+    initial value is combined last, and lane 0 runs the ops after the loop.
+    Summation order changes (as in any parallel reduction). Rows shorter
+    than `min-row-length` (static trip counts) keep one thread per row.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "threads per block (a multiple of 32): block-size / 32 rows per block">,
+    Option<"minRowLength", "min-row-length", "int64_t", "64",
+           "shortest static row that gets a warp">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def KilnCUDAMergeKernelModulesPass
     : Pass<"kiln-cuda-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
