@@ -65,7 +65,9 @@ def torch_fn(meta, params, torch):
         return lambda a, b: a @ b
     if kind == "conv":
         stride, pads = attrs["strides"][0], attrs["pads"][0]
-        return lambda x: F.conv2d(x, params["w"], params["b"], stride=stride, padding=pads)
+        groups = attrs.get("group", 1)
+        return lambda x: F.conv2d(x, params["w"], params["b"], stride=stride, padding=pads,
+                                  groups=groups)
     if kind == "softmax":
         return lambda x: torch.softmax(x, dim=-1)
     if kind == "layernorm":

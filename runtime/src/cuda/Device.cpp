@@ -171,11 +171,19 @@ kiln_status *Device::open(const kiln_model &model, std::unique_ptr<Device> &out)
   if (CUresult r = driver->deviceGet(&device->device, 0); r != kSuccess)
     return fail("cuDeviceGet", r);
   char name[256] = {0};
-  driver->deviceGetName(name, sizeof(name) - 1, device->device);
+  if (CUresult r = driver->deviceGetName(name, sizeof(name) - 1, device->device);
+      r != kSuccess)
+    return fail("cuDeviceGetName", r);
   device->deviceName = name;
   int major = 0, minor = 0;
-  driver->deviceGetAttribute(&major, kAttrComputeCapabilityMajor, device->device);
-  driver->deviceGetAttribute(&minor, kAttrComputeCapabilityMinor, device->device);
+  if (CUresult r = driver->deviceGetAttribute(&major, kAttrComputeCapabilityMajor,
+                                              device->device);
+      r != kSuccess)
+    return fail("cuDeviceGetAttribute (compute capability)", r);
+  if (CUresult r = driver->deviceGetAttribute(&minor, kAttrComputeCapabilityMinor,
+                                              device->device);
+      r != kSuccess)
+    return fail("cuDeviceGetAttribute (compute capability)", r);
   int needed = chipVersion(chip);
   bool archSpecific = !chip.empty() && chip.back() == 'a';
   if (major * 10 + minor < needed || (archSpecific && major * 10 + minor != needed))
@@ -189,6 +197,8 @@ kiln_status *Device::open(const kiln_model &model, std::unique_ptr<Device> &out)
   if (CUresult r = driver->streamCreate(&device->stream, /*CU_STREAM_NON_BLOCKING*/ 1);
       r != kSuccess)
     return fail("cuStreamCreate", r);
+  // Only a speed-up for dynamic-size buffers: if the pool keeps its default
+  // threshold, memory freed by a run goes back to the driver, nothing fails.
   CUmemoryPool pool = nullptr;
   if (driver->deviceGetDefaultMemPool(&pool, device->device) == kSuccess) {
     uint64_t keepAll = UINT64_MAX;
