@@ -46,15 +46,17 @@ class Graph:
                           prefix)
 
     def input(self, name, elem_type, shape, sampler):
-        """A graph input whose first dim is the symbolic batch; sampler(batch, rng) makes data."""
+        """A graph input whose first dim is the symbolic batch; sampler(batch, rng) makes data
+        (sampler(batch, rng, **sizes) when the model has other symbolic dims, e.g. seq=)."""
         self.inputs.append(helper.make_tensor_value_info(name, elem_type, shape))
         self.samplers[name] = sampler
         return name
 
-    def sample_inputs(self, batch):
-        """Inputs for one batch size, from their own seeded stream (weights do not move)."""
-        rng = np.random.default_rng([self.seed, batch])
-        return {name: sampler(batch, rng) for name, sampler in self.samplers.items()}
+    def sample_inputs(self, batch, **sizes):
+        """Inputs for one batch size (and sizes of the other symbolic dims, e.g. seq=8), from
+        their own seeded stream (weights do not move)."""
+        rng = np.random.default_rng([self.seed, batch, *sizes.values()])
+        return {name: sampler(batch, rng, **sizes) for name, sampler in self.samplers.items()}
 
     def output(self, value, name, elem_type, shape):
         """Names the value `name` (renaming its producer's output, as exporters do)."""

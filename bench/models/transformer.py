@@ -6,7 +6,12 @@ BERT and GPT-2 follow the Hugging Face TorchScript export at opset 14 (decompose
 LayerNorm, Shape-chain Reshapes, additive (1 - mask) * -10000 attention mask for BERT,
 a constant causal mask applied with Where for GPT-2, GPT-2's Conv1D as Reshape/Gemm/Reshape
 and its tanh GELU). ViT-B/16 follows timm at opset 17 (LayerNormalization, fused qkv
-projection split with Gather, exact GELU)."""
+projection split with Gather, exact GELU).
+
+With config["symbolic_seq"] (zoo.py --symbolic-seq) BERT and GPT-2 take [batch, sequence]
+token ids, as exports with dynamic axes do: BERT slices its position and token-type buffers
+to the run-time length, GPT-2 builds positions with Range and slices its causal mask buffer
+([1, 1, positions, positions]); samplers then take seq=N."""
 
 import math
 
@@ -29,15 +34,30 @@ CONFIGS = {
 }
 
 
+def _seq_dim(config):
+    """The sequence dim of inputs and outputs: symbolic or the config's length."""
+    return "sequence" if config.get("symbolic_seq") else config["seq"]
+
+
 def _token_inputs(g, config, mask):
-    seq, vocab = config["seq"], config["vocab"]
-    ids = g.input("input_ids", TENSOR_INT64, ["batch", seq],
-                  lambda batch, rng: rng.integers(0, vocab, (batch, seq), dtype=np.int64))
+    vocab, dims = config["vocab"], ["batch", _seq_dim(config)]
+    ids = g.input("input_ids", TENSOR_INT64, dims,
+                  lambda batch, rng, seq=config["seq"]:
+                  rng.integers(0, vocab, (batch, seq), dtype=np.int64))
     if mask:  # right padding, as a tokenizer does: each row keeps at least half its tokens
-        g.input("attention_mask", TENSOR_INT64, ["batch", seq], lambda batch, rng: (
+        g.input("attention_mask", TENSOR_INT64, dims, lambda batch, rng, seq=config["seq"]: (
             np.arange(seq)[None, :] < rng.integers(seq // 2, seq + 1, batch)[:, None]
         ).astype(np.int64))
     return ids
+
+
+def _first_tokens(g, config, buffer, ids, prefix):
+    """buffer[:, :seq] of a [1, positions] buffer for symbolic seq (HF's position_ids and
+    token_type_ids buffers), else the first config["seq"] columns as a constant."""
+    if not config.get("symbolic_seq"):
+        return g.const(buffer[:, :config["seq"]], prefix)
+    return g.op("Slice", [g.const(buffer, prefix), g.const(np.array([0], np.int64), "starts"),
+                          g.dim(ids, 1), g.const(np.array([1], np.int64), "axes")])
 
 
 def _ffn(g, x, hidden, ffn, gelu):
@@ -46,7 +66,7 @@ def _ffn(g, x, hidden, ffn, gelu):
 
 def bert(config, seed):
     g = Graph("bert", seed)
-    h, heads, seq = config["hidden"], config["heads"], config["seq"]
+    h, heads = config["hidden"], config["heads"]
     d = h // heads
     ids = _token_inputs(g, config, mask=True)
     # extended mask: (1 - mask[:, None, None, :]) * -10000
@@ -54,10 +74,11 @@ def bert(config, seed):
     mask = g.op("Sub", [g.const(np.float32(1), "one"), g.op("Cast", [mask], to=TENSOR_FLOAT)])
     mask = g.op("Mul", [mask, g.const(np.float32(-10000), "neg")])
     x = g.op("Gather", [g.weight((config["vocab"], h), 0.02, "word_embeddings"), ids])
-    positions = g.const(np.arange(seq, dtype=np.int64)[None, :], "position_ids")
+    table = np.arange(config["positions"], dtype=np.int64)[None, :]
+    positions = _first_tokens(g, config, table, ids, "position_ids")
     x = g.op("Add", [x, g.op("Gather", [g.weight((config["positions"], h), 0.02, "pos"),
                                         positions])])
-    types = g.const(np.zeros((1, seq), np.int64), "token_type_ids")
+    types = _first_tokens(g, config, np.zeros_like(table), ids, "token_type_ids")
     x = g.op("Add", [x, g.op("Gather", [g.weight((2, h), 0.02, "type"), types])])
     x = g.layer_norm(x, h, eps=1e-12)
     for _ in range(config["layers"]):
@@ -67,7 +88,7 @@ def bert(config, seed):
         attn = g.merge_heads(g.softmax_attention(q, k, v, 1 / math.sqrt(d), mask=mask), h)
         x = g.layer_norm(g.op("Add", [g.linear(attn, h, h), x]), h, eps=1e-12)
         x = g.layer_norm(g.op("Add", [_ffn(g, x, h, config["ffn"], g.gelu_erf), x]), h, eps=1e-12)
-    g.output(x, "last_hidden_state", TENSOR_FLOAT, ["batch", seq, h])
+    g.output(x, "last_hidden_state", TENSOR_FLOAT, ["batch", _seq_dim(config), h])
     first = g.op("Gather", [x, g.const(np.int64(0), "idx")], axis=1)
     pooled = g.op("Tanh", [g.gemm(first, h, h, std=0.02)])
     g.output(pooled, "pooler_output", TENSOR_FLOAT, ["batch", h])
@@ -88,10 +109,20 @@ def gpt2(config, seed):
     ids = _token_inputs(g, config, mask=False)
     wte = g.rng.standard_normal((config["vocab"], h), dtype=np.float32) * np.float32(0.02)
     x = g.op("Gather", [g.const(wte, "wte"), ids])
-    positions = g.const(np.arange(seq, dtype=np.int64)[None, :], "position_ids")
+    if config.get("symbolic_seq"):  # arange(seq)[None] and bias[:, :, :seq, :seq]
+        length = g.op("Gather", [g.op("Shape", [ids]), g.const(np.int64(1), "idx")], axis=0)
+        positions = g.op("Range", [g.const(np.int64(0), "start"), length,
+                                   g.const(np.int64(1), "delta")])
+        positions = g.op("Unsqueeze", [positions, g.const(np.array([0], np.int64), "axes")])
+        bias = np.tril(np.ones((config["positions"],) * 2, bool))[None, None]
+        ends = g.op("Concat", [g.dim(ids, 1), g.dim(ids, 1)], axis=0)
+        causal = g.op("Slice", [g.const(bias, "bias"), g.const(np.array([0, 0], np.int64), "starts"),
+                                ends, g.const(np.array([2, 3], np.int64), "axes")])
+    else:
+        positions = g.const(np.arange(seq, dtype=np.int64)[None, :], "position_ids")
+        causal = g.const(np.tril(np.ones((seq, seq), bool))[None, None], "causal_mask")
     x = g.op("Add", [x, g.op("Gather", [g.weight((config["positions"], h), 0.01, "wpe"),
                                         positions])])
-    causal = g.const(np.tril(np.ones((seq, seq), bool))[None, None], "causal_mask")
     split = g.const(np.array([h, h, h], np.int64), "split")
     for _ in range(config["layers"]):
         qkv = _conv1d(g, g.layer_norm(x, h), h, 3 * h)
@@ -106,7 +137,7 @@ def gpt2(config, seed):
     x = g.layer_norm(x, h)
     # tied lm_head: the exporter folds wte.T into its own initializer
     logits = g.op("MatMul", [x, g.const(np.ascontiguousarray(wte.T), "lm_head.weight")])
-    g.output(logits, "logits", TENSOR_FLOAT, ["batch", seq, config["vocab"]])
+    g.output(logits, "logits", TENSOR_FLOAT, ["batch", _seq_dim(config), config["vocab"]])
     g.opset = 14
     return g
 

@@ -1,8 +1,9 @@
 # Writes the model zoo: ONNX models with seeded random weights, inputs and onnxruntime references.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: zoo.py --out DIR [--small] [--batch N]... [MODEL...]
+"""usage: zoo.py --out DIR [--small] [--symbolic-seq] [--batch N]... [MODEL...]
 
-For each model writes DIR/MODEL/model.onnx (batch dim symbolic, named 'batch'),
+For each model writes DIR/MODEL/model.onnx (batch dim symbolic, named 'batch'; with
+--symbolic-seq BERT's and GPT-2's sequence dim too, named 'sequence'),
 DIR/MODEL/bN/inputs/NAME.npy and DIR/MODEL/bN/reference/NAME.npy (onnxruntime CPU,
 all graph optimizations off), and DIR/MODEL/meta.json (node and parameter counts,
 input and output names). Everything is a function of the model, --small and the batch:
@@ -38,9 +39,10 @@ def source_hash():
     return digest.hexdigest()[:16]
 
 
-def build(name, small):
+def build(name, small, symbolic_seq=False):
     builder, configs = MODELS[name]
-    return builder(configs[1] if small else configs[0], zlib.crc32(name.encode()))
+    config = dict(configs[1] if small else configs[0], symbolic_seq=symbolic_seq)
+    return builder(config, zlib.crc32(name.encode()))
 
 
 def reference(model_path, inputs):
@@ -53,15 +55,17 @@ def reference(model_path, inputs):
     return dict(zip(names, session.run(names, inputs)))
 
 
-def write_model(name, out_dir, small, batches):
+def write_model(name, out_dir, small, batches, symbolic_seq=False):
     model_dir = os.path.join(out_dir, name)
     meta_path = os.path.join(model_dir, "meta.json")
     key = {"source": source_hash(), "small": small, "batches": sorted(batches)}
+    if symbolic_seq:
+        key["symbolic_seq"] = True
     if os.path.exists(meta_path):
         with open(meta_path) as f:
             if json.load(f).get("key") == key:
                 return model_dir
-    g = build(name, small)
+    g = build(name, small, symbolic_seq)
     model = g.model()
     onnx.checker.check_model(model)
     os.makedirs(model_dir, exist_ok=True)
@@ -89,13 +93,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True)
     p.add_argument("--small", action="store_true", help="the few-layer configurations")
+    p.add_argument("--symbolic-seq", action="store_true",
+                   help="BERT and GPT-2 with a symbolic sequence dim")
     p.add_argument("--batch", type=int, action="append", help="batch sizes (default 1)")
     p.add_argument("models", nargs="*", help=f"default: all of {', '.join(MODELS)}")
     args = p.parse_args()
     for name in args.models or MODELS:
         if name not in MODELS:
             sys.exit(f"error: unknown model '{name}'; known: {', '.join(MODELS)}")
-        path = write_model(name, args.out, args.small, args.batch or [1])
+        path = write_model(name, args.out, args.small, args.batch or [1], args.symbolic_seq)
         with open(os.path.join(path, "meta.json")) as f:
             meta = json.load(f)
         print(f"{name}: {meta['nodes']} nodes, {meta['params'] / 1e6:.2f} M parameters -> {path}")

@@ -200,6 +200,8 @@ void buildLLVMLoweringPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createSCFToControlFlowPass());
+  // expand-strided-metadata takes one dynamic dim per expand_shape group.
+  pm.addPass(createKilnExpandShapeToReinterpretCastPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -90,6 +90,7 @@ public:
   void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options) const override {
     // 1. Structured control flow and views, in host and kernels alike.
     pm.addPass(createSCFToControlFlowPass());
+    pm.addPass(createKilnExpandShapeToReinterpretCastPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
     // 2. Kernels to NVVM for the chosen chip (PTX 8.0 for sm_90a's wgmma).

@@ -139,38 +139,42 @@ def conv_case(name, xs, ws, stride=1, pad=0, dilation=1, group=1, bias=True):
                                       stride, pad, dilation, group)])
 
 
-def pool_reference(x, k, stride, pad, kind, include_pad=False):
+def pool_reference(x, k, stride, pad, kind, include_pad=False, dilation=1):
     n, c, h, w = x.shape
     fill = -np.inf if kind == "max" else 0.0
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=fill)
     ones = np.pad(np.ones_like(x), ((0, 0), (0, 0), (pad, pad), (pad, pad)),
                   constant_values=1.0 if include_pad else 0.0)
-    oh = (h + 2 * pad - k) // stride + 1
-    ow = (w + 2 * pad - k) // stride + 1
+    span = dilation * (k - 1) + 1
+    oh = (h + 2 * pad - span) // stride + 1
+    ow = (w + 2 * pad - span) // stride + 1
     y = np.zeros((n, c, oh, ow))
     for i in range(oh):
         for j in range(ow):
-            win = xp[:, :, i * stride:i * stride + k, j * stride:j * stride + k]
+            rows = slice(i * stride, i * stride + span, dilation)
+            cols = slice(j * stride, j * stride + span, dilation)
+            win = xp[:, :, rows, cols]
             if kind == "max":
                 y[:, :, i, j] = win.max(axis=(2, 3))
             else:
-                cnt = ones[:, :, i * stride:i * stride + k, j * stride:j * stride + k].sum(axis=(2, 3))
-                y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt
+                y[:, :, i, j] = win.sum(axis=(2, 3)) / ones[:, :, rows, cols].sum(axis=(2, 3))
     return y
 
 
-def pool_case(name, op, xs, k, stride, pad, include_pad=False):
+def pool_case(name, op, xs, k, stride, pad, include_pad=False, dilation=1):
     x = rand(*xs)
-    oh = (xs[2] + 2 * pad - k) // stride + 1
-    ow = (xs[3] + 2 * pad - k) // stride + 1
+    span = dilation * (k - 1) + 1
+    oh = (xs[2] + 2 * pad - span) // stride + 1
+    ow = (xs[3] + 2 * pad - span) // stride + 1
     out = (xs[0], xs[1], oh, ow)
     extra = ", count_include_pad = true" if include_pad else ""
     body = f"""func.func @main(%x: {ty(xs)}) -> {ty(out)} {{
-  %y = kiln.{op} %x {{kernel_shape = array<i64: {k}, {k}>, strides = array<i64: {stride}, {stride}>, dilations = array<i64: 1, 1>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>{extra}}} : ({ty(xs)}) -> {ty(out)}
+  %y = kiln.{op} %x {{kernel_shape = array<i64: {k}, {k}>, strides = array<i64: {stride}, {stride}>, dilations = array<i64: {dilation}, {dilation}>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>{extra}}} : ({ty(xs)}) -> {ty(out)}
   return %y : {ty(out)}
 }}"""
     kind = "max" if op == "max_pool" else "avg"
-    return (name, body, [x], lambda a: [pool_reference(a[0].astype(np.float64), k, stride, pad, kind, include_pad)])
+    return (name, body, [x], lambda a: [pool_reference(a[0].astype(np.float64), k, stride, pad, kind,
+                                                       include_pad, dilation)])
 
 
 def conv_cases():
@@ -417,6 +421,83 @@ def row_cases():
     return cases
 
 
+AWKWARD = (1, 3, 7, 13, 127, 1000)
+
+
+def random_cases(seed=20261130):
+    """Seeded random kernels at awkward sizes (1, 3, 7, 13, 127, 1000) against float64:
+    matmuls (2-D, batched, broadcast), convs with odd strides, groups, dilations and
+    rectangular kernels, max/avg pools with strides, pads and dilations, and reductions
+    over random axis sets. The seed fixes the cases; a new seed is a new test."""
+    rng = np.random.default_rng(seed)
+    pick = lambda options: options[int(rng.integers(len(options)))]  # noqa: E731
+    cases = []
+    while len(cases) < 8:  # 2-D matmuls, at most ~1.3e8 multiply-adds each
+        m, k, n = pick(AWKWARD), pick(AWKWARD), pick(AWKWARD)
+        if m * k * n <= 130_000_000:
+            cases.append(matmul_case(f"rand_matmul_{m}x{k}x{n}", (m, k), (k, n), (m, n)))
+    for i in range(3):
+        b, m, k, n = pick((1, 3, 7)), pick(AWKWARD[:5]), pick(AWKWARD[:5]), pick(AWKWARD[:5])
+        lhs = (b, m, k) if i != 2 else (1, m, k)
+        rhs = (b, k, n) if i != 1 else (k, n)
+        cases.append(matmul_case(f"rand_bmm{i}_{b}x{m}x{k}x{n}", lhs, rhs,
+                                 (b, m, n)))
+    convs = 0
+    while convs < 10:
+        group = pick((1, 1, 2, 3, "depthwise"))
+        per = pick((1, 3, 7))
+        c = per * (1 if group == "depthwise" else group)
+        g = c if group == "depthwise" else group
+        f = c if group == "depthwise" else g * pick((1, 3, 7, 13))
+        kh, kw = pick((1, 2, 3, 5)), pick((1, 3, 7))
+        stride, dilation = pick((1, 2, 3)), pick((1, 2, 3))
+        pad = int(rng.integers(0, max(kh, kw)))
+        h, w = pick((1, 3, 7, 13)), pick((3, 7, 13, 127))
+        oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
+        ow = (w + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
+        if oh < 1 or ow < 1:
+            continue
+        convs += 1
+        cases.append(conv_case(f"rand_conv_{c}x{h}x{w}_f{f}_k{kh}x{kw}_s{stride}_d{dilation}_p{pad}_g{g}",
+                               (pick((1, 2)), c, h, w), (f, c // g, kh, kw), stride=stride,
+                               pad=pad, dilation=dilation, group=g, bias=bool(rng.integers(2))))
+    pools = 0
+    while pools < 8:
+        op = pick(("max_pool", "avg_pool"))
+        k, stride, dilation = pick((1, 2, 3, 5)), pick((1, 2, 3)), pick((1, 1, 2))
+        if op == "avg_pool":
+            dilation = 1  # ONNX AveragePool has dilations only from opset 19
+        pad = int(rng.integers(0, (k + 1) // 2))  # ONNX: pads smaller than the kernel
+        size = pick((3, 7, 13, 127))
+        if (size + 2 * pad - dilation * (k - 1) - 1) // stride + 1 < 1:
+            continue
+        pools += 1
+        include = op == "avg_pool" and bool(rng.integers(2))
+        cases.append(pool_case(f"rand_{op}_{size}_k{k}_s{stride}_p{pad}_d{dilation}"
+                               + ("_incl" if include else ""), op, (1, pick((1, 3, 13)), size, 7),
+                               k, stride, pad, include_pad=include, dilation=dilation))
+    kinds = {"sum": lambda x, a, k: x.sum(axis=a, keepdims=k),
+             "mean": lambda x, a, k: x.mean(axis=a, keepdims=k),
+             "max": lambda x, a, k: x.max(axis=a, keepdims=k),
+             "min": lambda x, a, k: x.min(axis=a, keepdims=k),
+             "l2": lambda x, a, k: np.sqrt((x * x).sum(axis=a, keepdims=k)),
+             "sum_square": lambda x, a, k: (x * x).sum(axis=a, keepdims=k)}
+    reductions = 0
+    while reductions < 8:
+        rank = pick((1, 2, 3))
+        shape = tuple(pick(AWKWARD) for _ in range(rank))
+        if np.prod(shape) > 200_000:
+            continue
+        axes = sorted({int(a) for a in rng.integers(0, rank, size=int(rng.integers(1, rank + 1)))})
+        kind = pick(sorted(kinds))
+        keep = bool(rng.integers(2))
+        reductions += 1
+        cases.append(reduce_case(f"rand_reduce_{kind}_{'x'.join(map(str, shape))}_axes"
+                                 f"{''.join(map(str, axes))}{'_keep' if keep else ''}",
+                                 kind, shape, axes, keep, kinds[kind]))
+    return cases
+
+
 FAMILIES = {
     "elementwise": elementwise_cases,
     "contraction": contraction_cases,
@@ -424,4 +505,5 @@ FAMILIES = {
     "reduction": reduction_cases,
     "movement": movement_cases,
     "rows": row_cases,
+    "random": random_cases,
 }

@@ -3,7 +3,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Reshapes become tensor.reshape / collapse_shape / expand_shape (views after
-// bufferization), slices and concatenation extract_slice / insert_slice,
+// bufferization), ranges with run-time bounds a linalg.generic over
+// linalg.index, slices and concatenation extract_slice / insert_slice,
 // transposes linalg.transpose, broadcasts and gathers linalg.generics.
 // Gather clamps its indices into range: a hostile index never reads outside
 // the tensor.
@@ -16,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 using namespace mlir;
@@ -580,6 +582,92 @@ struct ConstantOfShapeToFill final : OpConversionPattern<ConstantOfShapeOp> {
   }
 };
 
+/// The length of kiln.range: max(ceil((limit - start) / delta), 0), as an
+/// index (floats in f64). A zero delta gives an empty range, never a trap.
+/// Shortcut: the length is not capped, so hostile bounds can ask for a huge
+/// heap allocation at run time.
+Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value delta) {
+  Type type = start.getType();
+  if (isa<FloatType>(type)) {
+    Type f64 = b.getF64Type();
+    auto wide = [&](Value v) {
+      return type == f64 ? v : arith::ExtFOp::create(b, loc, f64, v).getResult();
+    };
+    Value quotient = arith::DivFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, wide(limit), wide(start)), wide(delta));
+    Value count = arith::MaximumFOp::create(b, loc, math::CeilOp::create(b, loc, quotient),
+                                            arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0)));
+    // NaN (a zero or infinite operand) is not > 0: an empty range.
+    Value valid = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, count,
+                                        arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0)));
+    Value n = arith::FPToSIOp::create(b, loc, b.getI64Type(), count);
+    n = arith::SelectOp::create(b, loc, valid, n, arith::ConstantIntOp::create(b, loc, 0, 64));
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+  }
+  // Deltas 0 and -1 never reach the division (x86 traps on MIN / -1).
+  Value zero = arith::ConstantIntOp::create(b, loc, type, 0);
+  Value one = arith::ConstantIntOp::create(b, loc, type, 1);
+  Value minusOne = arith::ConstantIntOp::create(b, loc, type, -1);
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, delta, zero);
+  Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, delta, minusOne);
+  Value special = arith::OrIOp::create(b, loc, isZero, isMinusOne);
+  Value divisor = arith::SelectOp::create(b, loc, special, one, delta);
+  Value difference = arith::SubIOp::create(b, loc, limit, start);
+  Value count = arith::CeilDivSIOp::create(b, loc, difference, divisor);
+  count = arith::SelectOp::create(b, loc, isMinusOne,
+                                  arith::SubIOp::create(b, loc, start, limit), count);
+  count = arith::SelectOp::create(b, loc, isZero, zero, arith::MaxSIOp::create(b, loc, count, zero));
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
+}
+
+// out[i] = start + i * delta (floats computed in f64, then rounded)
+struct RangeToLinalg final : OpConversionPattern<RangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RangeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType result = op.getType();
+    Type element = result.getElementType();
+    if (element.isUnsignedInteger())
+      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    Location loc = op.getLoc();
+    auto scalar = [&](Value tensor) {
+      return tensor::ExtractOp::create(rewriter, loc, tensor, ValueRange{}).getResult();
+    };
+    Value start = scalar(adaptor.getStart()), delta = scalar(adaptor.getDelta());
+    SmallVector<Value> dynamicSizes;
+    if (result.isDynamicDim(0))
+      dynamicSizes.push_back(
+          rangeLength(rewriter, loc, start, scalar(adaptor.getLimit()), delta));
+    Value init = createInit(rewriter, loc, result, dynamicSizes);
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(1)};
+    auto body = [&](OpBuilder &b, Location l, ValueRange) {
+      Value i = linalg::IndexOp::create(b, l, 0);
+      Value value;
+      if (auto floatType = dyn_cast<FloatType>(element)) {
+        Type f64 = b.getF64Type();
+        auto wide = [&](Value v) {
+          return element == f64 ? v : arith::ExtFOp::create(b, l, f64, v).getResult();
+        };
+        Value index = arith::SIToFPOp::create(
+            b, l, f64, arith::IndexCastOp::create(b, l, b.getI64Type(), i));
+        value = arith::AddFOp::create(b, l, wide(start),
+                                      arith::MulFOp::create(b, l, index, wide(delta)));
+        if (element != f64)
+          value = arith::TruncFOp::create(b, l, element, value);
+      } else {
+        Value index = arith::IndexCastOp::create(b, l, element, i);
+        value = arith::AddIOp::create(b, l, start, arith::MulIOp::create(b, l, index, delta));
+      }
+      linalg::YieldOp::create(b, l, value);
+    };
+    rewriter.replaceOp(op, linalg::GenericOp::create(rewriter, loc, result, ValueRange{}, init,
+                                                     maps, {utils::IteratorType::parallel}, body)
+                               .getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
@@ -587,7 +675,8 @@ void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
                ExpandToLinalg, TransposeToLinalg, ConcatToTensor, SliceToTensor,
                SplitToTensor, GatherToLinalg, GatherElementsToLinalg, GatherNDToLinalg,
                ShapeToTensorOps, SizeToTensorOps,
-               PadToTensor, TileToLinalg, ConstantOfShapeToFill>(patterns.getContext());
+               PadToTensor, TileToLinalg, ConstantOfShapeToFill, RangeToLinalg>(
+      patterns.getContext());
 }
 
 } // namespace kiln

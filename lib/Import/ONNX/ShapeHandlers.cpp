@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DynamicSlice.h"
 #include "NodeBinder.h"
 
 using namespace mlir;
@@ -332,6 +333,8 @@ LogicalResult split(NodeBinder &b) {
 }
 
 LogicalResult slice(NodeBinder &b) {
+  if (hasComputedSliceBounds(b))
+    return importDynamicSlice(b);
   FailureOr<Value> x = b.input(0);
   if (failed(x))
     return failure();

@@ -88,3 +88,36 @@ func.func @unsupported(%x: tensor<4xui8>) -> tensor<4xui8> {
   %0 = kiln.add %x, %x : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
 }
+
+// -----
+
+/// A range with run-time bounds: length max(ceildiv(limit - start, delta), 0)
+/// (0 for a zero delta), then out[i] = start + i * delta.
+// CHECK-LABEL: func @range_dynamic
+//       CHECK:   %[[D:.+]] = tensor.extract %arg2[]
+//       CHECK:   %[[L:.+]] = tensor.extract %arg1[]
+//       CHECK:   arith.ceildivsi
+//       CHECK:   %[[N:.+]] = arith.index_cast
+//       CHECK:   tensor.empty(%[[N]]) : tensor<?xi64>
+//       CHECK:   linalg.generic
+//       CHECK:     linalg.index 0
+//       CHECK:     arith.muli
+//       CHECK:     arith.addi
+func.func @range_dynamic(%s: tensor<i64>, %l: tensor<i64>, %d: tensor<i64>) -> tensor<?xi64> {
+  %r = kiln.range %s, %l, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+// -----
+
+/// Float ranges count and step in f64, then round.
+// CHECK-LABEL: func @range_f32
+//       CHECK:   math.ceil
+//       CHECK:   arith.fptosi
+//       CHECK:   linalg.generic
+//       CHECK:     arith.sitofp
+//       CHECK:     arith.truncf
+func.func @range_f32(%s: tensor<f32>, %l: tensor<f32>, %d: tensor<f32>) -> tensor<?xf32> {
+  %r = kiln.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -446,8 +446,8 @@ def bad_attrs(out):
     save(out, "bad_mod", make([N("Mod", ["x", "x"], ["y"], name="md")], [x], [T("y")]))
     d = T("d", F, ["n", 4])
     save(out, "computed_slice", make([N("Shape", ["d"], ["s"]),
-                                      N("Slice", ["d", "s", "s"], ["y"], name="sl")],
-                                     [d], [T("y")]))
+                                      N("Slice", ["d", "s", "s", "", "st"], ["y"], name="sl")],
+                                     [d], [T("y")], [init("st", np.array([1, -1], np.int64))]))
 
 
 @register

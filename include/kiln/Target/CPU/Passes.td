@@ -218,4 +218,24 @@ def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def KilnExpandShapeToReinterpretCastPass
+    : Pass<"kiln-expand-shape-to-reinterpret-cast", "mlir::ModuleOp"> {
+  let summary = "Rewrite memref.expand_shape with several dynamic dims in a "
+                "group as memref.reinterpret_cast";
+  let description = [{
+    Upstream `expand-strided-metadata` (MLIR 22) assumes at most one dynamic
+    dim per reassociation group of a `memref.expand_shape` and crashes on
+    more (`memref<?xf32>` into `memref<?x?xf32>`, which symbolic batch and
+    sequence dims produce: a matmul over the rows of `[batch, seq, K]`). This
+    pass runs right before it and rewrites such ops with the sizes of their
+    `output_shape`: each group's innermost dim keeps the source dim's stride,
+    each outer dim's stride is the next one's times its size.
+
+    Post-condition: every `memref.expand_shape` has at most one dynamic
+    result dim per group. The op's result type, offset and the static
+    strides of its layout are unchanged.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // KILN_TARGET_CPU_PASSES_TD
