@@ -7,6 +7,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -56,13 +58,22 @@ DispatchCost estimateDispatchCost(linalg::LinalgOp op) {
       return cost;
     iterations *= range;
   }
-  int64_t bytes = 0;
+  // Inputs that are slices of one tensor (the taps of a depthwise conv) read
+  // it at most once: their bytes count up to the tensor's.
+  llvm::MapVector<Value, std::pair<int64_t, int64_t>> read; // source: (slice bytes, its bytes)
   for (OpOperand *input : op.getDpsInputOperands()) {
-    int64_t b = operandBytes(input->get().getType());
+    Value source = input->get();
+    if (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>())
+      source = slice.getSource();
+    int64_t b = operandBytes(input->get().getType()), whole = operandBytes(source.getType());
     if (b < 0)
       return cost;
-    bytes += b;
+    auto &entry = read.try_emplace(source, 0, whole < 0 ? INT64_MAX : whole).first->second;
+    entry.first += b;
   }
+  int64_t bytes = 0;
+  for (auto &[source, sizes] : read)
+    bytes += std::min(sizes.first, sizes.second);
   for (OpOperand &init : op.getDpsInitsMutable()) {
     int64_t b = operandBytes(init.get().getType());
     if (b < 0)

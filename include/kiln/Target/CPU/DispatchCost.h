@@ -19,8 +19,9 @@ inline constexpr llvm::StringLiteral kDispatchCostsAttr = "kiln.dispatch_costs";
 /// Roofline inputs of one dispatch. flops: floating-point operations of the
 /// payload (add, mul, compare, max, ... = 1; fma = 2; exp/tanh/erf/... = 1)
 /// times the iteration count. bytes: compulsory traffic, each input operand
-/// read once, each output written once (and read once when the payload uses
-/// its old value), i.e. perfect reuse inside the dispatch.
+/// read once (slices of one tensor at most that tensor's bytes), each output
+/// written once (and read once when the payload uses its old value), i.e.
+/// perfect reuse inside the dispatch.
 struct DispatchCost {
   int64_t flops = -1, bytes = -1;
 };
