@@ -193,6 +193,8 @@ def conv_cases():
         conv_case("conv_1x1_pad1", (1, 3, 7, 7), (13, 3, 1, 1), pad=1),
         conv_case("conv_3x3_1x1_image", (1, 127, 1, 1), (3, 127, 3, 3), pad=1),
         conv_case("conv_depthwise_s1_13", (2, 7, 13, 13), (7, 1, 3, 3), pad=1, group=7),
+        conv_case("conv_depthwise_s1_d2_wide", (2, 4, 10, 21), (4, 1, 3, 3), pad=2, dilation=2,
+                  group=4),
         # 7x8 = 56 taps: over the unrolled limit (49), the reduction-loop form.
         conv_case("conv_depthwise_7x8", (1, 3, 12, 12), (3, 1, 7, 8), pad=1, group=3),
         conv_case("conv_depthwise_s3_d2", (1, 3, 29, 29), (3, 1, 5, 5), stride=3, pad=2,

@@ -1,10 +1,12 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg -split-input-file | FileCheck %s
 
-/// A static f32 conv pads explicitly, gathers patches (im2col) and multiplies
+/// A static f32 conv pads explicitly (a filled tensor with the input inserted,
+/// so that the input's producer can write into it), gathers patches (im2col) and multiplies
 /// them by the flattened filters with linalg.matmul; the bias is a generic.
 // CHECK-DAG: #[[PATCH:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
 // CHECK-LABEL: func @conv_bias
-// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[PADDED:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x3x10x10xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[PADDED]][0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1]
 // CHECK: linalg.generic {indexing_maps = [#[[PATCH]], #{{.*}}]
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x4x4xf32> into tensor<1x27x16xf32>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x27xf32>, tensor<27x16xf32>)
@@ -88,6 +90,25 @@ func.func @depthwise(%x: tensor<1x8x9x11xf32>, %w: tensor<8x1x3x3xf32>, %b: tens
 
 // -----
 
+/// Stride-1 depthwise: the same generic on the flattened padded input at its
+/// row pitch (6 + 2 columns, one extra zero row), taps as contiguous slices
+/// at offsets i*8 + j; the result is the first 6 columns of each row.
+// CHECK-LABEL: func @depthwise_flat
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x9x8xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x4x9x8xf32> into tensor<1x4x72xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [1, 4, 48] [1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 18] [1, 4, 48] [1, 1, 1]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-COUNT-8: math.fma
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [1, 4, 6, 8] : tensor<1x4x48xf32> into tensor<1x4x6x8xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 6, 6] [1, 1, 1, 1] : tensor<1x4x6x8xf32> to tensor<1x4x6x6xf32>
+func.func @depthwise_flat(%x: tensor<1x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %0 = kiln.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 4 : i64} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
 /// Depthwise windows over 49 taps keep the reduction loops (n, c, y, i, j, x)
 /// over a zero-filled output.
 // CHECK-LABEL: func @depthwise_large_window
@@ -114,7 +135,9 @@ func.func @grouped(%x: tensor<1x8x6x6xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1
 
 /// Max pooling pads with -inf; average pooling divides by covered counts.
 // CHECK-LABEL: func @pools
-// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PADDED:.+]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x4x10x10xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[PADDED]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
 // CHECK: linalg.pooling_nchw_max
 // CHECK: linalg.pooling_nchw_sum
 // CHECK: linalg.pooling_nchw_sum
