@@ -210,6 +210,20 @@ int64_t shiftedExtraRows(ConvOp op, RankedTensorType weight, int64_t paddedHeigh
   return std::max<int64_t>(0, llvm::divideCeil(end, paddedWidth) - paddedHeight);
 }
 
+/// y [n, c, oh*Wp] computed at a padded row pitch Wp, viewed as
+/// [n, c, oh, Wp], columns [0, ow) (the `result` shape).
+Value dropPitchColumns(OpBuilder &b, Location loc, Value y, RankedTensorType result, int64_t wp) {
+  ArrayRef<int64_t> shape = result.getShape();
+  Value rows = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({shape[0], shape[1], shape[2], wp}, result.getElementType()),
+      y, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
+      shape, [&](int64_t size) -> OpFoldResult { return b.getIndexAttr(size); });
+  return tensor::ExtractSliceOp::create(b, loc, result, rows,
+                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(0)), sizes,
+                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+}
+
 /// A stride-1 2-D conv without a patch buffer. Computed at the padded
 /// input's row pitch Wp (the columns past ow are computed and dropped), tap
 /// (i, j) reads the flattened padded input at offset i*dh*Wp + j*dw, which
@@ -226,7 +240,7 @@ Value convAsShiftedMatmuls(OpBuilder &b, Location loc, ConvOp op, Value input, V
   int64_t hp = inputType.getDimSize(2), wp = inputType.getDimSize(3);
   int64_t f = weightType.getDimSize(0), kh = weightType.getDimSize(2),
           kw = weightType.getDimSize(3);
-  int64_t oh = result.getDimSize(2), ow = result.getDimSize(3);
+  int64_t oh = result.getDimSize(2);
   ArrayRef<int64_t> dilations = op.getDilations();
   int64_t columns = oh * wp;
   Value flat = tensor::CollapseShapeOp::create(
@@ -264,14 +278,7 @@ Value convAsShiftedMatmuls(OpBuilder &b, Location loc, ConvOp op, Value input, V
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(f), b.getIndexAttr(columns)},
         ones3);
   }
-  Value rows = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({n, f, oh, wp}, element), out,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  return tensor::ExtractSliceOp::create(
-      b, loc, result, rows, ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(4, b.getIndexAttr(0))),
-      ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(f), b.getIndexAttr(oh),
-                             b.getIndexAttr(ow)},
-      ones4);
+  return dropPitchColumns(b, loc, out, result, wp);
 }
 
 /// Depthwise windows up to this many taps are unrolled into one generic.
@@ -346,7 +353,7 @@ Value depthwiseConvFlat(OpBuilder &b, Location loc, ConvOp op, Value input, Valu
   int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
   int64_t hp = inputType.getDimSize(2), wp = inputType.getDimSize(3);
   int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
-  int64_t oh = result.getDimSize(2), ow = result.getDimSize(3);
+  int64_t oh = result.getDimSize(2);
   ArrayRef<int64_t> dilations = op.getDilations();
   int64_t columns = oh * wp;
   Value flat = tensor::CollapseShapeOp::create(
@@ -354,7 +361,7 @@ Value depthwiseConvFlat(OpBuilder &b, Location loc, ConvOp op, Value input, Valu
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   auto flatType = RankedTensorType::get({n, c, columns}, element);
   SmallVector<Value> taps;
-  SmallVector<OpFoldResult> ones3(3, b.getIndexAttr(1)), ones4(4, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> ones3(3, b.getIndexAttr(1));
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j)
       taps.push_back(tensor::ExtractSliceOp::create(
@@ -364,14 +371,7 @@ Value depthwiseConvFlat(OpBuilder &b, Location loc, ConvOp op, Value input, Valu
           ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(columns)},
           ones3));
   Value out = unrolledDepthwise(b, loc, flatType, taps, weight, kw, bias);
-  Value rows = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({n, c, oh, wp}, element), out,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  return tensor::ExtractSliceOp::create(
-      b, loc, result, rows, SmallVector<OpFoldResult>(4, b.getIndexAttr(0)),
-      ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(oh),
-                             b.getIndexAttr(ow)},
-      ones4);
+  return dropPitchColumns(b, loc, out, result, wp);
 }
 
 /// Depthwise 2-D conv as one all-parallel generic over the output with the
