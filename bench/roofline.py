@@ -244,8 +244,9 @@ def main():
     print(f"wrote {args.png}")
     if args.markdown:
         with open(args.markdown, "w") as f:
+            source = "--bandwidth" if args.bandwidth else "numpy copy, one thread"
             f.write(f"- ceilings: {peak:.0f} GFLOP/s ({report.PEAK_PER_CORE:.0f} per core x "
-                    f"{args.threads}), {bandwidth:.1f} GB/s (numpy copy, one thread), ridge "
+                    f"{args.threads}), {bandwidth:.1f} GB/s ({source}), ridge "
                     f"{peak / bandwidth:.1f} FLOP/B; load average {os.getloadavg()[0]:.2f} at "
                     "the end\n\n" + "\n".join(lines) + "\n")
 
