@@ -188,12 +188,19 @@ def conv_cases():
         # Awkward sizes through the matmul kernels (shifted taps for stride 1,
         # im2col otherwise), depthwise with odd strides and dilations.
         conv_case("conv_3x3_13x13_c7_f13", (2, 7, 13, 13), (13, 7, 3, 3), pad=1),
+        # Wide rows: the shifted per-tap matmul form (at most 1/8 of the columns discarded).
+        conv_case("conv_3x3_wide_33", (2, 5, 9, 33), (6, 5, 3, 3), pad=1),
+        conv_case("conv_3x3_wide_dilated", (1, 3, 11, 40), (4, 3, 3, 3), pad=2, dilation=2),
         conv_case("conv_5x3_dilated_pad2", (1, 3, 13, 11), (7, 3, 5, 3), pad=2, dilation=2),
         conv_case("conv_3x3_f127_s3", (1, 13, 14, 14), (127, 13, 3, 3), stride=3, pad=1),
         conv_case("conv_1x1_s2", (3, 7, 13, 13), (1, 7, 1, 1), stride=2, bias=False),
         conv_case("conv_1x1_pad1", (1, 3, 7, 7), (13, 3, 1, 1), pad=1),
         conv_case("conv_3x3_1x1_image", (1, 127, 1, 1), (3, 127, 3, 3), pad=1),
         conv_case("conv_depthwise_s1_13", (2, 7, 13, 13), (7, 1, 3, 3), pad=1, group=7),
+        conv_case("conv_depthwise_s1_d2_wide", (2, 4, 10, 21), (4, 1, 3, 3), pad=2, dilation=2,
+                  group=4),
+        # 7x8 = 56 taps: over the unrolled limit (49), the reduction-loop form.
+        conv_case("conv_depthwise_7x8", (1, 3, 12, 12), (3, 1, 7, 8), pad=1, group=3),
         conv_case("conv_depthwise_s3_d2", (1, 3, 29, 29), (3, 1, 5, 5), stride=3, pad=2,
                   dilation=2, group=3),
         conv_case("conv_depthwise_127w", (1, 2, 5, 127), (2, 1, 3, 3), stride=2, group=2,

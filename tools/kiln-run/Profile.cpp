@@ -17,6 +17,7 @@ namespace kilnrun {
 void printProfile(const kiln_trace *trace) {
   struct Row {
     std::string name;
+    int32_t id = 0; // the dispatch's trace id (kilnc --report=cost lists the same ids)
     double totalMs = 0;
     size_t calls = 0;
   };
@@ -34,6 +35,7 @@ void printProfile(const kiln_trace *trace) {
     }
     Row &row = rows[event.dispatch];
     row.name = event.name;
+    row.id = event.dispatch;
     row.totalMs += ms;
     ++row.calls;
     dispatchMs += ms;
@@ -46,15 +48,16 @@ void printProfile(const kiln_trace *trace) {
   auto share = [&](double ms) { return runMs > 0 ? 100.0 * ms / runMs : 0.0; };
   fmt::print("profile: {} runs, {} dispatches, {:.3f} ms per run\n", runs, sorted.size(),
              runs ? runMs / static_cast<double>(runs) : 0.0);
-  fmt::print("  {:>6}  {:>10}  {:>10}  {:>6}  {}\n", "share", "total_ms", "mean_ms", "calls",
-             "dispatch");
+  fmt::print("  {:>6}  {:>10}  {:>10}  {:>6}  {:>4}  {}\n", "share", "total_ms", "mean_ms",
+             "calls", "id", "dispatch");
   for (const Row &row : sorted)
-    fmt::print("  {:>5.1f}%  {:>10.3f}  {:>10.4f}  {:>6}  {}\n", share(row.totalMs), row.totalMs,
-               row.totalMs / static_cast<double>(row.calls), row.calls, row.name);
+    fmt::print("  {:>5.1f}%  {:>10.3f}  {:>10.4f}  {:>6}  {:>4}  {}\n", share(row.totalMs),
+               row.totalMs, row.totalMs / static_cast<double>(row.calls), row.calls, row.id,
+               row.name);
   double outside = std::max(0.0, runMs - dispatchMs);
-  fmt::print("  {:>5.1f}%  {:>10.3f}  {:>10}  {:>6}  (outside dispatches: validation, "
+  fmt::print("  {:>5.1f}%  {:>10.3f}  {:>10}  {:>6}  {:>4}  (outside dispatches: validation, "
              "output allocation, glue)\n",
-             share(outside), outside, "", "");
+             share(outside), outside, "", "", "");
 }
 
 } // namespace kilnrun

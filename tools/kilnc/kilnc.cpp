@@ -14,6 +14,7 @@
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Pipelines/TargetInfo.h"
+#include "kiln/Target/CPU/DispatchCost.h"
 #include "kiln/Target/CPU/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -92,7 +93,7 @@ static cl::opt<int64_t> maxFoldBytes(
              "bigger results stay ops (default 67108864, 64 MiB)"),
     cl::value_desc("bytes"), cl::init(64 * 1024 * 1024), cl::cat(kilncCategory));
 
-enum class Report { None, Fusion, Memory };
+enum class Report { None, Fusion, Memory, Cost };
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
     cl::values(clEnumValN(Report::Fusion, "fusion",
@@ -100,7 +101,10 @@ static cl::opt<Report> reportOption(
                           "shapes, and the model nodes fused into it"),
                clEnumValN(Report::Memory, "memory",
                           "after the codegen stage: the planned arena (peak bytes) "
-                          "against the sum of all intermediate buffers")),
+                          "against the sum of all intermediate buffers"),
+               clEnumValN(Report::Cost, "cost",
+                          "after the codegen stage: each dispatch's trace id, name, "
+                          "FLOPs and bytes of compulsory traffic (roofline inputs)")),
     cl::cat(kilncCategory));
 
 static cl::opt<kiln::WeightsMode> weightsOption(
@@ -179,6 +183,9 @@ int main(int argc, char **argv) {
   if (reportOption == Report::Memory && *stage < kiln::Stage::Codegen)
     return fail("--report=memory describes the codegen stage's arena plan; it needs "
                 "--emit=codegen or a later stage");
+  if (reportOption == Report::Cost && *stage < kiln::Stage::Codegen)
+    return fail("--report=cost describes the codegen stage's instrumented dispatches; it "
+                "needs --emit=codegen or a later stage");
   if (weightsOption != kiln::WeightsMode::Embed && *stage < kiln::Stage::LLVM)
     return fail("--weights=external and --weights=none decide where the artifact's weights "
                 "go; they need --emit=llvm, obj or lib");
@@ -193,6 +200,9 @@ int main(int argc, char **argv) {
     if (precisionOption != "fp32")
       return fail("--precision=" + precisionOption +
                   " is not implemented yet; the CUDA target computes in fp32");
+    if (reportOption == Report::Cost)
+      return fail("--report=cost describes the CPU dispatches' trace ids; it needs "
+                  "--target=cpu");
   }
   if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +
@@ -271,6 +281,8 @@ int main(int argc, char **argv) {
       kiln::printFusionReport(*module, llvm::errs(), reportFormat == "json");
     if (current == kiln::Stage::Codegen && reportOption == Report::Memory)
       kiln::printMemoryReport(*module, llvm::errs(), reportFormat == "json");
+    if (current == kiln::Stage::Codegen && reportOption == Report::Cost)
+      kiln::printDispatchCostReport(*module, llvm::errs(), reportFormat == "json");
   }
 
   if (*stage >= kiln::Stage::LLVM) {

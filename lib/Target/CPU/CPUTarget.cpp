@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/CPU/CPUTarget.h"
+#include "kiln/Target/CPU/DispatchCost.h"
 #include "kiln/Target/CPU/MemoryPlan.h"
 #include "kiln/Target/CPU/Passes.h"
 
@@ -40,7 +41,8 @@ ArtifactLayout takeLayout(mlir::ModuleOp module, WeightsMode mode) {
   if (auto names = module->getAttrOfType<mlir::ArrayAttr>(kDispatchNamesAttr))
     for (auto name : names.getAsValueRange<mlir::StringAttr>())
       layout.dispatchNames.push_back(name.str());
-  for (llvm::StringRef attr : {kMemoryPlanAttr, kWeightsBlobAttr, kDispatchNamesAttr})
+  for (llvm::StringRef attr :
+       {kMemoryPlanAttr, kWeightsBlobAttr, kDispatchNamesAttr, kDispatchCostsAttr})
     module->removeAttr(attr);
   return layout;
 }

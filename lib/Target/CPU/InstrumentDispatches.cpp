@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dispatch/FusionReport.h"
+#include "kiln/Target/CPU/DispatchCost.h"
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,8 +60,11 @@ struct KilnInstrumentDispatchesPass final
     func::FuncOp begin = declareHook(module, kTraceBeginName);
     func::FuncOp end = declareHook(module, kTraceEndName);
     SmallVector<Attribute> names;
+    SmallVector<int64_t> costs; // (flops, bytes) per dispatch, for --report=cost
     for (auto [index, op] : llvm::enumerate(dispatches)) {
       names.push_back(StringAttr::get(&getContext(), dispatchName(op, index)));
+      DispatchCost cost = estimateDispatchCost(op);
+      costs.append({cost.flops, cost.bytes});
       OpBuilder b(op);
       Location loc = op.getLoc();
       Value id = arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(index), 32);
@@ -69,6 +73,7 @@ struct KilnInstrumentDispatchesPass final
       func::CallOp::create(b, loc, end, ValueRange{host, id});
     }
     module->setAttr(kDispatchNamesAttr, ArrayAttr::get(&getContext(), names));
+    module->setAttr(kDispatchCostsAttr, DenseI64ArrayAttr::get(&getContext(), costs));
   }
 };
 

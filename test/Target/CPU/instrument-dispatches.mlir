@@ -1,8 +1,11 @@
 // RUN: kiln-opt %s --split-input-file --kiln-instrument-dispatches | FileCheck %s
 
 /// Each linalg op but the fill is bracketed by the trace hooks with its
-/// index; the names (op, then the fused model nodes) become a module attribute.
-// CHECK: module attributes {kiln.dispatches = ["matmul fc", "generic bias,relu"]}
+/// index; the names (op, then the fused model nodes) become a module attribute,
+/// and so do their (FLOPs, bytes) estimates: the 4x8x16 matmul 2*4*8*16 FLOPs,
+/// reading x, w and the filled accumulator and writing it (4*(32+128+2*64)
+/// bytes); the relu one max per element, 64 elements read and written.
+// CHECK: module attributes {kiln.dispatch_costs = array<i64: 1024, 1152, 64, 512>, kiln.dispatches = ["matmul fc", "generic bias,relu"]}
 // CHECK-LABEL: func.func private @kiln_entry
 // CHECK-SAME: (%[[HOST:.+]]: !llvm.ptr {kiln.host}
 // CHECK: linalg.fill
