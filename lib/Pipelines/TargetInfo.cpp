@@ -56,9 +56,20 @@ public:
     // 1-5. Entry, buffers, out-params, deallocation, copies, as on the CPU;
     //      none of the CPU's dispatch trace hooks, row kernels, packed
     //      weights or host arena (device memory comes from host->cuda).
+    // 0. --precision=fp16|bf16: matmul operands narrowed (weights now).
+    if (options.cuda.precision != "fp32") {
+      KilnCUDALowerPrecisionPassOptions precision;
+      precision.precision = options.cuda.precision;
+      pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(precision));
+    }
     pm.addPass(createKilnPrepareEntryPass());
     buildBufferizePipeline(pm);
     buildDeallocationPipeline(pm);
+    // 5b. f16/bf16 matmuls on sm_90a: the TMA + wgmma template (host code
+    //     and a gpu.launch), before the generic path turns them into loops.
+    KilnCUDAGemmPassOptions gemm;
+    gemm.chip = options.cuda.chip;
+    pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
     // 6. Every linalg op becomes loops, parallel where the iteration space is.
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createCanonicalizerPass());
@@ -73,7 +84,10 @@ public:
     map.blockSize = options.cuda.blockSize;
     pm.addNestedPass<func::FuncOp>(createKilnCUDAMapParallelLoopsPass(map));
     pm.addPass(createConvertParallelLoopToGpuPass());
-    // 10. Kernel bodies move into gpu.modules; launches stay in the host.
+    // 10. nvgpu ops (the GEMM template) to NVVM before outlining, so kernels
+    //     take tensor maps as pointers; then kernel bodies move into
+    //     gpu.modules and launches stay in the host.
+    pm.addPass(createConvertNVGPUToNVVMPass());
     pm.addPass(createGpuKernelOutliningPass());
     pm.addPass(createKilnCUDAMergeKernelModulesPass());
     pm.addPass(createCanonicalizerPass());
@@ -95,6 +109,7 @@ public:
     nvvm.indexBitwidth = 64;
     OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
     kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+    kernels.addPass(createConvertNVVMToLLVMPass()); // inline-PTX NVVM ops (wgmma, mbarrier)
     kernels.addPass(createCanonicalizerPass());
     kernels.addPass(createCSEPass());
     kernels.addPass(createReconcileUnrealizedCastsPass());

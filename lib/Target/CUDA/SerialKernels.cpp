@@ -12,6 +12,8 @@
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -32,6 +34,9 @@ bool staysOnHost(Operation *op) {
   if (op->hasTrait<OpTrait::IsTerminator>() || isa<scf::ParallelOp>(op))
     return true;
   if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp>(op))
+    return true;
+  // The GEMM template's launch and its tensor maps (kiln-cuda-gemm).
+  if (isa<gpu::LaunchOp, nvgpu::TmaCreateDescriptorOp>(op))
     return true;
   if (isMemoryEffectFree(op))
     return true;

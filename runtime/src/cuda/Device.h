@@ -47,12 +47,17 @@ public:
   CUfunction getFunction(const void *image, const char *name, std::string &error);
   const std::string &functionName(CUfunction function);
   CUdeviceptr constant(const void *hostData, uint64_t bytes, std::string &error);
+  /// The device copy of `map`, uploaded once per session (tensor maps of
+  /// equal contents share it).
+  CUdeviceptr tensorMap(const CUtensorMap &map, std::string &error);
 
   const Driver &driver;
   CUstream stream = nullptr;
   /// KILN_CUDA_SYNC=1: synchronize after every launch, so that a failing
   /// kernel is named exactly.
   bool syncEachLaunch = false;
+  /// KILN_CUDA_POISON_OUTPUTS=1: outputs are filled with NaN before each run.
+  bool poisonOutputs = false;
 
 private:
   explicit Device(const Driver &driver) : driver(driver) {}
@@ -66,6 +71,7 @@ private:
   std::map<std::pair<CUmodule, std::string>, CUfunction> functions;
   std::unordered_map<CUfunction, std::string> names;
   std::unordered_map<const void *, CUdeviceptr> constants;
+  std::map<std::string, CUdeviceptr> tensorMaps; // by the map's 128 bytes
 };
 
 } // namespace kiln::rt::cuda

@@ -79,6 +79,8 @@ Loaded load() {
             resolve(library, "cuModuleUnload", d.moduleUnload, e) &&
             resolve(library, "cuModuleGetFunction", d.moduleGetFunction, e) &&
             resolve(library, "cuLaunchKernel", d.launchKernel, e) &&
+            resolve(library, "cuFuncSetAttribute", d.funcSetAttribute, e) &&
+            resolve(library, "cuTensorMapEncodeTiled", d.tensorMapEncodeTiled, e) &&
             resolve(library, "cuGetErrorName", d.getErrorName, e) &&
             resolve(library, "cuGetErrorString", d.getErrorString, e);
   if (!ok)

@@ -32,6 +32,11 @@ constexpr CUresult kSuccess = 0;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kMemPoolAttrReleaseThreshold = 4;
+constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
+/// CUtensorMap: 128 opaque bytes, 64-byte aligned.
+struct alignas(64) CUtensorMap {
+  uint64_t opaque[16];
+};
 
 /// The driver functions Kiln uses, with the signatures of CUDA 12.0.
 struct Driver {
@@ -63,6 +68,12 @@ struct Driver {
                            unsigned gridZ, unsigned blockX, unsigned blockY,
                            unsigned blockZ, unsigned sharedBytes, CUstream stream,
                            void **params, void **extra);
+  CUresult (*funcSetAttribute)(CUfunction function, int attribute, int value);
+  CUresult (*tensorMapEncodeTiled)(CUtensorMap *map, int dataType, uint32_t rank,
+                                   void *address, const uint64_t *globalDim,
+                                   const uint64_t *globalStrides, const uint32_t *boxDim,
+                                   const uint32_t *elementStrides, int interleave, int swizzle,
+                                   int l2Promotion, int oobFill);
   CUresult (*getErrorName)(CUresult error, const char **name);
   CUresult (*getErrorString)(CUresult error, const char **text);
 };
