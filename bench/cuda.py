@@ -81,8 +81,8 @@ def compile_half_gemms(args):
                                    "-o", os.path.join(case_dir, "model.so")],
                                   capture_output=True, text=True)
         meta = {"name": f"gemm {dtype} {n}^3", "kind": "gemm", "dtype": dtype,
-                "flops": 2.0 * n ** 3, "bytes": 3 * 2.0 * n * n, "inputs": ["a", "b"],
-                "shapes": {"a": [n, n], "b": [n, n]}, "attrs": {},
+                "flops": 2.0 * n ** 3, "bytes": 3 * 2.0 * n * n, "inputs": ["input_0", "input_1"],
+                "shapes": {"input_0": [n, n], "input_1": [n, n]}, "attrs": {},
                 "compiled": compiled.returncode == 0,
                 "error": compiled.stderr.strip().splitlines()[-1:] if compiled.returncode else []}
         with open(os.path.join(case_dir, "meta.json"), "w") as f:
