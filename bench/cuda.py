@@ -63,7 +63,7 @@ def compile_cases(args):
 
 
 HALF_GEMMS = [("f16", "fp16", 4096), ("f16", "fp16", 8192),
-              ("bf16", "bf16", 4096), ("bf16", "bf16", 8192)]
+              ("bf16", "bf16", 4096), ("bf16", "bf16", 8192), ("bf16", "bf16", 4000)]
 
 
 def compile_half_gemms(args):

@@ -11,7 +11,9 @@
 // swizzled row of f16/bf16 per TMA box row), `stages` shared-memory buffers
 // (3 by default, 2 when K has a single k step), so shared memory is
 // stages * 32 KiB for A and B, at least the 64 KiB the f32 epilogue tile
-// needs. Shapes that are not tile multiples keep the generic SIMT kernel.
+// needs. Partial tiles at the edges read zeros (TMA out-of-bounds fill) and
+// store under a predicate; N and K must be multiples of 8 (TMA's 16-byte
+// row strides), else the generic SIMT kernel stays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,7 +97,13 @@ std::optional<Gemm> matchGemm(Operation *op) {
   g.m = a.getDimSize(base);
   g.k = a.getDimSize(base + 1);
   g.n = b.getDimSize(base + 1);
-  if (g.m % kTileM || g.n % kTileN || g.k % kTileK || g.batch < 1)
+  // TMA needs 16-byte row strides (K and N multiples of 8); partial tiles
+  // read zeros past the edges (TMA out-of-bounds fill) and store under a
+  // predicate. With a batch, A's rows past M are the next batch's (products
+  // never stored), but B's rows past K would be multiplied by A's zero
+  // columns: K must then be a multiple of 64.
+  if (g.m < 1 || g.n % 8 || g.k % 8 || g.n < 8 || g.k < 8 || g.batch < 1 ||
+      (g.batch > 1 && g.k % kTileK))
     return std::nullopt;
   return g;
 }
@@ -339,8 +347,9 @@ void GemmEmitter::emit() {
   Value hostDescB = descriptor(b2, kTileK);
   int64_t smemBytes = std::max(stages * (aTileBytes() + bTileBytes()), kTileM * kTileN * 4);
   Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
-  auto launch = gpu::LaunchOp::create(b, loc, idx(g.m / kTileM), idx(g.n / kTileN),
-                                      idx(g.batch), idx(kThreads), idx(1), idx(1), smemSize);
+  auto launch = gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(g.m, kTileM)),
+                                      idx(llvm::divideCeil(g.n, kTileN)), idx(g.batch),
+                                      idx(kThreads), idx(1), idx(1), smemSize);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   descA = hostDescA;
@@ -368,7 +377,7 @@ void GemmEmitter::emit() {
   nvgpu::TmaPrefetchOp::create(b, loc, descB, primary);
 
   // Prologue: the first stages-1 k steps in flight.
-  int64_t kSteps = g.k / kTileK;
+  int64_t kSteps = llvm::divideCeil(g.k, kTileK);
   int64_t ahead = stages - 1;
   for (int64_t s = 0; s < std::min(ahead, kSteps); ++s)
     load(idx(s), idx(s), primary);
@@ -428,6 +437,17 @@ void GemmEmitter::emit() {
     b.setInsertionPointToStart(rows.getBody());
     Value r = rows.getInductionVar();
     auto vec = VectorType::get({4}, b.getF32Type());
+    // Partial tiles: rows past M and columns past N (4 at a time: N is a
+    // multiple of 8) are not stored.
+    if (g.m % kTileM || g.n % kTileN) {
+      Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(mTile, r),
+                                          idx(g.m));
+      Value colIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          add(nCol, column), idx(g.n));
+      auto inside = scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, rowIn, colIn),
+                                      /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&inside.getThenRegion().front());
+    }
     Value v = vector::LoadOp::create(b, loc, vec, tile, ValueRange{r, column}, false,
                                      llvm::MaybeAlign(16));
     if (consumer) {
@@ -495,7 +515,7 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
         rewriter.setInsertionPoint(consumer);
       }
       // One k step leaves nothing to prefetch: two buffers suffice.
-      int64_t depth = gemm.k / kTileK == 1 ? 2 : static_cast<int64_t>(stages);
+      int64_t depth = gemm.k <= kTileK ? 2 : static_cast<int64_t>(stages);
       GemmEmitter(rewriter, op->getLoc(), gemm, depth, /*accumulate=*/!fill, consumer).emit();
       rewriter.eraseOp(op);
       if (consumer) {

@@ -52,14 +52,40 @@ func.func @bf16_batch(%a: memref<3x128x64xbf16>, %b: memref<3x64x128xbf16>, %c: 
 
 // -----
 
-// Not tile multiples, or f32 operands: the generic path keeps them.
+// Partial tiles: grid rounded up, K = 72 in two k steps (zeros past K from
+// the TMA), stores under a predicate.
+// CHECK-LABEL: func.func @ragged
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: scf.for
+// CHECK: nvgpu.warpgroup.mma
+// CHECK: arith.cmpi ult, %{{.*}}, %c200
+// CHECK: arith.cmpi ult, %{{.*}}, %c136
+// CHECK: scf.if
+// CHECK: vector.store {{.*}} : memref<200x136xf32>, vector<4xf32>
+func.func @ragged(%a: memref<200x72xf16>, %b: memref<72x136xf16>, %c: memref<200x136xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<200x136xf32>)
+  linalg.matmul ins(%a, %b : memref<200x72xf16>, memref<72x136xf16>) outs(%c : memref<200x136xf32>)
+  return
+}
+
+// -----
+
+// N or K not a multiple of 8 (TMA strides), a batch with a ragged K, or f32
+// operands: the generic path keeps them.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: gpu.launch
 // CHECK: linalg.matmul
 // CHECK: linalg.matmul
-func.func @kept(%a: memref<100x64xf16>, %b: memref<64x128xf16>, %c: memref<100x128xf32>,
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.matmul
+func.func @kept(%a: memref<100x64xf16>, %b: memref<64x100xf16>, %c: memref<100x100xf32>,
+                %d: memref<100x36xf16>, %e: memref<36x128xf16>, %f: memref<100x128xf32>,
+                %g: memref<2x64x72xf16>, %h: memref<2x72x64xf16>, %i: memref<2x64x64xf32>,
                 %x: memref<128x64xf32>, %y: memref<64x128xf32>, %z: memref<128x128xf32>) {
-  linalg.matmul ins(%a, %b : memref<100x64xf16>, memref<64x128xf16>) outs(%c : memref<100x128xf32>)
+  linalg.matmul ins(%a, %b : memref<100x64xf16>, memref<64x100xf16>) outs(%c : memref<100x100xf32>)
+  linalg.matmul ins(%d, %e : memref<100x36xf16>, memref<36x128xf16>) outs(%f : memref<100x128xf32>)
+  linalg.batch_matmul ins(%g, %h : memref<2x64x72xf16>, memref<2x72x64xf16>) outs(%i : memref<2x64x64xf32>)
   linalg.matmul ins(%x, %y : memref<128x64xf32>, memref<64x128xf32>) outs(%z : memref<128x128xf32>)
   return
 }

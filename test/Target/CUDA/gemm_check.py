@@ -6,7 +6,8 @@
 Each case is a (batch) matmul model compiled with kilnc --target=cuda
 --precision=fp16|bf16. `compile` also checks that the kernel module uses the
 template (wgmma.mma_async and cp.async.bulk.tensor in the PTX) exactly for
-the tile-multiple shapes; ragged shapes use the generic SIMT kernels.
+the shapes it takes (tile multiples and ragged edges with N, K multiples of
+8); the others use the generic SIMT kernels.
 `run` draws fresh random inputs (a new seed each run), runs each artifact with
 outputs poisoned with NaN (KILN_CUDA_POISON_OUTPUTS=1) and compares every
 element with a float64 product of the inputs rounded to the precision:
@@ -34,8 +35,11 @@ CASES = [
     ("f16_batch3_256x128x192", 3, 256, 128, 192, "fp16", False, True),
     ("f16_weight_256x512x256", 1, 256, 512, 256, "fp16", True, True),
     ("bf16_2048x2048x2048", 1, 2048, 2048, 2048, "bf16", False, True),
-    ("f16_ragged_200x136x72", 1, 200, 136, 72, "fp16", False, False),
-    ("bf16_ragged_100x40x72", 1, 100, 40, 72, "bf16", False, False),
+    ("f16_ragged_200x136x72", 1, 200, 136, 72, "fp16", False, True),
+    ("bf16_ragged_100x40x72", 1, 100, 40, 72, "bf16", False, True),
+    ("f16_ragged_batch2_200x136x128", 2, 200, 136, 128, "fp16", False, True),
+    ("bf16_ragged_1000x1064x520", 1, 1000, 1064, 520, "bf16", False, True),
+    ("f16_generic_60x36x20", 1, 60, 36, 20, "fp16", False, False),
 ]
 
 

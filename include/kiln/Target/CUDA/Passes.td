@@ -122,14 +122,16 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
   let description = [{
     Runs on buffers, before linalg becomes loops. Each `linalg.matmul` or
     `linalg.batch_matmul` with f16 or bf16 inputs, an f32 output, static
-    contiguous shapes with M and N multiples of 128 and K a multiple of 64
-    becomes host code that builds two TMA tensor maps
+    contiguous shapes with N and K multiples of 8 (TMA's 16-byte strides;
+    K a multiple of 64 with a batch) becomes host code that builds two TMA tensor maps
     (`nvgpu.tma.create.descriptor`, 128-byte swizzle) and a `gpu.launch` of
     one warpgroup per 128x128 output tile (grid z = batch): a pipeline of
     `stages` shared-memory buffers filled by `nvgpu.tma.async.load` and
     tracked by an mbarrier group, `nvgpu.warpgroup.mma` (f32 accumulators)
     on each 128x128x64 step, and an epilogue that stores the accumulators
-    through shared memory to the output with 16-byte stores. A zero
+    through shared memory to the output with 16-byte stores. Partial edge
+    tiles load zeros past the matrix (TMA out-of-bounds fill) and store
+    under a predicate. A zero
     `linalg.fill` of the output right before the product is dropped; any
     other initial value is added in the epilogue. When the product is a
     temporary whose only reader is the next op, an elementwise
