@@ -250,8 +250,7 @@ private:
     return nvgpu::TmaCreateDescriptorOp::create(b, loc, tensorMapType(rows), cast,
                                                 ValueRange{idx(rows), idx(kBoxCols)});
   }
-  /// Shared-memory views of stage `slot`'s A tile and B tile (B as two
-  /// 64-column halves when `halves`).
+  /// A view of the dynamic shared memory at `byteOffset`.
   Value view(Value byteOffset, MemRefType type) {
     return memref::ViewOp::create(b, loc, type, smem, byteOffset, ValueRange{});
   }
