@@ -145,7 +145,8 @@ linalg::FillOp zeroFillBefore(Operation *gemm, Value output) {
 /// product (identity map) and otherwise only buffers through projected
 /// permutations (a bias); its body is arith/math. The product must be a
 /// temporary (an allocation used only by its zero fill, the gemm, the
-/// consumer and deallocations), so it need not be stored at all.
+/// consumer and deallocations), so it need not be stored at all, unless the
+/// consumer writes its result in place, into the product's buffer.
 linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp fill) {
   auto alloc = output.getDefiningOp<memref::AllocOp>();
   if (!fill || !alloc)
@@ -159,10 +160,13 @@ linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp 
       consumer.getNumLoops() != cast<MemRefType>(output.getType()).getRank() ||
       consumer.getNumParallelLoops() != consumer.getNumLoops())
     return {};
-  for (Operation *user : output.getUsers())
-    if (user != fill && user != gemm && user != consumer && !isa<memref::DeallocOp>(user))
-      return {};
   OpOperand *init = consumer.getDpsInitOperand(0);
+  // In place, later readers of the buffer read the consumer's result, which
+  // the epilogue writes; otherwise nothing else may read the product.
+  if (init->get() != output)
+    for (Operation *user : output.getUsers())
+      if (user != fill && user != gemm && user != consumer && !isa<memref::DeallocOp>(user))
+        return {};
   auto initType = dyn_cast<MemRefType>(init->get().getType());
   if (!initType || !isDenseRowMajor(initType) ||
       !consumer.getMatchingIndexingMap(init).isIdentity() ||
@@ -193,7 +197,7 @@ linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp 
 /// argument, the next op after `producer` that touches memory, and its
 /// deallocations: that copy, and returns its target so that the kernel
 /// writes the argument (the model's output) directly.
-Operation *finalCopyOf(Value result, Operation *producer) {
+Operation *finalCopyOf(Value result, Operation *producer, Operation *gemm) {
   if (!result.getDefiningOp<memref::AllocOp>())
     return nullptr;
   Operation *next = producer->getNextNode();
@@ -206,7 +210,7 @@ Operation *finalCopyOf(Value result, Operation *producer) {
   if (source != result || !isa<BlockArgument>(target) || target.getType() != result.getType())
     return nullptr;
   for (Operation *user : result.getUsers())
-    if (user != producer && user != next && !isa<memref::DeallocOp>(user))
+    if (user != producer && user != gemm && user != next && !isa<memref::DeallocOp>(user))
       return nullptr;
   return next;
 }
@@ -489,7 +493,7 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       // The output copied to a model output right after: write that instead.
       Operation *producer = consumer ? consumer.getOperation() : op;
       Value result = consumer ? consumer.getDpsInits()[0] : gemm.c;
-      if (Operation *copy = finalCopyOf(result, producer)) {
+      if (Operation *copy = finalCopyOf(result, producer, op)) {
         Value target = copy->getOperand(1);
         rewriter.eraseOp(copy);
         Operation *alloc = result.getDefiningOp();
@@ -498,7 +502,7 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
             rewriter.eraseOp(user);
         rewriter.replaceAllUsesWith(result, target);
         rewriter.eraseOp(alloc);
-        if (!consumer)
+        if (result == gemm.c)
           gemm.c = target;
       }
       rewriter.setInsertionPoint(op);
@@ -517,7 +521,10 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       int64_t depth = gemm.k <= kTileK ? 2 : static_cast<int64_t>(stages);
       GemmEmitter(rewriter, op->getLoc(), gemm, depth, /*accumulate=*/!fill, consumer).emit();
       rewriter.eraseOp(op);
-      if (consumer) {
+      bool inPlace = consumer && consumer.getDpsInits()[0] == gemm.c;
+      if (consumer && inPlace) {
+        rewriter.eraseOp(consumer);
+      } else if (consumer) {
         // The product lived only in registers: its buffer goes.
         rewriter.eraseOp(consumer);
         Operation *alloc = gemm.c.getDefiningOp();

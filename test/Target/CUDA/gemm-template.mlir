@@ -175,3 +175,35 @@ func.func @to_output(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %out: memre
   memref.dealloc %c : memref<128x128xf32>
   return
 }
+
+// -----
+
+// The consumer writes in place into the product's buffer, which is then
+// copied to the model output: the epilogue writes the output directly.
+// CHECK-LABEL: func.func @in_place
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK: memref.load %arg2[
+// CHECK: arith.maximumf
+// CHECK: vector.store %{{.*}}, %arg3[
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: linalg.copy
+func.func @in_place(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memref<128xf32>,
+                    %out: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<128x128xf32>, memref<128xf32>) outs(%c : memref<128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xf32>)
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}

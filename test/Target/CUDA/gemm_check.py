@@ -40,6 +40,9 @@ CASES = [
     ("f16_ragged_batch2_200x136x128", 2, 200, 136, 128, "fp16", False, True),
     ("bf16_ragged_1000x1064x520", 1, 1000, 1064, 520, "bf16", False, True),
     ("f16_generic_60x36x20", 1, 60, 36, 20, "fp16", False, False),
+    # relu(A @ W + bias): the epilogue computes bias and relu (2 kernels in
+    # all: A's conversion to f16 and the GEMM).
+    ("f16_bias_relu_200x384x136", 1, 200, 384, 136, "fp16", True, True),
 ]
 
 
@@ -47,8 +50,20 @@ def tensor(batch, rows, cols):
     return f"tensor<{batch}x{rows}x{cols}xf32>" if batch > 1 else f"tensor<{rows}x{cols}xf32>"
 
 
-def model_text(batch, m, n, k, weight):
+def hex_constant(value, type_):
+    return f"kiln.constant dense<\"0x{value.astype('<f4').tobytes().hex().upper()}\"> : {type_}"
+
+
+def model_text(batch, m, n, k, weight, bias=None):
     a, b, c = tensor(batch, m, k), tensor(batch, k, n), tensor(batch, m, n)
+    if bias is not None:
+        return (f"func.func @main(%a: {a}) -> {c} {{\n"
+                f"  %b = {hex_constant(weight, b)}\n"
+                f"  %bias = {hex_constant(bias, f'tensor<{n}xf32>')}\n"
+                f"  %p = kiln.matmul %a, %b : ({a}, {b}) -> {c}\n"
+                f"  %s = kiln.add %p, %bias : ({c}, tensor<{n}xf32>) -> {c}\n"
+                f"  %r = kiln.relu %s : {c}\n"
+                f"  return %r : {c}\n}}\n")
     if weight is None:
         return (f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
                 f"  %c = kiln.matmul %a, %b : ({a}, {b}) -> {c}\n"
@@ -67,10 +82,13 @@ def compile_cases(args):
         case = os.path.join(args.work, name)
         os.makedirs(case, exist_ok=True)
         weight = rng.standard_normal((k, n), np.float32) if has_weight else None
+        bias = rng.standard_normal(n, np.float32) if "bias" in name else None
         if weight is not None:
             np.save(os.path.join(case, "weight.npy"), weight)
+        if bias is not None:
+            np.save(os.path.join(case, "bias.npy"), bias)
         with open(os.path.join(case, "model.mlir"), "w") as f:
-            f.write(model_text(batch, m, n, k, weight))
+            f.write(model_text(batch, m, n, k, weight, bias))
         flags = ["--target=cuda", f"--precision={precision}"]
         ptx = subprocess.run([args.kilnc, os.path.join(case, "model.mlir"), *flags, "--emit=ptx",
                               "-o", "-"], capture_output=True, text=True)
@@ -82,9 +100,12 @@ def compile_cases(args):
             error = "compile failed: " + (ptx.stderr or lib.stderr).strip()
         else:
             used = "wgmma.mma_async" in ptx.stdout and "cp.async.bulk.tensor" in ptx.stdout
+            kernels = ptx.stdout.count(".entry ")
             if used != template:
                 error = f"the GEMM template is {'used' if used else 'not used'}, expected " \
                         f"{'it' if template else 'the generic path'}"
+            elif bias is not None and kernels != 2:
+                error = f"{kernels} kernels, expected 2 (bias and relu in the GEMM's epilogue)"
         with open(os.path.join(case, "meta.json"), "w") as f:
             json.dump({"batch": batch, "m": m, "n": n, "k": k, "precision": precision,
                        "weight": has_weight, "template": template}, f)
@@ -146,8 +167,13 @@ def run_cases(args):
             ar, br = round_to(a, precision), round_to(b.astype(np.float32), precision)
             ref = np.matmul(ar, br)
             scale = np.matmul(np.abs(ar), np.abs(br))
+            epilogue = lambda x: x  # noqa: E731
+            if os.path.exists(os.path.join(case, "bias.npy")):
+                bias = np.load(os.path.join(case, "bias.npy")).astype(np.float64)
+                epilogue = lambda x: np.maximum(x + bias, 0.0)  # noqa: E731
+            ref = epilogue(ref)
             bad = ~(np.abs(out - ref) <= 1e-4 * scale)  # NaN fails too
-            exact = np.matmul(a.astype(np.float64), b.astype(np.float64))
+            exact = epilogue(np.matmul(a.astype(np.float64), b.astype(np.float64)))
             rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
             detail = f"rel. error vs unrounded f64 {rel:.2e}"
             if bad.any():
