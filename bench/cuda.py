@@ -4,7 +4,10 @@
        cuda.py run --out DIR --kiln-run PATH [--no-compile]     (on the GPU machine)
 
 The cases are bench/kernels.py's (SGEMM, ResNet-50 conv layers, softmax and
-layernorm rows). `compile` writes each case's CUDA artifact, inputs and
+layernorm rows), plus half-precision GEMMs (f16 and bf16 at 4096^3 and
+8192^3: a model C = A @ B in that dtype compiled with --precision=fp16|bf16,
+so the Hopper GEMM template with f32 accumulation, timed against
+torch.matmul in the same dtype, i.e. cuBLAS). `compile` writes each case's CUDA artifact, inputs and
 parameters; `run` times Kiln with `kiln-run --device cuda --bench` (its
 `device_ms` line: inputs on the device to last kernel done, launches
 included, host<->device copies excluded)
@@ -30,7 +33,7 @@ def compile_cases(args):
 
     os.makedirs(args.out, exist_ok=True)
     index = []
-    for i, case in enumerate(kernels.cases(quick=args.quick)):
+    for i, case in enumerate([] if args.half_gemm_only else kernels.cases(quick=args.quick)):
         case_dir = os.path.join(args.out, f"case{i:02d}")
         os.makedirs(case_dir, exist_ok=True)
         onnx_path = os.path.join(case_dir, "model.onnx")
@@ -56,6 +59,35 @@ def compile_cases(args):
             json.dump(meta, f)
         index.append(case_dir)
         print(f"{case.name}: {'compiled' if meta['compiled'] else 'FAILED ' + str(meta['error'])}")
+    compile_half_gemms(args)
+
+
+HALF_GEMMS = [("f16", "fp16", 4096), ("f16", "fp16", 8192),
+              ("bf16", "bf16", 4096), ("bf16", "bf16", 8192), ("bf16", "bf16", 4000)]
+
+
+def compile_half_gemms(args):
+    """kiln-dialect models C = A @ B in f16/bf16 (inputs made on the GPU machine)."""
+    for dtype, precision, n in HALF_GEMMS:
+        case_dir = os.path.join(args.out, f"gemm_{dtype}_{n}")
+        os.makedirs(case_dir, exist_ok=True)
+        t = f"tensor<{n}x{n}x{dtype}>"
+        with open(os.path.join(case_dir, "model.mlir"), "w") as f:
+            f.write(f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+                    f"  %c = kiln.matmul %a, %b : ({t}, {t}) -> {t}\n  return %c : {t}\n}}\n")
+        compiled = subprocess.run([args.kilnc, os.path.join(case_dir, "model.mlir"),
+                                   "--target=cuda", f"--gpu={args.gpu}",
+                                   f"--precision={precision}",
+                                   "-o", os.path.join(case_dir, "model.so")],
+                                  capture_output=True, text=True)
+        meta = {"name": f"gemm {dtype} {n}^3", "kind": "gemm", "dtype": dtype,
+                "flops": 2.0 * n ** 3, "bytes": 3 * 2.0 * n * n, "inputs": ["input_0", "input_1"],
+                "shapes": {"input_0": [n, n], "input_1": [n, n]}, "attrs": {},
+                "compiled": compiled.returncode == 0,
+                "error": compiled.stderr.strip().splitlines()[-1:] if compiled.returncode else []}
+        with open(os.path.join(case_dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        print(f"{meta['name']}: {'compiled' if meta['compiled'] else 'FAILED ' + str(meta['error'])}")
 
 
 def torch_fn(meta, params, torch):
@@ -90,10 +122,12 @@ def time_torch(fn, inputs, torch, warmup=10, reps=50):
     return float(np.median(times))
 
 
-def run_kiln(kiln_run, case_dir, meta, out_dir):
+def run_kiln(kiln_run, case_dir, meta, out_dir, with_inputs=True):
     args = [kiln_run, os.path.join(case_dir, "model.so"), "--device", "cuda",
-            "--warmup", "5", "--bench", "50", "--output-dir", out_dir]
-    for name in meta["inputs"]:
+            "--warmup", "5", "--bench", "50"]
+    if out_dir:
+        args += ["--output-dir", out_dir]
+    for name in meta["inputs"] if with_inputs else []:
         args += ["--input", f"{name}={os.path.join(case_dir, f'in_{name}.npy')}"]
     run = subprocess.run(args, capture_output=True, text=True)
     if run.returncode != 0:
@@ -118,19 +152,33 @@ def run_cases(args):
         params = {f[6:-4]: torch.from_numpy(np.load(os.path.join(case_dir, f))).cuda()
                   for f in os.listdir(case_dir) if f.startswith("param_")}
         rng = np.random.default_rng(20261129)
-        host_inputs = [rng.standard_normal(meta["shapes"][n], np.float32) for n in meta["inputs"]]
-        for name, value in zip(meta["inputs"], host_inputs):
-            np.save(os.path.join(case_dir, f"in_{name}.npy"), value)
-        inputs = [torch.from_numpy(value).cuda() for value in host_inputs]
+        dtype = meta.get("dtype", "f32")
+        half = dtype in ("f16", "bf16")
+        numpy_type = {"f32": np.float32, "f16": np.float16}.get(dtype)
+        if numpy_type is None:  # bf16: kiln-run draws uniform [-1, 1) inputs itself
+            host_inputs = None
+            inputs = [torch.rand(meta["shapes"][n], device="cuda", dtype=torch.bfloat16) * 2 - 1
+                      for n in meta["inputs"]]
+        else:
+            host_inputs = [rng.standard_normal(meta["shapes"][n], np.float32).astype(numpy_type)
+                           for n in meta["inputs"]]
+            for name, value in zip(meta["inputs"], host_inputs):
+                np.save(os.path.join(case_dir, f"in_{name}.npy"), value)
+            inputs = [torch.from_numpy(value).cuda() for value in host_inputs]
         fn = torch_fn(meta, params, torch)
-        want = fn(*inputs).double().cpu().numpy()
+        want = fn(*inputs).double().cpu().numpy() if host_inputs is not None else None
         out_dir = os.path.join(case_dir, "out")
-        kiln_device, kiln_host, error = run_kiln(args.kiln_run, case_dir, meta, out_dir)
+        kiln_device, kiln_host, error = run_kiln(args.kiln_run, case_dir, meta,
+                                                 out_dir if want is not None else None,
+                                                 host_inputs is not None)
         note = error or ""
-        if not error:
+        if not error and want is None:
+            note = "inputs differ (kiln-run's random bf16); checked by gemm_check.py"
+        elif not error:
             got = np.load(os.path.join(out_dir, os.listdir(out_dir)[0])).astype(np.float64)
             rel = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
-            note = f"rel_err {rel:.1e}" + ("" if rel < 1e-4 else " WRONG")
+            # f16 products round the output to f16 (rel. 2^-11) in both.
+            note = f"rel_err {rel:.1e}" + ("" if rel < (1e-2 if half else 1e-4) else " WRONG")
         eager = time_torch(fn, inputs, torch)
         compiled = None
         if not args.no_compile:
@@ -157,7 +205,7 @@ def rate(meta, ms):
 
 def print_table(rows, device):
     fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
-    print(f"\n{device}, fp32 (TF32 off), median of 50 runs after warm-up; Kiln = kernels only "
+    print(f"\n{device}, fp32 (TF32 off; gemm f16/bf16 rows in their dtype, f32 accumulation), median of 50 runs after warm-up; Kiln = kernels only "
           "+ launches (host clock around run and synchronize), PyTorch = CUDA events; kiln-run = whole run incl. host<->device copies\n")
     print("| case | Kiln ms | Kiln rate | kiln-run ms | eager ms | eager rate | compile ms "
           "| Kiln / eager | Kiln / compile | check |")
@@ -177,6 +225,8 @@ def main():
     p.add_argument("--kiln-run")
     p.add_argument("--gpu", default="sm_90a")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--half-gemm-only", action="store_true",
+                   help="compile only the f16/bf16 GEMM cases")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     args = p.parse_args()
     if args.phase == "compile":

@@ -71,6 +71,13 @@ typedef struct kiln_abi_cuda {
   void (*free)(void *context, void *device_ptr);
   /* The device copy of constant host data (weights), uploaded once per session. */
   void *(*constant)(void *context, const void *host_data, uint64_t bytes);
+  /* A TMA tensor map (cuTensorMapEncodeTiled) in device memory for the
+   * ranked memref descriptor `memref` ({allocated, aligned, offset,
+   * sizes[rank], strides[rank]}), box_dims outermost first; the enums are
+   * CUtensorMap*'s. Called as MLIR's mgpuTensorMapEncodeTiledMemref. */
+  void *(*tensor_map)(void *context, int64_t rank, const void *memref, int64_t dtype,
+                      int64_t interleave, int64_t swizzle, int64_t l2_promotion,
+                      int64_t oob_fill, const int64_t *box_dims);
 } kiln_abi_cuda;
 /* ---- end CUDA ------------------------------------------------------------ */
 

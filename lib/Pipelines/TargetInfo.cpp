@@ -53,12 +53,23 @@ public:
 
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override {
+    // 0. --precision=fp16|bf16: matmul operands narrowed (weights now).
+    if (options.cuda.precision != "fp32") {
+      KilnCUDALowerPrecisionPassOptions precision;
+      precision.precision = options.cuda.precision;
+      pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(precision));
+    }
     // 1-5. Entry, trace hooks around each dispatch, buffers, out-params,
     //      deallocation, copies, as on the CPU (no CPU row kernels).
     pm.addPass(createKilnPrepareEntryPass());
     pm.addPass(createKilnInstrumentDispatchesPass());
     buildBufferizePipeline(pm);
     buildDeallocationPipeline(pm);
+    // 5b. f16/bf16 matmuls on sm_90a: the TMA + wgmma template (host code
+    //     and a gpu.launch), before the generic path turns them into loops.
+    KilnCUDAGemmPassOptions gemm;
+    gemm.chip = options.cuda.chip;
+    pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
     // 6. Every linalg op becomes loops, parallel where the iteration space is.
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createCanonicalizerPass());
@@ -80,7 +91,10 @@ public:
     map.blockSize = options.cuda.blockSize;
     pm.addNestedPass<func::FuncOp>(createKilnCUDAMapParallelLoopsPass(map));
     pm.addPass(createConvertParallelLoopToGpuPass());
-    // 10. Kernel bodies move into gpu.modules; launches stay in the host.
+    // 10. nvgpu ops (the GEMM template) to NVVM before outlining, so kernels
+    //     take tensor maps as pointers; then kernel bodies move into
+    //     gpu.modules and launches stay in the host.
+    pm.addPass(createConvertNVGPUToNVVMPass());
     pm.addPass(createGpuKernelOutliningPass());
     pm.addPass(createKilnCUDAMergeKernelModulesPass());
     pm.addPass(createCanonicalizerPass());
@@ -103,6 +117,7 @@ public:
     nvvm.indexBitwidth = 64;
     OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
     kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+    kernels.addPass(createConvertNVVMToLLVMPass()); // inline-PTX NVVM ops (wgmma, mbarrier)
     kernels.addPass(createCanonicalizerPass());
     kernels.addPass(createCSEPass());
     kernels.addPass(createReconcileUnrealizedCastsPass());

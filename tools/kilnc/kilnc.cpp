@@ -82,9 +82,10 @@ static cl::opt<std::string>
 
 static cl::opt<std::string> precisionOption(
     "precision",
-    cl::desc("Arithmetic of --target=cuda kernels: fp32 (default; tf32, bf16 and "
-             "fp16 are not implemented yet)"),
-    cl::value_desc("fp32"), cl::init("fp32"), cl::cat(kilncCategory));
+    cl::desc("Matmul arithmetic of --target=cuda kernels: fp32 (default), fp16 or "
+             "bf16 (operands and weights in 16 bits, f32 accumulation and outputs; "
+             "tf32 is not implemented)"),
+    cl::value_desc("fp32|fp16|bf16"), cl::init("fp32"), cl::cat(kilncCategory));
 
 
 static cl::opt<int64_t> maxFoldBytes(
@@ -191,15 +192,19 @@ int main(int argc, char **argv) {
                 "go; they need --emit=llvm, obj or lib");
   if (*stage == kiln::Stage::PTX && targetOption == kiln::Target::CPU)
     return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
+  if (targetOption == kiln::Target::CPU && precisionOption != "fp32")
+    return fail("--precision=" + precisionOption +
+                " is for --target=cuda; the CPU target computes in fp32");
   if (targetOption == kiln::Target::CUDA) {
     llvm::StringRef gpu = gpuOption;
     unsigned version = 0;
     if (!gpu.consume_front("sm_") || gpu.consumeInteger(10, version) ||
         !(gpu.empty() || gpu == "a") || version < 60)
       return fail("--gpu='" + gpuOption + "': expected sm_XY with XY >= 60, e.g. sm_90a or sm_80");
-    if (precisionOption != "fp32")
-      return fail("--precision=" + precisionOption +
-                  " is not implemented yet; the CUDA target computes in fp32");
+    if (precisionOption == "tf32")
+      return fail("--precision=tf32 is not implemented yet; use fp32, fp16 or bf16");
+    if (precisionOption != "fp32" && precisionOption != "fp16" && precisionOption != "bf16")
+      return fail("--precision='" + precisionOption + "': expected fp32, fp16 or bf16");
     if (reportOption == Report::Cost)
       return fail("--report=cost describes the CPU dispatches' trace ids; it needs "
                   "--target=cpu");
@@ -240,6 +245,7 @@ int main(int argc, char **argv) {
   options.target = targetOption;
   options.cpu = cpuOption;
   options.cuda.chip = gpuOption;
+  options.cuda.precision = precisionOption;
   options.weights = weightsOption;
   if (maxFoldBytes < 0)
     return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +

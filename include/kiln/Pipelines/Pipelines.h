@@ -52,6 +52,8 @@ struct CUDAOptions {
   std::string ptxas;
   /// CUDA toolkit for libdevice; empty = $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.
   std::string toolkit;
+  /// Matmul operand precision (kilnc --precision): fp32, fp16 or bf16.
+  std::string precision = "fp32";
 };
 
 /// Everything a pipeline needs to know; filled by the tools from their flags.

@@ -14,10 +14,14 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
@@ -37,7 +41,8 @@ namespace kiln {
 
 void registerCUDACodegenDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::affine::AffineDialect, mlir::gpu::GPUDialect,
-                  mlir::NVVM::NVVMDialect>();
+                  mlir::NVVM::NVVMDialect, mlir::nvgpu::NVGPUDialect,
+                  mlir::vector::VectorDialect>();
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   // convert-gpu-to-nvvm lowers kernel bodies through each dialect's
   // ConvertToLLVMPatternInterface (cf, arith, math, memref, ...).
@@ -49,6 +54,8 @@ void registerCUDACodegenDialects(mlir::DialectRegistry &registry) {
   mlir::registerConvertMathToLLVMInterface(registry);
   mlir::registerConvertMemRefToLLVMInterface(registry);
   mlir::NVVM::registerConvertGpuToNVVMInterface(registry);
+  mlir::registerConvertNVVMToLLVMInterface(registry);
+  mlir::vector::registerConvertVectorToLLVMInterface(registry);
   mlir::ub::registerConvertUBToLLVMInterface(registry);
   // gpu-module-to-binary translates kernels to LLVM IR in process.
   mlir::registerBuiltinDialectTranslation(registry);

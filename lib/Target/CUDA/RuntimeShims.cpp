@@ -27,7 +27,9 @@ namespace kiln {
 namespace {
 
 /// Field indices of kiln_abi_cuda (kiln-c/abi.h), all pointers.
-enum CUDAService : unsigned { Context, GetFunction, Launch, Alloc, Free, Constant, NumFields };
+enum CUDAService : unsigned {
+  Context, GetFunction, Launch, Alloc, Free, Constant, TensorMap, NumFields
+};
 /// Index of `cuda` in kiln_abi_host {context, parallel_for, num_threads,
 /// arena, weights, trace, trace_begin, trace_end, cuda}.
 constexpr unsigned kHostCUDAField = 8;
@@ -42,6 +44,7 @@ enum class Shim {
   AlignedAlloc,
   Free,
   Constant,
+  TensorMap, // mgpuTensorMapEncodeTiledMemref (nvgpu.tma.create.descriptor)
   Unknown
 };
 
@@ -56,6 +59,7 @@ Shim shimFor(llvm::StringRef name) {
       .Case("_mlir_memref_to_llvm_aligned_alloc", Shim::AlignedAlloc)
       .Case("_mlir_memref_to_llvm_free", Shim::Free)
       .Case(kDeviceConstantFunction, Shim::Constant)
+      .Case("mgpuTensorMapEncodeTiledMemref", Shim::TensorMap)
       .Default(Shim::Unknown);
 }
 
@@ -104,6 +108,10 @@ llvm::Error ShimBuilder::define(llvm::Function *function, Shim shim) {
   // mgpuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra, n)
   if (shim == Shim::Launch && type->getNumParams() < 10)
     return llvm::createStringError("@mgpuLaunchKernel has an unexpected signature");
+  // (rank, memref descriptor, dtype, interleave, swizzle, l2, oob, box dims)
+  if (shim == Shim::TensorMap && type->getNumParams() != 8)
+    return llvm::createStringError(
+        "@mgpuTensorMapEncodeTiledMemref has an unexpected signature");
   function->setLinkage(llvm::GlobalValue::InternalLinkage);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", function));
   auto arg = [&](unsigned i) { return function->getArg(i); };
@@ -143,6 +151,13 @@ llvm::Error ShimBuilder::define(llvm::Function *function, Shim shim) {
   case Shim::Constant:
     b.CreateRet(callService(b, Constant, ptr, {arg(0), b.CreateZExtOrTrunc(arg(1), i64)}));
     break;
+  case Shim::TensorMap: {
+    std::vector<llvm::Value *> args;
+    for (unsigned i = 0; i < 8; ++i)
+      args.push_back(i == 1 || i == 7 ? arg(i) : b.CreateSExtOrTrunc(arg(i), i64));
+    b.CreateRet(callService(b, TensorMap, ptr, args));
+    break;
+  }
   case Shim::Unknown:
     llvm_unreachable("unknown shims are reported before");
   }

@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -37,6 +39,9 @@ bool staysOnHost(Operation *op) {
   // The dispatch trace hooks of kiln-instrument-dispatches (host calls).
   if (auto call = dyn_cast<func::CallOp>(op))
     return call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName;
+  // The GEMM template's launch and its tensor maps (kiln-cuda-gemm).
+  if (isa<gpu::LaunchOp, nvgpu::TmaCreateDescriptorOp>(op))
+    return true;
   if (isMemoryEffectFree(op))
     return true;
   // Conditional deallocations from the buffer deallocation pipeline.

@@ -6,6 +6,7 @@
 
 #include "Status.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -142,6 +143,59 @@ void *constantThunk(void *context, const void *hostData, uint64_t bytes) noexcep
   }
 }
 
+/// mgpuTensorMapEncodeTiledMemref: a tensor map of the ranked memref
+/// descriptor `memref` (sizes and strides outermost first; the driver wants
+/// them innermost first, strides in bytes and without the innermost one).
+void *tensorMapThunk(void *context, int64_t rank, const void *memref, int64_t dtype,
+                     int64_t interleave, int64_t swizzle, int64_t l2Promotion,
+                     int64_t oobFill, const int64_t *boxDims) noexcept {
+  auto *state = static_cast<RunState *>(context);
+  if (state->failed())
+    return nullptr;
+  static constexpr int64_t kElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  if (rank < 1 || rank > 5 || dtype < 0 || dtype > 12 || !memref || !boxDims) {
+    state->fail(cat("a TMA tensor map of rank ", rank, " and data type ", dtype,
+                    " is not supported"));
+    return nullptr;
+  }
+  struct Header {
+    char *allocated, *aligned;
+    int64_t offset;
+  };
+  const auto *header = static_cast<const Header *>(memref);
+  const auto *sizes = reinterpret_cast<const int64_t *>(header + 1);
+  const int64_t *strides = sizes + rank;
+  int64_t element = kElementBytes[dtype];
+  uint64_t globalDim[5] = {1, 1, 1, 1, 1}, globalStrides[5] = {0};
+  uint32_t boxDim[5] = {1, 1, 1, 1, 1}, elementStrides[5] = {1, 1, 1, 1, 1};
+  for (int64_t i = 0; i < rank; ++i) {
+    globalDim[i] = static_cast<uint64_t>(sizes[rank - 1 - i]);
+    boxDim[i] = static_cast<uint32_t>(boxDims[rank - 1 - i]);
+  }
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    globalStrides[i] = static_cast<uint64_t>(strides[rank - 2 - i] * element);
+  CUtensorMap map{};
+  Device &device = *state->device;
+  if (!state->check(device.driver.tensorMapEncodeTiled(
+                        &map, static_cast<int>(dtype), static_cast<uint32_t>(rank),
+                        header->aligned + header->offset * element, globalDim, globalStrides,
+                        boxDim, elementStrides, static_cast<int>(interleave),
+                        static_cast<int>(swizzle), static_cast<int>(l2Promotion),
+                        static_cast<int>(oobFill)),
+                    "cuTensorMapEncodeTiled"))
+    return nullptr;
+  try {
+    std::string error;
+    CUdeviceptr ptr = device.tensorMap(map, error);
+    if (!ptr)
+      state->fail(error);
+    return reinterpret_cast<void *>(ptr);
+  } catch (...) {
+    state->fail("uploading a tensor map: out of host memory");
+    return nullptr;
+  }
+}
+
 /// sm_90a -> 90; 0 if malformed.
 int chipVersion(const std::string &chip) {
   if (chip.rfind("sm_", 0) != 0)
@@ -221,6 +275,8 @@ kiln_status *Device::open(const kiln_model &model, std::unique_ptr<Device> &out)
   }
   const char *sync = std::getenv("KILN_CUDA_SYNC");
   device->syncEachLaunch = sync && std::strcmp(sync, "0") != 0;
+  const char *poison = std::getenv("KILN_CUDA_POISON_OUTPUTS");
+  device->poisonOutputs = poison && std::strcmp(poison, "0") != 0;
   out = std::move(device);
   return nullptr;
 }
@@ -236,6 +292,8 @@ Device::~Device() {
   if (weights)
     driver.memFree(weights);
   for (auto &[host, ptr] : constants)
+    driver.memFree(ptr);
+  for (auto &[bytes, ptr] : tensorMaps)
     driver.memFree(ptr);
   for (auto &[image, module] : modules)
     driver.moduleUnload(module);
@@ -306,6 +364,25 @@ bool Device::reserveSharedMemory(CUfunction function, unsigned bytes, std::strin
   return true;
 }
 
+CUdeviceptr Device::tensorMap(const CUtensorMap &map, std::string &error) {
+  std::lock_guard<std::mutex> lock(mutex);
+  CUdeviceptr &ptr = tensorMaps[std::string(reinterpret_cast<const char *>(&map), sizeof map)];
+  if (ptr)
+    return ptr;
+  if (CUresult r = driver.memAlloc(&ptr, sizeof map); r != kSuccess) {
+    ptr = 0;
+    error = cat("allocating a tensor map failed: ", describe(driver, r));
+    return 0;
+  }
+  if (CUresult r = driver.memcpyHtoD(ptr, &map, sizeof map); r != kSuccess) {
+    driver.memFree(ptr);
+    ptr = 0;
+    error = cat("uploading a tensor map failed: ", describe(driver, r));
+    return 0;
+  }
+  return ptr;
+}
+
 kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                          const std::vector<void *> &outputs, const kiln_abi_host &host,
                          RunRecorder *recorder) {
@@ -338,8 +415,8 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
     buffers.push_back(reinterpret_cast<void *>(lease.get()->io + offset));
 
   RunState state{this, {}, {}, {}};
-  kiln_abi_cuda services = {&state, &getFunctionThunk, &launchThunk, &allocThunk,
-                            &freeThunk, &constantThunk};
+  kiln_abi_cuda services = {&state,      &getFunctionThunk, &launchThunk,   &allocThunk,
+                            &freeThunk, &constantThunk,    &tensorMapThunk};
   kiln_abi_host deviceHost = host;
   deviceHost.cuda = &services;
   deviceHost.arena = reinterpret_cast<void *>(lease.get()->arena);
@@ -352,6 +429,20 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                                          plan.inputs[i]->data, plan.inputs[i]->byte_size,
                                          stream),
                   cat("copying input '", plan.inputs[i]->name, "' to the device").c_str());
+  // KILN_CUDA_POISON_OUTPUTS=1 (tests): outputs start as NaN (0x7fc00000
+  // words), so an element no kernel writes shows.
+  std::vector<uint32_t> poison;
+  if (poisonOutputs) {
+    size_t largest = 0;
+    for (size_t bytes : plan.outputBytes)
+      largest = std::max(largest, bytes);
+    poison.assign((largest + 3) / 4, 0x7fc00000u);
+    for (size_t i = 0; i < plan.outputBytes.size(); ++i)
+      if (void *ptr = buffers[plan.inputs.size() + i]; ptr && plan.outputBytes[i])
+        state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(ptr), poison.data(),
+                                           plan.outputBytes[i], stream),
+                    "poisoning an output");
+  }
 
   // The model's time: from inputs on the device to its last kernel done
   // (launch overhead included), by the host clock around a synchronize.

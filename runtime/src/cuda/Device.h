@@ -60,12 +60,17 @@ public:
   bool reserveSharedMemory(CUfunction function, unsigned bytes, std::string &error);
   /// Device scratches made so far (the most runs in flight at once).
   size_t scratchCount() const { return arenas ? arenas->size() : 0; }
+  /// The device copy of `map`, uploaded once per session (tensor maps of
+  /// equal contents share it).
+  CUdeviceptr tensorMap(const CUtensorMap &map, std::string &error);
 
   const Driver &driver;
   CUstream stream = nullptr;
   /// KILN_CUDA_SYNC=1: synchronize after every launch, so that a failing
   /// kernel is named exactly.
   bool syncEachLaunch = false;
+  /// KILN_CUDA_POISON_OUTPUTS=1: outputs are filled with NaN before each run.
+  bool poisonOutputs = false;
 
 private:
   explicit Device(const Driver &driver) : driver(driver) {}
@@ -83,6 +88,7 @@ private:
   CUdeviceptr weights = 0; // external/none weights blob on the device
   std::unique_ptr<DeviceArenaPool> arenas;
   std::unique_ptr<EventPool> events;
+  std::map<std::string, CUdeviceptr> tensorMaps; // by the map's 128 bytes
 };
 
 } // namespace kiln::rt::cuda

@@ -84,6 +84,7 @@ Loaded load() {
             resolve(library, "cuEventDestroy", d.eventDestroy, e) &&
             resolve(library, "cuEventRecord", d.eventRecord, e) &&
             resolve(library, "cuEventElapsedTime", d.eventElapsedTime, e) &&
+            resolve(library, "cuTensorMapEncodeTiled", d.tensorMapEncodeTiled, e) &&
             resolve(library, "cuGetErrorName", d.getErrorName, e) &&
             resolve(library, "cuGetErrorString", d.getErrorString, e);
   if (!ok)

@@ -35,6 +35,10 @@ constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kMemPoolAttrReleaseThreshold = 4;
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr unsigned kStaticSharedLimit = 48 * 1024; // dynamic shared memory without opting in
+/// CUtensorMap: 128 opaque bytes, 64-byte aligned.
+struct alignas(64) CUtensorMap {
+  uint64_t opaque[16];
+};
 
 /// The driver functions Kiln uses, with the signatures of CUDA 12.0.
 struct Driver {
@@ -71,6 +75,11 @@ struct Driver {
   CUresult (*eventDestroy)(CUevent event);
   CUresult (*eventRecord)(CUevent event, CUstream stream);
   CUresult (*eventElapsedTime)(float *ms, CUevent start, CUevent end);
+  CUresult (*tensorMapEncodeTiled)(CUtensorMap *map, int dataType, uint32_t rank,
+                                   void *address, const uint64_t *globalDim,
+                                   const uint64_t *globalStrides, const uint32_t *boxDim,
+                                   const uint32_t *elementStrides, int interleave, int swizzle,
+                                   int l2Promotion, int oobFill);
   CUresult (*getErrorName)(CUresult error, const char **name);
   CUresult (*getErrorString)(CUresult error, const char **text);
 };

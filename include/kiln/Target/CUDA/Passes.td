@@ -122,4 +122,60 @@ def KilnCUDADeviceConstantsPass
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def KilnCUDALowerPrecisionPass
+    : Pass<"kiln-cuda-lower-precision", "mlir::func::FuncOp"> {
+  let summary = "Matmul operands in f16 or bf16, accumulation and results in f32";
+  let description = [{
+    `kilnc --precision=fp16|bf16`. Runs on tensors. Every `linalg.matmul`
+    and `linalg.batch_matmul` with f32 operands and default indexing maps
+    gets its two inputs converted to `precision`: a constant operand (a
+    weight) is converted at compile time (round to nearest even), any other
+    operand by an elementwise `arith.truncf` generic. The product keeps its
+    f32 output (the model's dtype): the named op extends each f16/bf16
+    operand to f32 before the multiply-add, which is what `wgmma` with f32
+    accumulators computes. A matmul already in `precision` (a model in f16
+    or bf16) accumulates in f32 instead of its own dtype and its result is
+    rounded once by a `truncf` generic (which kiln-cuda-gemm's epilogue
+    computes). Other ops are untouched.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp16\"", "fp16 or bf16">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
+  let summary = "Hopper GEMM template: TMA, mbarrier pipeline, wgmma";
+  let description = [{
+    Runs on buffers, before linalg becomes loops. Each `linalg.matmul` or
+    `linalg.batch_matmul` with f16 or bf16 inputs, an f32 output, static
+    contiguous shapes with N and K multiples of 8 (TMA's 16-byte strides;
+    K a multiple of 64 with a batch) becomes host code that builds two TMA tensor maps
+    (`nvgpu.tma.create.descriptor`, 128-byte swizzle) and a `gpu.launch` of
+    one warpgroup per 128x128 output tile (grid z = batch): a pipeline of
+    `stages` shared-memory buffers filled by `nvgpu.tma.async.load` and
+    tracked by an mbarrier group, `nvgpu.warpgroup.mma` (f32 accumulators)
+    on each 128x128x64 step, and an epilogue that stores the accumulators
+    through shared memory to the output with 16-byte stores. Partial edge
+    tiles load zeros past the matrix (TMA out-of-bounds fill) and store
+    under a predicate. A zero
+    `linalg.fill` of the output right before the product is dropped; any
+    other initial value is added in the epilogue. When the product is a
+    temporary whose only reader is the next op, an elementwise
+    `linalg.generic` (bias, activation, cast to f16/bf16), the epilogue
+    computes that generic's body on the accumulators and stores its result
+    instead: the product never reaches memory. Other matmuls are left to
+    the generic (SIMT) path. Only for `chip` = sm_90a (wgmma).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90a\"", "the kernels' GPU architecture">,
+    Option<"stages", "stages", "int64_t", "3", "shared-memory pipeline depth (2..4)">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
+                           "mlir::NVVM::NVVMDialect", "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_TARGET_CUDA_PASSES_TD

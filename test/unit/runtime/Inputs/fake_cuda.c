@@ -170,6 +170,16 @@ static int cuEventElapsedTime(float *ms, void *start, void *end) {
   return SUCCESS;
 }
 
+/* Tensor maps (the GEMM template): no fake kernel uses one. */
+static int cuTensorMapEncodeTiled(void *map, int data_type, unsigned rank, void *address,
+                                  const uint64_t *dims, const uint64_t *strides,
+                                  const unsigned *box, const unsigned *element_strides,
+                                  int interleave, int swizzle, int l2, int oob) {
+  (void)map, (void)data_type, (void)rank, (void)address, (void)dims, (void)strides;
+  (void)box, (void)element_strides, (void)interleave, (void)swizzle, (void)l2, (void)oob;
+  return ERROR_INVALID_VALUE;
+}
+
 static int cuGetErrorName(int error, const char **name) {
   switch (error) {
   case SUCCESS: *name = "CUDA_SUCCESS"; return SUCCESS;
@@ -204,7 +214,7 @@ static const struct {
     ENTRY(cuMemPoolSetAttribute), ENTRY(cuModuleLoadData), ENTRY(cuModuleUnload),
     ENTRY(cuModuleGetFunction), ENTRY(cuLaunchKernel), ENTRY(cuFuncSetAttribute),
     ENTRY(cuEventCreate), ENTRY(cuEventDestroy), ENTRY(cuEventRecord),
-    ENTRY(cuEventElapsedTime), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString)};
+    ENTRY(cuEventElapsedTime), ENTRY(cuTensorMapEncodeTiled), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString)};
 
 EXPORT int cuGetProcAddress_v2(const char *symbol, void **function, int version,
                                uint64_t flags, int *status) {

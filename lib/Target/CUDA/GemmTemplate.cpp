@@ -1,0 +1,540 @@
+//===- GemmTemplate.cpp - The kiln-cuda-gemm pass (Hopper TMA + wgmma) ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Kiln's GEMM kernel template for sm_90a, emitted as nvgpu IR inside a host
+// gpu.launch (kernel outlining runs later: a gpu.func taking tensor-map
+// descriptors does not legalize, a launch capturing them does).
+//
+// Parameters (the heuristic, DESIGN.md's measured recipe): a 128x128 output
+// tile per block of one warpgroup (128 threads), k steps of 64 (one 128-byte
+// swizzled row of f16/bf16 per TMA box row), `stages` shared-memory buffers
+// (3 by default, 2 when K has a single k step), so shared memory is
+// stages * 32 KiB for A and B, at least the 64 KiB the f32 epilogue tile
+// needs. Partial tiles at the edges read zeros (TMA out-of-bounds fill) and
+// store under a predicate; N and K must be multiples of 8 (TMA's 16-byte
+// row strides), else the generic SIMT kernel stays.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CUDA/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNCUDAGEMMPASS
+#include "kiln/Target/CUDA/Passes.h.inc"
+
+namespace {
+
+using namespace mlir;
+
+constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 64;
+constexpr int64_t kThreads = 128; // one warpgroup
+/// f16/bf16 elements in one 128-byte swizzled TMA box row.
+constexpr int64_t kBoxCols = 64;
+
+/// A (batch) matmul the template takes: C[b] (f32) = A[b] (MxK) * B[b] (KxN).
+struct Gemm {
+  Value a, b, c;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  Type element;
+};
+
+bool isDenseRowMajor(MemRefType type) {
+  if (!memref::isStaticShapeAndContiguousRowMajor(type))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  // The tensor map takes the buffer's aligned pointer: no offset into it.
+  return succeeded(type.getStridesAndOffset(strides, offset)) && offset == 0 &&
+         type.getMemorySpace() == nullptr;
+}
+
+std::optional<Gemm> matchGemm(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+    return std::nullopt;
+  bool batched = isa<linalg::BatchMatmulOp>(op);
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+    if (matmul.hasUserDefinedMaps())
+      return std::nullopt;
+  } else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op)) {
+    if (batch.hasUserDefinedMaps())
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  Gemm g;
+  g.a = linalgOp.getDpsInputs()[0];
+  g.b = linalgOp.getDpsInputs()[1];
+  g.c = linalgOp.getDpsInits()[0];
+  auto a = dyn_cast<MemRefType>(g.a.getType());
+  auto b = dyn_cast<MemRefType>(g.b.getType());
+  auto c = dyn_cast<MemRefType>(g.c.getType());
+  if (!a || !b || !c || !isDenseRowMajor(a) || !isDenseRowMajor(b) || !isDenseRowMajor(c))
+    return std::nullopt;
+  g.element = a.getElementType();
+  if (!(g.element.isF16() || g.element.isBF16()) || b.getElementType() != g.element ||
+      !c.getElementType().isF32())
+    return std::nullopt;
+  unsigned base = batched ? 1 : 0;
+  if (batched)
+    g.batch = a.getDimSize(0);
+  g.m = a.getDimSize(base);
+  g.k = a.getDimSize(base + 1);
+  g.n = b.getDimSize(base + 1);
+  // TMA needs 16-byte row strides (K and N multiples of 8); partial tiles
+  // read zeros past the edges (TMA out-of-bounds fill) and store under a
+  // predicate. With a batch, A's rows past M are the next batch's (products
+  // never stored), but B's rows past K would be multiplied by A's zero
+  // columns: K must then be a multiple of 64.
+  if (g.m < 1 || g.n % 8 || g.k % 8 || g.n < 8 || g.k < 8 || g.batch < 1 ||
+      (g.batch > 1 && g.k % kTileK))
+    return std::nullopt;
+  return g;
+}
+
+Value rootOf(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+/// The zero linalg.fill that initializes `gemm`'s output right before it
+/// (nothing in between touches that buffer), or null: then the kernel adds
+/// the output's initial value.
+linalg::FillOp zeroFillBefore(Operation *gemm, Value output) {
+  Value root = rootOf(output);
+  for (Operation *op = gemm->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      if (fill.getDpsInits()[0] == output) {
+        auto zero = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+        auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+        return value && value.getValue().isPosZero() ? fill : linalg::FillOp();
+      }
+    }
+    if (isMemoryEffectFree(op) && op->getNumRegions() == 0)
+      continue;
+    if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+      return {};
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && rootOf(operand) == root)
+        return {};
+  }
+  return {};
+}
+
+/// The elementwise consumer whose body the epilogue computes instead of
+/// storing the product: the next op with memory effects after `gemm` is a
+/// linalg.generic, all parallel over the product's index space, writing a
+/// dense buffer with the identity map without reading it, and reading the
+/// product (identity map) and otherwise only buffers through projected
+/// permutations (a bias); its body is arith/math. The product must be a
+/// temporary (an allocation used only by its zero fill, the gemm, the
+/// consumer and deallocations), so it need not be stored at all, unless the
+/// consumer writes its result in place, into the product's buffer.
+linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp fill) {
+  auto alloc = output.getDefiningOp<memref::AllocOp>();
+  if (!fill || !alloc)
+    return {};
+  Operation *next = gemm->getNextNode();
+  while (next && (isa<memref::AllocOp, memref::DeallocOp>(next) ||
+                  (isMemoryEffectFree(next) && next->getNumRegions() == 0)))
+    next = next->getNextNode();
+  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!consumer || !consumer.hasPureBufferSemantics() || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumLoops() != cast<MemRefType>(output.getType()).getRank() ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops())
+    return {};
+  OpOperand *init = consumer.getDpsInitOperand(0);
+  // In place, later readers of the buffer read the consumer's result, which
+  // the epilogue writes; otherwise nothing else may read the product.
+  if (init->get() != output)
+    for (Operation *user : output.getUsers())
+      if (user != fill && user != gemm && user != consumer && !isa<memref::DeallocOp>(user))
+        return {};
+  auto initType = dyn_cast<MemRefType>(init->get().getType());
+  if (!initType || !isDenseRowMajor(initType) ||
+      !consumer.getMatchingIndexingMap(init).isIdentity() ||
+      consumer.payloadUsesValueFromOperand(init) ||
+      !(initType.getElementType().isF32() || initType.getElementType().isF16() ||
+        initType.getElementType().isBF16()))
+    return {};
+  bool readsProduct = false;
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    if (input->get() == output) {
+      if (!map.isIdentity())
+        return {};
+      readsProduct = true;
+    } else if (!isa<MemRefType>(input->get().getType()) || !map.isProjectedPermutation() ||
+               rootOf(input->get()) == rootOf(init->get())) {
+      return {};
+    }
+  }
+  for (Operation &op : consumer.getBlock()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return {};
+  return readsProduct ? consumer : linalg::GenericOp();
+}
+
+/// When `result` (the buffer the kernel writes, produced by `producer`) is an
+/// allocation whose only other readers are one copy into a function
+/// argument, the next op after `producer` that touches memory, and its
+/// deallocations: that copy, and returns its target so that the kernel
+/// writes the argument (the model's output) directly.
+Operation *finalCopyOf(Value result, Operation *producer, Operation *gemm) {
+  if (!result.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  Operation *next = producer->getNextNode();
+  while (next && (isa<memref::AllocOp, memref::DeallocOp>(next) ||
+                  (isMemoryEffectFree(next) && next->getNumRegions() == 0)))
+    next = next->getNextNode();
+  if (!next || !isa<linalg::CopyOp, memref::CopyOp>(next))
+    return nullptr;
+  Value source = next->getOperand(0), target = next->getOperand(1);
+  if (source != result || !isa<BlockArgument>(target) || target.getType() != result.getType())
+    return nullptr;
+  for (Operation *user : result.getUsers())
+    if (user != producer && user != gemm && user != next && !isa<memref::DeallocOp>(user))
+      return nullptr;
+  return next;
+}
+
+/// Emits the kernel for one gemm in place of `op`.
+class GemmEmitter {
+public:
+  GemmEmitter(OpBuilder &b, Location loc, const Gemm &g, int64_t stages, bool accumulate,
+              linalg::GenericOp consumer)
+      : b(b), loc(loc), g(g), stages(stages), accumulate(accumulate), consumer(consumer),
+        ctx(b.getContext()),
+        smemSpace(gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)) {}
+
+  void emit();
+
+private:
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  MemRefType smemType(ArrayRef<int64_t> shape, Type element) {
+    return MemRefType::get(shape, element, MemRefLayoutAttrInterface(), smemSpace);
+  }
+  nvgpu::TensorMapDescriptorType tensorMapType(int64_t rows) {
+    auto box = MemRefType::get({rows, kBoxCols}, g.element, MemRefLayoutAttrInterface(),
+                               b.getI64IntegerAttr(3));
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_NONE, nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  }
+  /// `value` as a 2-D memref (batch folded into the rows).
+  Value as2D(Value value) {
+    if (g.batch == 1 && cast<MemRefType>(value.getType()).getRank() == 2)
+      return value;
+    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}};
+    return memref::CollapseShapeOp::create(b, loc, value, groups);
+  }
+  Value descriptor(Value matrix, int64_t rows) {
+    auto unranked = UnrankedMemRefType::get(g.element, Attribute());
+    Value cast = memref::CastOp::create(b, loc, unranked, matrix);
+    return nvgpu::TmaCreateDescriptorOp::create(b, loc, tensorMapType(rows), cast,
+                                                ValueRange{idx(rows), idx(kBoxCols)});
+  }
+  /// A view of the dynamic shared memory at `byteOffset`.
+  Value view(Value byteOffset, MemRefType type) {
+    return memref::ViewOp::create(b, loc, type, smem, byteOffset, ValueRange{});
+  }
+  Value aOffset(Value slot) { return mul(slot, idx(aTileBytes())); }
+  Value bOffset(Value slot) {
+    return add(idx(stages * aTileBytes()), mul(slot, idx(bTileBytes())));
+  }
+  int64_t elementBytes() const { return 2; }
+  int64_t aTileBytes() const { return kTileM * kTileK * elementBytes(); }
+  int64_t bTileBytes() const { return kTileK * kTileN * elementBytes(); }
+  /// TMA loads of k step `kStep` into stage `slot`, completing on its mbarrier.
+  void load(Value slot, Value kStep, Value predicate);
+  /// The consumer's body on the 4 products `v` at (`r`, `column`) of the
+  /// tile, stored to its output.
+  void storeThroughConsumer(Value v, Value r, Value column);
+
+  OpBuilder &b;
+  Location loc;
+  const Gemm &g;
+  int64_t stages;
+  bool accumulate;
+  linalg::GenericOp consumer;
+  MLIRContext *ctx;
+  Attribute smemSpace;
+  // Kernel values.
+  Value descA, descB, smem, barriers, mRow, nCol, kRow, batchIndex, mTile;
+};
+
+void GemmEmitter::storeThroughConsumer(Value v, Value r, Value column) {
+  auto outType = cast<MemRefType>(consumer.getDpsInits()[0].getType());
+  SmallVector<Value> results;
+  for (int64_t e = 0; e < 4; ++e) {
+    // The consumer's loop indices of this element.
+    SmallVector<Value> indices;
+    if (g.batch > 1 || outType.getRank() == 3)
+      indices.push_back(batchIndex);
+    indices.push_back(add(mTile, r));
+    indices.push_back(add(nCol, add(column, idx(e))));
+    IRMapping mapping;
+    Block *body = consumer.getBlock();
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      BlockArgument arg = body->getArgument(input->getOperandNumber());
+      if (input->get() == g.c) {
+        mapping.map(arg, vector::ExtractOp::create(b, loc, v, e).getResult());
+        continue;
+      }
+      AffineMap map = consumer.getMatchingIndexingMap(input);
+      SmallVector<Value> at;
+      for (AffineExpr expr : map.getResults())
+        at.push_back(indices[cast<AffineDimExpr>(expr).getPosition()]);
+      mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at).getResult());
+    }
+    for (Operation &op : body->without_terminator())
+      b.clone(op, mapping);
+    results.push_back(mapping.lookup(body->getTerminator()->getOperand(0)));
+  }
+  auto vec = VectorType::get({4}, outType.getElementType());
+  Value packed = vector::FromElementsOp::create(b, loc, vec, results);
+  SmallVector<Value> at;
+  if (outType.getRank() == 3)
+    at.push_back(batchIndex);
+  at.push_back(add(mTile, r));
+  at.push_back(add(nCol, column));
+  int64_t bytes = 4 * outType.getElementTypeBitWidth() / 8;
+  vector::StoreOp::create(b, loc, packed, consumer.getDpsInits()[0], at, false,
+                          llvm::MaybeAlign(bytes));
+}
+
+void GemmEmitter::load(Value slot, Value kStep, Value predicate) {
+  Value kCol = mul(kStep, idx(kTileK));
+  Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
+  Value bOffsetBytes = bOffset(slot);
+  Value bLeft = view(bOffsetBytes, smemType({kTileK, kBoxCols}, g.element));
+  Value bRight = view(add(bOffsetBytes, idx(kTileK * kBoxCols * elementBytes())),
+                      smemType({kTileK, kBoxCols}, g.element));
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers,
+                                          idx(aTileBytes() + bTileBytes()), slot, predicate);
+  // Coordinates are innermost first: (column, row).
+  nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, mRow}, slot,
+                                Value(), predicate);
+  Value bRowIndex = add(kRow, kCol);
+  nvgpu::TmaAsyncLoadOp::create(b, loc, bLeft, barriers, descB, ValueRange{nCol, bRowIndex},
+                                slot, Value(), predicate);
+  nvgpu::TmaAsyncLoadOp::create(b, loc, bRight, barriers, descB,
+                                ValueRange{add(nCol, idx(kBoxCols)), bRowIndex}, slot, Value(),
+                                predicate);
+}
+
+void GemmEmitter::emit() {
+  // Host: 2-D views, tensor maps, the launch.
+  Value a2 = as2D(g.a), b2 = as2D(g.b), c2 = as2D(g.c);
+  Value hostDescA = descriptor(a2, kTileM);
+  Value hostDescB = descriptor(b2, kTileK);
+  int64_t smemBytes = std::max(stages * (aTileBytes() + bTileBytes()), kTileM * kTileN * 4);
+  Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
+  auto launch = gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(g.m, kTileM)),
+                                      idx(llvm::divideCeil(g.n, kTileN)), idx(g.batch),
+                                      idx(kThreads), idx(1), idx(1), smemSize);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  descA = hostDescA;
+  descB = hostDescB;
+
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockM = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockN = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  batchIndex = batch;
+  mTile = mul(blockM, idx(kTileM));
+  mRow = add(mul(batch, idx(g.m)), mTile);
+  nCol = mul(blockN, idx(kTileN));
+  kRow = mul(batch, idx(g.k));
+  smem = gpu::DynamicSharedMemoryOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                              MemRefLayoutAttrInterface(), smemSpace));
+  Value primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, idx(0));
+  barriers = nvgpu::MBarrierCreateOp::create(
+      b, loc, nvgpu::MBarrierGroupType::get(ctx, smemSpace, stages));
+  for (int64_t s = 0; s < stages; ++s)
+    nvgpu::MBarrierInitOp::create(b, loc, barriers, idx(1), idx(s), primary);
+  gpu::BarrierOp::create(b, loc);
+  nvgpu::TmaPrefetchOp::create(b, loc, descA, primary);
+  nvgpu::TmaPrefetchOp::create(b, loc, descB, primary);
+
+  // Prologue: the first stages-1 k steps in flight.
+  int64_t kSteps = llvm::divideCeil(g.k, kTileK);
+  int64_t ahead = stages - 1;
+  for (int64_t s = 0; s < std::min(ahead, kSteps); ++s)
+    load(idx(s), idx(s), primary);
+
+  // Main loop: wait for stage iv % stages, multiply, refill the stage the
+  // previous step used (its wgmma group is complete: warpgroup.mma waits
+  // until at most one group is pending).
+  auto accType = nvgpu::WarpgroupAccumulatorType::get(
+      ctx, VectorType::get({kTileM, kTileN}, b.getF32Type()));
+  Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
+  Value parity0 = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  auto loop = scf::ForOp::create(b, loc, idx(0), idx(kSteps), idx(1), ValueRange{acc, parity0});
+  {
+    OpBuilder::InsertionGuard body(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value iv = loop.getInductionVar();
+    Value parity = loop.getRegionIterArgs()[1];
+    Value slot = arith::RemUIOp::create(b, loc, iv, idx(stages));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity, idx(10000000), slot);
+    Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
+    Value bTile = view(bOffset(slot), smemType({kTileK, kTileN}, g.element));
+    auto descType = [&](ArrayRef<int64_t> shape) {
+      return nvgpu::WarpgroupMatrixDescriptorType::get(ctx, smemType(shape, g.element));
+    };
+    Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descType({kTileM, kTileK}),
+                                                            aTile, descA);
+    Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descType({kTileK, kTileN}),
+                                                            bTile, descB);
+    Value next = nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB, IntegerAttr(),
+                                               UnitAttr(), b.getUnitAttr(),
+                                               loop.getRegionIterArgs()[0]);
+    Value nextStep = add(iv, idx(ahead));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, nextStep,
+                                          idx(kSteps));
+    Value refill = arith::AndIOp::create(b, loc, primary, inRange);
+    load(arith::RemUIOp::create(b, loc, nextStep, idx(stages)), nextStep, refill);
+    Value lastSlot = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
+                                           idx(stages - 1));
+    Value one = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    Value flipped = arith::XOrIOp::create(b, loc, parity, one);
+    Value nextParity = arith::SelectOp::create(b, loc, lastSlot, flipped, parity);
+    scf::YieldOp::create(b, loc, ValueRange{next, nextParity});
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+
+  // Epilogue: accumulators -> shared memory (the stage buffers are free)
+  // -> the output, a row of 128 floats per warp and step, 16 bytes a thread.
+  gpu::BarrierOp::create(b, loc);
+  Value tile = view(idx(0), smemType({kTileM, kTileN}, b.getF32Type()));
+  nvgpu::WarpgroupMmaStoreOp::create(b, loc, loop.getResult(0), tile);
+  gpu::BarrierOp::create(b, loc);
+  Value warp = arith::DivUIOp::create(b, loc, tid, idx(32));
+  Value column = mul(arith::RemUIOp::create(b, loc, tid, idx(32)), idx(4));
+  auto rows = scf::ForOp::create(b, loc, warp, idx(kTileM), idx(kThreads / 32));
+  {
+    OpBuilder::InsertionGuard body(b);
+    b.setInsertionPointToStart(rows.getBody());
+    Value r = rows.getInductionVar();
+    auto vec = VectorType::get({4}, b.getF32Type());
+    // Partial tiles: rows past M and columns past N (4 at a time: N is a
+    // multiple of 8) are not stored.
+    if (g.m % kTileM || g.n % kTileN) {
+      Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(mTile, r),
+                                          idx(g.m));
+      Value colIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          add(nCol, column), idx(g.n));
+      auto inside = scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, rowIn, colIn),
+                                      /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&inside.getThenRegion().front());
+    }
+    Value v = vector::LoadOp::create(b, loc, vec, tile, ValueRange{r, column}, false,
+                                     llvm::MaybeAlign(16));
+    if (consumer) {
+      storeThroughConsumer(v, r, column);
+    } else {
+      SmallVector<Value> global = {add(mRow, r), add(nCol, column)};
+      if (accumulate) {
+        Value old =
+            vector::LoadOp::create(b, loc, vec, c2, global, false, llvm::MaybeAlign(16));
+        v = arith::AddFOp::create(b, loc, v, old);
+      }
+      vector::StoreOp::create(b, loc, v, c2, global, false, llvm::MaybeAlign(16));
+    }
+  }
+  gpu::TerminatorOp::create(b, loc);
+}
+
+struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (chip != "sm_90a")
+      return; // wgmma exists only on sm_90a
+    if (stages < 2 || stages > 4) {
+      getOperation().emitError() << "kiln-cuda-gemm: stages=" << stages
+                                 << ", expected 2, 3 or 4";
+      return signalPassFailure();
+    }
+    SmallVector<std::pair<Operation *, Gemm>> gemms;
+    getOperation().walk([&](Operation *op) {
+      if (std::optional<Gemm> gemm = matchGemm(op))
+        gemms.emplace_back(op, *gemm);
+    });
+    IRRewriter rewriter(&getContext());
+    for (auto &[op, gemm] : gemms) {
+      linalg::FillOp fill = zeroFillBefore(op, gemm.c);
+      linalg::GenericOp consumer = fusableConsumer(op, gemm.c, fill);
+      if (fill)
+        rewriter.eraseOp(fill);
+      // The output copied to a model output right after: write that instead.
+      Operation *producer = consumer ? consumer.getOperation() : op;
+      Value result = consumer ? consumer.getDpsInits()[0] : gemm.c;
+      if (Operation *copy = finalCopyOf(result, producer, op)) {
+        Value target = copy->getOperand(1);
+        rewriter.eraseOp(copy);
+        Operation *alloc = result.getDefiningOp();
+        for (Operation *user : llvm::make_early_inc_range(result.getUsers()))
+          if (isa<memref::DeallocOp>(user))
+            rewriter.eraseOp(user);
+        rewriter.replaceAllUsesWith(result, target);
+        rewriter.eraseOp(alloc);
+        if (result == gemm.c)
+          gemm.c = target;
+      }
+      rewriter.setInsertionPoint(op);
+      if (consumer) {
+        // The kernel replaces both ops at the consumer (its output may be
+        // allocated in between); buffers freed in between are freed after.
+        for (Operation *between = op->getNextNode(); between != consumer;) {
+          Operation *next = between->getNextNode();
+          if (isa<memref::DeallocOp>(between))
+            between->moveAfter(consumer);
+          between = next;
+        }
+        rewriter.setInsertionPoint(consumer);
+      }
+      // One k step leaves nothing to prefetch: two buffers suffice.
+      int64_t depth = gemm.k <= kTileK ? 2 : static_cast<int64_t>(stages);
+      GemmEmitter(rewriter, op->getLoc(), gemm, depth, /*accumulate=*/!fill, consumer).emit();
+      rewriter.eraseOp(op);
+      bool inPlace = consumer && consumer.getDpsInits()[0] == gemm.c;
+      if (consumer && inPlace) {
+        rewriter.eraseOp(consumer);
+      } else if (consumer) {
+        // The product lived only in registers: its buffer goes.
+        rewriter.eraseOp(consumer);
+        Operation *alloc = gemm.c.getDefiningOp();
+        for (Operation *user : llvm::make_early_inc_range(gemm.c.getUsers()))
+          rewriter.eraseOp(user);
+        rewriter.eraseOp(alloc);
+      }
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln

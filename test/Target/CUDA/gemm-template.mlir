@@ -1,0 +1,209 @@
+// RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s
+// RUN: kiln-opt --split-input-file --kiln-cuda-gemm="chip=sm_80" %s | FileCheck %s --check-prefix=SM80
+
+// A zero-filled f16 product of tile multiples: the fill goes, the kernel
+// stores the accumulators.
+// CHECK-LABEL: func.func @f16
+// CHECK-NOT: linalg.fill
+// CHECK: %[[A:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b
+// CHECK: %[[B:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c98304_i32
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK-COUNT-3: nvgpu.mbarrier.init
+// CHECK: nvgpu.tma.prefetch.descriptor %[[A]]
+// CHECK-COUNT-2: nvgpu.mbarrier.arrive.expect_tx
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvgpu.warpgroup.generate.descriptor
+// CHECK: nvgpu.warpgroup.mma {{.*}} {transposeB}
+// CHECK: nvgpu.tma.async.load %[[A]]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.warpgroup.mma.store
+// CHECK: scf.for
+// CHECK-NEXT: vector.load {{.*}} {alignment = 16 : i64} : memref<128x128xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NOT: arith.addf
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<256x256xf32>, vector<4xf32>
+// CHECK-NOT: linalg.matmul
+// SM80-LABEL: func.func @f16
+// SM80: linalg.fill
+// SM80: linalg.matmul
+func.func @f16(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %c: memref<256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
+  linalg.matmul ins(%a, %b : memref<256x128xf16>, memref<128x256xf16>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// bf16, batched: batch folded into the rows, grid z = batch; one k step:
+// two stages. No zero fill: the output's initial value is added.
+// CHECK-LABEL: func.func @bf16_batch
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<3x128x64xbf16> into memref<384x64xbf16>
+// CHECK: nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<128x64xbf16, 3>
+// CHECK: gpu.launch {{.*}} in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c3{{.*}})
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// CHECK: vector.load %{{.*}} : memref<384x128xf32>, vector<4xf32>
+// CHECK: arith.addf
+func.func @bf16_batch(%a: memref<3x128x64xbf16>, %b: memref<3x64x128xbf16>, %c: memref<3x128x128xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x128x64xbf16>, memref<3x64x128xbf16>) outs(%c : memref<3x128x128xf32>)
+  return
+}
+
+// -----
+
+// Partial tiles: grid rounded up, K = 72 in two k steps (zeros past K from
+// the TMA), stores under a predicate.
+// CHECK-LABEL: func.func @ragged
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: scf.for
+// CHECK: nvgpu.warpgroup.mma
+// CHECK: arith.cmpi ult, %{{.*}}, %c200
+// CHECK: arith.cmpi ult, %{{.*}}, %c136
+// CHECK: scf.if
+// CHECK: vector.store {{.*}} : memref<200x136xf32>, vector<4xf32>
+func.func @ragged(%a: memref<200x72xf16>, %b: memref<72x136xf16>, %c: memref<200x136xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<200x136xf32>)
+  linalg.matmul ins(%a, %b : memref<200x72xf16>, memref<72x136xf16>) outs(%c : memref<200x136xf32>)
+  return
+}
+
+// -----
+
+// N or K not a multiple of 8 (TMA strides), a batch with a ragged K, or f32
+// operands: the generic path keeps them.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.matmul
+func.func @kept(%a: memref<100x64xf16>, %b: memref<64x100xf16>, %c: memref<100x100xf32>,
+                %d: memref<100x36xf16>, %e: memref<36x128xf16>, %f: memref<100x128xf32>,
+                %g: memref<2x64x72xf16>, %h: memref<2x72x64xf16>, %i: memref<2x64x64xf32>,
+                %x: memref<128x64xf32>, %y: memref<64x128xf32>, %z: memref<128x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x64xf16>, memref<64x100xf16>) outs(%c : memref<100x100xf32>)
+  linalg.matmul ins(%d, %e : memref<100x36xf16>, memref<36x128xf16>) outs(%f : memref<100x128xf32>)
+  linalg.batch_matmul ins(%g, %h : memref<2x64x72xf16>, memref<2x72x64xf16>) outs(%i : memref<2x64x64xf32>)
+  linalg.matmul ins(%x, %y : memref<128x64xf32>, memref<64x128xf32>) outs(%z : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+// A temporary product read only by the next op, an elementwise generic
+// (bias, relu, cast to f16): the epilogue computes it and stores its result;
+// the product's buffer, its fill and the generic go.
+// CHECK-LABEL: func.func @fused
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK: nvgpu.warpgroup.mma.store
+// CHECK: scf.for
+// CHECK: vector.extract
+// CHECK: memref.load %arg2[
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: arith.truncf
+// CHECK: vector.from_elements {{.*}} : vector<4xf16>
+// CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<128x256xf16>, vector<4xf16>
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @fused(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %bias: memref<256xf32>,
+                 %out: memref<128x256xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x256xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<128x256xf32>, memref<256xf32>) outs(%out : memref<128x256xf16>) {
+  ^bb0(%x: f32, %y: f32, %o: f16):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    %h = arith.truncf %r : f32 to f16
+    linalg.yield %h : f16
+  }
+  memref.dealloc %c : memref<128x256xf32>
+  return
+}
+
+// -----
+
+// The product also feeds something else: no fusion, the product is stored.
+// CHECK-LABEL: func.func @not_fused
+// CHECK: memref.alloc
+// CHECK: gpu.launch
+// CHECK: vector.store {{.*}} : memref<128x128xf32>, vector<4xf32>
+// CHECK: linalg.generic
+func.func @not_fused(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %out: memref<128x128xf32>,
+                     %copy: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%c : memref<128x128xf32>) outs(%copy : memref<128x128xf32>)
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+
+// -----
+
+// The product copied to a function argument (a model output) right after:
+// the kernel writes the argument, the temporary and the copy go.
+// CHECK-LABEL: func.func @to_output
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK: vector.store %{{.*}}, %arg2[
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: memref.dealloc
+func.func @to_output(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %out: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.copy ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xf32>)
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+
+// -----
+
+// The consumer writes in place into the product's buffer, which is then
+// copied to the model output: the epilogue writes the output directly.
+// CHECK-LABEL: func.func @in_place
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK: memref.load %arg2[
+// CHECK: arith.maximumf
+// CHECK: vector.store %{{.*}}, %arg3[
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: linalg.copy
+func.func @in_place(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memref<128xf32>,
+                    %out: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<128x128xf32>, memref<128xf32>) outs(%c : memref<128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xf32>)
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}

@@ -1,0 +1,210 @@
+# GPU correctness check of the CUDA GEMM template (kiln-cuda-gemm).
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: gemm_check.py compile WORK --kilnc KILNC     (here: models, PTX checks)
+       gemm_check.py run WORK --kiln-run KILN_RUN    (on a GPU machine)
+
+Each case is a (batch) matmul model compiled with kilnc --target=cuda
+--precision=fp16|bf16. `compile` also checks that the kernel module uses the
+template (wgmma.mma_async and cp.async.bulk.tensor in the PTX) exactly for
+the shapes it takes (tile multiples and ragged edges with N, K multiples of
+8); the others use the generic SIMT kernels.
+`run` draws fresh random inputs (a new seed each run), runs each artifact with
+outputs poisoned with NaN (KILN_CUDA_POISON_OUTPUTS=1) and compares every
+element with a float64 product of the inputs rounded to the precision:
+|out - ref| <= 1e-4 * (|A| @ |B|) (f32 accumulation; an unwritten or
+misplaced element fails by orders of magnitude). It also prints the error
+against the float64 product of the unrounded inputs (the precision's cost).
+Without a CUDA driver `run` prints SKIPPED and exits 0.
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+# name, batch, M, N, K, precision, B is a compile-time weight, uses the template
+CASES = [
+    ("f16_256x256x128", 1, 256, 256, 128, "fp16", False, True),
+    ("bf16_512x384x320", 1, 512, 384, 320, "bf16", False, True),
+    ("bf16_128x128x64", 1, 128, 128, 64, "bf16", False, True),
+    ("f16_batch3_256x128x192", 3, 256, 128, 192, "fp16", False, True),
+    ("f16_weight_256x512x256", 1, 256, 512, 256, "fp16", True, True),
+    ("bf16_2048x2048x2048", 1, 2048, 2048, 2048, "bf16", False, True),
+    ("f16_ragged_200x136x72", 1, 200, 136, 72, "fp16", False, True),
+    ("bf16_ragged_100x40x72", 1, 100, 40, 72, "bf16", False, True),
+    ("f16_ragged_batch2_200x136x128", 2, 200, 136, 128, "fp16", False, True),
+    ("bf16_ragged_1000x1064x520", 1, 1000, 1064, 520, "bf16", False, True),
+    ("f16_generic_60x36x20", 1, 60, 36, 20, "fp16", False, False),
+    # relu(A @ W + bias): the epilogue computes bias and relu (2 kernels in
+    # all: A's conversion to f16 and the GEMM).
+    ("f16_bias_relu_200x384x136", 1, 200, 384, 136, "fp16", True, True),
+]
+
+
+def tensor(batch, rows, cols):
+    return f"tensor<{batch}x{rows}x{cols}xf32>" if batch > 1 else f"tensor<{rows}x{cols}xf32>"
+
+
+def hex_constant(value, type_):
+    return f"kiln.constant dense<\"0x{value.astype('<f4').tobytes().hex().upper()}\"> : {type_}"
+
+
+def model_text(batch, m, n, k, weight, bias=None):
+    a, b, c = tensor(batch, m, k), tensor(batch, k, n), tensor(batch, m, n)
+    if bias is not None:
+        return (f"func.func @main(%a: {a}) -> {c} {{\n"
+                f"  %b = {hex_constant(weight, b)}\n"
+                f"  %bias = {hex_constant(bias, f'tensor<{n}xf32>')}\n"
+                f"  %p = kiln.matmul %a, %b : ({a}, {b}) -> {c}\n"
+                f"  %s = kiln.add %p, %bias : ({c}, tensor<{n}xf32>) -> {c}\n"
+                f"  %r = kiln.relu %s : {c}\n"
+                f"  return %r : {c}\n}}\n")
+    if weight is None:
+        return (f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
+                f"  %c = kiln.matmul %a, %b : ({a}, {b}) -> {c}\n"
+                f"  return %c : {c}\n}}\n")
+    hex_bytes = weight.astype("<f4").tobytes().hex().upper()
+    return (f"func.func @main(%a: {a}) -> {c} {{\n"
+            f"  %b = kiln.constant dense<\"0x{hex_bytes}\"> : {b}\n"
+            f"  %c = kiln.matmul %a, %b : ({a}, {b}) -> {c}\n"
+            f"  return %c : {c}\n}}\n")
+
+
+def compile_cases(args):
+    failures = 0
+    rng = np.random.default_rng()
+    for name, batch, m, n, k, precision, has_weight, template in CASES:
+        case = os.path.join(args.work, name)
+        os.makedirs(case, exist_ok=True)
+        weight = rng.standard_normal((k, n), np.float32) if has_weight else None
+        bias = rng.standard_normal(n, np.float32) if "bias" in name else None
+        if weight is not None:
+            np.save(os.path.join(case, "weight.npy"), weight)
+        if bias is not None:
+            np.save(os.path.join(case, "bias.npy"), bias)
+        with open(os.path.join(case, "model.mlir"), "w") as f:
+            f.write(model_text(batch, m, n, k, weight, bias))
+        flags = ["--target=cuda", f"--precision={precision}"]
+        ptx = subprocess.run([args.kilnc, os.path.join(case, "model.mlir"), *flags, "--emit=ptx",
+                              "-o", "-"], capture_output=True, text=True)
+        lib = subprocess.run([args.kilnc, os.path.join(case, "model.mlir"), *flags,
+                              "-o", os.path.join(case, "model.so")], capture_output=True, text=True)
+        os.remove(os.path.join(case, "model.mlir"))
+        error = None
+        if ptx.returncode or lib.returncode:
+            error = "compile failed: " + (ptx.stderr or lib.stderr).strip()
+        else:
+            used = "wgmma.mma_async" in ptx.stdout and "cp.async.bulk.tensor" in ptx.stdout
+            kernels = ptx.stdout.count(".entry ")
+            if used != template:
+                error = f"the GEMM template is {'used' if used else 'not used'}, expected " \
+                        f"{'it' if template else 'the generic path'}"
+            elif bias is not None and kernels != 2:
+                error = f"{kernels} kernels, expected 2 (bias and relu in the GEMM's epilogue)"
+        with open(os.path.join(case, "meta.json"), "w") as f:
+            json.dump({"batch": batch, "m": m, "n": n, "k": k, "precision": precision,
+                       "weight": has_weight, "template": template}, f)
+        print(("PASS: " if error is None else "FAIL: ") + name + " (compile)" +
+              ("" if error is None else "\n  " + error))
+        failures += error is not None
+    print(f"gemm compile: {len(CASES) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+def round_to(x, precision):
+    if precision == "fp16":
+        return x.astype(np.float16).astype(np.float64)
+    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16  # round to nearest even
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def have_driver():
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
+
+
+def run_cases(args):
+    if not have_driver():
+        print("SKIPPED: gemm GPU check (no CUDA driver: libcuda.so.1 not found)")
+        return 0
+    failures = 0
+    seed = time.time_ns() % (2**32)
+    rng = np.random.default_rng(seed)
+    print(f"gemm run: input seed {seed}")
+    env = dict(os.environ, KILN_CUDA_POISON_OUTPUTS="1")
+    for name, *_ in CASES:
+        case = os.path.join(args.work, name)
+        with open(os.path.join(case, "meta.json")) as f:
+            meta = json.load(f)
+        batch, m, n, k, precision = (meta[key] for key in ("batch", "m", "n", "k", "precision"))
+        lead = (batch,) if batch > 1 else ()
+        a = rng.standard_normal(lead + (m, k)).astype(np.float32)
+        b = (np.load(os.path.join(case, "weight.npy")) if meta["weight"]
+             else rng.standard_normal(lead + (k, n)).astype(np.float32))
+        cmd = [args.kiln_run, os.path.join(case, "model.so"), "--device", "cuda",
+               "--output-dir", os.path.join(case, "out")]
+        np.save(os.path.join(case, "in_a.npy"), a)
+        cmd += ["--input", f"input_0={os.path.join(case, 'in_a.npy')}"]
+        if not meta["weight"]:
+            np.save(os.path.join(case, "in_b.npy"), b)
+            cmd += ["--input", f"input_1={os.path.join(case, 'in_b.npy')}"]
+        run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        error = None
+        if run.returncode:
+            error = "run failed: " + (run.stderr.strip() or run.stdout.strip())
+        else:
+            outs = sorted(os.listdir(os.path.join(case, "out")))
+            out = np.load(os.path.join(case, "out", outs[0])).astype(np.float64)
+            ar, br = round_to(a, precision), round_to(b.astype(np.float32), precision)
+            ref = np.matmul(ar, br)
+            scale = np.matmul(np.abs(ar), np.abs(br))
+            epilogue = lambda x: x  # noqa: E731
+            if os.path.exists(os.path.join(case, "bias.npy")):
+                bias = np.load(os.path.join(case, "bias.npy")).astype(np.float64)
+                epilogue = lambda x: np.maximum(x + bias, 0.0)  # noqa: E731
+            ref = epilogue(ref)
+            bad = ~(np.abs(out - ref) <= 1e-4 * scale)  # NaN fails too
+            exact = epilogue(np.matmul(a.astype(np.float64), b.astype(np.float64)))
+            rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
+            detail = f"rel. error vs unrounded f64 {rel:.2e}"
+            if bad.any():
+                first = tuple(int(i) for i in np.argwhere(bad)[0])
+                error = (f"{int(bad.sum())} of {out.size} elements wrong (NaN: "
+                         f"{int(np.isnan(out).sum())}); first at {first}: {out[first]} vs "
+                         f"{ref[first]}; {detail}")
+            elif rel > 1e-2:
+                error = detail + " > 1e-2"
+            else:
+                name += f" ({detail})"
+        print(("PASS: " if error is None else "FAIL: ") + name +
+              ("" if error is None else "\n  " + error))
+        failures += error is not None
+    print(f"gemm run: {len(CASES) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("phase", choices=["compile", "run"])
+    parser.add_argument("work")
+    parser.add_argument("--kilnc")
+    parser.add_argument("--kiln-run")
+    args = parser.parse_args()
+    if args.phase == "compile" and not args.kilnc:
+        parser.error("compile needs --kilnc")
+    if args.phase == "run" and not args.kiln_run:
+        parser.error("run needs --kiln-run")
+    return compile_cases(args) if args.phase == "compile" else run_cases(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
