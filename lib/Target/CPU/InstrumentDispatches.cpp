@@ -19,11 +19,15 @@ namespace kiln {
 
 namespace {
 
-/// "matmul fc1/Gemm,fc1/Relu": the op without its dialect, then the model
-/// nodes fused into it; "#3 generic" when the nodes are unknown.
-std::string dispatchName(linalg::LinalgOp op, size_t index) {
-  std::string name = op->getName().stripDialect().str();
-  std::vector<std::string> nodes = sourceNodeNames(op->getLoc());
+/// "matmul fc1/Gemm,fc1/Relu": the root op without its dialect, then the
+/// model nodes fused into its kernel; "#3 generic" when they are unknown.
+std::string dispatchName(ArrayRef<linalg::LinalgOp> ops, size_t index) {
+  std::string name = ops.front()->getName().stripDialect().str();
+  std::vector<std::string> nodes;
+  for (linalg::LinalgOp op : ops)
+    for (std::string &node : sourceNodeNames(op->getLoc()))
+      if (!llvm::is_contained(nodes, node))
+        nodes.push_back(std::move(node));
   if (nodes.empty())
     return "#" + std::to_string(index) + " " + name;
   return name + " " + llvm::join(nodes, ",");
@@ -49,23 +53,30 @@ struct KilnInstrumentDispatchesPass final
         !entry.getArgAttr(0, kHostArgAttr))
       return;
     Value host = entry.getArgument(0);
-    SmallVector<linalg::LinalgOp> dispatches;
+    // Each dispatch: its root op, then a matmul's marked epilogue.
+    SmallVector<SmallVector<linalg::LinalgOp, 2>> dispatches;
     for (Operation &op : entry.getBody().front())
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
-        if (!isa<linalg::FillOp>(&op)) // fills are set-up, not kernels (as in --report=fusion)
-          dispatches.push_back(linalgOp);
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
+        if (isa<linalg::FillOp>(&op)) // fills are set-up, not kernels (as in --report=fusion)
+          continue;
+        Operation *root = dispatchRoot(linalgOp);
+        if (root != &op && !dispatches.empty() && dispatches.back().front() == root)
+          dispatches.back().push_back(linalgOp);
+        else
+          dispatches.push_back({linalgOp});
+      }
     if (dispatches.empty())
       return;
     func::FuncOp begin = declareHook(module, kTraceBeginName);
     func::FuncOp end = declareHook(module, kTraceEndName);
     SmallVector<Attribute> names;
-    for (auto [index, op] : llvm::enumerate(dispatches)) {
-      names.push_back(StringAttr::get(&getContext(), dispatchName(op, index)));
-      OpBuilder b(op);
-      Location loc = op.getLoc();
+    for (auto [index, ops] : llvm::enumerate(dispatches)) {
+      names.push_back(StringAttr::get(&getContext(), dispatchName(ops, index)));
+      OpBuilder b(ops.front());
+      Location loc = ops.front().getLoc();
       Value id = arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(index), 32);
       func::CallOp::create(b, loc, begin, ValueRange{host, id});
-      b.setInsertionPointAfter(op);
+      b.setInsertionPointAfter(ops.back());
       func::CallOp::create(b, loc, end, ValueRange{host, id});
     }
     module->setAttr(kDispatchNamesAttr, ArrayAttr::get(&getContext(), names));
