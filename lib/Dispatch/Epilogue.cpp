@@ -55,9 +55,13 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex) {
   if (!maps.back().isIdentity() || !maps[cIndex].isIdentity() ||
       !llvm::all_of(maps, isTileMap))
     return false;
-  Block &body = generic.getRegion().front();
-  if (!body.getArguments().back().use_empty())
+  if (!generic.getRegion().front().getArguments().back().use_empty())
     return false;
+  return hasVectorizableScalarBody(generic);
+}
+
+bool hasVectorizableScalarBody(linalg::GenericOp generic) {
+  Block &body = generic.getRegion().front();
   for (Operation &op : body) {
     if (&op != body.getTerminator() && !isVectorizableBodyOp(op))
       return false;
@@ -75,6 +79,22 @@ std::optional<unsigned> epilogueInput(linalg::GenericOp generic) {
   if (!attr)
     return std::nullopt;
   return static_cast<unsigned>(attr.getInt());
+}
+
+LogicalResult verifyDispatchGroupsFused(Operation *root) {
+  bool fused = true;
+  root->walk([&](linalg::GenericOp generic) {
+    if (generic->hasAttr(kEpilogueAttr)) {
+      generic.emitError("matmul epilogue could not be fused into the matmul kernel");
+      fused = false;
+    } else if (generic->hasAttr(kRowGroupAttr)) {
+      generic.emitError("row group ")
+          << generic->getAttrOfType<IntegerAttr>(kRowGroupAttr).getInt()
+          << " was not emitted as one row kernel";
+      fused = false;
+    }
+  });
+  return success(fused);
 }
 
 } // namespace kiln

@@ -11,11 +11,19 @@
 // marked `kiln.epilogue` (see kiln/Dispatch/Epilogue.h): the CPU matmul
 // kernel applies it to each output tile.
 //
+// Row groups: softmax, layer norm and other last-axis reductions with their
+// elementwise neighbours over the same rows (the scale and mask before a
+// softmax, the normalization after the statistics) are marked
+// `kiln.row_group = N`; kiln-cpu-row-kernels emits each as one loop over
+// the rows. Marked conservatively (static f32 rows, adjacent ops only), and
+// codegen fails on a group it did not emit as one kernel.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Dispatch/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -123,6 +131,147 @@ void formEpilogue(linalg::MatmulOp matmul) {
     fill->moveBefore(matmul);
 }
 
+/// The combiner of a reduction the row kernels vectorize: max/min, or an
+/// add/mul that may be reassociated, applied once to the accumulator.
+bool hasRowCombiner(linalg::GenericOp generic) {
+  Block &body = generic.getRegion().front();
+  BlockArgument acc = body.getArguments().back();
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
+      *acc.getUsers().begin() != combiner)
+    return false;
+  if (isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+    return true;
+  auto fmf = dyn_cast<arith::ArithFastMathInterface>(combiner);
+  return isa<arith::AddFOp, arith::MulFOp>(combiner) && fmf &&
+         bitEnumContainsAll(fmf.getFastMathFlagsAttr().getValue(),
+                            arith::FastMathFlags::reassoc);
+}
+
+/// (outer dims..., j) maps: dims or constants, the row dim `inner` last.
+bool isRowAccess(AffineMap map, unsigned inner) {
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim && !isa<AffineConstantExpr>(expr))
+      return false;
+    if (dim && dim.getPosition() == inner && i + 1 != map.getNumResults())
+      return false;
+  }
+  return true;
+}
+
+/// The rows of a generic reducing exactly its last loop (static sizes, at
+/// least one outer dim).
+std::optional<SmallVector<int64_t>> rowSeed(linalg::GenericOp generic) {
+  unsigned n = generic.getNumLoops();
+  if (n == 0 || generic.getNumReductionLoops() != 1 ||
+      generic.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  ranges.pop_back();
+  if (ranges.empty() || llvm::is_contained(ranges, ShapedType::kDynamic))
+    return std::nullopt; // a row kernel of one row is no parallel loop
+  return ranges;
+}
+
+/// A generic the row kernels take into a group over rows `outer`: f32,
+/// static, parallel over the rows; elementwise over the row or the rows,
+/// or reducing the row with a vectorizable combiner; every operand
+/// addressed by row (contiguous along it).
+bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
+  unsigned k = outer.size(), n = generic.getNumLoops();
+  if (!generic.hasPureTensorSemantics() || (n != k && n != k + 1) ||
+      generic.getNumDpsInits() != 1 || generic->hasAttr(kEpilogueAttr))
+    return false;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  auto iterators = generic.getIteratorTypesArray();
+  if (ArrayRef<int64_t>(ranges).take_front(k) != outer ||
+      llvm::is_contained(ranges, ShapedType::kDynamic))
+    return false;
+  for (unsigned i = 0; i < k; ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      return false;
+  bool reduction = n == k + 1 && iterators[k] == utils::IteratorType::reduction;
+  AffineMap out = generic.getIndexingMapsArray().back();
+  AffineMap rowScalars = AffineMap::getMultiDimIdentityMap(n, generic.getContext());
+  if (reduction ? !hasRowCombiner(generic) || out != rowScalars.dropResult(k)
+                : !out.isIdentity())
+    return false;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+        !isRowAccess(map, k) || !hasUnitInnerStride(operand.get()))
+      return false;
+  }
+  return hasVectorizableScalarBody(generic);
+}
+
+/// Ops a row group steps over: no memory effects once bufferized (empty
+/// tensors become fresh buffers, reshapes and slices views), or a fill of
+/// the rows' shape (which the row kernels take in).
+bool isRowTransparent(Operation *op, ArrayRef<int64_t> outer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(fill->getResult(0).getType());
+    return type && type.getElementType().isF32() &&
+           (type.getShape() == outer ||
+            (type.getRank() == static_cast<int64_t>(outer.size()) + 1 &&
+             type.getShape().drop_back() == outer));
+  }
+  return isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             arith::ConstantOp>(op);
+}
+
+/// Whether the members read each other's results only directly: through a
+/// reshape, the buffer a member writes would be accessed through a second
+/// view, which the row kernels do not run row by row.
+bool readsMembersDirectly(ArrayRef<Operation *> members) {
+  for (Operation *member : members)
+    for (Operation *user : member->getResult(0).getUsers())
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+        for (Operation *reader : user->getResult(0).getUsers())
+          if (llvm::is_contained(members, reader))
+            return false;
+  return true;
+}
+
+/// Marks maximal runs of adjacent row members around each row reduction.
+void formRowGroups(Block &block) {
+  int64_t next = 0;
+  llvm::SmallPtrSet<Operation *, 16> taken;
+  for (Operation &op : block) {
+    auto seed = dyn_cast<linalg::GenericOp>(&op);
+    std::optional<SmallVector<int64_t>> outer = seed ? rowSeed(seed) : std::nullopt;
+    if (!outer || taken.contains(seed) || !isRowMember(seed, *outer))
+      continue;
+    SmallVector<Operation *> members = {seed};
+    auto extend = [&](bool forward) {
+      for (Operation *other = forward ? seed->getNextNode() : seed->getPrevNode(); other;
+           other = forward ? other->getNextNode() : other->getPrevNode()) {
+        auto generic = dyn_cast<linalg::GenericOp>(other);
+        if (generic && !taken.contains(other) && isRowMember(generic, *outer)) {
+          members.push_back(other);
+          if (!readsMembersDirectly(members)) {
+            members.pop_back();
+            return;
+          }
+        } else if (!isRowTransparent(other, *outer)) {
+          return;
+        }
+      }
+    };
+    extend(/*forward=*/false);
+    extend(/*forward=*/true);
+    if (members.size() < 2)
+      continue;
+    for (Operation *member : members) {
+      taken.insert(member);
+      member->setAttr(kRowGroupAttr, Builder(member).getI64IntegerAttr(next));
+    }
+    ++next;
+  }
+}
+
 struct KilnFormDispatchesPass final
     : impl::KilnFormDispatchesPassBase<KilnFormDispatchesPass> {
   using Base::Base;
@@ -165,6 +314,8 @@ struct KilnFormDispatchesPass final
     });
     for (linalg::MatmulOp matmul : matmuls)
       formEpilogue(matmul);
+    for (Block &block : getOperation().getBody())
+      formRowGroups(block);
   }
 };
 

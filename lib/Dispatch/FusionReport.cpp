@@ -101,6 +101,13 @@ Operation *dispatchRoot(linalg::LinalgOp op) {
   return op;
 }
 
+bool joinsDispatch(linalg::LinalgOp op, Operation *first) {
+  if (dispatchRoot(op) == first)
+    return op.getOperation() != first;
+  auto group = op->getAttrOfType<IntegerAttr>(kRowGroupAttr);
+  return group && group == first->getAttrOfType<IntegerAttr>(kRowGroupAttr);
+}
+
 std::vector<std::string> sourceNodeNames(Location loc) {
   llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
   collectNames(loc, names);
@@ -121,15 +128,14 @@ Member describe(Operation *op) {
 
 std::vector<Dispatch> collect(ModuleOp module) {
   std::vector<Dispatch> dispatches;
-  llvm::DenseMap<Operation *, size_t> dispatchOf;
+  Operation *first = nullptr; // of the last dispatch
   module.walk([&](linalg::LinalgOp op) {
     if (isa<linalg::FillOp>(op.getOperation()))
       return;
     std::vector<std::string> nodes = sourceNodeNames(op->getLoc());
-    // A marked epilogue is part of its matmul's kernel.
-    Operation *root = dispatchRoot(op);
-    if (root != op.getOperation() && dispatchOf.count(root)) {
-      Dispatch &d = dispatches[dispatchOf[root]];
+    // A marked epilogue or row group member joins the dispatch before it.
+    if (first && joinsDispatch(op, first)) {
+      Dispatch &d = dispatches.back();
       d.fused.push_back(describe(op));
       for (std::string &node : nodes)
         if (!llvm::is_contained(d.nodes, node))
@@ -137,10 +143,10 @@ std::vector<Dispatch> collect(ModuleOp module) {
       return;
     }
     Dispatch d;
-    d.kind = dispatchKind(op);
+    d.kind = op->hasAttr(kRowGroupAttr) ? "row kernel" : dispatchKind(op);
     d.root = describe(op);
     d.nodes = std::move(nodes);
-    dispatchOf[op.getOperation()] = dispatches.size();
+    first = op.getOperation();
     dispatches.push_back(std::move(d));
   });
   return dispatches;
@@ -186,7 +192,7 @@ void printFusionReport(ModuleOp module, llvm::raw_ostream &os, bool json) {
     os << "  #" << i << " " << d.kind << ": ";
     printMember(d.root, os);
     for (const Member &m : d.fused) {
-      os << " + epilogue ";
+      os << (d.kind == "row kernel" ? " + " : " + epilogue ");
       printMember(m, os);
     }
     if (!d.nodes.empty()) {

@@ -144,3 +144,169 @@ func.func @negatives(%a: tensor<4x8xf32>, %w: tensor<8x16xf32>, %ai: tensor<4x8x
   } -> tensor<4x16xf32>
   return %m, %twice, %tr, %div, %sum : tensor<4x16xf32>, tensor<4x16xf32>, tensor<16x4xf32>, tensor<4x16xi32>, tensor<4x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rowv = affine_map<(d0, d1) -> (d0)>
+#maskm = affine_map<(d0, d1) -> (0, d1)>
+
+/// A softmax with its scale + mask before it: the mask add, the max, the
+/// exponentials, the sum and the division over the same 8 rows are one row
+/// group (the fills and empty tensors between them are stepped over).
+// CHECK-LABEL: func @masked_softmax
+// CHECK-COUNT-5: kiln.row_group = 0 : i64
+// CHECK-NOT: kiln.row_group
+func.func @masked_softmax(%x: tensor<8x16xf32>, %mask: tensor<1x16xf32>) -> tensor<8x16xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #maskm, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mask : tensor<8x16xf32>, tensor<1x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %s = arith.addf %a, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %e8 = tensor.empty() : tensor<8xf32>
+  %minus = linalg.fill ins(%ninf : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %max = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%masked : tensor<8x16xf32>) outs(%minus : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #rowv, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%masked, %max : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #rowv, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.divf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rowv = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+
+/// Not row groups, each alone in its function: a sum without reassociation
+/// (the row kernel would change the order of the additions) and its
+/// neighbour; a reduction whose neighbour reads its result through a
+/// reshape; a neighbour reading along the wrong dim; a sum over one row
+/// (no outer dim); dynamic rows.
+// CHECK-NOT: kiln.row_group
+func.func @strict_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %strict = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %twice = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%strict : tensor<8xf32>) outs(%e8 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %twice : tensor<8xf32>
+}
+
+func.func @through_reshape(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %col = tensor.expand_shape %sum [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  %e81 = tensor.empty() : tensor<8x1xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%col : tensor<8x1xf32>) outs(%e81 : tensor<8x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x1xf32>
+  return %sq : tensor<8x1xf32>
+}
+
+func.func @wrong_dim(%x: tensor<8x16xf32>, %xt: tensor<16x8xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %cross = linalg.generic {indexing_maps = [#t, #rowv, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%xt, %sum : tensor<16x8xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.divf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %cross : tensor<8x16xf32>
+}
+
+func.func @one_row(%v: tensor<16xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %all = linalg.generic {indexing_maps = [#id1, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%v : tensor<16xf32>) outs(%z0 : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %sq = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%all : tensor<f32>) outs(%e0 : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %sq : tensor<f32>
+}
+
+func.func @dynamic_rows(%d: tensor<?x16xf32>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %d, %c0 : tensor<?x16xf32>
+  %ed = tensor.empty(%n) : tensor<?xf32>
+  %zd = linalg.fill ins(%zero : f32) outs(%ed : tensor<?xf32>) -> tensor<?xf32>
+  %dyn = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%d : tensor<?x16xf32>) outs(%zd : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %sq = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%dyn : tensor<?xf32>) outs(%ed : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  return %sq : tensor<?xf32>
+}

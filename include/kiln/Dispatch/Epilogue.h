@@ -36,6 +36,22 @@ bool isMatmulEpilogue(mlir::linalg::GenericOp generic, unsigned cIndex);
 /// The epilogue `kEpilogueAttr` marks on `generic` and its C input index.
 std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
 
+/// On the generics of a row group (softmax, a norm, and their elementwise
+/// neighbours over the same rows): they are one dispatch, group N of the
+/// function (an i64 attribute). kiln-cpu-row-kernels emits each group as
+/// one loop over the rows; kiln-cpu-matmul, which runs after it, rejects a
+/// marked generic left over.
+inline constexpr llvm::StringLiteral kRowGroupAttr = "kiln.row_group";
+
+/// The body test of epilogues and row groups: every op is elementwise
+/// arith/math on scalars (no integer division) and takes block arguments,
+/// body results or scalar constants.
+bool hasVectorizableScalarBody(mlir::linalg::GenericOp generic);
+
+/// Marked dispatch groups still present as separate linalg ops after
+/// codegen formed its kernels: emits an error on each, fails if any.
+mlir::LogicalResult verifyDispatchGroupsFused(mlir::Operation *root);
+
 } // namespace kiln
 
 #endif // KILN_DISPATCH_EPILOGUE_H

@@ -3,12 +3,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dispatch/FusionReport.h"
+#include "kiln/Target/CPU/DispatchCheck.h"
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -53,14 +56,14 @@ struct KilnInstrumentDispatchesPass final
         !entry.getArgAttr(0, kHostArgAttr))
       return;
     Value host = entry.getArgument(0);
-    // Each dispatch: its root op, then a matmul's marked epilogue.
+    // Each dispatch: its root op, then a matmul's marked epilogue or the
+    // rest of a row group.
     SmallVector<SmallVector<linalg::LinalgOp, 2>> dispatches;
     for (Operation &op : entry.getBody().front())
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
         if (isa<linalg::FillOp>(&op)) // fills are set-up, not kernels (as in --report=fusion)
           continue;
-        Operation *root = dispatchRoot(linalgOp);
-        if (root != &op && !dispatches.empty() && dispatches.back().front() == root)
+        if (!dispatches.empty() && joinsDispatch(linalgOp, dispatches.back().front()))
           dispatches.back().push_back(linalgOp);
         else
           dispatches.push_back({linalgOp});
@@ -84,4 +87,49 @@ struct KilnInstrumentDispatchesPass final
 };
 
 } // namespace
+
+/// A top-level op of the entry that is a kernel: a parallel loop (row
+/// kernels, matmul tasks), a call (shared matmul kernels), a linalg op
+/// other than fills and copies, or a sequential loop around one of these
+/// (the batches of a batch_matmul). The sequential loops of a row kernel
+/// without outer dims (main loop, remainder) are one kernel and not
+/// counted apart.
+bool isKernel(Operation *op) {
+  if (isa<scf::ParallelOp, func::CallOp>(op))
+    return true;
+  if (isa<linalg::LinalgOp>(op))
+    return !isa<linalg::FillOp, linalg::CopyOp>(op);
+  if (!isa<scf::ForOp>(op))
+    return false;
+  WalkResult inner = op->walk([](Operation *nested) {
+    return isa<scf::ParallelOp, func::CallOp, linalg::LinalgOp>(nested) ? WalkResult::interrupt()
+                                                                         : WalkResult::advance();
+  });
+  return inner.wasInterrupted();
+}
+
+LogicalResult verifyOneKernelPerDispatch(ModuleOp module) {
+  auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
+  if (!entry || entry.isExternal())
+    return success();
+  bool ok = true, inside = false;
+  int64_t kernels = 0;
+  for (Operation &op : entry.getBody().front()) {
+    auto call = dyn_cast<func::CallOp>(&op);
+    if (call && (call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName)) {
+      inside = call.getCallee() == kTraceBeginName;
+      if (!inside && kernels > 1) {
+        op.emitError() << "dispatch " << getConstantIntValue(call.getOperand(1)).value_or(-1)
+                       << " became " << kernels << " kernels in the generated code";
+        ok = false;
+      }
+      kernels = 0;
+      continue;
+    }
+    if (inside && isKernel(&op))
+      ++kernels;
+  }
+  return success(ok);
+}
+
 } // namespace kiln

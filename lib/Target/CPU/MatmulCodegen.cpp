@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dispatch/Epilogue.h"
+#include "kiln/Target/CPU/DispatchCheck.h"
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -851,13 +852,11 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
         MatmulRewriter{options}.rewrite(op, fresh, epilogue);
     }
     // The dispatch stage counted each marked epilogue as part of its
-    // matmul's kernel: one left over would make that count untrue.
-    getOperation().walk([&](linalg::GenericOp generic) {
-      if (generic->hasAttr(kEpilogueAttr)) {
-        generic.emitError("matmul epilogue could not be fused into the matmul kernel");
-        signalPassFailure();
-      }
-    });
+    // matmul's kernel, and each row group (kiln-cpu-row-kernels ran before
+    // this pass) as one kernel: one left over would make that count untrue.
+    if (failed(verifyDispatchGroupsFused(getOperation())) ||
+        failed(verifyOneKernelPerDispatch(getOperation())))
+      signalPassFailure();
   }
 };
 

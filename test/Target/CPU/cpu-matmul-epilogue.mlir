@@ -90,3 +90,50 @@ func.func @not_fusable(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x6
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// kiln-cpu-matmul runs after kiln-cpu-row-kernels and checks the groups
+/// the dispatch stage counted as one kernel: a row group member left over
+/// is an error...
+func.func @row_group_left(%x: memref<8x16xf32>, %y: memref<8x16xf32>) {
+  // expected-error @below {{row group 3 was not emitted as one row kernel}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) attrs = {kiln.row_group = 3 : i64} {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// ... and so are two kernels between the trace hooks of one dispatch.
+module {
+  func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %x: memref<8x16xf32>, %y: memref<8x16xf32>) {
+    %c0 = arith.constant 0 : i32
+    call @kiln_trace_begin(%host, %c0) : (!llvm.ptr, i32) -> ()
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.mulf %a, %a : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%y : memref<8x16xf32>) outs(%x : memref<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.addf %a, %a : f32
+      linalg.yield %r : f32
+    }
+    // expected-error @below {{dispatch 0 became 2 kernels in the generated code}}
+    call @kiln_trace_end(%host, %c0) : (!llvm.ptr, i32) -> ()
+    return
+  }
+  func.func private @kiln_trace_begin(!llvm.ptr, i32)
+  func.func private @kiln_trace_end(!llvm.ptr, i32)
+}

@@ -69,3 +69,39 @@ module {
     return %r : tensor<4x16xf32>
   }
 }
+
+// -----
+
+/// The members of a row group are one dispatch (the fill between them is
+/// inside it: no hook may split what the row kernels emit as one loop).
+// CHECK: module attributes {kiln.dispatches = ["generic max,sub"]}
+// CHECK: call @kiln_trace_begin
+// CHECK-NEXT: linalg.generic
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK: } -> tensor<4x8xf32>
+// CHECK-NEXT: call @kiln_trace_end
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+module {
+  func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e = tensor.empty() : tensor<4xf32>
+    %e2 = tensor.empty() : tensor<4x8xf32>
+    %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<4x8xf32>) outs(%f : tensor<4xf32>) attrs = {kiln.row_group = 0 : i64} {
+    ^bb0(%in: f32, %acc: f32):
+      %v = arith.maximumf %in, %acc : f32
+      linalg.yield %v : f32
+    } -> tensor<4xf32> loc("max")
+    %g = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %s = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%x, %m : tensor<4x8xf32>, tensor<4xf32>) outs(%g : tensor<4x8xf32>) attrs = {kiln.row_group = 0 : i64} {
+    ^bb0(%in: f32, %mx: f32, %out: f32):
+      %v = arith.subf %in, %mx : f32
+      linalg.yield %v : f32
+    } -> tensor<4x8xf32> loc("sub")
+    return %s : tensor<4x8xf32>
+  }
+}
