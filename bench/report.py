@@ -50,7 +50,8 @@ def dispatch_count(kilnc, model, shape_args, mem_bytes, timeout=1800):
     A dispatch is a linalg op of the dispatch stage except linalg.fill; a matmul's epilogue
     generic that the CPU matmul kernel applies to its output tiles is part of the matmul's
     dispatch (kiln-cpu-matmul fails the compile if it cannot do so). Returns
-    ({"ops": {op: count}, "epilogues": n, "total": n}, None) or (None, error)."""
+    ({"ops": {op: count}, "epilogues": n, "rows": n, "total": n}, None) or (None, error):
+    ops by the root op of each dispatch, matmuls with a fused epilogue, row groups."""
     import resource
 
     proc = subprocess.run([kilnc, model, "--emit=dispatch", "-o", os.devnull,
@@ -65,8 +66,9 @@ def dispatch_count(kilnc, model, shape_args, mem_bytes, timeout=1800):
     for d in fusion["dispatches"]:
         op = d["op"].split(".", 1)[1]
         ops[op] = ops.get(op, 0) + 1
-    epilogues = sum(len(d["fused"]) for d in fusion["dispatches"])
-    return {"ops": ops, "epilogues": epilogues, "total": fusion["count"]}, None
+    epilogues = sum(1 for d in fusion["dispatches"] if d["kind"] == "contraction" and d["fused"])
+    rows = sum(1 for d in fusion["dispatches"] if d["kind"] == "row kernel")
+    return {"ops": ops, "epilogues": epilogues, "rows": rows, "total": fusion["count"]}, None
 
 
 def gflops(case_flops, ms):
@@ -117,17 +119,18 @@ def model_table(rows):
 
 
 def dispatch_table(rows):
-    out = ["| model | ONNX nodes | Kiln dispatches | dispatches/nodes | matmuls with a fused epilogue "
-           "| of which linalg.generic | named ops |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    out = ["| model | ONNX nodes | Kiln dispatches | dispatches/nodes | matmul + epilogue "
+           "| row groups | other linalg.generic | named ops |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for name, nodes, counts, error in rows:
         if counts is None:
-            out.append(f"| {name} | {nodes} | — ({error}) | | | | |")
+            out.append(f"| {name} | {nodes} | — ({error}) | | | | | |")
             continue
         ops = counts["ops"]
         named = ", ".join(f"{op} {n}" for op, n in sorted(ops.items()) if op != "generic")
         out.append(f"| {name} | {nodes} | {counts['total']} | {counts['total'] / nodes:.2f} "
-                   f"| {counts['epilogues']} | {ops.get('generic', 0)} | {named} |")
+                   f"| {counts['epilogues']} | {counts['rows']} "
+                   f"| {ops.get('generic', 0) - counts['rows']} | {named} |")
     return out
 
 
