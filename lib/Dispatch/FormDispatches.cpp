@@ -174,6 +174,47 @@ std::optional<SmallVector<int64_t>> rowSeed(linalg::GenericOp generic) {
   return ranges;
 }
 
+/// The empty tensor a DPS op's first init comes from (through fills).
+Operation *initRoot(Operation *op) {
+  auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(op);
+  if (!dps || dps.getNumDpsInits() == 0)
+    return nullptr;
+  Value init = dps.getDpsInits()[0];
+  while (auto fill = init.getDefiningOp<linalg::FillOp>())
+    init = fill.getDpsInits()[0];
+  return init.getDefiningOp<tensor::EmptyOp>();
+}
+
+/// Whether the members may share a buffer that the row kernels would see
+/// written in one view and read in another: bufferization may write a
+/// member's output into the buffer of a dead value from the same empty
+/// tensor (a softmax's max and sum both filling one empty [rows] tensor);
+/// a member reading that value through a reshape or a non-identity map
+/// would then not run row by row.
+bool mayAliasAcrossViews(ArrayRef<Operation *> members) {
+  llvm::SmallPtrSet<Operation *, 8> written;
+  for (Operation *member : members)
+    if (Operation *root = initRoot(member))
+      written.insert(root);
+  for (Operation *member : members) {
+    auto generic = cast<linalg::GenericOp>(member);
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      Value value = input->get();
+      bool view = false;
+      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          value.getDefiningOp())) {
+        value = value.getDefiningOp()->getOperand(0);
+        view = true;
+      }
+      Operation *root = initRoot(value.getDefiningOp());
+      if (root && written.contains(root) && !llvm::is_contained(members, value.getDefiningOp()) &&
+          (view || !generic.getMatchingIndexingMap(input).isIdentity()))
+        return true;
+    }
+  }
+  return false;
+}
+
 /// A generic the row kernels take into a group over rows `outer`: f32,
 /// static, parallel over the rows; elementwise over the row or the rows,
 /// or reducing the row with a vectorizable combiner; every operand
@@ -251,7 +292,7 @@ void formRowGroups(Block &block) {
         auto generic = dyn_cast<linalg::GenericOp>(other);
         if (generic && !taken.contains(other) && isRowMember(generic, *outer)) {
           members.push_back(other);
-          if (!readsMembersDirectly(members)) {
+          if (!readsMembersDirectly(members) || mayAliasAcrossViews(members)) {
             members.pop_back();
             return;
           }

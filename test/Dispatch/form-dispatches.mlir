@@ -208,6 +208,7 @@ func.func @masked_softmax(%x: tensor<8x16xf32>, %mask: tensor<1x16xf32>) -> tens
 /// Not row groups, each alone in its function: a sum without reassociation
 /// (the row kernel would change the order of the additions) and its
 /// neighbour; a reduction whose neighbour reads its result through a
+/// reshape; two members whose outputs may share a buffer read through a
 /// reshape; a neighbour reading along the wrong dim; a sum over one row
 /// (no outer dim); dynamic rows.
 // CHECK-NOT: kiln.row_group
@@ -249,6 +250,37 @@ func.func @through_reshape(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
     linalg.yield %r : f32
   } -> tensor<8x1xf32>
   return %sq : tensor<8x1xf32>
+}
+
+/// log_softmax's max and sum fill the same empty [rows] tensor: the sum may
+/// reuse the max's buffer, which the subtraction reads through a reshape.
+func.func @shared_init_view(%x: tensor<3x4x5xf32>) -> tensor<3x4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<3x4x5xf32>) outs(%f : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4xf32>
+  %col = tensor.expand_shape %max [[0], [1, 2]] output_shape [3, 4, 1] : tensor<3x4xf32> into tensor<3x4x1xf32>
+  %e3 = tensor.empty() : tensor<3x4x5xf32>
+  %sub = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %col : tensor<3x4x5xf32>, tensor<3x4x1xf32>) outs(%e3 : tensor<3x4x5xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %r = arith.subf %a, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%sub : tensor<3x4x5xf32>) outs(%z : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4xf32>
+  return %sum : tensor<3x4xf32>
 }
 
 func.func @wrong_dim(%x: tensor<8x16xf32>, %xt: tensor<16x8xf32>) -> tensor<8x16xf32> {
