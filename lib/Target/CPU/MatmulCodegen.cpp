@@ -854,8 +854,8 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
     // The dispatch stage counted each marked epilogue as part of its
     // matmul's kernel, and each row group (kiln-cpu-row-kernels ran before
     // this pass) as one kernel: one left over would make that count untrue.
-    if (failed(verifyDispatchGroupsFused(getOperation())) ||
-        failed(verifyOneKernelPerDispatch(getOperation())))
+    bool grouped = succeeded(verifyDispatchGroupsFused(getOperation()));
+    if (failed(verifyOneKernelPerDispatch(getOperation())) || !grouped)
       signalPassFailure();
   }
 };
