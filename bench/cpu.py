@@ -54,6 +54,9 @@ def parse_args():
                    help="address-space limit of each kilnc (a failed allocation is reported)")
     p.add_argument("--quick", action="store_true", help="tiny kernels, small zoo (harness check)")
     p.add_argument("--no-record", action="store_true", help="do not touch docs/")
+    p.add_argument("--dispatches-only", action="store_true",
+                   help="only count each model's dispatches (kilnc --report=fusion) at the "
+                        "first batch and print the table; no timing, docs/ untouched")
     p.add_argument("--work", default=os.path.join(build, "bench"))
     p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
     p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
@@ -158,6 +161,24 @@ def run_kernels(args, selected):
     return rows
 
 
+def count_dispatches(args, selected, batches):
+    zoo_dir = os.path.join(args.work, "zoo-small" if args.quick else "zoo")
+    rows = []
+    for name in MODELS:
+        if not selected(name):
+            continue
+        model_dir = zoo.write_model(name, zoo_dir, args.quick, batches[:1])
+        with open(os.path.join(model_dir, "meta.json")) as f:
+            meta = json.load(f)
+        shapes = meta["batches"][str(batches[0])]
+        shape_args = [f"--input-shape={k}={'x'.join(map(str, v))}" for k, v in shapes.items()]
+        counts, error = report.dispatch_count(args.kilnc, os.path.join(model_dir, "model.onnx"),
+                                              shape_args, int(args.compile_mem_gb * 2 ** 30))
+        rows.append((name, meta["nodes"], counts, error))
+        print(report.dispatch_table(rows[-1:])[-1], flush=True)
+    return rows
+
+
 def run_models(args, selected, batches):
     zoo_dir = os.path.join(args.work, "zoo-small" if args.quick else "zoo")
     rows, dispatch = [], []
@@ -201,6 +222,11 @@ def main():
     pattern = re.compile(args.only) if args.only else None
     selected = lambda name: not pattern or pattern.search(name)  # noqa: E731
     batches = [int(b) for b in args.batches.split(",")]
+    if args.dispatches_only:
+        rows = count_dispatches(args, selected, batches)
+        print("\n".join([f"### Dispatches (batch {batches[0]})", ""] +
+                        report.dispatch_table(rows)))
+        return 0
     busy_before = busy()
     load_before = os.getloadavg()[0]
     versions = report.versions(ROOT, args.kilnc)  # at the start: the tree moves during a run
@@ -255,9 +281,13 @@ run is `benchmarks-roofline-cpu.png`. Kiln and onnxruntime (CPU provider, all gr
 optimizations) run the same ONNX model with the same inputs at the same thread count;
 `Kiln/ORT time` above 1 means Kiln is slower. GFLOP/s are against the FP32 peak of
 DESIGN.md (220 GFLOP/s per core). The models are `bench/models` at full size with seeded
-random weights. **Dispatches** count the kernels of `kilnc --emit=dispatch`: every
-`linalg` op except `linalg.fill` (a `linalg.generic` or a named op such as `linalg.matmul`),
-which is what codegen turns into a loop nest today; ONNX nodes are those of the model file.
+random weights. **Dispatches** count the kernels of `kilnc --report=fusion` at the benchmark's
+static shapes: every `linalg` op of the dispatch stage except `linalg.fill` (a
+`linalg.generic` or a named op such as `linalg.matmul`), which codegen turns into one loop
+nest or kernel call, except that a matmul's marked epilogue (bias, activation, residual add)
+counts with its matmul: the CPU matmul kernel applies it to its output tiles, and the compile
+fails if it cannot. Each tap matmul of a stride-1 conv is its own kernel call and counts once.
+ONNX nodes are those of the model file.
 """
 
 

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Helpers of bench/cpu.py that turn measurements into text and a PNG."""
 
+import json
 import os
 import re
 import subprocess
@@ -43,31 +44,31 @@ def versions(root, kilnc):
             "kilnc": os.path.realpath(kilnc)}
 
 
-LINALG_OP = re.compile(r"=\s*linalg\.([a-z_0-9]+)")
-
-
 def dispatch_count(kilnc, model, shape_args, mem_bytes, timeout=1800):
-    """Kernels in `kilnc --emit=dispatch`: linalg ops except linalg.fill, by op name.
+    """Kernels of `kilnc --report=fusion` (JSON), by root op.
 
-    Streams the output (it carries the weights as hex) and counts `= linalg.<op>` lines.
-    Returns ({op: count}, None) or (None, error)."""
+    A dispatch is a linalg op of the dispatch stage except linalg.fill; a matmul's epilogue
+    generic that the CPU matmul kernel applies to its output tiles is part of the matmul's
+    dispatch (kiln-cpu-matmul fails the compile if it cannot do so). Returns
+    ({"ops": {op: count}, "epilogues": n, "rows": n, "total": n}, None) or (None, error):
+    ops by the root op of each dispatch, matmuls with a fused epilogue, row groups."""
     import resource
 
-    proc = subprocess.Popen([kilnc, model, "--emit=dispatch"] + shape_args,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            errors="replace", preexec_fn=lambda: resource.setrlimit(
-                                resource.RLIMIT_AS, (mem_bytes, mem_bytes)))
-    counts = {}
-    for line in proc.stdout:
-        if line.startswith("      ") and len(line) > 100000:  # resource blobs
-            continue
-        match = LINALG_OP.search(line)
-        if match and match.group(1) not in ("fill", "index", "yield"):
-            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
-    err = proc.stderr.read()
-    if proc.wait(timeout=timeout) != 0:
-        return None, (err.strip().splitlines() or ["kilnc failed"])[0]
-    return counts, None
+    proc = subprocess.run([kilnc, model, "--emit=dispatch", "-o", os.devnull,
+                           "--report=fusion", "--report-format=json"] + shape_args,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          errors="replace", timeout=timeout, preexec_fn=lambda: resource.setrlimit(
+                              resource.RLIMIT_AS, (mem_bytes, mem_bytes)))
+    if proc.returncode != 0:
+        return None, (proc.stderr.strip().splitlines() or ["kilnc failed"])[0]
+    fusion = json.loads(proc.stderr[proc.stderr.index("{"):])
+    ops = {}
+    for d in fusion["dispatches"]:
+        op = d["op"].split(".", 1)[1]
+        ops[op] = ops.get(op, 0) + 1
+    epilogues = sum(1 for d in fusion["dispatches"] if d["kind"] == "contraction" and d["fused"])
+    rows = sum(1 for d in fusion["dispatches"] if d["kind"] == "row kernel")
+    return {"ops": ops, "epilogues": epilogues, "rows": rows, "total": fusion["count"]}, None
 
 
 def gflops(case_flops, ms):
@@ -118,15 +119,18 @@ def model_table(rows):
 
 
 def dispatch_table(rows):
-    out = ["| model | ONNX nodes | Kiln dispatches | of which linalg.generic | named ops |",
-           "| --- | ---: | ---: | ---: | --- |"]
+    out = ["| model | ONNX nodes | Kiln dispatches | dispatches/nodes | matmul + epilogue "
+           "| row groups | other linalg.generic | named ops |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for name, nodes, counts, error in rows:
         if counts is None:
-            out.append(f"| {name} | {nodes} | — ({error}) | | |")
+            out.append(f"| {name} | {nodes} | — ({error}) | | | | | |")
             continue
-        named = ", ".join(f"{op} {n}" for op, n in sorted(counts.items()) if op != "generic")
-        out.append(f"| {name} | {nodes} | {sum(counts.values())} | {counts.get('generic', 0)} "
-                   f"| {named} |")
+        ops = counts["ops"]
+        named = ", ".join(f"{op} {n}" for op, n in sorted(ops.items()) if op != "generic")
+        out.append(f"| {name} | {nodes} | {counts['total']} | {counts['total'] / nodes:.2f} "
+                   f"| {counts['epilogues']} | {counts['rows']} "
+                   f"| {ops.get('generic', 0) - counts['rows']} | {named} |")
     return out
 
 

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dispatch/FusionReport.h"
+#include "kiln/Dispatch/Epilogue.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -17,9 +18,19 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
+/// One linalg op of a dispatch: its name, operand and result types.
+struct Member {
+  std::string op;
+  std::vector<std::string> operands, results;
+};
+
+/// A kernel: its root op, the ops fused into it (a matmul's epilogue), and
+/// the model nodes it covers.
 struct Dispatch {
-  std::string kind, op;
-  std::vector<std::string> operands, results, nodes;
+  std::string kind;
+  Member root;
+  std::vector<Member> fused;
+  std::vector<std::string> nodes;
 };
 
 std::string shapeOf(Type type) {
@@ -74,6 +85,29 @@ std::string dispatchKind(linalg::LinalgOp op) {
   return "elementwise";
 }
 
+Operation *dispatchRoot(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  std::optional<unsigned> c = generic ? epilogueInput(generic) : std::nullopt;
+  if (!c || *c >= generic.getNumDpsInputs())
+    return op;
+  Value input = generic.getDpsInputs()[*c];
+  Operation *def = input.getDefiningOp();
+  if (auto matmul = dyn_cast_or_null<linalg::MatmulOp>(def))
+    return matmul;
+  // On buffers: the matmul right before it that writes C.
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(prev))
+      return matmul.getDpsInits()[0] == input ? prev : op.getOperation();
+  return op;
+}
+
+bool joinsDispatch(linalg::LinalgOp op, Operation *first) {
+  if (dispatchRoot(op) == first)
+    return op.getOperation() != first;
+  auto group = op->getAttrOfType<IntegerAttr>(kRowGroupAttr);
+  return group && group == first->getAttrOfType<IntegerAttr>(kRowGroupAttr);
+}
+
 std::vector<std::string> sourceNodeNames(Location loc) {
   llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
   collectNames(loc, names);
@@ -82,22 +116,53 @@ std::vector<std::string> sourceNodeNames(Location loc) {
 
 namespace {
 
+Member describe(Operation *op) {
+  Member m;
+  m.op = op->getName().getStringRef().str();
+  for (Value operand : op->getOperands())
+    m.operands.push_back(shapeOf(operand.getType()));
+  for (Value result : op->getResults())
+    m.results.push_back(shapeOf(result.getType()));
+  return m;
+}
+
 std::vector<Dispatch> collect(ModuleOp module) {
   std::vector<Dispatch> dispatches;
+  Operation *first = nullptr; // of the last dispatch
   module.walk([&](linalg::LinalgOp op) {
     if (isa<linalg::FillOp>(op.getOperation()))
       return;
+    std::vector<std::string> nodes = sourceNodeNames(op->getLoc());
+    // A marked epilogue or row group member joins the dispatch before it.
+    if (first && joinsDispatch(op, first)) {
+      Dispatch &d = dispatches.back();
+      d.fused.push_back(describe(op));
+      for (std::string &node : nodes)
+        if (!llvm::is_contained(d.nodes, node))
+          d.nodes.push_back(std::move(node));
+      return;
+    }
     Dispatch d;
-    d.kind = dispatchKind(op);
-    d.op = op->getName().getStringRef().str();
-    for (Value operand : op->getOperands())
-      d.operands.push_back(shapeOf(operand.getType()));
-    for (Value result : op->getResults())
-      d.results.push_back(shapeOf(result.getType()));
-    d.nodes = sourceNodeNames(op->getLoc());
+    d.kind = op->hasAttr(kRowGroupAttr) ? "row kernel" : dispatchKind(op);
+    d.root = describe(op);
+    d.nodes = std::move(nodes);
+    first = op.getOperation();
     dispatches.push_back(std::move(d));
   });
   return dispatches;
+}
+
+llvm::json::Object toJSON(const Member &m) {
+  return llvm::json::Object{{"op", m.op},
+                            {"operands", llvm::json::Array(m.operands)},
+                            {"results", llvm::json::Array(m.results)}};
+}
+
+void printMember(const Member &m, llvm::raw_ostream &os) {
+  os << m.op << " (";
+  llvm::interleaveComma(m.operands, os);
+  os << ") -> ";
+  llvm::interleaveComma(m.results, os);
 }
 
 } // namespace
@@ -106,13 +171,16 @@ void printFusionReport(ModuleOp module, llvm::raw_ostream &os, bool json) {
   std::vector<Dispatch> dispatches = collect(module);
   if (json) {
     llvm::json::Array array;
-    for (const Dispatch &d : dispatches)
-      array.push_back(llvm::json::Object{
-          {"kind", d.kind},
-          {"op", d.op},
-          {"operands", llvm::json::Array(d.operands)},
-          {"results", llvm::json::Array(d.results)},
-          {"nodes", llvm::json::Array(d.nodes)}});
+    for (const Dispatch &d : dispatches) {
+      llvm::json::Object object = toJSON(d.root);
+      object["kind"] = d.kind;
+      llvm::json::Array fused;
+      for (const Member &m : d.fused)
+        fused.push_back(toJSON(m));
+      object["fused"] = std::move(fused);
+      object["nodes"] = llvm::json::Array(d.nodes);
+      array.push_back(std::move(object));
+    }
     os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                      {"dispatches", std::move(array)},
                                      {"count", static_cast<int64_t>(dispatches.size())}}))
@@ -121,10 +189,12 @@ void printFusionReport(ModuleOp module, llvm::raw_ostream &os, bool json) {
   }
   os << "fusion report: " << dispatches.size() << " dispatches\n";
   for (auto [i, d] : llvm::enumerate(dispatches)) {
-    os << "  #" << i << " " << d.kind << ": " << d.op << " (";
-    llvm::interleaveComma(d.operands, os);
-    os << ") -> ";
-    llvm::interleaveComma(d.results, os);
+    os << "  #" << i << " " << d.kind << ": ";
+    printMember(d.root, os);
+    for (const Member &m : d.fused) {
+      os << (d.kind == "row kernel" ? " + " : " + epilogue ");
+      printMember(m, os);
+    }
     if (!d.nodes.empty()) {
       os << "  nodes: ";
       llvm::interleaveComma(d.nodes, os);

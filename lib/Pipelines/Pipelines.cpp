@@ -117,12 +117,16 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createCSEPass());
 }
 
-void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &) {
+void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 1. Fuse producer/consumer elementwise generics (bias, activation,
   //    residual) so each remaining linalg op is one future kernel.
   pm.addNestedPass<func::FuncOp>(createKilnFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // 2. The CPU matmul kernel applies a matmul's elementwise consumer to its
+  //    output tiles: mark those epilogues as part of the matmul's dispatch.
+  if (options.target == Target::CPU)
+    pm.addNestedPass<func::FuncOp>(createKilnFormDispatchesPass());
 }
 
 void buildBufferizePipeline(OpPassManager &pm) {

@@ -15,15 +15,27 @@
 namespace kiln {
 
 /// Prints one line (or JSON object) per dispatch of `module` after the
-/// dispatch stage: every linalg op but fills is one kernel. For each: its
+/// dispatch stage: every linalg op but fills is one kernel, except that a
+/// matmul's marked epilogue is part of the matmul's kernel and a marked row
+/// group is one kernel (kiln/Dispatch/Epilogue.h). For each: its
 /// kind (contraction, convolution, pooling, reduction, elementwise, data
-/// movement), the op, operand and result shapes, and the source nodes
-/// (ONNX node names from the fused locations) it covers.
+/// movement, row kernel), the op and the ops fused into it with their operand and
+/// result shapes, and the source nodes (ONNX node names from the fused
+/// locations) it covers.
 void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os, bool json);
 
 /// The kind of kernel `op` is: contraction, convolution, pooling,
 /// reduction, elementwise or data movement.
 std::string dispatchKind(mlir::linalg::LinalgOp op);
+
+/// The op whose kernel runs `op`: the matmul of a marked epilogue
+/// (kiln/Dispatch/Epilogue.h), otherwise `op` itself.
+mlir::Operation *dispatchRoot(mlir::linalg::LinalgOp op);
+
+/// Whether `op` is part of the dispatch that starts with `first` (the
+/// dispatch before it): `first`'s marked epilogue, or a member of the same
+/// row group.
+bool joinsDispatch(mlir::linalg::LinalgOp op, mlir::Operation *first);
 
 /// The source (ONNX node) names behind `loc`, in order, without repeats.
 std::vector<std::string> sourceNodeNames(mlir::Location loc);

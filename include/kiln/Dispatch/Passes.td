@@ -37,4 +37,30 @@ def KilnFuseElementwisePass : Pass<"kiln-fuse-elementwise", "mlir::func::FuncOp"
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> {
+  let summary = "Join each matmul's elementwise epilogue to its dispatch (CPU)";
+  let description = [{
+    After kiln-fuse-elementwise, the single elementwise `linalg.generic`
+    consuming an f32 `linalg.matmul` (bias, activation, residual add, cast)
+    becomes the matmul's epilogue: reshapes between them move below the
+    generic (its loops collapse to the matmul's two), a whole-tensor
+    `tensor.insert_slice` into an empty tensor that only adds unit dims
+    becomes an `expand_shape` first (the conv result of a batch of one),
+    the matmul and the zero fill of its C move right before the generic,
+    and the generic gets `kiln.epilogue = <index of C among its inputs>`.
+    The CPU matmul kernel applies a marked epilogue to each output tile in
+    registers, so the pair is one kernel (and one dispatch in
+    `--report=fusion`). Only epilogues the kernel can apply are marked
+    (kiln/Dispatch/Epilogue.h): two parallel loops, identity maps for C and
+    the output, other inputs read along the tile's columns or broadcast,
+    arith/math bodies without integer division, buffers whose last dim is
+    contiguous.
+
+    Pre-condition: linalg on tensors after kiln-fuse-elementwise.
+    Post-condition: the same computation; marked epilogues follow their
+    matmul directly.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 #endif // KILN_DISPATCH_PASSES_TD

@@ -44,3 +44,67 @@ module {
 func.func private @kiln_entry(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+/// A matmul and its marked epilogue are one dispatch: one begin/end pair
+/// around both, named after the root with the nodes of both.
+// CHECK: module attributes {kiln.dispatches = ["matmul fc,bias,relu"]}
+// CHECK: %[[ID:.+]] = arith.constant 0 : i32
+// CHECK-NEXT: call @kiln_trace_begin(%{{.*}}, %[[ID]])
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: linalg.generic
+// CHECK: call @kiln_trace_end(%{{.*}}, %[[ID]])
+// CHECK-NOT: call @kiln_trace_begin
+#map = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x16xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %m = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32> loc("fc")
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+        ins(%m : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) attrs = {kiln.epilogue = 0 : i64} {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.maximumf %in, %zero : f32
+      linalg.yield %v : f32
+    } -> tensor<4x16xf32> loc(fused["bias", "relu"])
+    return %r : tensor<4x16xf32>
+  }
+}
+
+// -----
+
+/// The members of a row group are one dispatch (the fill between them is
+/// inside it: no hook may split what the row kernels emit as one loop).
+// CHECK: module attributes {kiln.dispatches = ["generic max,sub"]}
+// CHECK: call @kiln_trace_begin
+// CHECK-NEXT: linalg.generic
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK: } -> tensor<4x8xf32>
+// CHECK-NEXT: call @kiln_trace_end
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+module {
+  func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %ninf = arith.constant 0xFF800000 : f32
+    %e = tensor.empty() : tensor<4xf32>
+    %e2 = tensor.empty() : tensor<4x8xf32>
+    %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<4x8xf32>) outs(%f : tensor<4xf32>) attrs = {kiln.row_group = 0 : i64} {
+    ^bb0(%in: f32, %acc: f32):
+      %v = arith.maximumf %in, %acc : f32
+      linalg.yield %v : f32
+    } -> tensor<4xf32> loc("max")
+    %g = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %s = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%x, %m : tensor<4x8xf32>, tensor<4xf32>) outs(%g : tensor<4x8xf32>) attrs = {kiln.row_group = 0 : i64} {
+    ^bb0(%in: f32, %mx: f32, %out: f32):
+      %v = arith.subf %in, %mx : f32
+      linalg.yield %v : f32
+    } -> tensor<4x8xf32> loc("sub")
+    return %s : tensor<4x8xf32>
+  }
+}

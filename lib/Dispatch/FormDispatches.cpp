@@ -1,0 +1,364 @@
+//===- FormDispatches.cpp - The kiln-form-dispatches pass -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Matmul epilogues: the elementwise generic that consumes a linalg.matmul
+// (bias add, activation, residual add, cast, all fused into one generic by
+// kiln-fuse-elementwise) joins the matmul's dispatch. The reshapes between
+// them ([B*S, N] -> [B, S, N], or a batch-of-one conv's [F, P] -> [1, F, H, W])
+// are moved below the generic by collapsing its loops, the matmul (with the
+// zero fill of its C) is moved right before the generic, and the generic is
+// marked `kiln.epilogue` (see kiln/Dispatch/Epilogue.h): the CPU matmul
+// kernel applies it to each output tile.
+//
+// Row groups: softmax, layer norm and other last-axis reductions with their
+// elementwise neighbours over the same rows (the scale and mask before a
+// softmax, the normalization after the statistics) are marked
+// `kiln.row_group = N`; kiln-cpu-row-kernels emits each as one loop over
+// the rows. Marked conservatively (static f32 rows, adjacent ops only), and
+// codegen fails on a group it did not emit as one kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dispatch/Epilogue.h"
+#include "kiln/Dispatch/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNFORMDISPATCHESPASS
+#include "kiln/Dispatch/Passes.h.inc"
+
+namespace {
+
+/// A matmul on tensors the CPU kernel generator takes (f32, 2-D, the
+/// default indexing maps).
+linalg::MatmulOp kernelMatmul(Value value) {
+  auto matmul = value.getDefiningOp<linalg::MatmulOp>();
+  if (!matmul || !matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
+    return nullptr;
+  bool f32Matrices = llvm::all_of(matmul->getOperandTypes(), [](Type t) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    return type && type.getRank() == 2 && type.getElementType().isF32();
+  });
+  return f32Matrices ? matmul : nullptr;
+}
+
+/// Whether the buffer `value` bufferizes to has unit stride along its last
+/// dim: only a strided `tensor.extract_slice` (through reshapes) gives it
+/// another; everything else is a fresh buffer or a function argument, both
+/// with identity layouts.
+bool hasUnitInnerStride(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+      std::optional<int64_t> stride = getConstantIntValue(slice.getMixedStrides().back());
+      if (!stride || *stride != 1)
+        return false;
+      value = slice.getSource();
+    } else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(def)) {
+      value = def->getOperand(0);
+    } else {
+      return true;
+    }
+  }
+  return true;
+}
+
+/// insert_slice(x, tensor.empty) covering the whole destination, which only
+/// adds unit dims to x, is expand_shape(x): the per-image result of a conv
+/// at batch 1, [F, P] into [1, F, P]. (Same elements, same order.)
+struct WholeInsertIntoEmpty final : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType source = op.getSourceType(), dest = op.getDestType();
+    if (!kernelMatmul(op.getSource()) || !op.getDest().getDefiningOp<tensor::EmptyOp>() ||
+        !source.hasStaticShape() || !dest.hasStaticShape() ||
+        source.getNumElements() != dest.getNumElements() ||
+        !areAllConstantIntValue(op.getMixedOffsets(), 0) ||
+        !areAllConstantIntValue(op.getMixedStrides(), 1))
+      return failure();
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForReshape(source, dest);
+    if (!groups)
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, dest, op.getSource(), *groups);
+    return success();
+  }
+};
+
+/// A generic input that is the expand_shape of a matmul result: collapsing
+/// the generic's loops folds the reshape into it (it moves below the
+/// generic).
+bool isMatmulResultReshape(OpOperand *operand) {
+  auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+  return expand && isa<linalg::GenericOp>(operand->getOwner()) && expand->hasOneUse() &&
+         kernelMatmul(expand.getSrc()) && expand.getSrc().hasOneUse();
+}
+
+/// Marks the epilogue of `matmul` and moves the matmul (and the zero fill
+/// of its C, which the kernel then skips) right before it.
+void formEpilogue(linalg::MatmulOp matmul) {
+  Value result = matmul->getResult(0);
+  if (!result.hasOneUse())
+    return;
+  OpOperand &use = *result.use_begin();
+  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!generic || generic->hasAttr(kEpilogueAttr) || !generic.isDpsInput(&use) ||
+      !isMatmulEpilogue(generic, use.getOperandNumber()))
+    return;
+  SmallVector<Value> unitStride = {matmul.getDpsInputs()[1], matmul.getDpsInits()[0],
+                                   generic.getDpsInits()[0]};
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (map.getNumResults() && map.getResults().back() == getAffineDimExpr(1, map.getContext()))
+      unitStride.push_back(input->get());
+  }
+  if (!llvm::all_of(unitStride, hasUnitInnerStride))
+    return;
+  generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(use.getOperandNumber()));
+  matmul->moveBefore(generic);
+  auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (fill && fill->hasOneUse())
+    fill->moveBefore(matmul);
+}
+
+/// The combiner of a reduction the row kernels vectorize: max/min, or an
+/// add/mul that may be reassociated, applied once to the accumulator.
+bool hasRowCombiner(linalg::GenericOp generic) {
+  Block &body = generic.getRegion().front();
+  BlockArgument acc = body.getArguments().back();
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
+      *acc.getUsers().begin() != combiner)
+    return false;
+  if (isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+    return true;
+  auto fmf = dyn_cast<arith::ArithFastMathInterface>(combiner);
+  return isa<arith::AddFOp, arith::MulFOp>(combiner) && fmf &&
+         bitEnumContainsAll(fmf.getFastMathFlagsAttr().getValue(),
+                            arith::FastMathFlags::reassoc);
+}
+
+/// (outer dims..., j) maps: dims or constants, the row dim `inner` last.
+bool isRowAccess(AffineMap map, unsigned inner) {
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim && !isa<AffineConstantExpr>(expr))
+      return false;
+    if (dim && dim.getPosition() == inner && i + 1 != map.getNumResults())
+      return false;
+  }
+  return true;
+}
+
+/// The rows of a generic reducing exactly its last loop (static sizes, at
+/// least one outer dim).
+std::optional<SmallVector<int64_t>> rowSeed(linalg::GenericOp generic) {
+  unsigned n = generic.getNumLoops();
+  if (n == 0 || generic.getNumReductionLoops() != 1 ||
+      generic.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  ranges.pop_back();
+  if (ranges.empty() || llvm::is_contained(ranges, ShapedType::kDynamic))
+    return std::nullopt; // a row kernel of one row is no parallel loop
+  return ranges;
+}
+
+/// The empty tensor a DPS op's first init comes from (through fills).
+Operation *initRoot(Operation *op) {
+  auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(op);
+  if (!dps || dps.getNumDpsInits() == 0)
+    return nullptr;
+  Value init = dps.getDpsInits()[0];
+  while (auto fill = init.getDefiningOp<linalg::FillOp>())
+    init = fill.getDpsInits()[0];
+  return init.getDefiningOp<tensor::EmptyOp>();
+}
+
+/// Whether the members may share a buffer that the row kernels would see
+/// written in one view and read in another: bufferization may write a
+/// member's output into the buffer of a dead value from the same empty
+/// tensor (a softmax's max and sum both filling one empty [rows] tensor);
+/// a member reading that value through a reshape or a non-identity map
+/// would then not run row by row.
+bool mayAliasAcrossViews(ArrayRef<Operation *> members) {
+  llvm::SmallPtrSet<Operation *, 8> written;
+  for (Operation *member : members)
+    if (Operation *root = initRoot(member))
+      written.insert(root);
+  for (Operation *member : members) {
+    auto generic = cast<linalg::GenericOp>(member);
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      Value value = input->get();
+      bool view = false;
+      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          value.getDefiningOp())) {
+        value = value.getDefiningOp()->getOperand(0);
+        view = true;
+      }
+      Operation *root = initRoot(value.getDefiningOp());
+      if (root && written.contains(root) && !llvm::is_contained(members, value.getDefiningOp()) &&
+          (view || !generic.getMatchingIndexingMap(input).isIdentity()))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// A generic the row kernels take into a group over rows `outer`: f32,
+/// static, parallel over the rows; elementwise over the row or the rows,
+/// or reducing the row with a vectorizable combiner; every operand
+/// addressed by row (contiguous along it).
+bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
+  unsigned k = outer.size(), n = generic.getNumLoops();
+  if (!generic.hasPureTensorSemantics() || (n != k && n != k + 1) ||
+      generic.getNumDpsInits() != 1 || generic->hasAttr(kEpilogueAttr))
+    return false;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  auto iterators = generic.getIteratorTypesArray();
+  if (ArrayRef<int64_t>(ranges).take_front(k) != outer ||
+      llvm::is_contained(ranges, ShapedType::kDynamic))
+    return false;
+  for (unsigned i = 0; i < k; ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      return false;
+  bool reduction = n == k + 1 && iterators[k] == utils::IteratorType::reduction;
+  AffineMap out = generic.getIndexingMapsArray().back();
+  AffineMap rowScalars = AffineMap::getMultiDimIdentityMap(n, generic.getContext());
+  if (reduction ? !hasRowCombiner(generic) || out != rowScalars.dropResult(k)
+                : !out.isIdentity())
+    return false;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+        !isRowAccess(map, k) || !hasUnitInnerStride(operand.get()))
+      return false;
+  }
+  return hasVectorizableScalarBody(generic);
+}
+
+/// Ops a row group steps over: no memory effects once bufferized (empty
+/// tensors become fresh buffers, reshapes and slices views), or a fill of
+/// the rows' shape (which the row kernels take in).
+bool isRowTransparent(Operation *op, ArrayRef<int64_t> outer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(fill->getResult(0).getType());
+    return type && type.getElementType().isF32() &&
+           (type.getShape() == outer ||
+            (type.getRank() == static_cast<int64_t>(outer.size()) + 1 &&
+             type.getShape().drop_back() == outer));
+  }
+  return isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             arith::ConstantOp>(op);
+}
+
+/// Whether the members read each other's results only directly: through a
+/// reshape, the buffer a member writes would be accessed through a second
+/// view, which the row kernels do not run row by row.
+bool readsMembersDirectly(ArrayRef<Operation *> members) {
+  for (Operation *member : members)
+    for (Operation *user : member->getResult(0).getUsers())
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+        for (Operation *reader : user->getResult(0).getUsers())
+          if (llvm::is_contained(members, reader))
+            return false;
+  return true;
+}
+
+/// Marks maximal runs of adjacent row members around each row reduction.
+void formRowGroups(Block &block) {
+  int64_t next = 0;
+  llvm::SmallPtrSet<Operation *, 16> taken;
+  for (Operation &op : block) {
+    auto seed = dyn_cast<linalg::GenericOp>(&op);
+    std::optional<SmallVector<int64_t>> outer = seed ? rowSeed(seed) : std::nullopt;
+    if (!outer || taken.contains(seed) || !isRowMember(seed, *outer))
+      continue;
+    SmallVector<Operation *> members = {seed};
+    auto extend = [&](bool forward) {
+      for (Operation *other = forward ? seed->getNextNode() : seed->getPrevNode(); other;
+           other = forward ? other->getNextNode() : other->getPrevNode()) {
+        auto generic = dyn_cast<linalg::GenericOp>(other);
+        if (generic && !taken.contains(other) && isRowMember(generic, *outer)) {
+          members.push_back(other);
+          if (!readsMembersDirectly(members) || mayAliasAcrossViews(members)) {
+            members.pop_back();
+            return;
+          }
+        } else if (!isRowTransparent(other, *outer)) {
+          return;
+        }
+      }
+    };
+    extend(/*forward=*/false);
+    extend(/*forward=*/true);
+    if (members.size() < 2)
+      continue;
+    for (Operation *member : members) {
+      taken.insert(member);
+      member->setAttr(kRowGroupAttr, Builder(member).getI64IntegerAttr(next));
+    }
+    ++next;
+  }
+}
+
+struct KilnFormDispatchesPass final
+    : impl::KilnFormDispatchesPassBase<KilnFormDispatchesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    auto simplify = [&](bool collapseLoops) {
+      RewritePatternSet patterns(context);
+      patterns.add<WholeInsertIntoEmpty>(context);
+      if (collapseLoops)
+        linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, isMatmulResultReshape);
+      tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+      tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+      return applyPatternsGreedily(getOperation(), std::move(patterns));
+    };
+    if (failed(simplify(false)))
+      return signalPassFailure();
+    // Unit loops (the batch of 1 in [1, F, H, W]) would keep a channel bias
+    // (d1) from collapsing with them: drop them from the candidates first.
+    SmallVector<linalg::GenericOp> candidates;
+    getOperation().walk([&](linalg::GenericOp generic) {
+      bool unitLoop = llvm::is_contained(generic.getStaticLoopRanges(), 1);
+      if (unitLoop && llvm::any_of(generic.getDpsInputOperands(), isMatmulResultReshape))
+        candidates.push_back(generic);
+    });
+    IRRewriter rewriter(context);
+    linalg::ControlDropUnitDims options;
+    for (linalg::GenericOp generic : candidates) {
+      rewriter.setInsertionPoint(generic);
+      FailureOr<linalg::DropUnitDimsResult> dropped =
+          linalg::dropUnitDims(rewriter, generic, options);
+      if (succeeded(dropped))
+        rewriter.replaceOp(generic, dropped->replacements);
+    }
+    if (failed(simplify(true)))
+      return signalPassFailure();
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation().walk([&](linalg::MatmulOp op) {
+      if (kernelMatmul(op->getResult(0)))
+        matmuls.push_back(op);
+    });
+    for (linalg::MatmulOp matmul : matmuls)
+      formEpilogue(matmul);
+    for (Block &block : getOperation().getBody())
+      formRowGroups(block);
+  }
+};
+
+} // namespace
+} // namespace kiln

@@ -1,0 +1,344 @@
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-form-dispatches))" -split-input-file | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+/// Bias + relu after a matmul: the generic becomes the matmul's epilogue
+/// (C is its input 1) and the matmul, with its zero fill, moves right
+/// before it (past the unrelated generic in between).
+// CHECK-LABEL: func @bias_relu
+// CHECK: math.exp
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 1 : i64
+func.func @bias_relu(%a: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>, %y: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %other = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%y : tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.exp %x : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %relu = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %m : tensor<16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %c, %x : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  return %relu, %other : tensor<4x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#last = affine_map<(d0, d1, d2) -> (d2)>
+
+/// A transformer projection: [B*S, N] -> [B, S, N] between the matmul and
+/// its bias + residual add. The generic's loops collapse to the matmul's
+/// two, the reshape moves below it.
+// CHECK-LABEL: func @bias_residual_reshape
+// CHECK: %[[RES:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+// CHECK: linalg.matmul
+// CHECK-NEXT: %[[EPI:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: kiln.epilogue = 0 : i64
+// CHECK: tensor.expand_shape %[[EPI]] {{\[\[}}0, 1], [2]] output_shape [2, 8, 16]
+func.func @bias_residual_reshape(%a: tensor<16x32xf32>, %w: tensor<32x16xf32>, %b: tensor<16xf32>, %res: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x16xf32>) outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 16] : tensor<16x16xf32> into tensor<2x8x16xf32>
+  %e3 = tensor.empty() : tensor<2x8x16xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #last, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %b, %res : tensor<2x8x16xf32>, tensor<16xf32>, tensor<2x8x16xf32>) outs(%e3 : tensor<2x8x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %r: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    %t = arith.addf %s, %r : f32
+    linalg.yield %t : f32
+  } -> tensor<2x8x16xf32>
+  return %y : tensor<2x8x16xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// A batch-1 conv as a matmul: the whole-tensor insert_slice of the image
+/// into the batch is an expand_shape, then the channel bias is a per-row
+/// epilogue input (d0).
+// CHECK-LABEL: func @conv_bias
+// CHECK-NOT: tensor.insert_slice
+// CHECK: linalg.matmul
+// CHECK-NEXT: linalg.generic {indexing_maps = [#{{.*}}, #[[ROWMAP:.*]], #{{.*}}], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @conv_bias(%w: tensor<8x27xf32>, %col: tensor<27x64xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %m = linalg.matmul ins(%w, %col : tensor<8x27xf32>, tensor<27x64xf32>) outs(%f : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %out = tensor.empty() : tensor<1x8x64xf32>
+  %ins = tensor.insert_slice %m into %out[0, 0, 0] [1, 8, 64] [1, 1, 1] : tensor<8x64xf32> into tensor<1x8x64xf32>
+  %img = tensor.expand_shape %ins [[0], [1], [2, 3]] output_shape [1, 8, 8, 8] : tensor<1x8x64xf32> into tensor<1x8x8x8xf32>
+  %e4 = tensor.empty() : tensor<1x8x8x8xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%img, %b : tensor<1x8x8x8xf32>, tensor<8xf32>) outs(%e4 : tensor<1x8x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x8xf32>
+  return %y : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+
+/// Not epilogues: a matmul result used twice (the generic would not be its
+/// only reader), a transposed write, an integer division (would trap in
+/// masked lanes), an input read with a stride along its rows.
+// CHECK-LABEL: func @negatives
+// CHECK-NOT: kiln.epilogue
+func.func @negatives(%a: tensor<4x8xf32>, %w: tensor<8x16xf32>, %ai: tensor<4x8xi32>, %big: tensor<4x32xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<16x4xf32>, tensor<4x16xi32>, tensor<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %twice = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  %m2 = linalg.matmul ins(%a, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %et = tensor.empty() : tensor<16x4xf32>
+  %tr = linalg.generic {indexing_maps = [#id, #t], iterator_types = ["parallel", "parallel"]}
+      ins(%m2 : tensor<4x16xf32>) outs(%et : tensor<16x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<16x4xf32>
+  %m3 = linalg.matmul ins(%a, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %ei = tensor.empty() : tensor<4x16xi32>
+  %div = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m3 : tensor<4x16xf32>) outs(%ei : tensor<4x16xi32>) {
+  ^bb0(%u: f32, %o: i32):
+    %i = arith.fptosi %u : f32 to i32
+    %two = arith.constant 2 : i32
+    %q = arith.divsi %i, %two : i32
+    linalg.yield %q : i32
+  } -> tensor<4x16xi32>
+  %m4 = linalg.matmul ins(%a, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %strided = tensor.extract_slice %big[0, 0] [4, 16] [1, 2] : tensor<4x32xf32> to tensor<4x16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m4, %strided : tensor<4x16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  return %m, %twice, %tr, %div, %sum : tensor<4x16xf32>, tensor<4x16xf32>, tensor<16x4xf32>, tensor<4x16xi32>, tensor<4x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rowv = affine_map<(d0, d1) -> (d0)>
+#maskm = affine_map<(d0, d1) -> (0, d1)>
+
+/// A softmax with its scale + mask before it: the mask add, the max, the
+/// exponentials, the sum and the division over the same 8 rows are one row
+/// group (the fills and empty tensors between them are stepped over).
+// CHECK-LABEL: func @masked_softmax
+// CHECK-COUNT-5: kiln.row_group = 0 : i64
+// CHECK-NOT: kiln.row_group
+func.func @masked_softmax(%x: tensor<8x16xf32>, %mask: tensor<1x16xf32>) -> tensor<8x16xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #maskm, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mask : tensor<8x16xf32>, tensor<1x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %s = arith.addf %a, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %e8 = tensor.empty() : tensor<8xf32>
+  %minus = linalg.fill ins(%ninf : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %max = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%masked : tensor<8x16xf32>) outs(%minus : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #rowv, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%masked, %max : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #rowv, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.divf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rowv = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+
+/// Not row groups, each alone in its function: a sum without reassociation
+/// (the row kernel would change the order of the additions) and its
+/// neighbour; a reduction whose neighbour reads its result through a
+/// reshape; two members whose outputs may share a buffer read through a
+/// reshape; a neighbour reading along the wrong dim; a sum over one row
+/// (no outer dim); dynamic rows.
+// CHECK-NOT: kiln.row_group
+func.func @strict_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %strict = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %twice = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%strict : tensor<8xf32>) outs(%e8 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %twice : tensor<8xf32>
+}
+
+func.func @through_reshape(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %col = tensor.expand_shape %sum [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  %e81 = tensor.empty() : tensor<8x1xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%col : tensor<8x1xf32>) outs(%e81 : tensor<8x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x1xf32>
+  return %sq : tensor<8x1xf32>
+}
+
+/// log_softmax's max and sum fill the same empty [rows] tensor: the sum may
+/// reuse the max's buffer, which the subtraction reads through a reshape.
+func.func @shared_init_view(%x: tensor<3x4x5xf32>) -> tensor<3x4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<3x4x5xf32>) outs(%f : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4xf32>
+  %col = tensor.expand_shape %max [[0], [1, 2]] output_shape [3, 4, 1] : tensor<3x4xf32> into tensor<3x4x1xf32>
+  %e3 = tensor.empty() : tensor<3x4x5xf32>
+  %sub = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %col : tensor<3x4x5xf32>, tensor<3x4x1xf32>) outs(%e3 : tensor<3x4x5xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %r = arith.subf %a, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%sub : tensor<3x4x5xf32>) outs(%z : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4xf32>
+  return %sum : tensor<3x4xf32>
+}
+
+func.func @wrong_dim(%x: tensor<8x16xf32>, %xt: tensor<16x8xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%zeros : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %cross = linalg.generic {indexing_maps = [#t, #rowv, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%xt, %sum : tensor<16x8xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.divf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %cross : tensor<8x16xf32>
+}
+
+func.func @one_row(%v: tensor<16xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %all = linalg.generic {indexing_maps = [#id1, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%v : tensor<16xf32>) outs(%z0 : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %sq = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%all : tensor<f32>) outs(%e0 : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %sq : tensor<f32>
+}
+
+func.func @dynamic_rows(%d: tensor<?x16xf32>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %d, %c0 : tensor<?x16xf32>
+  %ed = tensor.empty(%n) : tensor<?xf32>
+  %zd = linalg.fill ins(%zero : f32) outs(%ed : tensor<?xf32>) -> tensor<?xf32>
+  %dyn = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
+      ins(%d : tensor<?x16xf32>) outs(%zd : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %sq = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%dyn : tensor<?xf32>) outs(%ed : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  return %sq : tensor<?xf32>
+}
