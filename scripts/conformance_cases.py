@@ -21,7 +21,8 @@ from onnx import numpy_helper
 
 EXPANDED = re.compile(r"_expanded(_ver\d+)?$")
 # What kiln-run reads and writes (docs/runtime.md, ".npy files").
-NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool"}
+NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool",
+              "uint16", "uint32", "uint64"}
 
 
 def shipped_node_dir():

@@ -64,8 +64,10 @@ def markdown(summary, tolerances, limit=30):
         "  (axes, scales, sizes, shape, pads, split, k, starts/ends/steps, ...) are initializers",
         "  holding the case's own input values, before compiling, like onnx-mlir's backend runner",
         "  (CONSTANT_INPUT in its test/backend/inference_backend.py). Kiln needs these operands at",
-        "  compile time because they decide output shapes. Such a pass is not a plain pass: it is",
-        "  counted in its own column, `passed (constant-bound inputs)`.",
+        "  compile time because they decide output shapes. The list follows one rule, stated in",
+        "  its header (shape-deciding operands only, never data operands, only for cases that do",
+        "  not pass without it). Such a pass is not a plain pass: it is counted in its own column,",
+        "  `passed (constant-bound inputs)`; `--constant-inputs none` turns the binding off.",
         "- **Strict expected failures**: `test/conformance/cpu-xfail.txt` (`case category`). A new",
         "  failure, a changed category, an unexpected pass or a stale entry fails the run; after a",
         "  fix, shrink the list with `scripts/conformance --target=cpu --update-xfail`.",
@@ -95,7 +97,9 @@ def markdown(summary, tolerances, limit=30):
     else:
         out += ["(No op needs other tolerances today.)"]
     out += ["", "Cases with a float16 output use rtol 4e-3 (four fp16 ulps): a chain of fp16",
-            "operations legitimately differs from the reference by a few ulps."]
+            "operations legitimately differs from the reference by a few ulps.",
+            "", "kiln-run compares elements as doubles, so int64/uint64 values above 2^53 are",
+            "compared to double precision (about 1e-16 relative), not exactly."]
     out += ["", f"## Failures by reason (top {limit})", "",
             "Reasons with numbers and names normalized; the example is one case with that reason.",
             "", "| cases | status | reason | example |", "| ---: | --- | --- | --- |"]

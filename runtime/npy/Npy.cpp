@@ -41,6 +41,7 @@ constexpr DescrEntry kDescrs[] = {
     {KILN_DTYPE_F32, "<f4"}, {KILN_DTYPE_F16, "<f2"}, {KILN_DTYPE_F64, "<f8"},
     {KILN_DTYPE_I8, "|i1"},  {KILN_DTYPE_U8, "|u1"},  {KILN_DTYPE_I16, "<i2"},
     {KILN_DTYPE_I32, "<i4"}, {KILN_DTYPE_I64, "<i8"}, {KILN_DTYPE_BOOL, "|b1"},
+    {KILN_DTYPE_U16, "<u2"}, {KILN_DTYPE_U32, "<u4"}, {KILN_DTYPE_U64, "<u8"},
 };
 
 std::string shapeText(const std::vector<int64_t> &shape) {
