@@ -227,7 +227,7 @@ bool dtypeOfDescr(const std::string &descr, int32_t &dtype, std::string &error) 
     }
   }
   error = "unsupported dtype '" + descr +
-          "' (supported: f4 f2 f8 i1 u1 i2 i4 i8 b1, little-endian)";
+          "' (supported: f4 f2 f8 i1 u1 i2 i4 i8 b1 u2 u4 u8, little-endian)";
   return false;
 }
 
