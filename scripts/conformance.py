@@ -47,6 +47,10 @@ def parse_args():
     p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
     p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
     p.add_argument("--xfail", help="expected failures (default test/conformance/TARGET-xfail.txt)")
+    p.add_argument("--constant-inputs",
+                   help="cases whose listed graph inputs are bound to the case's values as "
+                   "initializers before compiling (default test/conformance/constant-inputs.txt; "
+                   "'none' for no binding); their passes are counted apart")
     p.add_argument("--update-xfail", action="store_true",
                    help="rewrite the expected-failure list from this run's results")
     p.add_argument("-v", "--verbose", action="store_true", help="print every case")
@@ -72,6 +76,14 @@ def read_xfail(path):
 def write_xfail(path, target, results, old, selected):
     """Keeps entries outside the selection, replaces those inside it with this run's failures."""
     keep = {name: cat for name, cat in old.items() if name not in selected}
+    # Kept entries keep their line (with its reason) as it was.
+    lines = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                fields = line.split("#", 1)[0].split()
+                if len(fields) == 2:
+                    lines[fields[0]] = line.rstrip("\n")
     failures = {r["name"]: r for r in results if r["status"] != "passed"}
     with open(path, "w") as f:
         f.write(f"# Expected failures of scripts/conformance --target={target}: `case category`.\n"
@@ -82,7 +94,7 @@ def write_xfail(path, target, results, old, selected):
                 reason = re.sub(r"'/[^']*'", "'…'", failures[name]["reason"])[:160]
                 f.write(f"{name} {failures[name]['status']}  # {reason}\n")
             else:
-                f.write(f"{name} {keep[name]}\n")
+                f.write(lines.get(name, f"{name} {keep[name]}") + "\n")
 
 
 def check_expectations(results, expected, stale):
@@ -128,11 +140,20 @@ def main():
         node_dir = conformance_cases.generate_node_cases(os.path.join(args.work, "node"))
         source = "generated from onnx.backend.test.case.node"
     cases = conformance_cases.list_cases(node_dir)
+    constant_path = args.constant_inputs or os.path.join(ROOT, "test", "conformance",
+                                                         "constant-inputs.txt")
+    try:
+        constant_inputs = ({} if constant_path == "none"
+                           else conformance_cases.read_constant_inputs(constant_path))
+    except (OSError, ValueError) as e:
+        sys.exit(f"error: {e}")
     pattern = re.compile(args.filter) if args.filter else None
     cases = [(name, op) for name, op in cases if not pattern or pattern.search(name)]
     selected = {name for name, _ in cases}
     # Listed cases that the filter selects but that do not exist.
     stale = {n for n in expected if (not pattern or pattern.search(n)) and n not in selected}
+    stale_bound = {n for n in constant_inputs
+                   if (not pattern or pattern.search(n)) and n not in selected}
     print(f"conformance {args.target}: {len(cases)} cases ({source}, "
           f"onnx {conformance_cases.onnx.__version__}), {args.jobs} jobs", flush=True)
 
@@ -142,7 +163,8 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(conformance_run.run_case, name, op, os.path.join(node_dir, name),
                                os.path.join(args.work, args.target, name), tools,
-                               args.timeout, args.threads) for name, op in cases]
+                               args.timeout, args.threads, constant_inputs.get(name, ()))
+                   for name, op in cases]
         for future in futures:
             r = future.result()
             results.append(r)
@@ -150,7 +172,8 @@ def main():
                 print(f"{r['status']:<11} {r['name']} [{r['op']}] {r['reason']}".rstrip(), flush=True)
     seconds = time.monotonic() - start
 
-    tally = {s: sum(r["status"] == s for r in results) for s in conformance_run.STATUSES}
+    counted = ("passed", "passed_constant_bound") + conformance_run.STATUSES[1:]
+    tally = {s: sum(conformance_run.tally_status(r) == s for r in results) for s in counted}
     summary = {"target": args.target, "date": datetime.date.today().isoformat(),
                "kiln": git_hash(), "onnx": conformance_cases.onnx.__version__,
                "source": source, "filter": args.filter, "total": len(results), **tally,
@@ -166,11 +189,15 @@ def main():
         expected = read_xfail(xfail_path)
 
     problems = check_expectations(results, expected, stale)
+    problems += [f"STALE CONSTANT INPUTS: {name} is listed in {constant_path} but is not a "
+                 "test case" for name in sorted(stale_bound)]
     for line in problems:
         print(line)
     rate = 100.0 * tally["passed"] / max(1, len(results))
+    bound_rate = 100.0 * tally["passed_constant_bound"] / max(1, len(results))
     print(f"conformance {args.target}: total {len(results)}, passed {tally['passed']} "
-          f"({rate:.1f}%), unsupported {tally['unsupported']}, wrong {tally['wrong']}, "
+          f"({rate:.1f}%), passed with constant-bound inputs {tally['passed_constant_bound']} "
+          f"({bound_rate:.1f}%), unsupported {tally['unsupported']}, wrong {tally['wrong']}, "
           f"crashed {tally['crashed']}, timed_out {tally['timed_out']}; "
           f"{len(problems)} unexpected; {seconds:.0f} s")
     return 1 if problems else 0

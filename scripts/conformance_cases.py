@@ -21,7 +21,8 @@ from onnx import numpy_helper
 
 EXPANDED = re.compile(r"_expanded(_ver\d+)?$")
 # What kiln-run reads and writes (docs/runtime.md, ".npy files").
-NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool"}
+NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool",
+              "uint16", "uint32", "uint64"}
 
 
 def shipped_node_dir():
@@ -114,23 +115,65 @@ def _read_tensor(path):
     return numpy_helper.to_array(proto)
 
 
-def convert_data(case_dir, work_dir):
+def read_constant_inputs(path):
+    """{case: [input name, ...]} from lines `case input...  # why` (constant-inputs.txt)."""
+    bound = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            fields = line.split("#", 1)[0].split()
+            if not fields:
+                continue
+            if len(fields) < 2 or fields[0] in bound:
+                raise ValueError(f"{path}:{number}: expected `case input...` once per case, "
+                                 f"got '{line.strip()}'")
+            bound[fields[0]] = fields[1:]
+    return bound
+
+
+def _graph_inputs(model):
+    initializers = {t.name for t in model.graph.initializer}
+    return [v for v in model.graph.input if v.name not in initializers]
+
+
+def bind_constant_inputs(case_dir, work_dir, names):
+    """Writes work_dir/model.onnx: case_dir's model with the graph inputs `names` made
+    initializers holding test_data_set_0's values (onnx-mlir's CONSTANT_INPUT); returns
+    its path. Raises ValueError if a name is not a graph input of the case."""
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    positions = {v.name: j for j, v in enumerate(_graph_inputs(model))}
+    for name in names:
+        if name not in positions:
+            raise ValueError(f"constant input '{name}' is not a graph input of the case")
+        array = _read_tensor(os.path.join(case_dir, "test_data_set_0",
+                                          f"input_{positions[name]}.pb"))
+        model.graph.initializer.append(numpy_helper.from_array(array, name))
+        kept = [v for v in model.graph.input if v.name != name]
+        del model.graph.input[:]
+        model.graph.input.extend(kept)
+    path = os.path.join(work_dir, "model.onnx")
+    onnx.save(model, path)
+    return path
+
+
+def convert_data(case_dir, work_dir, bound=()):
     """Converts test_data_set_0's .pb files to .npy under work_dir.
 
     Returns [(input name, .npy path)] and the expected-output directory, or raises
     ValueError naming the value that .npy/kiln-run cannot hold (non-tensor types,
-    strings, dtypes without a NumPy equivalent such as bfloat16 or float8).
+    strings, dtypes without a NumPy equivalent such as bfloat16 or float8). Inputs
+    named in `bound` are skipped: bind_constant_inputs made them initializers.
     """
     model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
     data_dir = os.path.join(case_dir, "test_data_set_0")
-    initializers = {t.name for t in model.graph.initializer}
-    graph_inputs = [v for v in model.graph.input if v.name not in initializers]
+    graph_inputs = _graph_inputs(model)
     expected_dir = os.path.join(work_dir, "expected")
     os.makedirs(expected_dir, exist_ok=True)
     inputs = []
     for kind, values, directory in (("input", graph_inputs, work_dir),
                                     ("output", model.graph.output, expected_dir)):
         for j, info in enumerate(values):
+            if kind == "input" and info.name in bound:
+                continue
             if not info.type.HasField("tensor_type"):
                 raise ValueError(f"{kind} '{info.name}' is not a tensor "
                                  f"({info.type.WhichOneof('value')})")

@@ -33,7 +33,10 @@ typedef enum kiln_abi_dtype {
   KILN_ABI_I16 = 7,
   KILN_ABI_I32 = 8,
   KILN_ABI_I64 = 9,
-  KILN_ABI_BOOL = 10 /* one byte per element, 0 or 1 */
+  KILN_ABI_BOOL = 10, /* one byte per element, 0 or 1 */
+  KILN_ABI_U16 = 11,
+  KILN_ABI_U32 = 12,
+  KILN_ABI_U64 = 13
 } kiln_abi_dtype;
 
 /* One input or output. A dim of -1 is symbolic; dim_names[i] then names it

@@ -67,7 +67,10 @@ typedef enum kiln_dtype {
   KILN_DTYPE_I16 = 7,
   KILN_DTYPE_I32 = 8,
   KILN_DTYPE_I64 = 9,
-  KILN_DTYPE_BOOL = 10 /* one byte per element, 0 or 1 */
+  KILN_DTYPE_BOOL = 10, /* one byte per element, 0 or 1 */
+  KILN_DTYPE_U16 = 11,
+  KILN_DTYPE_U32 = 12,
+  KILN_DTYPE_U64 = 13
 } kiln_dtype;
 
 /* "f32", "f16", "bf16", "f64", "i8", "u8", "i16", "i32", "i64", "bool";

@@ -41,6 +41,7 @@ constexpr DescrEntry kDescrs[] = {
     {KILN_DTYPE_F32, "<f4"}, {KILN_DTYPE_F16, "<f2"}, {KILN_DTYPE_F64, "<f8"},
     {KILN_DTYPE_I8, "|i1"},  {KILN_DTYPE_U8, "|u1"},  {KILN_DTYPE_I16, "<i2"},
     {KILN_DTYPE_I32, "<i4"}, {KILN_DTYPE_I64, "<i8"}, {KILN_DTYPE_BOOL, "|b1"},
+    {KILN_DTYPE_U16, "<u2"}, {KILN_DTYPE_U32, "<u4"}, {KILN_DTYPE_U64, "<u8"},
 };
 
 std::string shapeText(const std::vector<int64_t> &shape) {
@@ -226,7 +227,7 @@ bool dtypeOfDescr(const std::string &descr, int32_t &dtype, std::string &error) 
     }
   }
   error = "unsupported dtype '" + descr +
-          "' (supported: f4 f2 f8 i1 u1 i2 i4 i8 b1, little-endian)";
+          "' (supported: f4 f2 f8 i1 u1 i2 i4 i8 b1 u2 u4 u8, little-endian)";
   return false;
 }
 

@@ -29,6 +29,9 @@ KILN_SAME_DTYPE(I16);
 KILN_SAME_DTYPE(I32);
 KILN_SAME_DTYPE(I64);
 KILN_SAME_DTYPE(BOOL);
+KILN_SAME_DTYPE(U16);
+KILN_SAME_DTYPE(U32);
+KILN_SAME_DTYPE(U64);
 #undef KILN_SAME_DTYPE
 
 constexpr DtypeEntry kDtypes[] = {
@@ -37,6 +40,8 @@ constexpr DtypeEntry kDtypes[] = {
     {KILN_DTYPE_I8, "i8", 1},   {KILN_DTYPE_U8, "u8", 1},
     {KILN_DTYPE_I16, "i16", 2}, {KILN_DTYPE_I32, "i32", 4},
     {KILN_DTYPE_I64, "i64", 8}, {KILN_DTYPE_BOOL, "bool", 1},
+    {KILN_DTYPE_U16, "u16", 2}, {KILN_DTYPE_U32, "u32", 4},
+    {KILN_DTYPE_U64, "u64", 8},
 };
 
 const DtypeEntry *findDtype(int32_t dtype) {

@@ -91,6 +91,9 @@ double elementAsDouble(int32_t dtype, const void *data, size_t i) {
   case KILN_DTYPE_I32: return load<int32_t>(data, i);
   case KILN_DTYPE_I64: return static_cast<double>(load<int64_t>(data, i));
   case KILN_DTYPE_BOOL: return load<uint8_t>(data, i) ? 1.0 : 0.0;
+  case KILN_DTYPE_U16: return load<uint16_t>(data, i);
+  case KILN_DTYPE_U32: return load<uint32_t>(data, i);
+  case KILN_DTYPE_U64: return static_cast<double>(load<uint64_t>(data, i));
   default: return std::nan("");
   }
 }
@@ -102,6 +105,7 @@ std::string formatElement(int32_t dtype, const void *data, size_t i) {
   case KILN_DTYPE_BF16: return fmt::format("{}", bf16ToFloat(load<uint16_t>(data, i)));
   case KILN_DTYPE_F64: return fmt::format("{}", load<double>(data, i));
   case KILN_DTYPE_I64: return fmt::format("{}", load<int64_t>(data, i));
+  case KILN_DTYPE_U64: return fmt::format("{}", load<uint64_t>(data, i));
   case KILN_DTYPE_BOOL: return load<uint8_t>(data, i) ? "true" : "false";
   default: return fmt::format("{}", elementAsDouble(dtype, data, i));
   }
@@ -129,6 +133,9 @@ void fillRandom(int32_t dtype, void *data, size_t count, Random &random) {
     case KILN_DTYPE_I32: store(data, i, static_cast<int32_t>(small)); break;
     case KILN_DTYPE_I64: store(data, i, small); break;
     case KILN_DTYPE_BOOL: store(data, i, static_cast<uint8_t>(small & 1)); break;
+    case KILN_DTYPE_U16: store(data, i, static_cast<uint16_t>(small + 8)); break;
+    case KILN_DTYPE_U32: store(data, i, static_cast<uint32_t>(small + 8)); break;
+    case KILN_DTYPE_U64: store(data, i, static_cast<uint64_t>(small + 8)); break;
     default: break;
     }
   }

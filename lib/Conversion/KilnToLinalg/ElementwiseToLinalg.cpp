@@ -29,6 +29,19 @@ using lowering::scalarConstant;
 
 bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
 
+/// Unsigned kiln tensors become signless ones here (the pass's type
+/// converter); the formulas read the signedness from the kiln op's operand.
+bool isUnsignedTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isUnsignedInteger();
+}
+bool unsignedOperands(Operation *op) { return isUnsignedTensor(op->getOperand(0).getType()); }
+Type signless(Type type) {
+  if (type.isUnsignedInteger())
+    return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
+  return type;
+}
+
 Value c(OpBuilder &b, Location loc, Value like, double value) {
   return scalarConstant(b, loc, like.getType(), value);
 }
@@ -77,6 +90,15 @@ Value scalar(ReluOp, OpBuilder &b, Location loc, ValueRange a) {
 Value scalar(ErfOp, OpBuilder &b, Location loc, ValueRange a) {
   return math::ErfOp::create(b, loc, a[0]);
 }
+Value scalar(AsinOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::AsinOp::create(b, loc, a[0]);
+}
+Value scalar(AcosOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::AcosOp::create(b, loc, a[0]);
+}
+Value scalar(AtanOp, OpBuilder &b, Location loc, ValueRange a) {
+  return math::AtanOp::create(b, loc, a[0]);
+}
 Value scalar(SinOp, OpBuilder &b, Location loc, ValueRange a) {
   return math::SinOp::create(b, loc, a[0]);
 }
@@ -107,7 +129,8 @@ Value scalar(SignOp, OpBuilder &b, Location loc, ValueRange a) {
   return arith::SelectOp::create(b, loc, positive, one, low);
 }
 Value scalar(NotOp, OpBuilder &b, Location loc, ValueRange a) {
-  return arith::XOrIOp::create(b, loc, a[0], c(b, loc, a[0], 1));
+  // All ones: logical not on i1, bitwise not on wider integers.
+  return arith::XOrIOp::create(b, loc, a[0], c(b, loc, a[0], -1));
 }
 // leaky_relu(x) = x >= 0 ? x : alpha x
 Value scalar(LeakyReluOp op, OpBuilder &b, Location loc, ValueRange a) {
@@ -170,13 +193,19 @@ Value scalar(SubOp, OpBuilder &b, Location loc, ValueRange a) {
 Value scalar(MulOp, OpBuilder &b, Location loc, ValueRange a) {
   return arithmetic<arith::MulFOp, arith::MulIOp>(b, loc, a);
 }
-Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange a) {
+Value scalar(DivOp op, OpBuilder &b, Location loc, ValueRange a) {
+  if (unsignedOperands(op))
+    return arith::DivUIOp::create(b, loc, a[0], a[1]);
   return arithmetic<arith::DivFOp, arith::DivSIOp>(b, loc, a);
 }
-Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange a) {
+Value scalar(MaxOp op, OpBuilder &b, Location loc, ValueRange a) {
+  if (unsignedOperands(op))
+    return arith::MaxUIOp::create(b, loc, a[0], a[1]);
   return arithmetic<arith::MaximumFOp, arith::MaxSIOp>(b, loc, a);
 }
-Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange a) {
+Value scalar(MinOp op, OpBuilder &b, Location loc, ValueRange a) {
+  if (unsignedOperands(op))
+    return arith::MinUIOp::create(b, loc, a[0], a[1]);
   return arithmetic<arith::MinimumFOp, arith::MinSIOp>(b, loc, a);
 }
 Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange a) {
@@ -193,6 +222,9 @@ Value compare(OpBuilder &b, Location loc, ValueRange a, arith::CmpFPredicate f,
 // r = x rem y; r != 0 && (r < 0) != (y < 0) ? r + y : r. A floored float
 // zero takes the divisor's sign (ONNX Mod-28).
 Value scalar(ModOp op, OpBuilder &b, Location loc, ValueRange a) {
+  // Unsigned: truncated and floored remainders agree.
+  if (unsignedOperands(op))
+    return arith::RemUIOp::create(b, loc, a[0], a[1]);
   bool fp = isFloat(a[0]);
   Value r = fp ? arith::RemFOp::create(b, loc, a[0], a[1]).getResult()
                : arith::RemSIOp::create(b, loc, a[0], a[1]).getResult();
@@ -225,29 +257,84 @@ Value scalar(XorOp, OpBuilder &b, Location loc, ValueRange a) {
   return arith::XOrIOp::create(b, loc, a[0], a[1]);
 }
 
+// x << y, x >> y (arithmetic if signed); an amount outside [0, width) shifts
+// everything out: 0, or for a signed right shift x >> (width - 1).
+Value scalar(BitShiftOp op, OpBuilder &b, Location loc, ValueRange a) {
+  Value x = a[0], y = a[1];
+  unsigned width = x.getType().getIntOrFloatBitWidth();
+  // Compared unsigned, a negative amount is out of range too.
+  Value outOfRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, y,
+                                           c(b, loc, x, width));
+  Value safe = arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0), y);
+  if (op.getLeft())
+    return arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0),
+                                   arith::ShLIOp::create(b, loc, x, safe));
+  if (unsignedOperands(op))
+    return arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0),
+                                   arith::ShRUIOp::create(b, loc, x, safe));
+  Value full = arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, width - 1), y);
+  return arith::ShRSIOp::create(b, loc, x, full);
+}
+
+/// The signed integer predicate, or its unsigned twin for unsigned operands.
+arith::CmpIPredicate integerPredicate(Operation *op, arith::CmpIPredicate p) {
+  if (!unsignedOperands(op))
+    return p;
+  switch (p) {
+  case arith::CmpIPredicate::slt: return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle: return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt: return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge: return arith::CmpIPredicate::uge;
+  default: return p;
+  }
+}
+
 Value scalar(EqualOp, OpBuilder &b, Location loc, ValueRange a) {
   return compare(b, loc, a, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
 }
-Value scalar(LessOp, OpBuilder &b, Location loc, ValueRange a) {
-  return compare(b, loc, a, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+Value scalar(LessOp op, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OLT,
+                 integerPredicate(op, arith::CmpIPredicate::slt));
 }
-Value scalar(LessEqualOp, OpBuilder &b, Location loc, ValueRange a) {
-  return compare(b, loc, a, arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+Value scalar(LessEqualOp op, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OLE,
+                 integerPredicate(op, arith::CmpIPredicate::sle));
 }
-Value scalar(GreaterOp, OpBuilder &b, Location loc, ValueRange a) {
-  return compare(b, loc, a, arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+Value scalar(GreaterOp op, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OGT,
+                 integerPredicate(op, arith::CmpIPredicate::sgt));
 }
-Value scalar(GreaterEqualOp, OpBuilder &b, Location loc, ValueRange a) {
-  return compare(b, loc, a, arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+Value scalar(GreaterEqualOp op, OpBuilder &b, Location loc, ValueRange a) {
+  return compare(b, loc, a, arith::CmpFPredicate::OGE,
+                 integerPredicate(op, arith::CmpIPredicate::sge));
 }
 Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange a) {
   return arith::SelectOp::create(b, loc, a[0], a[1], a[2]);
 }
 
+// bitcast: the same bits; a bool is the byte 0 or 1.
+Value scalar(BitcastOp op, OpBuilder &b, Location loc, ValueRange a) {
+  Value x = a[0];
+  Type to = signless(op.getType().getElementType());
+  if (x.getType() == to)
+    return x;
+  if (x.getType().isInteger(1))
+    return arith::ExtUIOp::create(b, loc, to, x);
+  if (to.isInteger(1)) {
+    Value asInt = x;
+    if (isFloat(x))
+      asInt = arith::BitcastOp::create(b, loc, b.getIntegerType(8), x);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, asInt, c(b, loc, asInt, 0));
+  }
+  return arith::BitcastOp::create(b, loc, to, x);
+}
+
 // cast: ONNX semantics; float -> int truncates toward zero, to i1 is x != 0.
 Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange a) {
   Value x = a[0];
-  Type from = x.getType(), to = op.getType().getElementType();
+  Type from = x.getType(), to = signless(op.getType().getElementType());
+  bool fromUnsigned = op.getInput().getType().getElementType().isUnsignedInteger();
+  bool toUnsigned = op.getType().getElementType().isUnsignedInteger();
   if (from == to)
     return x;
   if (to.isInteger(1)) {
@@ -258,33 +345,37 @@ Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange a) {
                                  scalarConstant(b, loc, from, 0));
   }
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  // Bools are unsigned (0 or 1); other integers are signed.
-  bool fromBool = from.isInteger(1);
+  // Bools are unsigned (0 or 1), so are ui*; other integers are signed.
+  bool zeroExtend = from.isInteger(1) || fromUnsigned;
   if (fromFloat && toFloat)
     return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
                ? arith::ExtFOp::create(b, loc, to, x).getResult()
                : arith::TruncFOp::create(b, loc, to, x).getResult();
   if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, x);
+    return toUnsigned ? arith::FPToUIOp::create(b, loc, to, x).getResult()
+                      : arith::FPToSIOp::create(b, loc, to, x).getResult();
   if (toFloat)
-    return fromBool ? arith::UIToFPOp::create(b, loc, to, x).getResult()
-                    : arith::SIToFPOp::create(b, loc, to, x).getResult();
+    return zeroExtend ? arith::UIToFPOp::create(b, loc, to, x).getResult()
+                      : arith::SIToFPOp::create(b, loc, to, x).getResult();
   unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
   if (fw < tw)
-    return fromBool ? arith::ExtUIOp::create(b, loc, to, x).getResult()
-                    : arith::ExtSIOp::create(b, loc, to, x).getResult();
+    return zeroExtend ? arith::ExtUIOp::create(b, loc, to, x).getResult()
+                      : arith::ExtSIOp::create(b, loc, to, x).getResult();
   return arith::TruncIOp::create(b, loc, to, x);
 }
 
-/// Unsigned integers are not lowered yet: arith works on signless integers.
 bool hasUnsignedElements(Operation *op) {
-  auto unsignedTensor = [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && tensor.getElementType().isUnsignedInteger();
-  };
-  return llvm::any_of(op->getOperandTypes(), unsignedTensor) ||
-         llvm::any_of(op->getResultTypes(), unsignedTensor);
+  return llvm::any_of(op->getOperandTypes(), isUnsignedTensor) ||
+         llvm::any_of(op->getResultTypes(), isUnsignedTensor);
 }
+
+/// The ops whose formulas above know unsigned integers (they become signless
+/// tensors; the formula picks the unsigned arith op).
+template <typename OpTy>
+constexpr bool kHandlesUnsigned =
+    llvm::is_one_of<OpTy, AddOp, SubOp, MulOp, DivOp, ModOp, MaxOp, MinOp, AndOp, OrOp,
+                    XorOp, NotOp, BitShiftOp, EqualOp, LessOp, LessEqualOp, GreaterOp,
+                    GreaterEqualOp, SelectOp, CastOp, BitcastOp>::value;
 
 template <typename OpTy>
 struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
@@ -292,9 +383,10 @@ struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (hasUnsignedElements(op))
+    if (!kHandlesUnsigned<OpTy> && hasUnsignedElements(op))
       return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    resultType = resultType.clone(signless(resultType.getElementType()));
     Value result = lowering::buildElementwise(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -324,6 +416,17 @@ ElementsAttr boolResourceAsDense(ElementsAttr value) {
   return DenseElementsAttr::get(type, bits);
 }
 
+/// The same bits with signless elements (an unsigned tensor's constant).
+ElementsAttr signlessElements(ElementsAttr value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto signlessType = type.clone(signless(type.getElementType()));
+  if (auto dense = dyn_cast<DenseElementsAttr>(value))
+    return dense.bitcast(signlessType.getElementType());
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+    return DenseResourceElementsAttr::get(signlessType, resource.getRawHandle());
+  return {};
+}
+
 /// Splats with more elements than this become fills: as constants they
 /// would be materialized element by element in the artifact (a
 /// ConstantOfShape to [10^6, 10^6] would be a 4 TB global).
@@ -334,13 +437,17 @@ struct ConstantToArith final : OpConversionPattern<ConstantOp> {
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (hasUnsignedElements(op))
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
     ElementsAttr value = boolResourceAsDense(op.getValueAttr());
     if (!value)
       return rewriter.notifyMatchFailure(op, "bool resource blob without data");
-    auto splat = dyn_cast<SplatElementsAttr>(value);
     auto type = cast<RankedTensorType>(op.getType());
+    if (hasUnsignedElements(op)) {
+      value = signlessElements(value);
+      if (!value)
+        return rewriter.notifyMatchFailure(op, "unsigned constant of another kind");
+      type = cast<RankedTensorType>(value.getType());
+    }
+    auto splat = dyn_cast<SplatElementsAttr>(value);
     if (splat && type.getNumElements() > kMaxMaterializedSplat) {
       // splat(c) of a big shape = fill(empty, c)
       Location loc = op.getLoc();
@@ -351,27 +458,31 @@ struct ConstantToArith final : OpConversionPattern<ConstantOp> {
       rewriter.replaceOpWithNewOp<linalg::FillOp>(op, scalar, empty);
       return success();
     }
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(), cast<TypedAttr>(value));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, cast<TypedAttr>(value));
     return success();
   }
 };
 
 } // namespace
 
-void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns,
+                                         const TypeConverter &converter) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<ConstantToArith>(context);
+  patterns.add<ConstantToArith>(converter, context);
   patterns.add<ElementwiseToGeneric<NegOp>, ElementwiseToGeneric<AbsOp>,
                ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
                ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
                ElementwiseToGeneric<ReciprocalOp>, ElementwiseToGeneric<TanhOp>,
                ElementwiseToGeneric<SigmoidOp>, ElementwiseToGeneric<ReluOp>,
                ElementwiseToGeneric<ErfOp>, ElementwiseToGeneric<SinOp>,
+               ElementwiseToGeneric<AsinOp>, ElementwiseToGeneric<AcosOp>,
+               ElementwiseToGeneric<AtanOp>,
                ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<FloorOp>,
                ElementwiseToGeneric<CeilOp>, ElementwiseToGeneric<RoundOp>,
                ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<NotOp>,
                ElementwiseToGeneric<LeakyReluOp>, ElementwiseToGeneric<GeluOp>,
-               ElementwiseToGeneric<ClipOp>, ElementwiseToGeneric<CastOp>>(context);
+               ElementwiseToGeneric<ClipOp>, ElementwiseToGeneric<CastOp>,
+               ElementwiseToGeneric<BitcastOp>>(converter, context);
   patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
                ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
                ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaxOp>,
@@ -380,7 +491,8 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
                ElementwiseToGeneric<XorOp>, ElementwiseToGeneric<EqualOp>,
                ElementwiseToGeneric<LessOp>, ElementwiseToGeneric<LessEqualOp>,
                ElementwiseToGeneric<GreaterOp>, ElementwiseToGeneric<GreaterEqualOp>,
-               ElementwiseToGeneric<SelectOp>>(context);
+               ElementwiseToGeneric<SelectOp>, ElementwiseToGeneric<BitShiftOp>>(
+      converter, context);
 }
 
 } // namespace kiln

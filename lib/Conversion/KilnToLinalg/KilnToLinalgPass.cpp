@@ -7,15 +7,53 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_CONVERTKILNTOLINALGPASS
 #include "kiln/Conversion/KilnToLinalg/Passes.h.inc"
 
+void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter) {
+  converter.addConversion([](mlir::Type type) { return type; });
+  converter.addConversion([](mlir::IntegerType type) -> mlir::Type {
+    if (!type.isUnsigned())
+      return type;
+    return mlir::IntegerType::get(type.getContext(), type.getWidth());
+  });
+  converter.addConversion([&converter](mlir::RankedTensorType type) -> mlir::Type {
+    return type.clone(converter.convertType(type.getElementType()));
+  });
+}
+
 namespace {
+bool hasUnsignedElement(mlir::Type type) {
+  if (auto shaped = mlir::dyn_cast<mlir::ShapedType>(type))
+    type = shaped.getElementType();
+  return type.isUnsignedInteger();
+}
+
+/// Marks unsigned arguments and results `kiln.unsigned` before they become
+/// signless, so that the artifact's descriptor still says u8/u16/u32/u64.
+void markUnsignedBoundary(mlir::func::FuncOp func) {
+  mlir::FunctionType type = func.getFunctionType();
+  auto unit = mlir::UnitAttr::get(func.getContext());
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    if (hasUnsignedElement(t))
+      func.setArgAttr(i, "kiln.unsigned", unit);
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (hasUnsignedElement(t))
+      func.setResultAttr(i, "kiln.unsigned", unit);
+}
+
+bool mentionsUnsigned(mlir::Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), hasUnsignedElement) ||
+         llvm::any_of(op->getResultTypes(), hasUnsignedElement);
+}
+
 struct ConvertKilnToLinalgPass final
     : impl::ConvertKilnToLinalgPassBase<ConvertKilnToLinalgPass> {
   void runOnOperation() override {
@@ -23,11 +61,25 @@ struct ConvertKilnToLinalgPass final
     mlir::ConversionTarget target(*context);
     target.addIllegalDialect<KilnDialect>();
     target.addLegalOp<mlir::ModuleOp>();
-    target.addLegalDialect<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
-                           mlir::math::MathDialect, mlir::tensor::TensorDialect,
-                           mlir::func::FuncDialect>();
+    // arith/linalg work on signless integers: what the patterns build must
+    // not mention an unsigned type (a pattern that cannot handle one fails).
+    target.addDynamicallyLegalDialect<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
+                                      mlir::math::MathDialect, mlir::tensor::TensorDialect,
+                                      mlir::func::FuncDialect>(
+        [](mlir::Operation *op) { return !mentionsUnsigned(op); });
+    target.addDynamicallyLegalOp<mlir::func::FuncOp>([](mlir::func::FuncOp func) {
+      return !llvm::any_of(func.getFunctionType().getInputs(), hasUnsignedElement) &&
+             !llvm::any_of(func.getFunctionType().getResults(), hasUnsignedElement);
+    });
+    getOperation().walk(markUnsignedBoundary);
+    mlir::TypeConverter converter;
+    populateUnsignedToSignlessConversion(converter);
     mlir::RewritePatternSet patterns(context);
-    populateElementwiseToLinalgPatterns(patterns);
+    mlir::populateFunctionOpInterfaceTypeConversionPattern<mlir::func::FuncOp>(patterns,
+                                                                             converter);
+    mlir::populateReturnOpTypeConversionPattern(patterns, converter);
+    mlir::populateCallOpTypeConversionPattern(patterns, converter);
+    populateElementwiseToLinalgPatterns(patterns, converter);
     populateContractionToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);

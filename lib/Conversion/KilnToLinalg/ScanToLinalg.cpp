@@ -21,10 +21,13 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
-struct CumSumToGeneric final : OpConversionPattern<CumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// cumsum (`isProduct` false) and cumprod: a generic whose reduction
+/// dimension runs along the axis and keeps the elements up to the current one.
+template <typename OpTy, bool isProduct>
+struct ScanToGeneric final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     Type element = type.getElementType();
@@ -42,7 +45,7 @@ struct CumSumToGeneric final : OpConversionPattern<CumSumOp> {
                                    AffineMap::get(rank + 1, 0, target, context)};
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
-    Value zero = lowering::scalarConstant(rewriter, loc, element, 0);
+    Value zero = lowering::scalarConstant(rewriter, loc, element, isProduct ? 1 : 0);
     Value init = lowering::createInit(
         rewriter, loc, type, lowering::dynamicSizesOf(rewriter, loc, adaptor.getInput()), zero);
     arith::CmpIPredicate keep =
@@ -56,8 +59,13 @@ struct CumSumToGeneric final : OpConversionPattern<CumSumOp> {
           Value j = linalg::IndexOp::create(b, l, rank);
           Value take = arith::CmpIOp::create(b, l, keep, j, i);
           Value term = arith::SelectOp::create(b, l, take, args[0], zero);
-          Value sum = isFloat ? arith::AddFOp::create(b, l, args[1], term).getResult()
-                              : arith::AddIOp::create(b, l, args[1], term).getResult();
+          Value sum;
+          if (isProduct)
+            sum = isFloat ? arith::MulFOp::create(b, l, args[1], term).getResult()
+                          : arith::MulIOp::create(b, l, args[1], term).getResult();
+          else
+            sum = isFloat ? arith::AddFOp::create(b, l, args[1], term).getResult()
+                          : arith::AddIOp::create(b, l, args[1], term).getResult();
           linalg::YieldOp::create(b, l, sum);
         });
     rewriter.replaceOp(op, generic.getResults());
@@ -68,7 +76,8 @@ struct CumSumToGeneric final : OpConversionPattern<CumSumOp> {
 } // namespace
 
 void populateScanToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<CumSumToGeneric>(patterns.getContext());
+  patterns.add<ScanToGeneric<CumSumOp, false>, ScanToGeneric<CumProdOp, true>>(
+      patterns.getContext());
 }
 
 } // namespace kiln

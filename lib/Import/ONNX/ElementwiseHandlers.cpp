@@ -108,6 +108,22 @@ LogicalResult mod(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// BitShift: LEFT or RIGHT; out-of-range amounts follow BitShift-28.
+LogicalResult bitShift(NodeBinder &b) {
+  FailureOr<Value> lhs = b.input(0), rhs = b.input(1);
+  FailureOr<std::string> direction = b.stringAttr("direction", std::nullopt);
+  if (failed(lhs) || failed(rhs) || failed(direction) ||
+      failed(sameElementType(b, *lhs, *rhs)))
+    return failure();
+  if (*direction != "LEFT" && *direction != "RIGHT")
+    return b.emitError() << "attribute 'direction' is '" << *direction
+                         << "', expected 'LEFT' or 'RIGHT'";
+  if (!isa<IntegerType>(elementOf(*lhs)) || elementOf(*lhs).isInteger(1))
+    return b.emitError() << "operands must be integers, got " << elementOf(*lhs);
+  FailureOr<Value> out = b.make<kiln::BitShiftOp>(*lhs, *rhs, *direction == "LEFT");
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 template <typename OpTy>
 LogicalResult unary(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
@@ -184,18 +200,27 @@ LogicalResult clip(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
-LogicalResult cast(NodeBinder &b) {
+/// Cast, BitCast: input 0 as the tensor type with element `to`; BitCast
+/// keeps the bits, so `to` must be as wide (a bool counts as a byte).
+template <typename OpTy>
+LogicalResult castTo(NodeBinder &b) {
+  constexpr bool keepBits = std::is_same_v<OpTy, kiln::BitcastOp>;
   FailureOr<Value> x = b.input(0);
   FailureOr<int64_t> to = b.intAttr("to", std::nullopt);
   if (failed(x) || failed(to))
     return failure();
   Type element = convertElementType(b.context(), static_cast<int32_t>(*to));
   if (!element)
-    return b.unsupported("cast to " + elementTypeName(static_cast<int32_t>(*to)));
+    return b.unsupported(std::string(keepBits ? "bitcast" : "cast") + " to " +
+                         elementTypeName(static_cast<int32_t>(*to)));
+  auto width = [](Type t) { return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth(); };
+  if (keepBits && width(element) != width(elementOf(*x)))
+    return b.emitError() << "attribute 'to' is " << element
+                         << ", which is not as wide as the input's " << elementOf(*x);
   auto type = RankedTensorType::get(tensorType(*x).getShape(), element);
   if (type == x->getType())
     return b.setOutput(0, *x);
-  FailureOr<Value> out = b.makeTyped<kiln::CastOp>(type, *x);
+  FailureOr<Value> out = b.makeTyped<OpTy>(type, *x);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -502,6 +527,11 @@ void registerElementwiseHandlers(HandlerRegistry &r) {
   r.add("And", 7, binary<kiln::AndOp>);
   r.add("Or", 7, binary<kiln::OrOp>);
   r.add("Xor", 7, binary<kiln::XorOp>);
+  r.add("BitwiseAnd", 18, binary<kiln::AndOp>);
+  r.add("BitwiseOr", 18, binary<kiln::OrOp>);
+  r.add("BitwiseXor", 18, binary<kiln::XorOp>);
+  r.add("BitwiseNot", 18, unary<kiln::NotOp>);
+  r.add("BitShift", 11, bitShift);
   r.add("Equal", 7, binary<kiln::EqualOp>);
   r.add("Less", 7, binary<kiln::LessOp>);
   r.add("LessOrEqual", 12, binary<kiln::LessEqualOp>);
@@ -523,6 +553,9 @@ void registerElementwiseHandlers(HandlerRegistry &r) {
   r.add("Relu", 7, unary<kiln::ReluOp>);
   r.add("Erf", 9, unary<kiln::ErfOp>);
   r.add("Sin", 7, unary<kiln::SinOp>);
+  r.add("Asin", 7, unary<kiln::AsinOp>);
+  r.add("Acos", 7, unary<kiln::AcosOp>);
+  r.add("Atan", 7, unary<kiln::AtanOp>);
   r.add("Cos", 7, unary<kiln::CosOp>);
   r.add("Floor", 7, unary<kiln::FloorOp>);
   r.add("Ceil", 7, unary<kiln::CeilOp>);
@@ -532,8 +565,9 @@ void registerElementwiseHandlers(HandlerRegistry &r) {
   r.add("LeakyRelu", 7, leakyRelu);
   r.add("Gelu", 20, gelu);
   r.add("Clip", 7, clip);
-  r.add("Cast", 7, cast);
+  r.add("Cast", 7, castTo<kiln::CastOp>);
   r.add("CastLike", 15, castLike);
+  r.add("BitCast", 26, castTo<kiln::BitcastOp>);
   r.add("HardSigmoid", 7, hardSigmoid<false>);
   r.add("HardSwish", 14, hardSigmoid<true>);
   r.add("Softplus", 7, softplus);

@@ -21,8 +21,9 @@ constexpr int64_t axesInputOpset() {
   return kind == ReduceKind::sum ? 13 : 18;
 }
 
+/// The reduction of input 0 (or input 0 itself for noop_with_empty_axes).
 template <ReduceKind kind>
-LogicalResult reduce(NodeBinder &b) {
+FailureOr<Value> reduceInput(NodeBinder &b, int64_t axesOpset = axesInputOpset<kind>()) {
   FailureOr<Value> x = b.input(0);
   FailureOr<int64_t> keepDims = b.intAttr("keepdims", 1);
   FailureOr<int64_t> noop = b.intAttr("noop_with_empty_axes", 0);
@@ -31,7 +32,7 @@ LogicalResult reduce(NodeBinder &b) {
       failed(b.checkRange("attribute 'noop_with_empty_axes'", *noop, 0, 1)))
     return failure();
   SmallVector<int64_t> axes;
-  if (b.opset() >= axesInputOpset<kind>()) {
+  if (b.opset() >= axesOpset) {
     if (b.hasInput(1)) {
       FailureOr<SmallVector<int64_t>> given = b.requireConstantInts(1, "'axes'");
       if (failed(given))
@@ -45,14 +46,42 @@ LogicalResult reduce(NodeBinder &b) {
     axes = *given;
   }
   if (axes.empty() && *noop == 1)
-    return b.setOutput(0, *x);
+    return *x;
   RankedTensorType type = tensorType(*x);
   FailureOr<SmallVector<int64_t>> normalized =
       kiln::normalizeAxes(b.loc(), "axes", axes, type.getRank());
   if (failed(normalized))
     return failure();
-  FailureOr<Value> out =
-      b.make<kiln::ReduceOp>(*x, kind, ArrayRef(*normalized), *keepDims == 1);
+  bool isBool = type.getElementType().isInteger(1);
+  if (!isBool)
+    return b.make<kiln::ReduceOp>(*x, kind, ArrayRef(*normalized), *keepDims == 1);
+  // Bools (ReduceMax/Min-20): any/all, reduced as the bytes 0 and 1.
+  if (kind != ReduceKind::max && kind != ReduceKind::min)
+    return b.emitError() << "bool input: only ReduceMax and ReduceMin accept one";
+  FailureOr<Value> bytes =
+      b.makeTyped<kiln::CastOp>(type.clone(b.builder().getIntegerType(8)), *x);
+  if (failed(bytes))
+    return failure();
+  FailureOr<Value> reduced =
+      b.make<kiln::ReduceOp>(*bytes, kind, ArrayRef(*normalized), *keepDims == 1);
+  if (failed(reduced))
+    return failure();
+  // > 0 rather than a cast: an empty max is -128 (false), an empty min 127 (true).
+  return b.make<kiln::GreaterOp>(*reduced, b.scalar(b.builder().getIntegerType(8), 0));
+}
+
+template <ReduceKind kind>
+LogicalResult reduce(NodeBinder &b) {
+  FailureOr<Value> out = reduceInput<kind>(b);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// ReduceLogSum: log of ReduceSum (axes as an input from opset 18).
+LogicalResult reduceLogSum(NodeBinder &b) {
+  FailureOr<Value> sum = reduceInput<ReduceKind::sum>(b, /*axesOpset=*/18);
+  if (failed(sum))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::LogOp>(*sum);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -89,7 +118,8 @@ FailureOr<int64_t> scalarInput(NodeBinder &b, unsigned i, StringRef what) {
 /// CumSum along an axis known only at run time: the sums along every axis,
 /// chosen by select(axis == a or axis == a - rank). An axis outside
 /// [-rank, rank) is not diagnosed at run time (it gives the last axis's sums).
-FailureOr<Value> cumsumAnyAxis(NodeBinder &b, Value x, bool exclusive, bool reverse) {
+template <typename OpTy>
+FailureOr<Value> scanAnyAxis(NodeBinder &b, Value x, bool exclusive, bool reverse) {
   FailureOr<Value> axis = b.input(1);
   if (failed(axis))
     return failure();
@@ -114,10 +144,10 @@ FailureOr<Value> cumsumAnyAxis(NodeBinder &b, Value x, bool exclusive, bool reve
     a = *wide;
   }
   int64_t rank = tensorType(x).getRank();
-  FailureOr<Value> result = b.make<kiln::CumSumOp>(x, static_cast<uint64_t>(rank - 1),
-                                                   exclusive, reverse);
+  FailureOr<Value> result = b.make<OpTy>(x, static_cast<uint64_t>(rank - 1),
+                                         exclusive, reverse);
   for (int64_t d = rank - 2; d >= 0 && succeeded(result); --d) {
-    FailureOr<Value> sums = b.make<kiln::CumSumOp>(x, static_cast<uint64_t>(d), exclusive, reverse);
+    FailureOr<Value> sums = b.make<OpTy>(x, static_cast<uint64_t>(d), exclusive, reverse);
     FailureOr<Value> isD = b.make<kiln::EqualOp>(a, b.scalar(i64, d));
     FailureOr<Value> isNegD = b.make<kiln::EqualOp>(a, b.scalar(i64, d - rank));
     if (failed(sums) || failed(isD) || failed(isNegD))
@@ -128,7 +158,9 @@ FailureOr<Value> cumsumAnyAxis(NodeBinder &b, Value x, bool exclusive, bool reve
   return result;
 }
 
-LogicalResult cumsum(NodeBinder &b) {
+/// CumSum, CumProd.
+template <typename OpTy>
+LogicalResult scan(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
   FailureOr<int64_t> exclusive = b.intAttr("exclusive", 0);
   FailureOr<int64_t> reverse = b.intAttr("reverse", 0);
@@ -137,7 +169,7 @@ LogicalResult cumsum(NodeBinder &b) {
       failed(b.checkRange("attribute 'reverse'", *reverse, 0, 1)))
     return failure();
   if (b.hasInput(1) && !b.constantInts(1)) {
-    FailureOr<Value> out = cumsumAnyAxis(b, *x, *exclusive == 1, *reverse == 1);
+    FailureOr<Value> out = scanAnyAxis<OpTy>(b, *x, *exclusive == 1, *reverse == 1);
     return failed(out) ? failure() : b.setOutput(0, *out);
   }
   FailureOr<int64_t> axis = scalarInput(b, 1, "'axis'");
@@ -147,8 +179,8 @@ LogicalResult cumsum(NodeBinder &b) {
       kiln::normalizeAxis(b.loc(), "axis", *axis, tensorType(*x).getRank());
   if (failed(normalized))
     return failure();
-  FailureOr<Value> out = b.make<kiln::CumSumOp>(
-      *x, static_cast<uint64_t>(*normalized), *exclusive == 1, *reverse == 1);
+  FailureOr<Value> out = b.make<OpTy>(*x, static_cast<uint64_t>(*normalized),
+                                      *exclusive == 1, *reverse == 1);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -187,10 +219,12 @@ void registerReductionHandlers(HandlerRegistry &r) {
   r.add("ReduceL1", 7, reduce<ReduceKind::l1>);
   r.add("ReduceL2", 7, reduce<ReduceKind::l2>);
   r.add("ReduceLogSumExp", 7, reduce<ReduceKind::log_sum_exp>);
+  r.add("ReduceLogSum", 7, reduceLogSum);
   r.add("ReduceSumSquare", 7, reduce<ReduceKind::sum_square>);
   r.add("ArgMax", 7, argReduce<kiln::ArgMaxOp>);
   r.add("ArgMin", 7, argReduce<kiln::ArgMinOp>);
-  r.add("CumSum", 11, cumsum);
+  r.add("CumSum", 11, scan<kiln::CumSumOp>);
+  r.add("CumProd", 26, scan<kiln::CumProdOp>);
   r.add("TopK", 7, topK);
 }
 

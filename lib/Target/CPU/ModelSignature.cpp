@@ -33,7 +33,9 @@ func::FuncOp findModelFunction(ModuleOp module) {
   return nullptr;
 }
 
-static std::optional<int32_t> abiDtype(Type type) {
+/// `isUnsigned`: the value was an unsigned integer tensor in the kiln dialect
+/// (convert-kiln-to-linalg makes it signless and marks it `kiln.unsigned`).
+static std::optional<int32_t> abiDtype(Type type, bool isUnsigned) {
   if (type.isF32())
     return KILN_ABI_F32;
   if (type.isF16())
@@ -44,8 +46,14 @@ static std::optional<int32_t> abiDtype(Type type) {
     return KILN_ABI_F64;
   if (type.isInteger(1))
     return KILN_ABI_BOOL;
-  if (type.isUnsignedInteger(8))
+  if (type.isUnsignedInteger(8) || (isUnsigned && type.isSignlessInteger(8)))
     return KILN_ABI_U8;
+  if (type.isUnsignedInteger(16) || (isUnsigned && type.isSignlessInteger(16)))
+    return KILN_ABI_U16;
+  if (type.isUnsignedInteger(32) || (isUnsigned && type.isSignlessInteger(32)))
+    return KILN_ABI_U32;
+  if (type.isUnsignedInteger(64) || (isUnsigned && type.isSignlessInteger(64)))
+    return KILN_ABI_U64;
   if (type.isSignlessInteger(8))
     return KILN_ABI_I8;
   if (type.isSignlessInteger(16))
@@ -67,7 +75,8 @@ static FailureOr<TensorSignature> readTensor(Location loc, Type type,
   TensorSignature signature;
   auto name = attrs ? attrs.getAs<StringAttr>("kiln.name") : StringAttr();
   signature.name = name ? name.str() : fallbackName;
-  std::optional<int32_t> dtype = abiDtype(tensor.getElementType());
+  std::optional<int32_t> dtype =
+      abiDtype(tensor.getElementType(), attrs && attrs.get("kiln.unsigned"));
   if (!dtype)
     return emitError(loc) << "'" << signature.name << "' has element type "
                           << tensor.getElementType()

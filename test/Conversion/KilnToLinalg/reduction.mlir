@@ -85,3 +85,15 @@ func.func @cumsum_exclusive(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %0 = kiln.cumsum %x {axis = 0 : i64, exclusive = true} : tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+/// cumprod: the cumsum generic with 1 and multiplication.
+// CHECK-LABEL: func @cumprod
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+func.func @cumprod(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = kiln.cumprod %x {axis = 0 : i64} : tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}

@@ -81,11 +81,11 @@ func.func @gather(%table: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tensor<2
 
 // -----
 
-/// An op the lowering does not cover yet (unsigned arithmetic) is a clean
+/// An op the lowering does not cover yet (unsigned cumsum) is a clean
 /// error naming it.
 func.func @unsupported(%x: tensor<4xui8>) -> tensor<4xui8> {
-  // expected-error @+1 {{failed to legalize operation 'kiln.add'}}
-  %0 = kiln.add %x, %x : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  // expected-error @+1 {{failed to legalize operation 'kiln.cumsum'}}
+  %0 = kiln.cumsum %x {axis = 0 : i64} : tensor<4xui8>
   return %0 : tensor<4xui8>
 }
 

@@ -760,3 +760,19 @@ func.func @gather_nd_indices_rank(%x: tensor<4x5xf32>, %i: tensor<i64>) {
   %0 = kiln.gather_nd %x, %i : (tensor<4x5xf32>, tensor<i64>) -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @bitcast_width(%x: tensor<4xf32>) {
+  // expected-error @+1 {{element types 'f32' and 'i16' differ in width}}
+  %0 = kiln.bitcast %x : tensor<4xf32> -> tensor<4xi16>
+  return
+}
+
+// -----
+
+func.func @cumprod_axis(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'axis' value is 3, accepted range is [-1, 0]}}
+  %0 = kiln.cumprod %x {axis = 3 : i64} : tensor<4xf32>
+  return
+}

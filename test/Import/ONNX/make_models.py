@@ -94,6 +94,32 @@ def compare(out):
 
 
 @register
+def bitwise(out):
+    u, v = T("u", TensorProto.UINT16, [4]), T("v", TensorProto.UINT16, [4])
+    nodes = [N(op, ["u", "v"], [op.lower()]) for op in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]]
+    nodes += [N("BitwiseNot", ["u"], ["bitwisenot"]),
+              N("BitShift", ["u", "v"], ["left"], direction="LEFT"),
+              N("BitShift", ["u", "v"], ["right"], direction="RIGHT")]
+    outs = [T(n.output[0], None) for n in nodes]
+    save(out, "bitwise", make(nodes, [u, v], outs, opset=18))
+    f, b = T("f", F, [4]), T("b", TensorProto.BOOL, [4])
+    casts = [N("BitCast", ["f"], ["f_bits"], to=TensorProto.INT32),
+             N("BitCast", ["b"], ["b_byte"], to=TensorProto.UINT8),
+             N("CumProd", ["f", "axis"], ["f_prod"], exclusive=1),
+             N("Asin", ["f"], ["asin"]), N("Acos", ["f"], ["acos"]), N("Atan", ["f"], ["atan"]),
+             N("ReduceLogSum", ["f"], ["logsum"], keepdims=0),
+             N("ReduceMax", ["b"], ["any"], keepdims=0)]
+    save(out, "bitcast", make(casts, [f, b], [T(n.output[0], None) for n in casts],
+                              inits=[init("axis", np.array(0, dtype=np.int64))], opset=26))
+    wide = [N("BitCast", ["f"], ["z"], to=TensorProto.INT16)]
+    save(out, "bitcast-bad", make(wide, [f], [T("z", None)], opset=26))
+    bool_sum = [N("ReduceSum", ["b"], ["z"])]
+    save(out, "reduce-bool-bad", make(bool_sum, [b], [T("z", None)], opset=26))
+    bad = [N("BitShift", ["u", "v"], ["z"], direction="UP")]
+    save(out, "bitshift-bad", make(bad, [u, v], [T("z", None)], opset=18))
+
+
+@register
 def activations(out):
     x = T("x", F, [1, 4])
     nodes = [N("LeakyRelu", ["x"], ["leaky"], alpha=0.2),

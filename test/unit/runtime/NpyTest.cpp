@@ -63,7 +63,8 @@ TEST(Npy, HeadersMatchNumpy) {
 TEST(Npy, RoundTripEveryDtype) {
   int32_t dtypes[] = {KILN_DTYPE_F32, KILN_DTYPE_F16, KILN_DTYPE_F64,
                       KILN_DTYPE_I8,  KILN_DTYPE_U8,  KILN_DTYPE_I16,
-                      KILN_DTYPE_I32, KILN_DTYPE_I64, KILN_DTYPE_BOOL};
+                      KILN_DTYPE_I32, KILN_DTYPE_I64, KILN_DTYPE_BOOL,
+                      KILN_DTYPE_U16, KILN_DTYPE_U32, KILN_DTYPE_U64};
   std::vector<std::vector<int64_t>> shapes = {{}, {5}, {2, 3, 4}, {3, 0, 2}};
   for (int32_t dtype : dtypes)
     for (const std::vector<int64_t> &shape : shapes) {
@@ -180,8 +181,8 @@ TEST(Npy, BadHeaders) {
 
 TEST(Npy, UnsupportedDtypes) {
   EXPECT_EQ(decodeError(withDict(
-                "{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }", 8)),
-            "unsupported dtype '<u4' (supported: f4 f2 f8 i1 u1 i2 i4 i8 b1, "
+                "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 8)),
+            "unsupported dtype '<c8' (supported: f4 f2 f8 i1 u1 i2 i4 i8 b1 u2 u4 u8, "
             "little-endian)");
   EXPECT_EQ(decodeError(withDict(
                 "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8)),

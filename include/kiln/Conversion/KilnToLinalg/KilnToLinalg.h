@@ -17,7 +17,14 @@ namespace kiln {
 #include "kiln/Conversion/KilnToLinalg/Passes.h.inc"
 
 /// Constants, unary/binary elementwise ops, select, cast: linalg.generic.
-void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// `converter` makes unsigned integer tensors signless; the patterns for
+/// arithmetic, comparisons, bitwise ops, shifts, select and cast then pick the
+/// unsigned arith ops.
+void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                         const mlir::TypeConverter &converter);
+/// Unsigned integer tensors (and scalars) to signless ones of the same width;
+/// everything else unchanged.
+void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter);
 /// matmul, gemm: linalg.matmul / contraction generics.
 void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// conv, pooling, global pooling: linalg named conv/pool ops.

@@ -54,7 +54,23 @@ static LogicalResult verifySoftmaxLike(OpTy op) {
 LogicalResult SoftmaxOp::verify() { return verifySoftmaxLike(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxLike(*this); }
 
+LogicalResult BitcastOp::verify() {
+  // Bools are stored as one byte.
+  auto bits = [](Type t) {
+    Type element = cast<RankedTensorType>(t).getElementType();
+    return element.isInteger(1) ? 8u : element.getIntOrFloatBitWidth();
+  };
+  if (bits(getInput().getType()) != bits(getOutput().getType()))
+    return emitOpError() << "element types " << getInput().getType().getElementType()
+                         << " and " << getOutput().getType().getElementType()
+                         << " differ in width";
+  return success();
+}
+
 LogicalResult CumSumOp::verify() {
+  return verifyAxis(*this, "axis", getAxis(), getInput().getType().getRank());
+}
+LogicalResult CumProdOp::verify() {
   return verifyAxis(*this, "axis", getAxis(), getInput().getType().getRank());
 }
 

@@ -44,6 +44,8 @@ def Kiln_FloatTensor : RankedTensorOf<[Kiln_FloatElement]>;
 def Kiln_NumericTensor : RankedTensorOf<[Kiln_FloatElement, Kiln_IntElement]>;
 def Kiln_SignedTensor : RankedTensorOf<[Kiln_FloatElement, I8, I16, I32, I64]>;
 def Kiln_BoolTensor : RankedTensorOf<[I1]>;
+def Kiln_IntegerTensor : RankedTensorOf<[Kiln_IntElement]>;
+def Kiln_BitsTensor : RankedTensorOf<[I1, Kiln_IntElement]>;
 def Kiln_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Kiln_ShapeTensor : 1DTensorOf<[I64]>;
 def Kiln_ScalarTensor : 0DTensorOf<[Kiln_FloatElement, Kiln_IntElement]>;

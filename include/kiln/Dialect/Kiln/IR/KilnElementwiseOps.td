@@ -39,6 +39,9 @@ def Kiln_TanhOp : Kiln_UnaryOp<"tanh", "tanh(x)", Kiln_FloatTensor>;
 def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", "1 / (1 + e^-x)", Kiln_FloatTensor>;
 def Kiln_ReluOp : Kiln_UnaryOp<"relu", "max(x, 0)", Kiln_SignedTensor>;
 def Kiln_ErfOp : Kiln_UnaryOp<"erf", "erf(x)", Kiln_FloatTensor>;
+def Kiln_AsinOp : Kiln_UnaryOp<"asin", "asin(x)", Kiln_FloatTensor>;
+def Kiln_AcosOp : Kiln_UnaryOp<"acos", "acos(x)", Kiln_FloatTensor>;
+def Kiln_AtanOp : Kiln_UnaryOp<"atan", "atan(x)", Kiln_FloatTensor>;
 def Kiln_SinOp : Kiln_UnaryOp<"sin", "sin(x)", Kiln_FloatTensor>;
 def Kiln_CosOp : Kiln_UnaryOp<"cos", "cos(x)", Kiln_FloatTensor>;
 def Kiln_FloorOp : Kiln_UnaryOp<"floor", "floor(x)", Kiln_FloatTensor>;
@@ -46,7 +49,8 @@ def Kiln_CeilOp : Kiln_UnaryOp<"ceil", "ceil(x)", Kiln_FloatTensor>;
 def Kiln_RoundOp : Kiln_UnaryOp<"round",
     "round(x), halfway cases to even", Kiln_FloatTensor>;
 def Kiln_SignOp : Kiln_UnaryOp<"sign", "sign(x) in {-1, 0, 1}", Kiln_NumericTensor>;
-def Kiln_NotOp : Kiln_UnaryOp<"not", "logical not x", Kiln_BoolTensor> {
+def Kiln_NotOp : Kiln_UnaryOp<"not", "not x (logical on i1, bitwise on integers)",
+                              Kiln_BitsTensor> {
   let hasFolder = 1;
 }
 
@@ -107,6 +111,24 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, Elementwise, SameOperandsAndResultShape
   let hasFolder = 1;
 }
 
+def Kiln_BitcastOp : Kiln_Op<"bitcast", [Pure, Elementwise, SameOperandsAndResultShape]> {
+  let summary = "elementwise reinterpretation of the bits as another element type";
+  let description = [{
+    Keeps every element's bits and reads them as the result's element type of
+    the same width (ONNX BitCast); a bool (`i1`) counts as one byte, 0 or 1.
+
+    Example:
+
+    ```mlir
+    %y = kiln.bitcast %x : tensor<4xf32> -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Kiln_AddOp : Kiln_BinaryOp<"add", "x + y", Kiln_NumericTensor, 0,
                                [Commutative]> { let hasFolder = 1; }
 def Kiln_SubOp : Kiln_BinaryOp<"sub", "x - y", Kiln_NumericTensor> {
@@ -142,9 +164,26 @@ def Kiln_ModOp : Kiln_BinaryOp<"mod", "x mod y", Kiln_NumericTensor> {
   let arguments = (ins Kiln_NumericTensor:$lhs, Kiln_NumericTensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$fmod);
 }
-def Kiln_AndOp : Kiln_BinaryOp<"and", "x and y", Kiln_BoolTensor, 0, [Commutative]>;
-def Kiln_OrOp : Kiln_BinaryOp<"or", "x or y", Kiln_BoolTensor, 0, [Commutative]>;
-def Kiln_XorOp : Kiln_BinaryOp<"xor", "x xor y", Kiln_BoolTensor, 0, [Commutative]>;
+// Logical on i1, bitwise on integers (ONNX And/Or/Xor and BitwiseAnd/Or/Xor).
+def Kiln_AndOp : Kiln_BinaryOp<"and", "x and y", Kiln_BitsTensor, 0, [Commutative]>;
+def Kiln_OrOp : Kiln_BinaryOp<"or", "x or y", Kiln_BitsTensor, 0, [Commutative]>;
+def Kiln_XorOp : Kiln_BinaryOp<"xor", "x xor y", Kiln_BitsTensor, 0, [Commutative]>;
+def Kiln_BitShiftOp : Kiln_BinaryOp<"bit_shift", "x << y or x >> y", Kiln_IntegerTensor> {
+  let description = [{
+    Shifts every element of `lhs` by the matching element of `rhs` bits, left
+    when `left` is set, else right (arithmetic for signless, which are signed,
+    logical for unsigned integers). A shift amount outside [0, bit width) gives
+    the full shift: 0, or -1 for a right shift of a negative signed value
+    (ONNX BitShift-28).
+
+    Example:
+
+    ```mlir
+    %z = kiln.bit_shift %x, %y {left = true} : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+    ```
+  }];
+  let arguments = (ins Kiln_IntegerTensor:$lhs, Kiln_IntegerTensor:$rhs, BoolAttr:$left);
+}
 def Kiln_EqualOp : Kiln_BinaryOp<"equal", "x == y", Kiln_Tensor, 1, [Commutative]>;
 def Kiln_LessOp : Kiln_BinaryOp<"less", "x < y", Kiln_NumericTensor, 1>;
 def Kiln_LessEqualOp : Kiln_BinaryOp<"less_equal", "x <= y", Kiln_NumericTensor, 1>;

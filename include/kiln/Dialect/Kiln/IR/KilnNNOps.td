@@ -315,6 +315,26 @@ def Kiln_CumSumOp : Kiln_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Kiln_CumProdOp : Kiln_Op<"cumprod", [Pure, SameOperandsAndResultType]> {
+  let summary = "cumulative product along an axis";
+  let description = [{
+    Running product along `axis`; `exclusive` leaves out the current element
+    (the first product is 1), `reverse` runs from the end (ONNX CumProd).
+
+    Example:
+
+    ```mlir
+    %y = kiln.cumprod %x {axis = 0 : i64, reverse = true} : tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Kiln_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Kiln_TopKOp : Kiln_InferOp<"top_k", [AllElementTypesMatch<["input", "values"]>]> {
   let summary = "the k largest (or smallest) elements along an axis, and their indices";
   let description = [{
