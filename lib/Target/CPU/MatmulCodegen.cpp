@@ -88,7 +88,7 @@ void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
     SmallVector<Value> values;
     for (int64_t r = 0; r < shape.rows; ++r)
       for (int64_t v = 0; v < shape.vectors; ++v) {
-        ValueRange at = {rows[r], cols[v]};
+        Value at[] = {rows[r], cols[v]};
         values.push_back(
             masks.empty()
                 ? vector::LoadOp::create(lb, loc, vectorType, c, at).getResult()
@@ -144,7 +144,7 @@ void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
   for (int64_t r = 0; r < shape.rows; ++r)
     for (int64_t v = 0; v < shape.vectors; ++v) {
       Value result = loop.getResult(r * shape.vectors + v);
-      ValueRange at = {rows[r], cols[v]};
+      Value at[] = {rows[r], cols[v]};
       if (masks.empty())
         vector::StoreOp::create(b, loc, result, c, at);
       else
