@@ -6,7 +6,7 @@
 The classes the importer's own tests already build (external-data escapes,
 garbage, cycles, ...) come from test/Import/ONNX/make_models.py; these are
 the rest: negative and overflowing dims, rank bombs, absurd
-ConstantOfShape/Expand/Tile sizes, an opset of an unknown domain, and a deep
+ConstantOfShape/Expand/Tile sizes, window attributes whose sizes overflow, an opset of an unknown domain, and a deep
 but valid chain of 20,000 nodes. Nothing binary is committed.
 """
 
@@ -72,6 +72,32 @@ def domains(out):
     save(out, "unknown_domain_opset", make(
         [N("Foo", ["x"], ["y"], name="foo", domain="com.foo")],
         [T("x", F, [2])], [T("y")], extra_opsets=[("com.foo", 7)]))
+
+
+@register
+def windows(out):
+    """Window attributes whose size arithmetic overflows int64 or breaks an
+    ONNX rule (each was a wrapped size or undefined behaviour before)."""
+    big, top = 2**62, 2**63 - 1
+    w1 = init("w", np.ones([1, 1, 3], np.float32))
+    x1 = T("x", F, [1, 1, 8])
+
+    def node(op, **attrs):
+        inputs = ["x"] if op == "MaxPool" else ["x", "w"]
+        return make([N(op, inputs, ["y"], name="n", **attrs)], [x1], [T("y")],
+                    [] if op == "MaxPool" else [w1])
+
+    save(out, "convt_output_padding", make(
+        [N("ConvTranspose", ["x", "w"], ["y"], name="n", strides=[2, 2],
+           output_padding=[0, 2])], [T("x", F, [1, 1, 4, 4])], [T("y")],
+        [init("w", np.ones([1, 1, 3, 3], np.float32))]))
+    save(out, "convt_output_padding_huge", node(
+        "ConvTranspose", output_padding=[big], output_shape=[8]))
+    save(out, "convt_output_shape_overflow", node(
+        "ConvTranspose", strides=[big], output_shape=[8]))
+    save(out, "conv_same_overflow", node("Conv", strides=[top], auto_pad="SAME_UPPER"))
+    save(out, "conv_dilation_overflow", node("Conv", dilations=[big]))
+    save(out, "pool_pads_overflow", node("MaxPool", kernel_shape=[2], pads=[top, 0]))
 
 
 @register

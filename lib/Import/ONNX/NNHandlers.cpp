@@ -113,9 +113,22 @@ LogicalResult resolveSamePads(NodeBinder &b, RankedTensorType input, Window &w) 
       return b.unsupported("auto_pad " + w.autoPad +
                            " needs static spatial dims, but dim " + Twine(i + 2) +
                            " is dynamic");
-    int64_t out = (in + w.strides[i] - 1) / w.strides[i];
-    int64_t span = (w.kernel[i] - 1) * w.dilations[i] + 1;
-    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + span - in);
+    // (out - 1) * stride + span - in with out = ceil(in / stride), checked:
+    // strides, dilations and kernels are attributes up to 2^63 - 1.
+    std::optional<int64_t> out = CheckedI64(in).add(w.strides[i] - 1).get();
+    std::optional<int64_t> span =
+        CheckedI64(w.kernel[i] - 1).mul(w.dilations[i]).add(1).get();
+    std::optional<int64_t> need =
+        out && span ? CheckedI64(*out / w.strides[i] - 1)
+                          .mul(w.strides[i])
+                          .add(*span)
+                          .sub(in)
+                          .get()
+                    : std::nullopt;
+    if (!need)
+      return b.emitError() << "auto_pad " << w.autoPad << ": the padding of "
+                           << "spatial dim " << i << " overflows int64";
+    int64_t total = std::max<int64_t>(0, *need);
     int64_t small = total / 2, large = total - small;
     w.pads[i] = w.autoPad == "SAME_UPPER" ? small : large;
     w.pads[i + k] = w.autoPad == "SAME_UPPER" ? large : small;
@@ -184,13 +197,25 @@ LogicalResult resolveTransposePads(NodeBinder &b, RankedTensorType input,
     if (ShapedType::isDynamic(in))
       return b.unsupported("output_shape/auto_pad need static spatial dims, but "
                            "dim " + Twine(i + 2) + " is dynamic");
-    int64_t target = outputShape->empty()
-                         ? in * w.strides[i]
-                         : (*outputShape)[outputShape->size() - k + i];
-    int64_t total = w.strides[i] * (in - 1) + outputPadding[i] +
-                    (w.kernel[i] - 1) * w.dilations[i] + 1 - target;
+    std::optional<int64_t> target =
+        outputShape->empty() ? CheckedI64(in).mul(w.strides[i]).get()
+                             : (*outputShape)[outputShape->size() - k + i];
+    std::optional<int64_t> span =
+        CheckedI64(w.kernel[i] - 1).mul(w.dilations[i]).add(1).get();
+    std::optional<int64_t> need =
+        target && span ? CheckedI64(in - 1)
+                             .mul(w.strides[i])
+                             .add(outputPadding[i])
+                             .add(*span)
+                             .sub(*target)
+                             .get()
+                       : std::nullopt;
+    if (!need)
+      return b.emitError() << "the padding of spatial dim " << i
+                           << " overflows int64";
+    int64_t total = *need;
     if (total < 0)
-      return b.unsupported("output size " + Twine(target) + " in spatial dim " +
+      return b.unsupported("output size " + Twine(*target) + " in spatial dim " +
                            Twine(i) + " needs negative padding");
     int64_t half = total / 2;
     bool upper = w.autoPad == "SAME_UPPER";
@@ -217,8 +242,14 @@ LogicalResult convTranspose(NodeBinder &b) {
   FailureOr<SmallVector<int64_t>> outputPadding =
       b.intsAttr("output_padding", ArrayRef(zeros));
   if (failed(outputPadding) ||
-      failed(checkLength(b, "output_padding", *outputPadding, zeros.size())) ||
-      failed(resolveTransposePads(b, tensorType(*x), *w, *outputPadding)))
+      failed(checkLength(b, "output_padding", *outputPadding, zeros.size())))
+    return failure();
+  // ONNX: each output_padding value is less than its stride or dilation.
+  for (auto [i, pad] : llvm::enumerate(*outputPadding))
+    if (failed(b.checkRange("attribute 'output_padding'", pad, 0,
+                            std::max(w->strides[i], w->dilations[i]) - 1)))
+      return failure();
+  if (failed(resolveTransposePads(b, tensorType(*x), *w, *outputPadding)))
     return failure();
   FailureOr<Value> out = b.make<kiln::ConvTransposeOp>(
       *x, *weight, b.optionalInput(2), ArrayRef(w->strides),

@@ -150,7 +150,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
         map.map(op.getResult(0), b.create(state)->getResult(0));
       }
       Value result = lookup(body.getTerminator()->getOperand(0));
-      ValueRange at = {rows[r], cols[v]};
+      Value at[] = {rows[r], cols[v]};
       if (masks.empty())
         vector::StoreOp::create(b, loc, result, out, at);
       else
@@ -176,7 +176,7 @@ void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
     SmallVector<Value> values;
     for (int64_t r = 0; r < shape.rows; ++r)
       for (int64_t v = 0; v < shape.vectors; ++v) {
-        ValueRange at = {rows[r], cols[v]};
+        Value at[] = {rows[r], cols[v]};
         values.push_back(
             masks.empty()
                 ? vector::LoadOp::create(lb, loc, vectorType, c, at).getResult()
@@ -233,7 +233,7 @@ void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
     for (int64_t r = 0; r < shape.rows; ++r)
       for (int64_t v = 0; v < shape.vectors; ++v) {
         Value result = loop.getResult(r * shape.vectors + v);
-        ValueRange at = {rows[r], cols[v]};
+        Value at[] = {rows[r], cols[v]};
         if (masks.empty())
           vector::StoreOp::create(sb, loc, result, c, at);
         else

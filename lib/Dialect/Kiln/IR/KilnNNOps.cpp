@@ -162,24 +162,45 @@ static LogicalResult checkWindow(std::optional<Location> loc, int64_t spatial,
   return success();
 }
 
-/// Output length of a sliding window, or failure when the window does not fit.
+/// "spatial dim i: <what> overflows int64 (...)" for window sizes.
+static LogicalResult windowOverflow(std::optional<Location> loc, int64_t i,
+                                    StringRef what, int64_t in, int64_t kernel,
+                                    int64_t stride, int64_t dilation) {
+  return emitInferenceError(
+      loc, "spatial dim " + Twine(i) + ": " + what + " overflows int64 (input " +
+               Twine(in) + ", kernel " + Twine(kernel) + ", stride " +
+               Twine(stride) + ", dilation " + Twine(dilation) + ")");
+}
+
+/// Output length of a sliding window, or failure when the window does not fit
+/// or a size overflows int64.
 static FailureOr<int64_t> windowOutput(std::optional<Location> loc, int64_t i,
                                        int64_t in, int64_t kernel, int64_t stride,
                                        int64_t dilation, int64_t padBegin,
                                        int64_t padEnd, bool ceilMode) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return kDyn;
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t room = in + padBegin + padEnd - span;
-  if (room < 0)
+  std::optional<int64_t> span = CheckedI64(kernel - 1).mul(dilation).add(1).get();
+  std::optional<int64_t> padded = CheckedI64(in).add(padBegin).add(padEnd).get();
+  if (!span || !padded)
+    return windowOverflow(loc, i, span ? "padded size" : "window span", in,
+                          kernel, stride, dilation);
+  std::optional<int64_t> room = CheckedI64(*padded).sub(*span).get();
+  if (room && *room < 0)
     return emitInferenceError(loc, "spatial dim " + Twine(i) + ": window of " +
-                                       Twine(span) + " does not fit padded size " +
-                                       Twine(in + padBegin + padEnd));
-  int64_t out = (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
-  // A window that would start inside the end padding is dropped.
-  if (ceilMode && (out - 1) * stride >= in + padBegin)
-    --out;
-  return out;
+                                       Twine(*span) + " does not fit padded size " +
+                                       Twine(*padded));
+  if (room && ceilMode)
+    room = CheckedI64(*room).add(stride - 1).get();
+  std::optional<int64_t> out =
+      room ? CheckedI64(*room / stride).add(1).get() : std::nullopt;
+  if (!out)
+    return windowOverflow(loc, i, "output size", in, kernel, stride, dilation);
+  // A window that would start inside the end padding is dropped; (out - 1) *
+  // stride <= room + stride - 1 was computed without overflow above.
+  if (ceilMode && (*out - 1) * stride >= in + padBegin)
+    --*out;
+  return *out;
 }
 
 static LogicalResult checkConvOperands(std::optional<Location> loc,
@@ -213,7 +234,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
   int64_t perGroup = weight.getDimSize(1);
   if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup) &&
-      channels != perGroup * group)
+      CheckedI64(perGroup).mul(group).get() != channels)
     return emitInferenceError(loc, "input has " + Twine(channels) +
                                        " channels but weight expects " +
                                        Twine(perGroup) + " x group " + Twine(group));
@@ -266,23 +287,48 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
     return emitInferenceError(loc, "input has " + Twine(input.getDimSize(1)) +
                                        " channels but weight has " +
                                        Twine(weight.getDimSize(0)));
-  int64_t filters = ShapedType::isDynamic(weight.getDimSize(1))
-                        ? kDyn
-                        : weight.getDimSize(1) * group;
-  SmallVector<int64_t> shape = {input.getDimSize(0), filters};
+  std::optional<int64_t> filters =
+      ShapedType::isDynamic(weight.getDimSize(1))
+          ? kDyn
+          : CheckedI64(weight.getDimSize(1)).mul(group).get();
+  if (!filters)
+    return emitInferenceError(loc, "output channels " +
+                                       Twine(weight.getDimSize(1)) + " x group " +
+                                       Twine(group) + " overflow int64");
+  SmallVector<int64_t> shape = {input.getDimSize(0), *filters};
   for (int64_t i = 0; i < spatial; ++i) {
+    int64_t stride = adaptor.getStrides()[i], dilation = adaptor.getDilations()[i];
+    // ONNX: each output_padding value is less than its stride or dilation.
+    int64_t limit = std::max(stride, dilation);
+    if (outputPadding[i] < 0 || outputPadding[i] >= limit)
+      return emitInferenceError(loc, "'output_padding' value is " +
+                                         Twine(outputPadding[i]) +
+                                         ", accepted range is [0, " +
+                                         Twine(limit) + ") (max of stride and "
+                                         "dilation of spatial dim " +
+                                         Twine(i) + ")");
     int64_t in = input.getDimSize(i + 2), k = weight.getDimSize(i + 2);
     if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
       shape.push_back(kDyn);
       continue;
     }
-    int64_t out = adaptor.getStrides()[i] * (in - 1) + outputPadding[i] +
-                  adaptor.getDilations()[i] * (k - 1) + 1 - adaptor.getPads()[i] -
-                  adaptor.getPads()[i + spatial];
-    if (out <= 0)
+    // stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads.
+    std::optional<int64_t> span = CheckedI64(k - 1).mul(dilation).add(1).get();
+    std::optional<int64_t> out =
+        span ? CheckedI64(in - 1)
+                   .mul(stride)
+                   .add(outputPadding[i])
+                   .add(*span)
+                   .sub(adaptor.getPads()[i])
+                   .sub(adaptor.getPads()[i + spatial])
+                   .get()
+             : std::nullopt;
+    if (!out)
+      return windowOverflow(loc, i, "output size", in, k, stride, dilation);
+    if (*out <= 0)
       return emitInferenceError(loc, "spatial dim " + Twine(i) +
-                                         ": output size would be " + Twine(out));
-    shape.push_back(out);
+                                         ": output size would be " + Twine(*out));
+    shape.push_back(*out);
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();

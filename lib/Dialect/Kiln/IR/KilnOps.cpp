@@ -212,6 +212,15 @@ LogicalResult ReshapeOp::verify() {
     return failure();
   std::optional<int64_t> inCount = staticElementCount(in.getShape());
   std::optional<int64_t> outCount = staticElementCount(out.getShape());
+  // A static shape whose element count overflows int64 cannot be compared
+  // (and no buffer can hold it).
+  for (auto [what, type, count] :
+       {std::tuple<StringRef, RankedTensorType, std::optional<int64_t>>{
+            "input", in, inCount},
+        {"result", out, outCount}})
+    if (type.hasStaticShape() && !count)
+      return emitOpError(what) << " type " << type
+                               << " has more than 2^63 - 1 elements";
   if (inCount && outCount && *inCount != *outCount)
     return emitOpError("input has ")
            << *inCount << " elements but the result type " << out << " has "

@@ -74,9 +74,14 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     for (int64_t d = 0; d < first.getRank(); ++d) {
       int64_t size = type.getDimSize(d);
       if (d == *axis) {
-        shape[d] = (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size))
-                       ? kDyn
-                       : shape[d] + size;
+        std::optional<int64_t> sum =
+            (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size))
+                ? kDyn
+                : CheckedI64(shape[d]).add(size).get();
+        if (!sum)
+          return emitInferenceError(loc, "concatenated dim " + Twine(d) +
+                                             " overflows int64");
+        shape[d] = *sum;
       } else if (ShapedType::isDynamic(shape[d])) {
         shape[d] = size;
       } else if (!ShapedType::isDynamic(size) && size != shape[d]) {
@@ -103,13 +108,17 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   if (sizes.empty())
     return emitInferenceError(loc, "'sizes' must not be empty");
-  int64_t total = 0;
+  CheckedI64 sum(0);
   for (int64_t size : sizes) {
     if (size < 0)
       return emitInferenceError(loc, "'sizes' value is " + Twine(size) +
                                          ", accepted range is [0, inf)");
-    total += size;
+    sum.add(size);
   }
+  std::optional<int64_t> checkedTotal = sum.get();
+  if (!checkedTotal)
+    return emitInferenceError(loc, "'sizes' add up to more than 2^63 - 1");
+  int64_t total = *checkedTotal;
   int64_t length = input.getDimSize(*axis);
   if (!ShapedType::isDynamic(length) && total != length)
     return emitInferenceError(loc, "'sizes' add up to " + Twine(total) +
@@ -130,14 +139,18 @@ static int64_t sliceLength(int64_t size, int64_t start, int64_t end, int64_t ste
       v = v < -size ? -1 : v + size; // saturates large negatives
     return std::min(std::max(v, lo), hi);
   };
+  // ceil(distance / |step|) as (distance - 1) / |step| + 1: no intermediate
+  // overflows for steps near +-2^63 (|INT64_MIN| is taken as unsigned).
   if (step > 0) {
     int64_t s = clamp(start, 0, size), e = clamp(end, 0, size);
-    return e > s ? (e - s + step - 1) / step : 0;
+    return e > s ? (e - s - 1) / step + 1 : 0;
   }
   int64_t s = clamp(start, -1, size - 1), e = clamp(end, -1, size - 1);
   if (end < -size)
     e = -1;
-  return s > e ? (s - e + (-step) - 1) / (-step) : 0;
+  uint64_t magnitude = 0 - static_cast<uint64_t>(step);
+  return s > e ? static_cast<int64_t>(static_cast<uint64_t>(s - e - 1) / magnitude) + 1
+               : 0;
 }
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -305,14 +318,16 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location>
                                        ", " + Twine(rank) + "]");
   if (axis < 0)
     axis += rank;
-  auto product = [](ArrayRef<int64_t> dims) {
+  SmallVector<int64_t, 2> shape;
+  for (ArrayRef<int64_t> dims :
+       {input.getShape().take_front(axis), input.getShape().drop_front(axis)}) {
     std::optional<int64_t> count = staticElementCount(dims);
-    return count ? *count : kDyn;
-  };
-  types.push_back(RankedTensorType::get(
-      {product(input.getShape().take_front(axis)),
-       product(input.getShape().drop_front(axis))},
-      input.getElementType()));
+    if (!count && !llvm::any_of(dims, ShapedType::isDynamic))
+      return emitInferenceError(loc, "flattened dim " + Twine(shape.size()) +
+                                         " has more than 2^63 - 1 elements");
+    shape.push_back(count ? *count : kDyn);
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 
@@ -334,11 +349,15 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
       shape.push_back(kDyn);
       continue;
     }
-    int64_t out = d + pads[i] + pads[i + rank];
-    if (out < 0)
+    std::optional<int64_t> out =
+        CheckedI64(d).add(pads[i]).add(pads[i + rank]).get();
+    if (!out)
+      return emitInferenceError(loc, "dim " + Twine(i) +
+                                         ": padded size overflows int64");
+    if (*out < 0)
       return emitInferenceError(loc, "dim " + Twine(i) + " would have size " +
-                                         Twine(out) + " after padding");
-    shape.push_back(out);
+                                         Twine(*out) + " after padding");
+    shape.push_back(*out);
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();

@@ -16,6 +16,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeRange.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <optional>
 
@@ -55,6 +56,33 @@ normalizeAxes(std::optional<mlir::Location> loc, llvm::StringRef name,
 /// Product of dims, or nullopt when a dim is dynamic or the product overflows
 /// int64.
 std::optional<int64_t> staticElementCount(llvm::ArrayRef<int64_t> shape);
+
+/// int64 arithmetic on sizes that come from attributes and static dims (both
+/// up to 2^63 - 1): each step is checked, and `get()` is nullopt once one
+/// overflowed, e.g. `CheckedI64(k - 1).mul(dilation).add(1).get()`.
+class CheckedI64 {
+public:
+  explicit CheckedI64(int64_t value) : value(value) {}
+  CheckedI64 &add(int64_t v) {
+    overflow |= llvm::AddOverflow(value, v, value);
+    return *this;
+  }
+  CheckedI64 &sub(int64_t v) {
+    overflow |= llvm::SubOverflow(value, v, value);
+    return *this;
+  }
+  CheckedI64 &mul(int64_t v) {
+    overflow |= llvm::MulOverflow(value, v, value);
+    return *this;
+  }
+  std::optional<int64_t> get() const {
+    return overflow ? std::nullopt : std::optional<int64_t>(value);
+  }
+
+private:
+  int64_t value;
+  bool overflow = false;
+};
 
 /// Returns the ranked tensor type of `type`, or null.
 inline mlir::RankedTensorType asRanked(mlir::Type type) {
