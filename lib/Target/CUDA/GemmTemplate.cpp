@@ -17,9 +17,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -138,6 +140,18 @@ linalg::FillOp zeroFillBefore(Operation *gemm, Value output) {
   return {};
 }
 
+/// Ops between a product and its consumer that the search steps over:
+/// allocations, pure ops, and the dispatch trace hooks of
+/// kiln-instrument-dispatches (the consumer's span then holds the fused kernel
+/// and the product's span is empty).
+bool skippable(Operation *op) {
+  if (isa<memref::AllocOp, memref::DeallocOp>(op))
+    return true;
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName;
+  return isMemoryEffectFree(op) && op->getNumRegions() == 0;
+}
+
 /// The elementwise consumer whose body the epilogue computes instead of
 /// storing the product: the next op with memory effects after `gemm` is a
 /// linalg.generic, all parallel over the product's index space, writing a
@@ -152,8 +166,7 @@ linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp 
   if (!fill || !alloc)
     return {};
   Operation *next = gemm->getNextNode();
-  while (next && (isa<memref::AllocOp, memref::DeallocOp>(next) ||
-                  (isMemoryEffectFree(next) && next->getNumRegions() == 0)))
+  while (next && skippable(next))
     next = next->getNextNode();
   auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!consumer || !consumer.hasPureBufferSemantics() || consumer.getNumDpsInits() != 1 ||
@@ -201,8 +214,7 @@ Operation *finalCopyOf(Value result, Operation *producer, Operation *gemm) {
   if (!result.getDefiningOp<memref::AllocOp>())
     return nullptr;
   Operation *next = producer->getNextNode();
-  while (next && (isa<memref::AllocOp, memref::DeallocOp>(next) ||
-                  (isMemoryEffectFree(next) && next->getNumRegions() == 0)))
+  while (next && skippable(next))
     next = next->getNextNode();
   if (!next || !isa<linalg::CopyOp, memref::CopyOp>(next))
     return nullptr;

@@ -113,11 +113,11 @@ func.func @row_group_left(%x: memref<8x16xf32>, %y: memref<8x16xf32>) {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-/// ... and so are two kernels between the trace hooks of one dispatch.
+/// ... and so are two kernels between the trace hooks of one grouped dispatch.
 module {
   func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %x: memref<8x16xf32>, %y: memref<8x16xf32>) {
     %c0 = arith.constant 0 : i32
-    call @kiln_trace_begin(%host, %c0) : (!llvm.ptr, i32) -> ()
+    call @kiln_trace_begin(%host, %c0) {kiln.dispatch_group} : (!llvm.ptr, i32) -> ()
     linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
         ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
     ^bb0(%a: f32, %o: f32):

@@ -49,7 +49,7 @@ func.func private @kiln_entry(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 /// A matmul and its marked epilogue are one dispatch: one begin/end pair
 /// around both, named after the root with the nodes of both.
-// CHECK: module attributes {kiln.dispatches = ["matmul fc,bias,relu"]}
+// CHECK: module attributes {kiln.dispatch_costs = array<i64: 1088, 1664>, kiln.dispatches = ["matmul fc,bias,relu"]}
 // CHECK: %[[ID:.+]] = arith.constant 0 : i32
 // CHECK-NEXT: call @kiln_trace_begin(%{{.*}}, %[[ID]])
 // CHECK-NEXT: linalg.matmul
@@ -77,7 +77,7 @@ module {
 
 /// The members of a row group are one dispatch (the fill between them is
 /// inside it: no hook may split what the row kernels emit as one loop).
-// CHECK: module attributes {kiln.dispatches = ["generic max,sub"]}
+// CHECK: module attributes {kiln.dispatch_costs = array<i64: 64, 432>, kiln.dispatches = ["generic max,sub"]}
 // CHECK: call @kiln_trace_begin
 // CHECK-NEXT: linalg.generic
 // CHECK: linalg.fill
