@@ -1,0 +1,36 @@
+//===- MatmulEpilogue.h - Epilogues of the CPU matmul kernel ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The part of kiln-cpu-matmul that fuses a marked elementwise epilogue
+// (kiln/Dispatch/Epilogue.h) into the matmul kernel: finding it after the
+// matmul, and applying its body to the kernel's accumulators.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_TARGET_CPU_MATMULEPILOGUE_H
+#define KILN_LIB_TARGET_CPU_MATMULEPILOGUE_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace kiln {
+
+/// The same buffer: one value, or two identical subviews.
+bool sameView(mlir::Value x, mlir::Value y);
+
+/// The marked epilogue reading `op`'s C after it, with `op` moved right
+/// before it, or null. Between them only buffer allocations, pure ops
+/// (views, constants) and deallocations may lie; deallocations of the
+/// matmul's operands move after the epilogue.
+mlir::linalg::GenericOp takeEpilogue(mlir::linalg::MatmulOp op);
+
+/// Stores f(acc) into the epilogue's output for the tile rows x vectors at
+/// (rows[r], cols[v]) (`masks`, one per vector, at a ragged column edge).
+void applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp generic,
+                   llvm::ArrayRef<mlir::Value> acc, llvm::ArrayRef<mlir::Value> rows,
+                   llvm::ArrayRef<mlir::Value> cols, llvm::ArrayRef<mlir::Value> masks,
+                   int64_t vectorWidth);
+
+} // namespace kiln
+
+#endif // KILN_LIB_TARGET_CPU_MATMULEPILOGUE_H
