@@ -11,7 +11,8 @@ namespace kiln {
 
 /// After codegen formed its kernels (kiln-cpu-row-kernels, kiln-cpu-matmul):
 /// checks that the span of `@kiln_entry` between the trace hooks of each
-/// dispatch (kiln-instrument-dispatches) holds at most one kernel: one
+/// grouped dispatch (begin hook marked kDispatchGroupAttr by
+/// kiln-instrument-dispatches) holds at most one kernel: one
 /// loop (scf.for/parallel), one call, or one linalg op other than the
 /// fills and copies bufferization adds. A dispatch the fusion stage counted
 /// as one kernel that codegen emitted as several is an error, so the
