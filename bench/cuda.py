@@ -7,7 +7,9 @@ The cases are bench/kernels.py's (SGEMM, ResNet-50 conv layers, softmax and
 layernorm rows), plus half-precision GEMMs (f16 and bf16 at 4096^3 and
 8192^3: a model C = A @ B in that dtype compiled with --precision=fp16|bf16,
 so the Hopper GEMM template with f32 accumulation, timed against
-torch.matmul in the same dtype, i.e. cuBLAS). `compile` writes each case's CUDA artifact, inputs and
+torch.matmul in the same dtype, i.e. cuBLAS) and tf32 GEMMs (f32 model,
+--precision=tf32, against torch.matmul with TF32 allowed; Kiln's time
+includes the transpose kernel that makes the input B K-major). `compile` writes each case's CUDA artifact, inputs and
 parameters; `run` times Kiln with `kiln-run --device cuda --bench` (its
 `device_ms` line: inputs on the device to last kernel done, launches
 included, host<->device copies excluded)
@@ -63,13 +65,14 @@ def compile_cases(args):
 
 
 HALF_GEMMS = [("f16", "fp16", 4096), ("f16", "fp16", 8192),
-              ("bf16", "bf16", 4096), ("bf16", "bf16", 8192), ("bf16", "bf16", 4000)]
+              ("bf16", "bf16", 4096), ("bf16", "bf16", 8192), ("bf16", "bf16", 4000),
+              ("f32", "tf32", 4096), ("f32", "tf32", 8192)]
 
 
 def compile_half_gemms(args):
     """kiln-dialect models C = A @ B in f16/bf16 (inputs made on the GPU machine)."""
     for dtype, precision, n in HALF_GEMMS:
-        case_dir = os.path.join(args.out, f"gemm_{dtype}_{n}")
+        case_dir = os.path.join(args.out, f"gemm_{precision if dtype == 'f32' else dtype}_{n}")
         os.makedirs(case_dir, exist_ok=True)
         t = f"tensor<{n}x{n}x{dtype}>"
         with open(os.path.join(case_dir, "model.mlir"), "w") as f:
@@ -80,8 +83,9 @@ def compile_half_gemms(args):
                                    f"--precision={precision}",
                                    "-o", os.path.join(case_dir, "model.so")],
                                   capture_output=True, text=True)
-        meta = {"name": f"gemm {dtype} {n}^3", "kind": "gemm", "dtype": dtype,
-                "flops": 2.0 * n ** 3, "bytes": 3 * 2.0 * n * n, "inputs": ["input_0", "input_1"],
+        meta = {"name": f"gemm {precision if dtype == 'f32' else dtype} {n}^3", "kind": "gemm",
+                "dtype": dtype, "precision": precision,
+                "flops": 2.0 * n ** 3, "bytes": 3 * (4.0 if dtype == "f32" else 2.0) * n * n, "inputs": ["input_0", "input_1"],
                 "shapes": {"input_0": [n, n], "input_1": [n, n]}, "attrs": {},
                 "compiled": compiled.returncode == 0,
                 "error": compiled.stderr.strip().splitlines()[-1:] if compiled.returncode else []}
@@ -166,6 +170,9 @@ def run_cases(args):
                 np.save(os.path.join(case_dir, f"in_{name}.npy"), value)
             inputs = [torch.from_numpy(value).cuda() for value in host_inputs]
         fn = torch_fn(meta, params, torch)
+        # tf32 rows: cuBLAS with TF32 on is the reference and the rival.
+        tf32 = meta.get("precision") == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
         want = fn(*inputs).double().cpu().numpy() if host_inputs is not None else None
         out_dir = os.path.join(case_dir, "out")
         kiln_device, kiln_host, error = run_kiln(args.kiln_run, case_dir, meta,
@@ -178,7 +185,8 @@ def run_cases(args):
             got = np.load(os.path.join(out_dir, os.listdir(out_dir)[0])).astype(np.float64)
             rel = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
             # f16 products round the output to f16 (rel. 2^-11) in both.
-            note = f"rel_err {rel:.1e}" + ("" if rel < (1e-2 if half else 1e-4) else " WRONG")
+            note = f"rel_err {rel:.1e}" + ("" if rel < (1e-2 if half or tf32 else 1e-4)
+                                           else " WRONG")
         eager = time_torch(fn, inputs, torch)
         compiled = None
         if not args.no_compile:
@@ -205,7 +213,8 @@ def rate(meta, ms):
 
 def print_table(rows, device):
     fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
-    print(f"\n{device}, fp32 (TF32 off; gemm f16/bf16 rows in their dtype, f32 accumulation), median of 50 runs after warm-up; Kiln = kernels only "
+    print(f"\n{device}, fp32 (TF32 off; gemm f16/bf16 rows in their dtype, f32 accumulation; "
+          "gemm tf32 rows: f32 data, TF32 on in PyTorch), median of 50 runs after warm-up; Kiln = kernels only "
           "+ launches (host clock around run and synchronize), PyTorch = CUDA events; kiln-run = whole run incl. host<->device copies\n")
     print("| case | Kiln ms | Kiln rate | kiln-run ms | eager ms | eager rate | compile ms "
           "| Kiln / eager | Kiln / compile | check |")

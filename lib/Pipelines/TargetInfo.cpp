@@ -53,7 +53,8 @@ public:
 
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override {
-    // 0. --precision=fp16|bf16: matmul operands narrowed (weights now).
+    // 0. --precision=fp16|bf16: matmul operands narrowed (weights now);
+    //    tf32: B transposed to K-major (weights now).
     if (options.cuda.precision != "fp32") {
       KilnCUDALowerPrecisionPassOptions precision;
       precision.precision = options.cuda.precision;
@@ -65,10 +66,12 @@ public:
     pm.addPass(createKilnInstrumentDispatchesPass());
     buildBufferizePipeline(pm);
     buildDeallocationPipeline(pm);
-    // 5b. f16/bf16 matmuls on sm_90a: the TMA + wgmma template (host code
+    // 5b. f16/bf16 (and tf32) matmuls on sm_90a: the TMA + wgmma template (host code
     //     and a gpu.launch), before the generic path turns them into loops.
     KilnCUDAGemmPassOptions gemm;
     gemm.chip = options.cuda.chip;
+    gemm.tf32 = options.cuda.precision == "tf32";
+    gemm.stages = options.cuda.gemmStages;
     pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
     // 6. Every linalg op becomes loops, parallel where the iteration space is.
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

@@ -82,11 +82,15 @@ static cl::opt<std::string>
 
 static cl::opt<std::string> precisionOption(
     "precision",
-    cl::desc("Matmul arithmetic of --target=cuda kernels: fp32 (default), fp16 or "
-             "bf16 (operands and weights in 16 bits, f32 accumulation and outputs; "
-             "tf32 is not implemented)"),
-    cl::value_desc("fp32|fp16|bf16"), cl::init("fp32"), cl::cat(kilncCategory));
+    cl::desc("Matmul arithmetic of --target=cuda kernels: fp32 (default), tf32 "
+             "(f32 operands read as tf32 by the tensor cores), fp16 or bf16 "
+             "(operands and weights in 16 bits); f32 accumulation and outputs"),
+    cl::value_desc("fp32|tf32|fp16|bf16"), cl::init("fp32"), cl::cat(kilncCategory));
 
+static cl::opt<int64_t> gemmStagesOption(
+    "cuda-gemm-stages",
+    cl::desc("Shared-memory pipeline depth of the CUDA GEMM template, 2..4 (default 3)"),
+    cl::value_desc("n"), cl::init(3), cl::Hidden, cl::cat(kilncCategory));
 
 static cl::opt<int64_t> maxFoldBytes(
     "max-fold-bytes",
@@ -201,10 +205,9 @@ int main(int argc, char **argv) {
     if (!gpu.consume_front("sm_") || gpu.consumeInteger(10, version) ||
         !(gpu.empty() || gpu == "a") || version < 60)
       return fail("--gpu='" + gpuOption + "': expected sm_XY with XY >= 60, e.g. sm_90a or sm_80");
-    if (precisionOption == "tf32")
-      return fail("--precision=tf32 is not implemented yet; use fp32, fp16 or bf16");
-    if (precisionOption != "fp32" && precisionOption != "fp16" && precisionOption != "bf16")
-      return fail("--precision='" + precisionOption + "': expected fp32, fp16 or bf16");
+    if (precisionOption != "fp32" && precisionOption != "tf32" && precisionOption != "fp16" &&
+        precisionOption != "bf16")
+      return fail("--precision='" + precisionOption + "': expected fp32, tf32, fp16 or bf16");
     if (reportOption == Report::Cost)
       return fail("--report=cost describes the CPU dispatches' trace ids; it needs "
                   "--target=cpu");
@@ -246,6 +249,7 @@ int main(int argc, char **argv) {
   options.cpu = cpuOption;
   options.cuda.chip = gpuOption;
   options.cuda.precision = precisionOption;
+  options.cuda.gemmStages = gemmStagesOption;
   options.weights = weightsOption;
   if (maxFoldBytes < 0)
     return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +

@@ -48,11 +48,13 @@ struct CUDAOptions {
   std::string chip = "sm_90a";
   /// Threads per block of the generic elementwise/loop kernels.
   int64_t blockSize = 256;
+  /// Shared-memory stages of the GEMM template (kiln-cuda-gemm), 2..4.
+  int64_t gemmStages = 3;
   /// ptxas to turn PTX into a cubin; empty = search PATH and /usr/local/cuda/bin.
   std::string ptxas;
   /// CUDA toolkit for libdevice; empty = $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.
   std::string toolkit;
-  /// Matmul operand precision (kilnc --precision): fp32, fp16 or bf16.
+  /// Matmul operand precision (kilnc --precision): fp32, tf32, fp16 or bf16.
   std::string precision = "fp32";
 };
 

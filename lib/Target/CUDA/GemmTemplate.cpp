@@ -15,6 +15,13 @@
 // store under a predicate; N and K must be multiples of 8 (TMA's 16-byte
 // row strides), else the generic SIMT kernel stays.
 //
+// tf32 (option `tf32`, kilnc --precision=tf32): f32 matmuls whose B is given
+// transposed (kiln-cuda-lower-precision's C = A * B^T maps), since tf32
+// wgmma reads both operands K-major. k steps of 32 (one 128-byte row of
+// f32), the same 32 KiB per stage, and the products issued as NVVM wgmma
+// ops (m64n128k8, tf32 x tf32 + f32) on hand-built shared-memory
+// descriptors: nvgpu.warpgroup.mma assumes an N-major B.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/CPU/Passes.h"
@@ -23,6 +30,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -44,17 +52,37 @@ namespace {
 
 using namespace mlir;
 
-constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 64;
+constexpr int64_t kTileM = 128, kTileN = 128;
 constexpr int64_t kThreads = 128; // one warpgroup
-/// f16/bf16 elements in one 128-byte swizzled TMA box row.
-constexpr int64_t kBoxCols = 64;
 
-/// A (batch) matmul the template takes: C[b] (f32) = A[b] (MxK) * B[b] (KxN).
+/// A (batch) matmul the template takes: C[b] (f32) = A[b] (MxK) * B[b] (KxN),
+/// or with `tf32`, C[b] = A[b] * B[b]^T with B[b] given as N x K (f32).
 struct Gemm {
   Value a, b, c;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   Type element;
+  bool tf32 = false;
+  /// Elements in one 128-byte swizzled TMA box row: the k step.
+  int64_t tileK() const { return tf32 ? 32 : 64; }
+  int64_t elementBytes() const { return tf32 ? 4 : 2; }
 };
+
+/// Whether `op`'s maps are C = A * B^T's: ([b,] m, n, k) -> A[[b,] m, k],
+/// B[[b,] n, k], C[[b,] m, n].
+bool hasTransposedBMaps(linalg::LinalgOp op, bool batched) {
+  MLIRContext *context = op->getContext();
+  unsigned base = batched ? 1 : 0;
+  auto map = [&](unsigned x, unsigned y) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, context));
+    results.push_back(getAffineDimExpr(base + x, context));
+    results.push_back(getAffineDimExpr(base + y, context));
+    return AffineMap::get(base + 3, 0, results, context);
+  };
+  return op.getIndexingMapsArray() ==
+         SmallVector<AffineMap>{map(0, 2), map(1, 2), map(0, 1)};
+}
 
 bool isDenseRowMajor(MemRefType type) {
   if (!memref::isStaticShapeAndContiguousRowMajor(type))
@@ -66,21 +94,23 @@ bool isDenseRowMajor(MemRefType type) {
          type.getMemorySpace() == nullptr;
 }
 
-std::optional<Gemm> matchGemm(Operation *op) {
+std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureBufferSemantics())
     return std::nullopt;
   bool batched = isa<linalg::BatchMatmulOp>(op);
-  if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
-    if (matmul.hasUserDefinedMaps())
-      return std::nullopt;
-  } else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op)) {
-    if (batch.hasUserDefinedMaps())
-      return std::nullopt;
-  } else {
+  bool userMaps;
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+    userMaps = matmul.hasUserDefinedMaps();
+  else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op))
+    userMaps = batch.hasUserDefinedMaps();
+  else
     return std::nullopt;
-  }
   Gemm g;
+  // tf32 products come with B transposed (kiln-cuda-lower-precision).
+  g.tf32 = userMaps;
+  if (userMaps && !(tf32 && hasTransposedBMaps(linalgOp, batched)))
+    return std::nullopt;
   g.a = linalgOp.getDpsInputs()[0];
   g.b = linalgOp.getDpsInputs()[1];
   g.c = linalgOp.getDpsInits()[0];
@@ -90,22 +120,30 @@ std::optional<Gemm> matchGemm(Operation *op) {
   if (!a || !b || !c || !isDenseRowMajor(a) || !isDenseRowMajor(b) || !isDenseRowMajor(c))
     return std::nullopt;
   g.element = a.getElementType();
-  if (!(g.element.isF16() || g.element.isBF16()) || b.getElementType() != g.element ||
-      !c.getElementType().isF32())
+  if (!(g.tf32 ? g.element.isF32() : g.element.isF16() || g.element.isBF16()) ||
+      b.getElementType() != g.element || !c.getElementType().isF32())
     return std::nullopt;
   unsigned base = batched ? 1 : 0;
   if (batched)
     g.batch = a.getDimSize(0);
   g.m = a.getDimSize(base);
   g.k = a.getDimSize(base + 1);
-  g.n = b.getDimSize(base + 1);
+  g.n = c.getDimSize(base + 1);
+  if (g.tf32) {
+    // f32 rows are 16 bytes per 4 elements. K is both operands' inner
+    // dimension, so the TMA's zero fill pads it even with a batch; rows
+    // past M or N (the next batch's) land in products never stored.
+    if (g.m < 1 || g.n % 4 || g.k % 4 || g.n < 4 || g.k < 4 || g.batch < 1)
+      return std::nullopt;
+    return g;
+  }
   // TMA needs 16-byte row strides (K and N multiples of 8); partial tiles
   // read zeros past the edges (TMA out-of-bounds fill) and store under a
   // predicate. With a batch, A's rows past M are the next batch's (products
   // never stored), but B's rows past K would be multiplied by A's zero
   // columns: K must then be a multiple of 64.
   if (g.m < 1 || g.n % 8 || g.k % 8 || g.n < 8 || g.k < 8 || g.batch < 1 ||
-      (g.batch > 1 && g.k % kTileK))
+      (g.batch > 1 && g.k % g.tileK()))
     return std::nullopt;
   return g;
 }
@@ -246,7 +284,7 @@ private:
     return MemRefType::get(shape, element, MemRefLayoutAttrInterface(), smemSpace);
   }
   nvgpu::TensorMapDescriptorType tensorMapType(int64_t rows) {
-    auto box = MemRefType::get({rows, kBoxCols}, g.element, MemRefLayoutAttrInterface(),
+    auto box = MemRefType::get({rows, g.tileK()}, g.element, MemRefLayoutAttrInterface(),
                                b.getI64IntegerAttr(3));
     return nvgpu::TensorMapDescriptorType::get(
         ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
@@ -264,7 +302,7 @@ private:
     auto unranked = UnrankedMemRefType::get(g.element, Attribute());
     Value cast = memref::CastOp::create(b, loc, unranked, matrix);
     return nvgpu::TmaCreateDescriptorOp::create(b, loc, tensorMapType(rows), cast,
-                                                ValueRange{idx(rows), idx(kBoxCols)});
+                                                ValueRange{idx(rows), idx(g.tileK())});
   }
   /// A view of the dynamic shared memory at `byteOffset`.
   Value view(Value byteOffset, MemRefType type) {
@@ -274,14 +312,19 @@ private:
   Value bOffset(Value slot) {
     return add(idx(stages * aTileBytes()), mul(slot, idx(bTileBytes())));
   }
-  int64_t elementBytes() const { return 2; }
-  int64_t aTileBytes() const { return kTileM * kTileK * elementBytes(); }
-  int64_t bTileBytes() const { return kTileK * kTileN * elementBytes(); }
+  int64_t elementBytes() const { return g.elementBytes(); }
+  int64_t aTileBytes() const { return kTileM * g.tileK() * elementBytes(); }
+  int64_t bTileBytes() const { return g.tileK() * kTileN * elementBytes(); }
   /// TMA loads of k step `kStep` into stage `slot`, completing on its mbarrier.
   void load(Value slot, Value kStep, Value predicate);
   /// The consumer's body on the 4 products `v` at (`r`, `column`) of the
   /// tile, stored to its output.
   void storeThroughConsumer(Value v, Value r, Value column);
+  /// One k step's 128x128x32 tf32 product on stage `slot`, added to `acc`.
+  Value tf32Mma(Value acc, Value slot);
+  /// The wgmma shared-memory descriptor of a K-major tile at byte `address`:
+  /// 128-byte swizzle, 8-row groups 1024 bytes apart.
+  Value kMajorDescriptor(Value address);
 
   OpBuilder &b;
   Location loc;
@@ -292,8 +335,64 @@ private:
   MLIRContext *ctx;
   Attribute smemSpace;
   // Kernel values.
-  Value descA, descB, smem, barriers, mRow, nCol, kRow, batchIndex, mTile;
+  Value descA, descB, smem, barriers, mRow, nCol, kRow, nRow, batchIndex, mTile, smemAddress;
 };
+
+Value GemmEmitter::kMajorDescriptor(Value address) {
+  Type i64 = b.getI64Type();
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
+  // Bits 0-13: address / 16; 16-29: leading byte offset / 16 (unused for
+  // swizzled K-major tiles, 1 by convention); 32-45: stride byte offset / 16
+  // (8 rows of 128 bytes); 62-63: swizzle mode (1 = 128 bytes).
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, c(0x3FFFF)), c(4));
+  Value fixed = c((int64_t{1} << 16) | (int64_t{64} << 32) | (int64_t{1} << 62));
+  return arith::OrIOp::create(b, loc, start, fixed);
+}
+
+Value GemmEmitter::tf32Mma(Value acc, Value slot) {
+  Type i64 = b.getI64Type();
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
+  Value slot64 = arith::IndexCastUIOp::create(b, loc, i64, slot);
+  Value aAddress = arith::AddIOp::create(
+      b, loc, smemAddress, arith::MulIOp::create(b, loc, slot64, c(aTileBytes())));
+  Value bAddress = arith::AddIOp::create(
+      b, loc, smemAddress,
+      arith::AddIOp::create(b, loc, c(stages * aTileBytes()),
+                            arith::MulIOp::create(b, loc, slot64, c(bTileBytes()))));
+  Value dA = kMajorDescriptor(aAddress), dB = kMajorDescriptor(bAddress);
+  // The accumulator as its LLVM form (what convert-nvgpu-to-nvvm makes of
+  // it): one struct of 64 f32 per 64-row half of the tile.
+  Type f32 = b.getF32Type();
+  auto half = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(kTileN / 2, f32));
+  auto whole = LLVM::LLVMStructType::getLiteral(ctx, {half, half});
+  Value s = UnrealizedConversionCastOp::create(b, loc, TypeRange{whole}, acc).getResult(0);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, kTileN, 8);
+  auto tf32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::tf32);
+  auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  for (int64_t h = 0; h < 2; ++h) {
+    Value part = LLVM::ExtractValueOp::create(b, loc, s, h);
+    for (int64_t kk = 0; kk < g.tileK() / 8; ++kk) {
+      // Descriptor offsets count 16 bytes: 64 rows of 128 bytes down, 8
+      // elements of 4 bytes along K.
+      Value a = arith::AddIOp::create(b, loc, dA, c((h * 64 * 128 + kk * 32) / 16));
+      Value bk = arith::AddIOp::create(b, loc, dB, c(kk * 32 / 16));
+      part = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, half, part, a, bk, shape, tf32Type, tf32Type, f32Type,
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+    }
+    s = LLVM::InsertValueOp::create(b, loc, s, part, h);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // As nvgpu.warpgroup.mma: at most this group pending, so the previous
+  // step's stage is free to refill.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{acc.getType()}, s).getResult(0);
+}
 
 void GemmEmitter::storeThroughConsumer(Value v, Value r, Value column) {
   auto outType = cast<MemRefType>(consumer.getDpsInits()[0].getType());
@@ -336,9 +435,21 @@ void GemmEmitter::storeThroughConsumer(Value v, Value r, Value column) {
 }
 
 void GemmEmitter::load(Value slot, Value kStep, Value predicate) {
+  int64_t kTileK = g.tileK(), kBoxCols = g.tileK();
   Value kCol = mul(kStep, idx(kTileK));
   Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
   Value bOffsetBytes = bOffset(slot);
+  if (g.tf32) {
+    // B^T's 128 rows (n) by 32 columns (k), K-major like A.
+    Value bTile = view(bOffsetBytes, smemType({kTileN, kTileK}, g.element));
+    nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers,
+                                            idx(aTileBytes() + bTileBytes()), slot, predicate);
+    nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, mRow}, slot,
+                                  Value(), predicate);
+    nvgpu::TmaAsyncLoadOp::create(b, loc, bTile, barriers, descB, ValueRange{kCol, nRow}, slot,
+                                  Value(), predicate);
+    return;
+  }
   Value bLeft = view(bOffsetBytes, smemType({kTileK, kBoxCols}, g.element));
   Value bRight = view(add(bOffsetBytes, idx(kTileK * kBoxCols * elementBytes())),
                       smemType({kTileK, kBoxCols}, g.element));
@@ -358,8 +469,9 @@ void GemmEmitter::load(Value slot, Value kStep, Value predicate) {
 void GemmEmitter::emit() {
   // Host: 2-D views, tensor maps, the launch.
   Value a2 = as2D(g.a), b2 = as2D(g.b), c2 = as2D(g.c);
+  int64_t kTileK = g.tileK();
   Value hostDescA = descriptor(a2, kTileM);
-  Value hostDescB = descriptor(b2, kTileK);
+  Value hostDescB = descriptor(b2, g.tf32 ? kTileN : kTileK);
   int64_t smemBytes = std::max(stages * (aTileBytes() + bTileBytes()), kTileM * kTileN * 4);
   Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
   auto launch = gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(g.m, kTileM)),
@@ -379,9 +491,13 @@ void GemmEmitter::emit() {
   mRow = add(mul(batch, idx(g.m)), mTile);
   nCol = mul(blockN, idx(kTileN));
   kRow = mul(batch, idx(g.k));
+  nRow = add(mul(batch, idx(g.n)), nCol);
   smem = gpu::DynamicSharedMemoryOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                               MemRefLayoutAttrInterface(), smemSpace));
+  if (g.tf32)
+    smemAddress = arith::IndexCastUIOp::create(
+        b, loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
   Value primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, idx(0));
   barriers = nvgpu::MBarrierCreateOp::create(
       b, loc, nvgpu::MBarrierGroupType::get(ctx, smemSpace, stages));
@@ -412,6 +528,10 @@ void GemmEmitter::emit() {
     Value parity = loop.getRegionIterArgs()[1];
     Value slot = arith::RemUIOp::create(b, loc, iv, idx(stages));
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity, idx(10000000), slot);
+    Value next;
+    if (g.tf32) {
+      next = tf32Mma(loop.getRegionIterArgs()[0], slot);
+    } else {
     Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
     Value bTile = view(bOffset(slot), smemType({kTileK, kTileN}, g.element));
     auto descType = [&](ArrayRef<int64_t> shape) {
@@ -421,9 +541,9 @@ void GemmEmitter::emit() {
                                                             aTile, descA);
     Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descType({kTileK, kTileN}),
                                                             bTile, descB);
-    Value next = nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB, IntegerAttr(),
-                                               UnitAttr(), b.getUnitAttr(),
-                                               loop.getRegionIterArgs()[0]);
+    next = nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB, IntegerAttr(), UnitAttr(),
+                                         b.getUnitAttr(), loop.getRegionIterArgs()[0]);
+    }
     Value nextStep = add(iv, idx(ahead));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, nextStep,
                                           idx(kSteps));
@@ -487,13 +607,13 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
     if (chip != "sm_90a")
       return; // wgmma exists only on sm_90a
     if (stages < 2 || stages > 4) {
-      getOperation().emitError() << "kiln-cuda-gemm: stages=" << stages
+      getOperation().emitError() << "kiln-cuda-gemm: stages=" << static_cast<int64_t>(stages)
                                  << ", expected 2, 3 or 4";
       return signalPassFailure();
     }
     SmallVector<std::pair<Operation *, Gemm>> gemms;
     getOperation().walk([&](Operation *op) {
-      if (std::optional<Gemm> gemm = matchGemm(op))
+      if (std::optional<Gemm> gemm = matchGemm(op, tf32))
         gemms.emplace_back(op, *gemm);
     });
     IRRewriter rewriter(&getContext());
@@ -530,7 +650,7 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
         rewriter.setInsertionPoint(consumer);
       }
       // One k step leaves nothing to prefetch: two buffers suffice.
-      int64_t depth = gemm.k <= kTileK ? 2 : static_cast<int64_t>(stages);
+      int64_t depth = gemm.k <= gemm.tileK() ? 2 : static_cast<int64_t>(stages);
       GemmEmitter(rewriter, op->getLoc(), gemm, depth, /*accumulate=*/!fill, consumer).emit();
       rewriter.eraseOp(op);
       bool inPlace = consumer && consumer.getDpsInits()[0] == gemm.c;

@@ -5,6 +5,9 @@
 // kilnc --precision=fp16|bf16: matmul operands in 16-bit floats, f32
 // accumulation and f32 results, so the Hopper GEMM template (wgmma) can take
 // the product. Weights are converted here, at compile time.
+// kilnc --precision=tf32: operands stay f32 in memory (wgmma reads them as
+// tf32), but tf32 wgmma reads both operands K-major, so B (K x N) is given
+// transposed: a weight now, an activation by a linalg.transpose.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,6 +95,76 @@ Value f32Init(OpBuilder &b, Location loc, Value init) {
   return castTensor(b, loc, init, b.getF32Type());
 }
 
+/// `value` ([batch x] K x N, f32) transposed to [batch x] N x K: a constant
+/// now, anything else through a linalg.transpose.
+Value transposeOperand(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[rank - 2], shape[rank - 1]);
+  auto transposed = RankedTensorType::get(shape, type.getElementType());
+  DenseElementsAttr dense;
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+    dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (dense && dense.isSplat())
+    return arith::ConstantOp::create(b, loc, dense.reshape(transposed));
+  if (dense) {
+    int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+    int64_t matrices = type.getNumElements() / (rows * cols);
+    auto values = llvm::to_vector(dense.getValues<float>());
+    SmallVector<float> out(values.size());
+    for (int64_t m = 0; m < matrices; ++m)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          out[(m * cols + c) * rows + r] = values[(m * rows + r) * cols + c];
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(transposed, ArrayRef<float>(out)));
+  }
+  SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, permutation).getResult()[0];
+}
+
+/// The indexing maps of C = A * B^T: ([b,] m, n, k) -> A[[b,] m, k],
+/// B^T[[b,] n, k], C[[b,] m, n].
+ArrayAttr transposedBMaps(MLIRContext *context, bool batched) {
+  unsigned base = batched ? 1 : 0;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineExpr> lead;
+  if (batched)
+    lead.push_back(d(0));
+  auto map = [&](AffineExpr x, AffineExpr y) {
+    SmallVector<AffineExpr> results(lead);
+    results.append({x, y});
+    return AffineMapAttr::get(AffineMap::get(base + 3, 0, results, context));
+  };
+  AffineExpr m = d(base), n = d(base + 1), k = d(base + 2);
+  return ArrayAttr::get(context, {map(m, k), map(n, k), map(m, n)});
+}
+
+/// tf32: an f32 matmul with static shapes that kiln-cuda-gemm can take
+/// (K and N multiples of 4: 16-byte rows for TMA and the epilogue's stores)
+/// multiplies by B^T.
+template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
+  if (!isPlainMatmulOf(op, rewriter.getF32Type()))
+    return;
+  auto b = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  int64_t rank = b.getRank();
+  if (!b.hasStaticShape() || b.getDimSize(rank - 2) % 4 || b.getDimSize(rank - 1) % 4 ||
+      !cast<RankedTensorType>(op.getDpsInputs()[0].getType()).hasStaticShape())
+    return;
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value rhs = transposeOperand(rewriter, loc, op.getDpsInputs()[1]);
+  auto product = OpTy::create(
+      rewriter, loc, op->getResultTypes(), ValueRange{op.getDpsInputs()[0], rhs},
+      op.getDpsInits(),
+      {rewriter.getNamedAttr("indexing_maps",
+                             transposedBMaps(rewriter.getContext(), rank == 3))});
+  rewriter.replaceOp(op, product->getResults());
+}
+
 /// An f32 matmul gets `type` operands; a matmul already in `type` (a model
 /// in f16 or bf16) accumulates in f32 and rounds its result to `type` once.
 template <typename OpTy> void lower(OpTy op, FloatType type, IRRewriter &rewriter) {
@@ -118,13 +191,16 @@ struct KilnCUDALowerPrecisionPass final
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     FloatType type;
-    if (precision == "fp16")
+    bool tf32 = precision == "tf32";
+    if (tf32)
+      type = Float32Type::get(context);
+    else if (precision == "fp16")
       type = Float16Type::get(context);
     else if (precision == "bf16")
       type = BFloat16Type::get(context);
     else {
       getOperation().emitError() << "kiln-cuda-lower-precision: precision='" << precision
-                                 << "', expected fp16 or bf16";
+                                 << "', expected fp16, bf16 or tf32";
       return signalPassFailure();
     }
     SmallVector<Operation *> matmuls;
@@ -134,6 +210,13 @@ struct KilnCUDALowerPrecisionPass final
     });
     IRRewriter rewriter(context);
     for (Operation *op : matmuls) {
+      if (tf32) {
+        if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+          lowerTF32(matmul, rewriter);
+        else
+          lowerTF32(cast<linalg::BatchMatmulOp>(op), rewriter);
+        continue;
+      }
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
         lower(matmul, type, rewriter);
       else

@@ -4,15 +4,18 @@
        gemm_check.py run WORK --kiln-run KILN_RUN    (on a GPU machine)
 
 Each case is a (batch) matmul model compiled with kilnc --target=cuda
---precision=fp16|bf16. `compile` also checks that the kernel module uses the
+--precision=fp16|bf16|tf32. `compile` also checks that the kernel module uses the
 template (wgmma.mma_async and cp.async.bulk.tensor in the PTX) exactly for
 the shapes it takes (tile multiples and ragged edges with N, K multiples of
-8); the others use the generic SIMT kernels.
+8, or of 4 for tf32); the others use the generic SIMT kernels.
 `run` draws fresh random inputs (a new seed each run), runs each artifact with
 outputs poisoned with NaN (KILN_CUDA_POISON_OUTPUTS=1) and compares every
 element with a float64 product of the inputs rounded to the precision:
 |out - ref| <= 1e-4 * (|A| @ |B|) (f32 accumulation; an unwritten or
-misplaced element fails by orders of magnitude). It also prints the error
+misplaced element fails by orders of magnitude). tf32 reads the f32 inputs
+with 10 mantissa bits, rounded or truncated by the hardware: its reference
+is the float64 product of the f32 inputs, within 2.5e-3 * (|A| @ |B|)
+(two operands off by up to 2^-10 each). It also prints the error
 against the float64 product of the unrounded inputs (the precision's cost).
 Without a CUDA driver `run` prints SKIPPED and exits 0.
 """
@@ -43,6 +46,18 @@ CASES = [
     # relu(A @ W + bias): the epilogue computes bias and relu (2 kernels in
     # all: A's conversion to f16 and the GEMM).
     ("f16_bias_relu_200x384x136", 1, 200, 384, 136, "fp16", True, True),
+    # tf32: f32 operands, B transposed to K-major (a transpose kernel, or at
+    # compile time for a weight); k steps of 32.
+    ("tf32_256x256x128", 1, 256, 256, 128, "tf32", False, True),
+    ("tf32_2048x2048x2048", 1, 2048, 2048, 2048, "tf32", False, True),
+    ("tf32_batch3_256x128x192", 3, 256, 128, 192, "tf32", False, True),
+    ("tf32_weight_256x512x256", 1, 256, 512, 256, "tf32", True, True),
+    ("tf32_ragged_200x136x72", 1, 200, 136, 72, "tf32", False, True),
+    ("tf32_ragged_batch2_200x132x100", 2, 200, 132, 100, "tf32", False, True),
+    ("tf32_ragged_1000x1060x516", 1, 1000, 1060, 516, "tf32", False, True),
+    ("tf32_generic_60x30x20", 1, 60, 30, 20, "tf32", False, False),
+    # relu(A @ W + bias) with W transposed at compile time: one kernel.
+    ("tf32_bias_relu_200x384x136", 1, 200, 384, 136, "tf32", True, True),
 ]
 
 
@@ -104,8 +119,9 @@ def compile_cases(args):
             if used != template:
                 error = f"the GEMM template is {'used' if used else 'not used'}, expected " \
                         f"{'it' if template else 'the generic path'}"
-            elif bias is not None and kernels != 2:
-                error = f"{kernels} kernels, expected 2 (bias and relu in the GEMM's epilogue)"
+            elif bias is not None and kernels != (1 if precision == "tf32" else 2):
+                error = f"{kernels} kernels, expected {1 if precision == 'tf32' else 2} " \
+                        "(bias and relu in the GEMM's epilogue)"
         with open(os.path.join(case, "meta.json"), "w") as f:
             json.dump({"batch": batch, "m": m, "n": n, "k": k, "precision": precision,
                        "weight": has_weight, "template": template}, f)
@@ -117,6 +133,8 @@ def compile_cases(args):
 
 
 def round_to(x, precision):
+    if precision == "tf32":
+        return x.astype(np.float32).astype(np.float64)
     if precision == "fp16":
         return x.astype(np.float16).astype(np.float64)
     bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
@@ -172,7 +190,8 @@ def run_cases(args):
                 bias = np.load(os.path.join(case, "bias.npy")).astype(np.float64)
                 epilogue = lambda x: np.maximum(x + bias, 0.0)  # noqa: E731
             ref = epilogue(ref)
-            bad = ~(np.abs(out - ref) <= 1e-4 * scale)  # NaN fails too
+            tolerance = 2.5e-3 if precision == "tf32" else 1e-4
+            bad = ~(np.abs(out - ref) <= tolerance * scale)  # NaN fails too
             exact = epilogue(np.matmul(a.astype(np.float64), b.astype(np.float64)))
             rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
             detail = f"rel. error vs unrounded f64 {rel:.2e}"

@@ -1,6 +1,7 @@
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=bf16" %s | FileCheck %s
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=fp16" %s | FileCheck %s --check-prefix=F16
-// RUN: not kiln-opt --kiln-cuda-lower-precision="precision=tf32" %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: kiln-opt --kiln-cuda-lower-precision="precision=tf32" %s | FileCheck %s --check-prefix=TF32
+// RUN: not kiln-opt --kiln-cuda-lower-precision="precision=fp8" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The weight is converted now (0.1 rounds to 0.10009765625 in bf16), the
 // activation by a truncf generic; the product keeps its f32 output.
@@ -12,7 +13,11 @@
 // F16: arith.constant dense<9.997550e-02> : tensor<64x32xf16>
 // F16: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x64xf16>, tensor<64x32xf16>)
 // F16: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x8x4xf16>, tensor<2x4x8xf16>)
-// BAD: kiln-cuda-lower-precision: precision='tf32', expected fp16 or bf16
+// BAD: kiln-cuda-lower-precision: precision='fp8', expected fp16, bf16 or tf32
+// tf32: operands stay f32; B is given transposed (K-major), the weight now.
+// TF32-LABEL: func.func @mm
+// TF32: %[[WT:.*]] = arith.constant dense<1.000000e-01> : tensor<32x64xf32>
+// TF32: linalg.matmul indexing_maps = [#[[MA:.*]], #[[MB:.*]], #[[MC:.*]]] ins(%arg0, %[[WT]] : tensor<16x64xf32>, tensor<32x64xf32>) outs(%arg1 : tensor<16x32xf32>)
 func.func @mm(%x: tensor<16x64xf32>, %init: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %w = arith.constant dense<0.1> : tensor<64x32xf32>
   %0 = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%init : tensor<16x32xf32>) -> tensor<16x32xf32>
@@ -20,6 +25,10 @@ func.func @mm(%x: tensor<16x64xf32>, %init: tensor<16x32xf32>) -> tensor<16x32xf
 }
 
 // CHECK-LABEL: func.func @batch
+// An activation B is transposed by a linalg.transpose.
+// TF32-LABEL: func.func @batch
+// TF32: %[[T:.*]] = linalg.transpose ins(%arg1 : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+// TF32: linalg.batch_matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%arg0, %[[T]] : tensor<2x8x4xf32>, tensor<2x8x4xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x8x4xbf16>, tensor<2x4x8xbf16>)
 func.func @batch(%x: tensor<2x8x4xf32>, %y: tensor<2x4x8xf32>, %init: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
   %0 = linalg.batch_matmul ins(%x, %y : tensor<2x8x4xf32>, tensor<2x4x8xf32>) outs(%init : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
@@ -39,4 +48,22 @@ func.func @model_bf16(%x: tensor<8x4xbf16>, %y: tensor<4x8xbf16>) -> tensor<8x8x
   %init = linalg.fill ins(%zero : bf16) outs(%e : tensor<8x8xbf16>) -> tensor<8x8xbf16>
   %0 = linalg.matmul ins(%x, %y : tensor<8x4xbf16>, tensor<4x8xbf16>) outs(%init : tensor<8x8xbf16>) -> tensor<8x8xbf16>
   return %0 : tensor<8x8xbf16>
+}
+
+// tf32: a non-splat weight is transposed element by element; K or N not a
+// multiple of 4 and non-f32 products are left alone.
+// TF32-LABEL: func.func @tf32_weight
+// TF32: arith.constant dense<{{\[}}[0.000000e+00, 4.000000e+00, 8.000000e+00, 1.200000e+01], [1.000000e+00, 5.000000e+00, 9.000000e+00, 1.300000e+01], [2.000000e+00, 6.000000e+00, 1.000000e+01, 1.400000e+01], [3.000000e+00, 7.000000e+00, 1.100000e+01, 1.500000e+01]]> : tensor<4x4xf32>
+// TF32: linalg.matmul indexing_maps
+// TF32: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x6xf32>, tensor<6x4xf32>)
+func.func @tf32_weight(%x: tensor<8x4xf32>, %y: tensor<8x6xf32>, %z: tensor<6x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]]> : tensor<4x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x4xf32>) outs(%init : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e2 = tensor.empty() : tensor<8x4xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %1 = linalg.matmul ins(%y, %z : tensor<8x6xf32>, tensor<6x4xf32>) outs(%init2 : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
 }

@@ -137,9 +137,15 @@ def KilnCUDALowerPrecisionPass
     or bf16) accumulates in f32 instead of its own dtype and its result is
     rounded once by a `truncf` generic (which kiln-cuda-gemm's epilogue
     computes). Other ops are untouched.
+
+    `tf32`: operands stay f32 (tf32 wgmma reads f32 memory), but an f32
+    matmul with static shapes and K and N multiples of 4 multiplies by B
+    transposed (indexing maps of C = A * B^T): a constant B is transposed
+    now, any other by a `linalg.transpose`, since tf32 wgmma reads both
+    operands K-major.
   }];
   let options = [
-    Option<"precision", "precision", "std::string", "\"fp16\"", "fp16 or bf16">
+    Option<"precision", "precision", "std::string", "\"fp16\"", "fp16, bf16 or tf32">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];
@@ -167,9 +173,17 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     computes that generic's body on the accumulators and stores its result
     instead: the product never reaches memory. Other matmuls are left to
     the generic (SIMT) path. Only for `chip` = sm_90a (wgmma).
+
+    With `tf32` (kilnc --precision=tf32), f32 products whose B is given
+    transposed (indexing maps of C = A * B^T, which kiln-cuda-lower-precision
+    makes: tf32 wgmma reads both operands K-major) take the template too,
+    with k steps of 32 (one 128-byte row of f32) and `wgmma` m64n128k8 with
+    tf32 operands and f32 accumulators; N and K need only be multiples of 4.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90a\"", "the kernels' GPU architecture">,
+    Option<"tf32", "tf32", "bool", "false",
+           "f32 products with a transposed B through tf32 wgmma">,
     Option<"stages", "stages", "int64_t", "3", "shared-memory pipeline depth (2..4)">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",

@@ -1,0 +1,90 @@
+// RUN: kiln-opt --split-input-file --kiln-cuda-gemm="tf32=true" %s | FileCheck %s
+// RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s --check-prefix=OFF
+// RUN: not kiln-opt --kiln-cuda-gemm="tf32=true stages=5" %s 2>&1 | FileCheck %s --check-prefix=STAGES
+
+// tf32 (kilnc --precision=tf32): an f32 product whose B comes transposed
+// (C = A * B^T, as kiln-cuda-lower-precision makes it). Both operands are
+// K-major: TMA boxes of 128 rows by 32 f32 (one 128-byte swizzled row) for
+// A and B^T, one B load per stage, and 8 wgmma m64n128k8 (two 64-row halves
+// by four k8 steps) on hand-built descriptors per k step.
+// CHECK-LABEL: func.func @tf32
+// CHECK-NOT: linalg.fill
+// CHECK: %[[A:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf32> -> <tensor = memref<128x32xf32, 3>, swizzle = swizzle_128b
+// CHECK: %[[B:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf32> -> <tensor = memref<128x32xf32, 3>, swizzle = swizzle_128b
+// CHECK: gpu.launch {{.*}} in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) {{.*}} dynamic_shared_memory_size %c98304_i32
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c32768
+// CHECK-NEXT: nvgpu.tma.async.load %[[A]]
+// CHECK-NEXT: nvgpu.tma.async.load %[[B]]
+// CHECK: nvgpu.mbarrier.arrive.expect_tx
+// CHECK-NEXT: nvgpu.tma.async.load %[[A]]
+// CHECK-NEXT: nvgpu.tma.async.load %[[B]]
+// CHECK-NEXT: nvgpu.warpgroup.mma.init.accumulator
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>> to !llvm.struct<(struct<(f32,
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} to !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
+// CHECK-NOT: nvgpu.warpgroup.mma {{.*}}transposeB
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.warpgroup.mma.store
+// CHECK: vector.store {{.*}} : memref<256x256xf32>, vector<4xf32>
+// CHECK-NOT: linalg.matmul
+// Without tf32, f32 products stay generic.
+// OFF-LABEL: func.func @tf32
+// OFF: linalg.matmul
+// STAGES: kiln-cuda-gemm: stages=5, expected 2, 3 or 4
+#mA = affine_map<(m, n, k) -> (m, k)>
+#mB = affine_map<(m, n, k) -> (n, k)>
+#mC = affine_map<(m, n, k) -> (m, n)>
+func.func @tf32(%a: memref<256x96xf32>, %bt: memref<256x96xf32>, %c: memref<256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
+  linalg.matmul indexing_maps = [#mA, #mB, #mC]
+      ins(%a, %bt : memref<256x96xf32>, memref<256x96xf32>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// Batched and ragged: B^T's rows are (batch, n), K = 20 pads with zeros in
+// both operands (one k step: two stages), N = 132 a multiple of 4.
+// CHECK-LABEL: func.func @tf32_batch
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<2x132x20xf32> into memref<264x20xf32>
+// CHECK: gpu.launch {{.*}} in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}})
+// CHECK: num_barriers = 2
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: scf.if
+#bA = affine_map<(b, m, n, k) -> (b, m, k)>
+#bB = affine_map<(b, m, n, k) -> (b, n, k)>
+#bC = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @tf32_batch(%a: memref<2x200x20xf32>, %bt: memref<2x132x20xf32>, %c: memref<2x200x132xf32>) {
+  linalg.batch_matmul indexing_maps = [#bA, #bB, #bC]
+      ins(%a, %bt : memref<2x200x20xf32>, memref<2x132x20xf32>) outs(%c : memref<2x200x132xf32>)
+  return
+}
+
+// -----
+
+// What stays generic with tf32: the default maps (B N-major), N not a
+// multiple of 4, and B^T in f16.
+// CHECK-LABEL: func.func @tf32_kept
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-3: linalg.matmul
+#kA = affine_map<(m, n, k) -> (m, k)>
+#kB = affine_map<(m, n, k) -> (n, k)>
+#kC = affine_map<(m, n, k) -> (m, n)>
+func.func @tf32_kept(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>,
+                     %bt: memref<30x32xf32>, %d: memref<64x30xf32>,
+                     %h: memref<64x32xf16>, %ht: memref<64x32xf16>) {
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+  linalg.matmul indexing_maps = [#kA, #kB, #kC]
+      ins(%a, %bt : memref<64x32xf32>, memref<30x32xf32>) outs(%d : memref<64x30xf32>)
+  linalg.matmul indexing_maps = [#kA, #kB, #kC]
+      ins(%h, %ht : memref<64x32xf16>, memref<64x32xf16>) outs(%c : memref<64x64xf32>)
+  return
+}
