@@ -58,6 +58,8 @@ public:
     if (options.cuda.precision != "fp32") {
       KilnCUDALowerPrecisionPassOptions precision;
       precision.precision = options.cuda.precision;
+      // Convolutions as im2col + a product only where the GEMM template runs.
+      precision.convolutions = options.cuda.chip == "sm_90a";
       pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(precision));
     }
     // 1-5. Entry, trace hooks around each dispatch, buffers, out-params,
@@ -120,6 +122,9 @@ public:
     nvvm.indexBitwidth = 64;
     OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
     kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+    // Dynamic shared memory as PTX's extern array, 1024-byte aligned (the
+    // GEMM template's TMA buffers), also when several kernels use it.
+    kernels.addPass(createKilnCUDAExternDynamicSharedPass());
     kernels.addPass(createConvertNVVMToLLVMPass()); // inline-PTX NVVM ops (wgmma, mbarrier)
     kernels.addPass(createCanonicalizerPass());
     kernels.addPass(createCSEPass());

@@ -55,33 +55,35 @@ using namespace mlir;
 constexpr int64_t kTileM = 128, kTileN = 128;
 constexpr int64_t kThreads = 128; // one warpgroup
 
-/// A (batch) matmul the template takes: C[b] (f32) = A[b] (MxK) * B[b] (KxN),
-/// or with `tf32`, C[b] = A[b] * B[b]^T with B[b] given as N x K (f32).
+/// A (batch) matmul the template takes: C[b] (f32) = A[b] (MxK) * B[b] (KxN).
+/// With `kMajorB`, B[b] is given transposed (N x K: C = A * B^T), which tf32
+/// needs and convolutions use; with `broadcastA`, one A (M x K) serves every
+/// batch (a convolution's filters).
 struct Gemm {
   Value a, b, c;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   Type element;
-  bool tf32 = false;
+  bool kMajorB = false, broadcastA = false;
+  int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
   /// Elements in one 128-byte swizzled TMA box row: the k step.
-  int64_t tileK() const { return tf32 ? 32 : 64; }
-  int64_t elementBytes() const { return tf32 ? 4 : 2; }
+  int64_t tileK() const { return 128 / elementBytes(); }
+  /// K of one wgmma instruction: 32 bytes of each operand row.
+  int64_t mmaK() const { return 32 / elementBytes(); }
 };
 
-/// Whether `op`'s maps are C = A * B^T's: ([b,] m, n, k) -> A[[b,] m, k],
-/// B[[b,] n, k], C[[b,] m, n].
-bool hasTransposedBMaps(linalg::LinalgOp op, bool batched) {
-  MLIRContext *context = op->getContext();
+/// The maps of C = A * B^T ([b,] m, n, k) -> A[[b,] m, k], B[[b,] n, k],
+/// C[[b,] m, n], or with `broadcastA` (batched only) A[m, k].
+SmallVector<AffineMap> transposedBMaps(MLIRContext *context, bool batched, bool broadcastA) {
   unsigned base = batched ? 1 : 0;
-  auto map = [&](unsigned x, unsigned y) {
+  auto map = [&](unsigned x, unsigned y, bool withBatch) {
     SmallVector<AffineExpr> results;
-    if (batched)
+    if (withBatch)
       results.push_back(getAffineDimExpr(0, context));
     results.push_back(getAffineDimExpr(base + x, context));
     results.push_back(getAffineDimExpr(base + y, context));
     return AffineMap::get(base + 3, 0, results, context);
   };
-  return op.getIndexingMapsArray() ==
-         SmallVector<AffineMap>{map(0, 2), map(1, 2), map(0, 1)};
+  return {map(0, 2, batched && !broadcastA), map(1, 2, batched), map(0, 1, batched)};
 }
 
 bool isDenseRowMajor(MemRefType type) {
@@ -107,10 +109,16 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   else
     return std::nullopt;
   Gemm g;
-  // tf32 products come with B transposed (kiln-cuda-lower-precision).
-  g.tf32 = userMaps;
-  if (userMaps && !(tf32 && hasTransposedBMaps(linalgOp, batched)))
-    return std::nullopt;
+  if (userMaps) {
+    SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+    MLIRContext *context = op->getContext();
+    if (maps == transposedBMaps(context, batched, false))
+      g.kMajorB = true;
+    else if (batched && maps == transposedBMaps(context, batched, true))
+      g.kMajorB = g.broadcastA = true;
+    else
+      return std::nullopt;
+  }
   g.a = linalgOp.getDpsInputs()[0];
   g.b = linalgOp.getDpsInputs()[1];
   g.c = linalgOp.getDpsInits()[0];
@@ -120,30 +128,35 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   if (!a || !b || !c || !isDenseRowMajor(a) || !isDenseRowMajor(b) || !isDenseRowMajor(c))
     return std::nullopt;
   g.element = a.getElementType();
-  if (!(g.tf32 ? g.element.isF32() : g.element.isF16() || g.element.isBF16()) ||
-      b.getElementType() != g.element || !c.getElementType().isF32())
+  // f32 operands only as tf32 (kilnc --precision=tf32), which reads both
+  // operands K-major.
+  bool f32 = g.element.isF32() && tf32 && g.kMajorB;
+  if (!(f32 || g.element.isF16() || g.element.isBF16()) || b.getElementType() != g.element ||
+      !c.getElementType().isF32())
     return std::nullopt;
   unsigned base = batched ? 1 : 0;
   if (batched)
-    g.batch = a.getDimSize(0);
-  g.m = a.getDimSize(base);
-  g.k = a.getDimSize(base + 1);
+    g.batch = b.getDimSize(0);
+  g.m = c.getDimSize(base);
+  g.k = b.getDimSize(g.kMajorB ? base + 1 : base);
   g.n = c.getDimSize(base + 1);
-  if (g.tf32) {
-    // f32 rows are 16 bytes per 4 elements. K is both operands' inner
-    // dimension, so the TMA's zero fill pads it even with a batch; rows
-    // past M or N (the next batch's) land in products never stored.
-    if (g.m < 1 || g.n % 4 || g.k % 4 || g.n < 4 || g.k < 4 || g.batch < 1)
-      return std::nullopt;
+  // TMA needs 16-byte row strides: K a multiple of 8 (16-bit) or 4 (f32).
+  int64_t rowElements = 16 / g.elementBytes();
+  if (g.m < 1 || g.n < 1 || g.k < rowElements || g.k % rowElements || g.batch < 1)
+    return std::nullopt;
+  if (g.kMajorB) {
+    // K is both operands' inner dimension, so the TMA's zero fill pads it
+    // even with a batch; rows past M or N (the next batch's) land in
+    // products never stored; an N not a multiple of 4 stores one element at
+    // a time.
     return g;
   }
-  // TMA needs 16-byte row strides (K and N multiples of 8); partial tiles
-  // read zeros past the edges (TMA out-of-bounds fill) and store under a
-  // predicate. With a batch, A's rows past M are the next batch's (products
-  // never stored), but B's rows past K would be multiplied by A's zero
-  // columns: K must then be a multiple of 64.
-  if (g.m < 1 || g.n % 8 || g.k % 8 || g.n < 8 || g.k < 8 || g.batch < 1 ||
-      (g.batch > 1 && g.k % g.tileK()))
+  // B's rows are N elements: N a multiple of 8. Partial tiles read zeros
+  // past the edges (TMA out-of-bounds fill) and store under a predicate.
+  // With a batch, A's rows past M are the next batch's (products never
+  // stored), but B's rows past K would be multiplied by A's zero columns: K
+  // must then be a multiple of 64.
+  if (g.n % 8 || (g.batch > 1 && g.k % g.tileK()))
     return std::nullopt;
   return g;
 }
@@ -293,7 +306,7 @@ private:
   }
   /// `value` as a 2-D memref (batch folded into the rows).
   Value as2D(Value value) {
-    if (g.batch == 1 && cast<MemRefType>(value.getType()).getRank() == 2)
+    if (cast<MemRefType>(value.getType()).getRank() == 2)
       return value;
     SmallVector<ReassociationIndices> groups = {{0, 1}, {2}};
     return memref::CollapseShapeOp::create(b, loc, value, groups);
@@ -320,8 +333,12 @@ private:
   /// The consumer's body on the 4 products `v` at (`r`, `column`) of the
   /// tile, stored to its output.
   void storeThroughConsumer(Value v, Value r, Value column);
-  /// One k step's 128x128x32 tf32 product on stage `slot`, added to `acc`.
-  Value tf32Mma(Value acc, Value slot);
+  /// Stores the 4 `values` at `at` (last index: their first column) one by
+  /// one, each while its column is below N (N not a multiple of 4).
+  void storeScalars(ArrayRef<Value> values, Value memref, ArrayRef<Value> at);
+  /// One k step's product with a K-major B (tf32 or f16/bf16) on stage
+  /// `slot`, added to `acc`.
+  Value kMajorMma(Value acc, Value slot);
   /// The wgmma shared-memory descriptor of a K-major tile at byte `address`:
   /// 128-byte swizzle, 8-row groups 1024 bytes apart.
   Value kMajorDescriptor(Value address);
@@ -335,7 +352,7 @@ private:
   MLIRContext *ctx;
   Attribute smemSpace;
   // Kernel values.
-  Value descA, descB, smem, barriers, mRow, nCol, kRow, nRow, batchIndex, mTile, smemAddress;
+  Value descA, descB, smem, barriers, mRow, aRow, nCol, kRow, nRow, batchIndex, mTile, smemAddress;
 };
 
 Value GemmEmitter::kMajorDescriptor(Value address) {
@@ -350,7 +367,7 @@ Value GemmEmitter::kMajorDescriptor(Value address) {
   return arith::OrIOp::create(b, loc, start, fixed);
 }
 
-Value GemmEmitter::tf32Mma(Value acc, Value slot) {
+Value GemmEmitter::kMajorMma(Value acc, Value slot) {
   Type i64 = b.getI64Type();
   auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
   Value slot64 = arith::IndexCastUIOp::create(b, loc, i64, slot);
@@ -368,19 +385,22 @@ Value GemmEmitter::tf32Mma(Value acc, Value slot) {
   auto whole = LLVM::LLVMStructType::getLiteral(ctx, {half, half});
   Value s = UnrealizedConversionCastOp::create(b, loc, TypeRange{whole}, acc).getResult(0);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, kTileN, 8);
-  auto tf32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::tf32);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, kTileN, g.mmaK());
+  auto inType = NVVM::WGMMATypesAttr::get(
+      ctx, g.element.isF32()   ? NVVM::WGMMATypes::tf32
+           : g.element.isF16() ? NVVM::WGMMATypes::f16
+                               : NVVM::WGMMATypes::bf16);
   auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   for (int64_t h = 0; h < 2; ++h) {
     Value part = LLVM::ExtractValueOp::create(b, loc, s, h);
-    for (int64_t kk = 0; kk < g.tileK() / 8; ++kk) {
-      // Descriptor offsets count 16 bytes: 64 rows of 128 bytes down, 8
-      // elements of 4 bytes along K.
+    for (int64_t kk = 0; kk < g.tileK() / g.mmaK(); ++kk) {
+      // Descriptor offsets count 16 bytes: 64 rows of 128 bytes down, one
+      // instruction's 32 bytes along K.
       Value a = arith::AddIOp::create(b, loc, dA, c((h * 64 * 128 + kk * 32) / 16));
       Value bk = arith::AddIOp::create(b, loc, dB, c(kk * 32 / 16));
       part = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, half, part, a, bk, shape, tf32Type, tf32Type, f32Type,
+          b, loc, half, part, a, bk, shape, inType, inType, f32Type,
           NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
           NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
           NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
@@ -422,16 +442,37 @@ void GemmEmitter::storeThroughConsumer(Value v, Value r, Value column) {
       b.clone(op, mapping);
     results.push_back(mapping.lookup(body->getTerminator()->getOperand(0)));
   }
-  auto vec = VectorType::get({4}, outType.getElementType());
-  Value packed = vector::FromElementsOp::create(b, loc, vec, results);
   SmallVector<Value> at;
   if (outType.getRank() == 3)
     at.push_back(batchIndex);
   at.push_back(add(mTile, r));
   at.push_back(add(nCol, column));
+  if (g.n % 4) {
+    storeScalars(results, consumer.getDpsInits()[0], at);
+    return;
+  }
+  auto vec = VectorType::get({4}, outType.getElementType());
+  Value packed = vector::FromElementsOp::create(b, loc, vec, results);
   int64_t bytes = 4 * outType.getElementTypeBitWidth() / 8;
   vector::StoreOp::create(b, loc, packed, consumer.getDpsInits()[0], at, false,
                           llvm::MaybeAlign(bytes));
+}
+
+void GemmEmitter::storeScalars(ArrayRef<Value> values, Value memref, ArrayRef<Value> at) {
+  for (auto [e, value] : llvm::enumerate(values)) {
+    SmallVector<Value> indices(at);
+    indices.back() = add(indices.back(), idx(e));
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, indices.back(),
+                                         idx(g.n));
+    auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard body(b);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    Value stored = value;
+    if (accumulate && !consumer)
+      stored = arith::AddFOp::create(b, loc, stored,
+                                     memref::LoadOp::create(b, loc, memref, indices));
+    memref::StoreOp::create(b, loc, stored, memref, indices);
+  }
 }
 
 void GemmEmitter::load(Value slot, Value kStep, Value predicate) {
@@ -439,12 +480,12 @@ void GemmEmitter::load(Value slot, Value kStep, Value predicate) {
   Value kCol = mul(kStep, idx(kTileK));
   Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
   Value bOffsetBytes = bOffset(slot);
-  if (g.tf32) {
+  if (g.kMajorB) {
     // B^T's 128 rows (n) by 32 columns (k), K-major like A.
     Value bTile = view(bOffsetBytes, smemType({kTileN, kTileK}, g.element));
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers,
                                             idx(aTileBytes() + bTileBytes()), slot, predicate);
-    nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, mRow}, slot,
+    nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, aRow}, slot,
                                   Value(), predicate);
     nvgpu::TmaAsyncLoadOp::create(b, loc, bTile, barriers, descB, ValueRange{kCol, nRow}, slot,
                                   Value(), predicate);
@@ -456,7 +497,7 @@ void GemmEmitter::load(Value slot, Value kStep, Value predicate) {
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers,
                                           idx(aTileBytes() + bTileBytes()), slot, predicate);
   // Coordinates are innermost first: (column, row).
-  nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, mRow}, slot,
+  nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, aRow}, slot,
                                 Value(), predicate);
   Value bRowIndex = add(kRow, kCol);
   nvgpu::TmaAsyncLoadOp::create(b, loc, bLeft, barriers, descB, ValueRange{nCol, bRowIndex},
@@ -471,7 +512,7 @@ void GemmEmitter::emit() {
   Value a2 = as2D(g.a), b2 = as2D(g.b), c2 = as2D(g.c);
   int64_t kTileK = g.tileK();
   Value hostDescA = descriptor(a2, kTileM);
-  Value hostDescB = descriptor(b2, g.tf32 ? kTileN : kTileK);
+  Value hostDescB = descriptor(b2, g.kMajorB ? kTileN : kTileK);
   int64_t smemBytes = std::max(stages * (aTileBytes() + bTileBytes()), kTileM * kTileN * 4);
   Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
   auto launch = gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(g.m, kTileM)),
@@ -489,13 +530,14 @@ void GemmEmitter::emit() {
   batchIndex = batch;
   mTile = mul(blockM, idx(kTileM));
   mRow = add(mul(batch, idx(g.m)), mTile);
+  aRow = g.broadcastA ? mTile : mRow;
   nCol = mul(blockN, idx(kTileN));
   kRow = mul(batch, idx(g.k));
   nRow = add(mul(batch, idx(g.n)), nCol);
   smem = gpu::DynamicSharedMemoryOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                               MemRefLayoutAttrInterface(), smemSpace));
-  if (g.tf32)
+  if (g.kMajorB)
     smemAddress = arith::IndexCastUIOp::create(
         b, loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
   Value primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, idx(0));
@@ -529,8 +571,8 @@ void GemmEmitter::emit() {
     Value slot = arith::RemUIOp::create(b, loc, iv, idx(stages));
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity, idx(10000000), slot);
     Value next;
-    if (g.tf32) {
-      next = tf32Mma(loop.getRegionIterArgs()[0], slot);
+    if (g.kMajorB) {
+      next = kMajorMma(loop.getRegionIterArgs()[0], slot);
     } else {
     Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
     Value bTile = view(bOffset(slot), smemType({kTileK, kTileN}, g.element));
@@ -572,21 +614,29 @@ void GemmEmitter::emit() {
     b.setInsertionPointToStart(rows.getBody());
     Value r = rows.getInductionVar();
     auto vec = VectorType::get({4}, b.getF32Type());
-    // Partial tiles: rows past M and columns past N (4 at a time: N is a
-    // multiple of 8) are not stored.
+    // Partial tiles: rows past M and columns past N (4 at a time when N is
+    // a multiple of 4, else one by one) are not stored.
+    bool scalar = g.n % 4;
     if (g.m % kTileM || g.n % kTileN) {
-      Value rowIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(mTile, r),
-                                          idx(g.m));
-      Value colIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          add(nCol, column), idx(g.n));
-      auto inside = scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, rowIn, colIn),
-                                      /*withElseRegion=*/false);
+      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(mTile, r),
+                                       idx(g.m));
+      if (!scalar)
+        in = arith::AndIOp::create(
+            b, loc, in,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(nCol, column),
+                                  idx(g.n)));
+      auto inside = scf::IfOp::create(b, loc, in, /*withElseRegion=*/false);
       b.setInsertionPointToStart(&inside.getThenRegion().front());
     }
     Value v = vector::LoadOp::create(b, loc, vec, tile, ValueRange{r, column}, false,
                                      llvm::MaybeAlign(16));
     if (consumer) {
       storeThroughConsumer(v, r, column);
+    } else if (scalar) {
+      SmallVector<Value> values;
+      for (int64_t e = 0; e < 4; ++e)
+        values.push_back(vector::ExtractOp::create(b, loc, v, e));
+      storeScalars(values, c2, {add(mRow, r), add(nCol, column)});
     } else {
       SmallVector<Value> global = {add(mRow, r), add(nCol, column)};
       if (accumulate) {

@@ -165,6 +165,95 @@ template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
   rewriter.replaceOp(op, product->getResults());
 }
 
+/// A 2-D convolution (NCHW, FCHW, f32, static shapes) as one product per
+/// image with the filters shared: Y[n] (F x P) = W (F x K) * col[n]^T, where
+/// col[n] (P x K) is image n's im2col, K = C*KH*KW in (c, i, j) order and
+/// P = OH*OW: both operands K-major, which tf32 wgmma needs and f16/bf16
+/// wgmma takes too; a batch_matmul whose A map has no batch dimension. The
+/// im2col kernel converts to `type`, the filters are converted now.
+void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter) {
+  if (!op.hasPureTensorSemantics())
+    return;
+  Value input = op.getInputs()[0], filter = op.getInputs()[1], init = op.getOutputs()[0];
+  auto x = cast<RankedTensorType>(input.getType());
+  auto w = cast<RankedTensorType>(filter.getType());
+  auto y = cast<RankedTensorType>(init.getType());
+  Type f32 = rewriter.getF32Type();
+  if (!x.hasStaticShape() || !w.hasStaticShape() || !y.hasStaticShape() ||
+      x.getElementType() != f32 || w.getElementType() != f32 || y.getElementType() != f32)
+    return;
+  int64_t n = x.getDimSize(0), c = x.getDimSize(1);
+  int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3);
+  int64_t oh = y.getDimSize(2), ow = y.getDimSize(3);
+  int64_t k = c * kh * kw, p = oh * ow;
+  // TMA rows of 16 bytes.
+  if (k % (128 / type.getWidth()))
+    return;
+  auto strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(op.getDilations().getValues<int64_t>());
+  MLIRContext *context = rewriter.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+
+  // col [n, oh, ow, c, kh, kw] = x[n, c, y*s + i*d, x*s + j*d], converted.
+  AffineExpr dn, dy, dx, dc, di, dj;
+  bindDims(context, dn, dy, dx, dc, di, dj);
+  auto read = AffineMap::get(6, 0,
+                             {dn, dc, dy * strides[0] + di * dilations[0],
+                              dx * strides[1] + dj * dilations[1]},
+                             context);
+  auto colType = RankedTensorType::get({n, oh, ow, c, kh, kw}, type);
+  Value colInit = tensor::EmptyOp::create(rewriter, loc, colType.getShape(), type);
+  bool narrowing = type != f32;
+  Value col = linalg::GenericOp::create(
+                  rewriter, loc, TypeRange{colType}, ValueRange{input}, ValueRange{colInit},
+                  ArrayRef<AffineMap>{read, rewriter.getMultiDimIdentityMap(6)},
+                  SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+                  [&](OpBuilder &b, Location l, ValueRange args) {
+                    Value v = args[0];
+                    if (narrowing)
+                      v = arith::TruncFOp::create(b, l, type, v);
+                    linalg::YieldOp::create(b, l, v);
+                  })
+                  .getResult(0);
+  col = tensor::CollapseShapeOp::create(rewriter, loc, RankedTensorType::get({n, p, k}, type),
+                                        col,
+                                        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
+  // The filters as F x K: a constant reshaped now, else a view.
+  auto filtersType = RankedTensorType::get({f, k}, f32);
+  Value filters;
+  if (auto constant = filter.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+      filters = arith::ConstantOp::create(rewriter, loc, dense.reshape(filtersType));
+  if (!filters)
+    filters = tensor::CollapseShapeOp::create(rewriter, loc, filtersType, filter,
+                                              ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  if (narrowing)
+    filters = convertOperand(rewriter, loc, filters, type);
+  auto productType = RankedTensorType::get({n, f, p}, f32);
+  Value productInit;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, productType.getShape(), f32);
+    productInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty).getResult(0);
+  } else {
+    productInit = tensor::CollapseShapeOp::create(
+        rewriter, loc, productType, init, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  }
+  AffineExpr b, m, nn, kk;
+  bindDims(context, b, m, nn, kk);
+  auto maps = ArrayAttr::get(
+      context, {AffineMapAttr::get(AffineMap::get(4, 0, {m, kk}, context)),
+                AffineMapAttr::get(AffineMap::get(4, 0, {b, nn, kk}, context)),
+                AffineMapAttr::get(AffineMap::get(4, 0, {b, m, nn}, context))});
+  Value product =
+      linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{productType},
+                                    ValueRange{filters, col}, ValueRange{productInit},
+                                    {rewriter.getNamedAttr("indexing_maps", maps)})
+          .getResult(0);
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      op, y, product, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 /// An f32 matmul gets `type` operands; a matmul already in `type` (a model
 /// in f16 or bf16) accumulates in f32 and rounds its result to `type` once.
 template <typename OpTy> void lower(OpTy op, FloatType type, IRRewriter &rewriter) {
@@ -205,11 +294,16 @@ struct KilnCUDALowerPrecisionPass final
     }
     SmallVector<Operation *> matmuls;
     getOperation().walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp>(op))
         matmuls.push_back(op);
     });
     IRRewriter rewriter(context);
     for (Operation *op : matmuls) {
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+        if (convolutions)
+          lowerConv(conv, type, rewriter);
+        continue;
+      }
       if (tf32) {
         if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
           lowerTF32(matmul, rewriter);

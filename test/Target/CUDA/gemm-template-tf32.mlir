@@ -70,21 +70,70 @@ func.func @tf32_batch(%a: memref<2x200x20xf32>, %bt: memref<2x132x20xf32>, %c: m
 
 // -----
 
-// What stays generic with tf32: the default maps (B N-major), N not a
-// multiple of 4, and B^T in f16.
+// N = 30 (not a multiple of 4) with a K-major B: one element at a time, each
+// under its own predicate.
+// CHECK-LABEL: func.func @ragged_n
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvgpu.warpgroup.mma.store
+// CHECK: scf.if
+// CHECK: vector.extract
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}} : memref<64x30xf32>
+#nA = affine_map<(m, n, k) -> (m, k)>
+#nB = affine_map<(m, n, k) -> (n, k)>
+#nC = affine_map<(m, n, k) -> (m, n)>
+func.func @ragged_n(%a: memref<64x32xf32>, %bt: memref<30x32xf32>, %d: memref<64x30xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%d : memref<64x30xf32>)
+  linalg.matmul indexing_maps = [#nA, #nB, #nC]
+      ins(%a, %bt : memref<64x32xf32>, memref<30x32xf32>) outs(%d : memref<64x30xf32>)
+  return
+}
+
+// -----
+
+// f16 with a K-major B and one A for every batch (a convolution as
+// kiln-cuda-lower-precision writes it: filters x im2col^T per image): A's
+// rows are not offset by the batch, 64-element k steps, wgmma m64n128k16
+// with B not transposed.
+// CHECK-LABEL: func.func @f16_broadcast
+// CHECK: nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<128x64xf16, 3>
+// CHECK: nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<128x64xf16, 3>
+// CHECK: gpu.launch {{.*}} in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c4{{.*}})
+// CHECK: %[[BLOCKM:.*]] = gpu.block_id  x
+// CHECK: %[[MTILE:.*]] = arith.muli %[[BLOCKM]], %c128
+// CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %[[MTILE]]]
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: vector.store {{.*}} : memref<256x196xf32>, vector<4xf32>
+#fA = affine_map<(b, m, n, k) -> (m, k)>
+#fB = affine_map<(b, m, n, k) -> (b, n, k)>
+#fC = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @f16_broadcast(%w: memref<64x576xf16>, %col: memref<4x196x576xf16>, %y: memref<4x64x196xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<4x64x196xf32>)
+  linalg.batch_matmul indexing_maps = [#fA, #fB, #fC]
+      ins(%w, %col : memref<64x576xf16>, memref<4x196x576xf16>) outs(%y : memref<4x64x196xf32>)
+  return
+}
+
+// -----
+
+// What stays generic: f32 with default maps (B N-major), other maps (A
+// transposed), K not a multiple of 4.
 // CHECK-LABEL: func.func @tf32_kept
 // CHECK-NOT: gpu.launch
 // CHECK-COUNT-3: linalg.matmul
-#kA = affine_map<(m, n, k) -> (m, k)>
-#kB = affine_map<(m, n, k) -> (n, k)>
+#kA = affine_map<(m, n, k) -> (k, m)>
+#kB = affine_map<(m, n, k) -> (k, n)>
 #kC = affine_map<(m, n, k) -> (m, n)>
+#tA = affine_map<(m, n, k) -> (m, k)>
+#tB = affine_map<(m, n, k) -> (n, k)>
 func.func @tf32_kept(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>,
-                     %bt: memref<30x32xf32>, %d: memref<64x30xf32>,
-                     %h: memref<64x32xf16>, %ht: memref<64x32xf16>) {
+                     %at: memref<32x64xf32>, %r: memref<64x30xf32>, %rt: memref<64x30xf32>) {
   linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
   linalg.matmul indexing_maps = [#kA, #kB, #kC]
-      ins(%a, %bt : memref<64x32xf32>, memref<30x32xf32>) outs(%d : memref<64x30xf32>)
-  linalg.matmul indexing_maps = [#kA, #kB, #kC]
-      ins(%h, %ht : memref<64x32xf16>, memref<64x32xf16>) outs(%c : memref<64x64xf32>)
+      ins(%at, %b : memref<32x64xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+  linalg.matmul indexing_maps = [#tA, #tB, #kC]
+      ins(%r, %rt : memref<64x30xf32>, memref<64x30xf32>) outs(%c : memref<64x64xf32>)
   return
 }

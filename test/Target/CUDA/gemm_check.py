@@ -17,6 +17,9 @@ with 10 mantissa bits, rounded or truncated by the hardware: its reference
 is the float64 product of the f32 inputs, within 2.5e-3 * (|A| @ |B|)
 (two operands off by up to 2^-10 each). It also prints the error
 against the float64 product of the unrounded inputs (the precision's cost).
+The convolution cases (batch > 16, so linalg.conv_2d_nchw_fchw reaches the
+CUDA codegen: im2col + one product per image with shared filters) are
+checked the same way against a float64 convolution (with relu).
 Without a CUDA driver `run` prints SKIPPED and exits 0.
 """
 
@@ -59,6 +62,42 @@ CASES = [
     # relu(A @ W + bias) with W transposed at compile time: one kernel.
     ("tf32_bias_relu_200x384x136", 1, 200, 384, 136, "tf32", True, True),
 ]
+
+
+# Convolutions (NCHW, batch > 16 so that they reach the CUDA codegen as
+# linalg.conv_2d_nchw_fchw, then im2col + one product per image through the
+# template; relu after): name, x shape, w shape, stride, pad, precision.
+CONV_CASES = [
+    ("conv_f16_3x3_17x16x12x12_f32", (17, 16, 12, 12), (32, 16, 3, 3), 1, 1, "fp16"),
+    ("conv_bf16_3x3s2_17x8x15x15_f24", (17, 8, 15, 15), (24, 8, 3, 3), 2, 1, "bf16"),
+    ("conv_f16_3x3_17x16x7x7_f64_p49", (17, 16, 7, 7), (64, 16, 3, 3), 1, 1, "fp16"),
+    ("conv_tf32_3x3_17x32x7x7_f40_p49", (17, 32, 7, 7), (40, 32, 3, 3), 1, 1, "tf32"),
+    ("conv_tf32_1x1_17x64x14x14_f36", (17, 64, 14, 14), (36, 64, 1, 1), 1, 0, "tf32"),
+    ("conv_bf16_3x3_33x64x28x28_f128", (33, 64, 28, 28), (128, 64, 3, 3), 1, 1, "bf16"),
+]
+
+
+def conv_model(x_shape, w_shape, stride, pad, weight):
+    n, _, h, w = x_shape
+    f, _, kh, kw = w_shape
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (w + 2 * pad - kw) // stride + 1
+    xt = "tensor<" + "x".join(map(str, x_shape)) + "xf32>"
+    wt = "tensor<" + "x".join(map(str, w_shape)) + "xf32>"
+    yt = f"tensor<{n}x{f}x{oh}x{ow}xf32>"
+    return (f"func.func @main(%x: {xt}) -> {yt} {{\n"
+            f"  %w = {hex_constant(weight, wt)}\n"
+            f"  %c = kiln.conv %x, %w {{strides = array<i64: {stride}, {stride}>, dilations = "
+            f"array<i64: 1, 1>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>}} : ({xt}, {wt}) -> {yt}\n"
+            f"  %r = kiln.relu %c : {yt}\n  return %r : {yt}\n}}\n")
+
+
+def conv_reference(x, w, stride, pad):
+    """float64 NCHW convolution through im2col."""
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    f, c, kh, kw = w.shape
+    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))
+    windows = windows[:, :, ::stride, ::stride]  # n, c, oh, ow, kh, kw
+    return np.einsum("ncyxij,fcij->nfyx", windows, w, optimize=True)
 
 
 def tensor(batch, rows, cols):
@@ -128,7 +167,32 @@ def compile_cases(args):
         print(("PASS: " if error is None else "FAIL: ") + name + " (compile)" +
               ("" if error is None else "\n  " + error))
         failures += error is not None
-    print(f"gemm compile: {len(CASES) - failures} passed, {failures} failed")
+    for name, x_shape, w_shape, stride, pad, precision in CONV_CASES:
+        case = os.path.join(args.work, name)
+        os.makedirs(case, exist_ok=True)
+        weight = rng.standard_normal(w_shape, np.float32)
+        np.save(os.path.join(case, "weight.npy"), weight)
+        with open(os.path.join(case, "model.mlir"), "w") as f:
+            f.write(conv_model(x_shape, w_shape, stride, pad, weight))
+        flags = ["--target=cuda", f"--precision={precision}"]
+        ptx = subprocess.run([args.kilnc, os.path.join(case, "model.mlir"), *flags, "--emit=ptx",
+                              "-o", "-"], capture_output=True, text=True)
+        lib = subprocess.run([args.kilnc, os.path.join(case, "model.mlir"), *flags,
+                              "-o", os.path.join(case, "model.so")], capture_output=True, text=True)
+        os.remove(os.path.join(case, "model.mlir"))
+        error = None
+        if ptx.returncode or lib.returncode:
+            error = "compile failed: " + (ptx.stderr or lib.stderr).strip()
+        elif "wgmma.mma_async" not in ptx.stdout:
+            error = "the convolution does not use the GEMM template"
+        with open(os.path.join(case, "meta.json"), "w") as f:
+            json.dump({"conv": True, "x": x_shape, "stride": stride, "pad": pad,
+                       "precision": precision}, f)
+        print(("PASS: " if error is None else "FAIL: ") + name + " (compile)" +
+              ("" if error is None else "\n  " + error))
+        failures += error is not None
+    total = len(CASES) + len(CONV_CASES)
+    print(f"gemm compile: {total - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
@@ -207,7 +271,49 @@ def run_cases(args):
         print(("PASS: " if error is None else "FAIL: ") + name +
               ("" if error is None else "\n  " + error))
         failures += error is not None
-    print(f"gemm run: {len(CASES) - failures} passed, {failures} failed")
+    for name, *_ in CONV_CASES:
+        case = os.path.join(args.work, name)
+        with open(os.path.join(case, "meta.json")) as f:
+            meta = json.load(f)
+        precision, stride, pad = meta["precision"], meta["stride"], meta["pad"]
+        x = rng.standard_normal(meta["x"]).astype(np.float32)
+        w = np.load(os.path.join(case, "weight.npy"))
+        np.save(os.path.join(case, "in_x.npy"), x)
+        run = subprocess.run([args.kiln_run, os.path.join(case, "model.so"), "--device", "cuda",
+                              "--output-dir", os.path.join(case, "out"),
+                              "--input", f"input_0={os.path.join(case, 'in_x.npy')}"],
+                             capture_output=True, text=True, env=env)
+        error = None
+        if run.returncode:
+            error = "run failed: " + (run.stderr.strip() or run.stdout.strip())
+        else:
+            outs = sorted(os.listdir(os.path.join(case, "out")))
+            out = np.load(os.path.join(case, "out", outs[0])).astype(np.float64)
+            xr, wr = round_to(x, precision), round_to(w, precision)
+            ref = np.maximum(conv_reference(xr, wr, stride, pad), 0.0)
+            scale = conv_reference(np.abs(xr), np.abs(wr), stride, pad)
+            tolerance = 2.5e-3 if precision == "tf32" else 1e-4
+            bad = ~(np.abs(out - ref) <= tolerance * scale)  # NaN fails too
+            exact = np.maximum(conv_reference(x.astype(np.float64), w.astype(np.float64),
+                                              stride, pad), 0.0)
+            rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
+            detail = f"rel. error vs unrounded f64 {rel:.2e}"
+            if out.shape != ref.shape:
+                error = f"output shape {out.shape}, expected {ref.shape}"
+            elif bad.any():
+                first = tuple(int(i) for i in np.argwhere(bad)[0])
+                error = (f"{int(bad.sum())} of {out.size} elements wrong (NaN: "
+                         f"{int(np.isnan(out).sum())}); first at {first}: {out[first]} vs "
+                         f"{ref[first]}; {detail}")
+            elif rel > 1e-2:
+                error = detail + " > 1e-2"
+            else:
+                name += f" ({detail})"
+        print(("PASS: " if error is None else "FAIL: ") + name +
+              ("" if error is None else "\n  " + error))
+        failures += error is not None
+    total = len(CASES) + len(CONV_CASES)
+    print(f"gemm run: {total - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

@@ -122,6 +122,26 @@ def KilnCUDADeviceConstantsPass
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def KilnCUDAExternDynamicSharedPass
+    : Pass<"kiln-cuda-extern-dynamic-shared", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Dynamic shared memory as PTX's extern shared array";
+  let description = [{
+    Runs on the kernels after convert-gpu-to-nvvm. The zero-sized internal
+    shared global that `gpu.dynamic_shared_memory` lowers to becomes an
+    external declaration aligned to `alignment` bytes, which NVPTX prints
+    as `.extern .shared .align A .b8 name[]`: the block's dynamic shared
+    memory, placed by ptxas after all static shared data. As an internal
+    global shared by several kernels of one module it would be a static
+    variable among the others (the GEMM template's mbarriers), and the TMA
+    buffers behind it misaligned.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "1024",
+           "alignment of the dynamic shared memory in bytes">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def KilnCUDALowerPrecisionPass
     : Pass<"kiln-cuda-lower-precision", "mlir::func::FuncOp"> {
   let summary = "Matmul operands in f16 or bf16, accumulation and results in f32";
@@ -143,9 +163,19 @@ def KilnCUDALowerPrecisionPass
     transposed (indexing maps of C = A * B^T): a constant B is transposed
     now, any other by a `linalg.transpose`, since tf32 wgmma reads both
     operands K-major.
+
+    With `convolutions` (kilnc sets it for sm_90a), every
+    `linalg.conv_2d_nchw_fchw` with f32 operands, static shapes and
+    K = C*KH*KW a multiple of 8 (f16/bf16) or 4 (tf32) becomes an im2col
+    `linalg.generic` writing col [N, OH*OW, K] in `precision` and one
+    `linalg.batch_matmul` per image with the filters (converted now) shared:
+    maps (b, m, n, k) -> W[m, k], col[b, n, k], Y[b, m, n]; its f32 result
+    is the convolution's, expanded back to [N, F, OH, OW].
   }];
   let options = [
-    Option<"precision", "precision", "std::string", "\"fp16\"", "fp16, bf16 or tf32">
+    Option<"precision", "precision", "std::string", "\"fp16\"", "fp16, bf16 or tf32">,
+    Option<"convolutions", "convolutions", "bool", "true",
+           "2-D convolutions as im2col + products (for kiln-cuda-gemm on sm_90a)">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];
