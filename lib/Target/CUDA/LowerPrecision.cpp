@@ -185,15 +185,54 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
   int64_t n = x.getDimSize(0), c = x.getDimSize(1);
   int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3);
   int64_t oh = y.getDimSize(2), ow = y.getDimSize(3);
-  int64_t k = c * kh * kw, p = oh * ow;
-  // TMA rows of 16 bytes.
-  if (k % (128 / type.getWidth()))
+  // TMA rows of 16 bytes: K a multiple of 8 (16-bit) or 4 (f32). Else (an
+  // RGB image's first layer: K = 3*7*7) zero channels are added to the
+  // input and the filters, up to 8 of them.
+  int64_t rowElements = 128 / type.getWidth(), channels = c;
+  while ((channels * kh * kw) % rowElements && channels < c + 8)
+    ++channels;
+  if ((channels * kh * kw) % rowElements)
     return;
+  int64_t k = channels * kh * kw, p = oh * ow;
+  rewriter.setInsertionPoint(op);
+  if (channels != c) {
+    Location loc = op.getLoc();
+    auto zeros = [&](Value value) {
+      auto type = cast<RankedTensorType>(value.getType());
+      SmallVector<int64_t> shape(type.getShape());
+      shape[1] = channels;
+      Value empty = tensor::EmptyOp::create(rewriter, loc, shape, f32);
+      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+      Value filled = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+      SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0)), unit(4, rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
+          type.getShape(), [&](int64_t d) -> OpFoldResult { return rewriter.getIndexAttr(d); });
+      return tensor::InsertSliceOp::create(rewriter, loc, value, filled, offsets, sizes, unit)
+          .getResult();
+    };
+    input = zeros(input);
+    DenseElementsAttr dense;
+    if (auto constant = filter.getDefiningOp<arith::ConstantOp>())
+      dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (dense) {
+      // The filters with zero channels, now.
+      auto values = llvm::to_vector(dense.getValues<float>());
+      SmallVector<float> padded(f * channels * kh * kw, 0.0f);
+      for (int64_t o = 0; o < f; ++o)
+        for (int64_t i = 0; i < c * kh * kw; ++i)
+          padded[o * channels * kh * kw + i] = values[o * c * kh * kw + i];
+      auto paddedType = RankedTensorType::get({f, channels, kh, kw}, f32);
+      filter = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(paddedType, ArrayRef<float>(padded)));
+    } else {
+      filter = zeros(filter);
+    }
+    c = channels;
+  }
   auto strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
   auto dilations = llvm::to_vector(op.getDilations().getValues<int64_t>());
   MLIRContext *context = rewriter.getContext();
   Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
 
   // col [n, oh, ow, c, kh, kw] = x[n, c, y*s + i*d, x*s + j*d], converted.
   AffineExpr dn, dy, dx, dc, di, dj;

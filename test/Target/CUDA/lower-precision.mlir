@@ -1,6 +1,7 @@
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=bf16" %s | FileCheck %s
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=fp16" %s | FileCheck %s --check-prefix=F16
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=tf32" %s | FileCheck %s --check-prefix=TF32
+// RUN: kiln-opt --kiln-cuda-lower-precision="precision=bf16 convolutions=false" %s | FileCheck %s --check-prefix=NOCONV
 // RUN: not kiln-opt --kiln-cuda-lower-precision="precision=fp8" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The weight is converted now (0.1 rounds to 0.10009765625 in bf16), the
@@ -66,4 +67,48 @@ func.func @tf32_weight(%x: tensor<8x4xf32>, %y: tensor<8x6xf32>, %z: tensor<6x4x
   %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x4xf32>) -> tensor<8x4xf32>
   %1 = linalg.matmul ins(%y, %z : tensor<8x6xf32>, tensor<6x4xf32>) outs(%init2 : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// A convolution (sm_90a: `convolutions`, on by default) becomes an im2col
+// generic writing [N, OH, OW, C, KH, KW] in the precision, collapsed to
+// [N, P, K], and one product per image with the filters (converted now,
+// [F, K]) shared: the A map has no batch dimension. Its f32 result is
+// expanded back to [N, F, OH, OW].
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[COL:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x16x10x10xf32>) outs(%{{.*}} : tensor<2x8x8x16x3x3xbf16>)
+// CHECK: arith.truncf
+// CHECK: %[[C2:.*]] = tensor.collapse_shape %[[COL]] {{\[\[}}0], [1, 2], [3, 4, 5]] : tensor<2x8x8x16x3x3xbf16> into tensor<2x64x144xbf16>
+// CHECK: %[[W:.*]] = arith.constant dense<2.500000e-01> : tensor<32x144xbf16>
+// CHECK: %[[P:.*]] = linalg.batch_matmul indexing_maps = [#[[MW:.*]], #{{.*}}, #{{.*}}] ins(%[[W]], %[[C2]] : tensor<32x144xbf16>, tensor<2x64x144xbf16>) outs(%{{.*}} : tensor<2x32x64xf32>)
+// CHECK: tensor.expand_shape %[[P]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 32, 8, 8]
+// TF32-LABEL: func.func @conv
+// TF32: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x144xf32>, tensor<2x64x144xf32>)
+// With convolutions off (other chips) it stays.
+// NOCONV-LABEL: func.func @conv
+// NOCONV: linalg.conv_2d_nchw_fchw
+func.func @conv(%x: tensor<2x16x10x10xf32>) -> tensor<2x32x8x8xf32> {
+  %w = arith.constant dense<0.25> : tensor<32x16x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  return %0 : tensor<2x32x8x8xf32>
+}
+
+// An RGB stem, K = 3*7*7 = 147: the input gets zero channels up to 8 (f16:
+// K = 392, a multiple of 8; tf32: 4, K = 196), the filters too, now.
+// CHECK-LABEL: func.func @stem
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[0, 0, 0, 0] [1, 3, 20, 20] [1, 1, 1, 1] : tensor<1x3x20x20xf32> into tensor<1x8x20x20xf32>
+// CHECK: linalg.batch_matmul {{.*}} : tensor<4x392xbf16>, tensor<1x49x392xbf16>)
+// TF32-LABEL: func.func @stem
+// TF32: linalg.batch_matmul {{.*}} : tensor<4x196xf32>, tensor<1x49x196xf32>)
+func.func @stem(%x: tensor<1x3x20x20xf32>) -> tensor<1x4x7x7xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3x7x7xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x7x7xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x3x20x20xf32>, tensor<4x3x7x7xf32>) outs(%init : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  return %0 : tensor<1x4x7x7xf32>
 }
