@@ -771,11 +771,13 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
     });
     IRRewriter rewriter(&getContext());
     for (auto &[op, gemm] : gemms) {
+      linalg::FillOp fill = zeroFillBefore(op, gemm.c);
+      linalg::GenericOp consumer = fusableConsumer(op, gemm.c, fill);
+      // B made K-major at run time: a tiled transpose kernel (after the
+      // searches above, which step over linalg ops but not over kernels).
       if (gemm.kMajorB)
         if (linalg::TransposeOp transpose = transposeWriting(gemm.b, op))
           emitTiledTranspose(rewriter, transpose);
-      linalg::FillOp fill = zeroFillBefore(op, gemm.c);
-      linalg::GenericOp consumer = fusableConsumer(op, gemm.c, fill);
       if (fill)
         rewriter.eraseOp(fill);
       // The output copied to a model output right after: write that instead.

@@ -137,3 +137,33 @@ func.func @tf32_kept(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64
       ins(%r, %rt : memref<64x30xf32>, memref<64x30xf32>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// B made K-major at run time (kiln-cuda-lower-precision's linalg.transpose
+// of an activation): a kernel of 32x8 threads moving 32x32 tiles through
+// shared memory (rows of 33 elements) replaces the transpose; the zero fill
+// before the product still goes.
+// CHECK-LABEL: func.func @transposed_at_run_time
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.transpose
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c3{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}}) threads({{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c4224_i32
+// CHECK: memref.view {{.*}} to memref<32x33xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: memref.store {{.*}} : memref<32x33xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.store {{.*}} : memref<2x96x64xf32>
+// CHECK: gpu.launch
+// CHECK: nvvm.wgmma.mma_async
+#rA = affine_map<(b, m, n, k) -> (b, m, k)>
+#rB = affine_map<(b, m, n, k) -> (b, n, k)>
+#rC = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @transposed_at_run_time(%a: memref<2x128x64xf32>, %b: memref<2x64x96xf32>, %c: memref<2x128x96xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %bt = memref.alloc() : memref<2x96x64xf32>
+  linalg.transpose ins(%b : memref<2x64x96xf32>) outs(%bt : memref<2x96x64xf32>) permutation = [0, 2, 1]
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x128x96xf32>)
+  linalg.batch_matmul indexing_maps = [#rA, #rB, #rC]
+      ins(%a, %bt : memref<2x128x64xf32>, memref<2x96x64xf32>) outs(%c : memref<2x128x96xf32>)
+  memref.dealloc %bt : memref<2x96x64xf32>
+  return
+}
