@@ -15,12 +15,16 @@
 // store under a predicate; N and K must be multiples of 8 (TMA's 16-byte
 // row strides), else the generic SIMT kernel stays.
 //
-// tf32 (option `tf32`, kilnc --precision=tf32): f32 matmuls whose B is given
-// transposed (kiln-cuda-lower-precision's C = A * B^T maps), since tf32
-// wgmma reads both operands K-major. k steps of 32 (one 128-byte row of
-// f32), the same 32 KiB per stage, and the products issued as NVVM wgmma
-// ops (m64n128k8, tf32 x tf32 + f32) on hand-built shared-memory
-// descriptors: nvgpu.warpgroup.mma assumes an N-major B.
+// A K-major B (maps of C = A * B^T, which kiln-cuda-lower-precision makes
+// for tf32, whose wgmma reads both operands K-major, and for convolutions:
+// W x im2col^T per image, A then shared by the batch): one TMA box of 128
+// rows by 128 bytes per operand and stage, k steps of 128 bytes (64
+// f16/bf16 or 32 f32 elements), and the products issued as NVVM wgmma ops
+// (m64n128k16 f16/bf16, m64n128k8 tf32) on hand-built shared-memory
+// descriptors: nvgpu.warpgroup.mma assumes an N-major B. N then has no
+// alignment rule (an N not a multiple of 4 is stored element by element).
+// f32 operands take this path only with the option `tf32`. A B made
+// K-major at run time (a linalg.transpose) gets a tiled transpose kernel.
 //
 //===----------------------------------------------------------------------===//
 

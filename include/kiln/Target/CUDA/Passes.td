@@ -204,11 +204,14 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     instead: the product never reaches memory. Other matmuls are left to
     the generic (SIMT) path. Only for `chip` = sm_90a (wgmma).
 
-    With `tf32` (kilnc --precision=tf32), f32 products whose B is given
-    transposed (indexing maps of C = A * B^T, which kiln-cuda-lower-precision
-    makes: tf32 wgmma reads both operands K-major) take the template too,
-    with k steps of 32 (one 128-byte row of f32) and `wgmma` m64n128k8 with
-    tf32 operands and f32 accumulators; N and K need only be multiples of 4.
+    Products whose B is given transposed (indexing maps of C = A * B^T,
+    which kiln-cuda-lower-precision makes for tf32 and for convolutions;
+    batched, A may have no batch dimension) read B K-major: `wgmma`
+    m64n128k16 (f16/bf16) or m64n128k8 (tf32) on hand-built descriptors,
+    K a multiple of 8 (16-bit) or 4 (f32), N unconstrained. f32 operands
+    take the template only with `tf32` (kilnc --precision=tf32). A
+    `linalg.transpose` that makes such a B at run time becomes a kernel
+    moving 32x32 tiles through shared memory.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90a\"", "the kernels' GPU architecture">,
