@@ -6,6 +6,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 
@@ -13,14 +16,15 @@ namespace kiln {
 namespace {
 
 /// An indexing map the kernel can read at a tile row and a vector of
-/// columns: results are d0, d1 or the constant 0, d1 at most once and last.
-bool isTileMap(AffineMap map) {
+/// columns: results are loops or the constant 0, the column loop `column`
+/// at most once and last.
+bool isTileMap(AffineMap map, unsigned column) {
   bool seenColumn = false;
   for (AffineExpr expr : map.getResults()) {
     if (seenColumn)
       return false;
     if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      seenColumn = dim.getPosition() == 1;
+      seenColumn = dim.getPosition() == column;
       continue;
     }
     auto constant = dyn_cast<AffineConstantExpr>(expr);
@@ -28,6 +32,26 @@ bool isTileMap(AffineMap map) {
       return false;
   }
   return true;
+}
+
+/// `map` names every loop exactly once, with the constant 0 only at unit
+/// dims of `type`: each element of `type` is one iteration.
+bool namesEveryLoopOnce(AffineMap map, ShapedType type) {
+  if (map.getNumResults() != static_cast<unsigned>(type.getRank()))
+    return false;
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (seen.test(dim.getPosition()))
+        return false;
+      seen.set(dim.getPosition());
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0 || type.getDimSize(i) != 1)
+      return false;
+  }
+  return seen.all();
 }
 
 /// An operation the kernel can apply to whole vectors: arith/math,
@@ -46,18 +70,50 @@ bool isVectorizableBodyOp(Operation &op) {
 
 } // namespace
 
-bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex) {
-  if (generic.getNumLoops() != 2 || generic.getNumReductionLoops() != 0 ||
+bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
+                      ArrayRef<ReassociationIndices> groups) {
+  if (generic.getNumLoops() == 0 || generic.getNumReductionLoops() != 0 ||
       generic.getNumDpsInits() != 1 || cIndex >= generic.getNumDpsInputs() ||
-      !llvm::all_of(generic->getOperandTypes(), llvm::IsaPred<ShapedType>))
+      !llvm::all_of(generic->getOperandTypes(), llvm::IsaPred<ShapedType>) || groups.empty())
+    return false;
+  auto cType = cast<ShapedType>(generic.getDpsInputs()[cIndex].getType());
+  auto outType = cast<ShapedType>(generic.getDpsInits()[0].getType());
+  int64_t rank = cType.getRank();
+  if (groups.back().empty() || groups.back().back() + 1 != rank)
     return false;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  if (!maps.back().isIdentity() || !maps[cIndex].isIdentity() ||
-      !llvm::all_of(maps, isTileMap))
+  AffineMap cMap = maps[cIndex], outMap = maps.back();
+  if (!namesEveryLoopOnce(cMap, cType) || !namesEveryLoopOnce(outMap, outType) ||
+      cMap.getResults().back() != outMap.getResults().back())
+    return false;
+  auto column = dyn_cast<AffineDimExpr>(cMap.getResults().back());
+  if (!column)
+    return false;
+  // Where N is split, a vector of columns must not span two rows of it.
+  int64_t inner = cType.getDimSize(rank - 1);
+  if (groups.back().size() > 1 && (ShapedType::isDynamic(inner) || inner % kEpilogueColumnAlign))
+    return false;
+  if (!llvm::all_of(maps, [&](AffineMap map) { return isTileMap(map, column.getPosition()); }))
     return false;
   if (!generic.getRegion().front().getArguments().back().use_empty())
     return false;
   return hasVectorizableScalarBody(generic);
+}
+
+Value epilogueSource(Value cInput, SmallVectorImpl<ReassociationIndices> &groups) {
+  groups.clear();
+  if (auto expand = cInput.getDefiningOp<tensor::ExpandShapeOp>()) {
+    llvm::append_range(groups, expand.getReassociationIndices());
+    return expand.getSrc();
+  }
+  if (auto expand = cInput.getDefiningOp<memref::ExpandShapeOp>()) {
+    llvm::append_range(groups, expand.getReassociationIndices());
+    return expand.getSrc();
+  }
+  auto type = cast<ShapedType>(cInput.getType());
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    groups.push_back({i});
+  return cInput;
 }
 
 bool hasVectorizableScalarBody(linalg::GenericOp generic) {

@@ -9,7 +9,12 @@
 // are moved below the generic by collapsing its loops, the matmul (with the
 // zero fill of its C) is moved right before the generic, and the generic is
 // marked `kiln.epilogue` (see kiln/Dispatch/Epilogue.h): the CPU matmul
-// kernel applies it to each output tile.
+// kernel applies it to each output tile. Reshapes that do not collapse
+// away (the head split [S, H*D] -> [S, H, D] read in the order [H, S, D])
+// stay as the epilogue's view of C: the kernel then stores each tile in the
+// permuted layout, so a projection's bias and head-split transpose, and an
+// attention product's head merge (a batch_matmul epilogue), cost no pass
+// of their own.
 //
 // Row groups: softmax, layer norm and other last-axis reductions with their
 // elementwise neighbours over the same rows (the scale and mask before a
@@ -104,31 +109,63 @@ bool isMatmulResultReshape(OpOperand *operand) {
          kernelMatmul(expand.getSrc()) && expand.getSrc().hasOneUse();
 }
 
-/// Marks the epilogue of `matmul` and moves the matmul (and the zero fill
-/// of its C, which the kernel then skips) right before it.
-void formEpilogue(linalg::MatmulOp matmul) {
-  Value result = matmul->getResult(0);
+/// A batch_matmul on tensors the CPU kernel generator takes (f32, 3-D, the
+/// default indexing maps): it runs as one matmul kernel per batch.
+linalg::BatchMatmulOp kernelBatchMatmul(Value value) {
+  auto matmul = value.getDefiningOp<linalg::BatchMatmulOp>();
+  if (!matmul || !matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
+    return nullptr;
+  bool f32 = llvm::all_of(matmul->getOperandTypes(), [](Type t) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    return type && type.getRank() == 3 && type.getElementType().isF32();
+  });
+  return f32 ? matmul : nullptr;
+}
+
+/// Marks the epilogue of `contraction` (a kernel matmul or batch_matmul)
+/// and moves the contraction (and the zero fill of its C, which the kernel
+/// then skips) right before it. The epilogue reads C directly or through
+/// one expand_shape (the head split of a projection, the batch of heads of
+/// an attention product), and writes its output in any order that keeps
+/// C's innermost dim innermost: the multi-head transposes become the
+/// kernel's store pattern.
+void formEpilogue(linalg::LinalgOp contraction) {
+  Value result = contraction->getResult(0);
   if (!result.hasOneUse())
     return;
-  OpOperand &use = *result.use_begin();
-  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-  if (!generic || generic->hasAttr(kEpilogueAttr) || !generic.isDpsInput(&use) ||
-      !isMatmulEpilogue(generic, use.getOperandNumber()))
+  OpOperand *use = &*result.use_begin();
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(use->getOwner())) {
+    if (!expand->hasOneUse())
+      return;
+    use = &*expand->use_begin();
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(use->getOwner());
+  if (!generic || generic->hasAttr(kEpilogueAttr) || generic->hasAttr(kRowGroupAttr) ||
+      !generic.isDpsInput(use))
     return;
-  SmallVector<Value> unitStride = {matmul.getDpsInputs()[1], matmul.getDpsInits()[0],
+  SmallVector<ReassociationIndices> groups;
+  epilogueSource(use->get(), groups);
+  if (groups.size() != static_cast<size_t>(cast<ShapedType>(result.getType()).getRank()) ||
+      !isMatmulEpilogue(generic, use->getOperandNumber(), groups))
+    return;
+  SmallVector<Value> unitStride = {contraction.getDpsInputs()[1], contraction.getDpsInits()[0],
                                    generic.getDpsInits()[0]};
+  AffineExpr column = generic.getMatchingIndexingMap(use).getResults().back();
   for (OpOperand *input : generic.getDpsInputOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(input);
-    if (map.getNumResults() && map.getResults().back() == getAffineDimExpr(1, map.getContext()))
+    if (map.getNumResults() && map.getResults().back() == column)
       unitStride.push_back(input->get());
   }
   if (!llvm::all_of(unitStride, hasUnitInnerStride))
     return;
-  generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(use.getOperandNumber()));
-  matmul->moveBefore(generic);
-  auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(use->getOperandNumber()));
+  if (use->get() != result)
+    use->get().getDefiningOp()->moveBefore(generic);
+  contraction->moveBefore(use->get() == result ? generic.getOperation()
+                                               : use->get().getDefiningOp());
+  auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (fill && fill->hasOneUse())
-    fill->moveBefore(matmul);
+    fill->moveBefore(contraction);
 }
 
 /// The combiner of a reduction the row kernels vectorize: max/min, or an
@@ -357,6 +394,16 @@ struct KilnFormDispatchesPass final
       formEpilogue(matmul);
     for (Block &block : getOperation().getBody())
       formRowGroups(block);
+    // Batched products last: the elementwise ops after them that a row
+    // group took (the scale and mask before a softmax) run in the row
+    // kernel, which reads those rows anyway.
+    SmallVector<linalg::BatchMatmulOp> batched;
+    getOperation().walk([&](linalg::BatchMatmulOp op) {
+      if (kernelBatchMatmul(op->getResult(0)))
+        batched.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : batched)
+      formEpilogue(op);
   }
 };
 

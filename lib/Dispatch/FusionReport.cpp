@@ -90,14 +90,15 @@ Operation *dispatchRoot(linalg::LinalgOp op) {
   std::optional<unsigned> c = generic ? epilogueInput(generic) : std::nullopt;
   if (!c || *c >= generic.getNumDpsInputs())
     return op;
-  Value input = generic.getDpsInputs()[*c];
+  SmallVector<ReassociationIndices> groups;
+  Value input = epilogueSource(generic.getDpsInputs()[*c], groups);
   Operation *def = input.getDefiningOp();
-  if (auto matmul = dyn_cast_or_null<linalg::MatmulOp>(def))
-    return matmul;
+  if (isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(def))
+    return def;
   // On buffers: the matmul right before it that writes C.
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (auto matmul = dyn_cast<linalg::MatmulOp>(prev))
-      return matmul.getDpsInits()[0] == input ? prev : op.getOperation();
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(prev))
+      return cast<linalg::LinalgOp>(prev).getDpsInits()[0] == input ? prev : op.getOperation();
   return op;
 }
 

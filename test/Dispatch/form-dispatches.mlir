@@ -342,3 +342,163 @@ func.func @dynamic_rows(%d: tensor<?x16xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %sq : tensor<?xf32>
 }
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#head = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// A query projection: bias + head split [B*S, H*D] -> [B, H, S, D]. The
+/// reshape does not collapse away (rows and columns are interleaved in the
+/// output), so it stays as the epilogue's view of C; the output is written
+/// permuted. The matmul and the reshape move right before the generic.
+// CHECK-LABEL: func @head_split
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] output_shape [2, 8, 4, 16]
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @head_split(%a: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<4x16xf32>, %y: tensor<16xf32>) -> (tensor<2x4x8x16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2, 3]] output_shape [2, 8, 4, 16] : tensor<16x64xf32> into tensor<2x8x4x16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %other = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%y : tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.exp %u : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %e4 = tensor.empty() : tensor<2x4x8x16xf32>
+  %q = linalg.generic {indexing_maps = [#perm, #head, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x8x4x16xf32>, tensor<4x16xf32>) outs(%e4 : tensor<2x4x8x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x8x16xf32>
+  return %q, %other : tensor<2x4x8x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// The head merge after an attention product: batch_matmul [B*H, S, D] ->
+/// [B, H, S, D] -> transposed to [B, S, H, D] is the batch_matmul's
+/// epilogue (a pure copy, written in the merged layout).
+// CHECK-LABEL: func @head_merge
+// CHECK: linalg.batch_matmul
+// CHECK-NEXT: tensor.expand_shape
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @head_merge(%p: tensor<8x16x16xf32>, %v: tensor<8x16x16xf32>) -> tensor<2x16x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %m = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x16xf32>) outs(%f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2], [3]] output_shape [2, 4, 16, 16] : tensor<8x16x16xf32> into tensor<2x4x16x16xf32>
+  %e4 = tensor.empty() : tensor<2x16x4x16xf32>
+  %t = linalg.generic {indexing_maps = [#perm, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x16x16xf32>) outs(%e4 : tensor<2x16x4x16xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  } -> tensor<2x16x4x16xf32>
+  return %t : tensor<2x16x4x16xf32>
+}
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#head = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#kt = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mask = affine_map<(d0, d1, d2) -> (0, 0, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+/// Not epilogues: a head dim of 8 (a 16-lane vector of columns would span
+/// two heads); the key transpose [B*S, N] -> [B, N, S] (C's innermost dim
+/// is not the output's); the scale and mask after QK^T, which the softmax's
+/// row group takes (it reads those rows anyway).
+// CHECK-LABEL: func @not_head_epilogues
+// CHECK-NOT: kiln.epilogue
+// CHECK: kiln.row_group = 0
+// CHECK-NOT: kiln.epilogue
+func.func @not_head_epilogues(%a: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<8x8xf32>, %s: tensor<4x8x8xf32>, %k: tensor<4x8x8xf32>, %mask: tensor<1x1x8xf32>) -> (tensor<2x8x8x8xf32>, tensor<2x64x8xf32>, tensor<4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2, 3]] output_shape [2, 8, 8, 8] : tensor<16x64xf32> into tensor<2x8x8x8xf32>
+  %e4 = tensor.empty() : tensor<2x8x8x8xf32>
+  %q = linalg.generic {indexing_maps = [#perm, #head, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x8x8x8xf32>, tensor<8x8xf32>) outs(%e4 : tensor<2x8x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8x8xf32>
+  %m2 = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x2 = tensor.expand_shape %m2 [[0, 1], [2]] output_shape [2, 8, 64] : tensor<16x64xf32> into tensor<2x8x64xf32>
+  %et = tensor.empty() : tensor<2x64x8xf32>
+  %kT = linalg.generic {indexing_maps = [#kt, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x2 : tensor<2x8x64xf32>) outs(%et : tensor<2x64x8xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  } -> tensor<2x64x8xf32>
+  %eb = tensor.empty() : tensor<4x8x8xf32>
+  %fb = linalg.fill ins(%zero : f32) outs(%eb : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %qk = linalg.batch_matmul ins(%s, %k : tensor<4x8x8xf32>, tensor<4x8x8xf32>) outs(%fb : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#id3, #mask, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%qk, %mask : tensor<4x8x8xf32>, tensor<1x1x8xf32>) outs(%eb : tensor<4x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x8xf32>
+  %e48 = tensor.empty() : tensor<4x8xf32>
+  %minus = linalg.fill ins(%ninf : f32) outs(%e48 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #rows], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%scaled : tensor<4x8x8xf32>) outs(%minus : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %acc: f32):
+    %r = arith.maximumf %u, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #rows, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%scaled, %max : tensor<4x8x8xf32>, tensor<4x8xf32>) outs(%eb : tensor<4x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x8xf32>
+  return %q, %kT, %y : tensor<2x8x8x8xf32>, tensor<2x64x8xf32>, tensor<4x8x8xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+
+/// A batch_matmul's elementwise consumer that no row group takes (here a
+/// scale and a bias along the columns) is its epilogue.
+// CHECK-LABEL: func @batch_scale
+// CHECK: linalg.batch_matmul
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @batch_scale(%p: tensor<4x8x32xf32>, %v: tensor<4x32x32xf32>, %b: tensor<32xf32>) -> tensor<4x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<4x8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  %m = linalg.batch_matmul ins(%p, %v : tensor<4x8x32xf32>, tensor<4x32x32xf32>) outs(%f : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #col, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%m, %b : tensor<4x8x32xf32>, tensor<32xf32>) outs(%e : tensor<4x8x32xf32>) {
+  ^bb0(%u: f32, %c: f32, %o: f32):
+    %s = arith.mulf %u, %half : f32
+    %r = arith.addf %s, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x32xf32>
+  return %y : tensor<4x8x32xf32>
+}

@@ -530,7 +530,23 @@ struct MatmulRewriter {
 };
 
 /// batch_matmul = a loop over batches of 2-D matmuls on rank-reduced views.
-void splitBatches(linalg::BatchMatmulOp op) {
+/// A marked epilogue becomes one per batch, sliced to it, after its matmul.
+/// A zero fill of C right before it is dropped: the batches' matmuls are
+/// then `fresh` (they start from zero accumulators).
+void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &fresh) {
+  bool dropFill = false;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+    auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+    auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+    int64_t depth = op.getStaticLoopRanges()[3];
+    if (fill.hasPureBufferSemantics() && zero && zero.getValue().isPosZero() &&
+        sameView(fill.getDpsInits()[0], op.getDpsInits()[0]) &&
+        !ShapedType::isDynamic(depth) && depth > 0) {
+      fill.erase();
+      dropFill = true;
+    }
+  }
+  linalg::GenericOp epilogue = takeBatchEpilogue(op);
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1], c = op.getDpsInits()[0];
@@ -551,9 +567,17 @@ void splitBatches(linalg::BatchMatmulOp op) {
       return memref::SubViewOp::create(nb, loc, cast<MemRefType>(reduced), memref, offsets,
                                        sizes, strides);
     };
-    linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)}, ValueRange{view(c)});
+    Value cBatch = view(c);
+    auto matmul = linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)},
+                                           ValueRange{cBatch});
+    if (dropFill)
+      fresh.insert(matmul);
+    if (epilogue)
+      sliceBatchEpilogue(nb, loc, epilogue, i, cBatch);
   });
   op.erase();
+  if (epilogue)
+    epilogue.erase();
 }
 
 /// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
@@ -585,6 +609,16 @@ MemRefType withDynamicOffset(MemRefType type) {
   return MemRefType::get(type.getShape(), type.getElementType(),
                          StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
                                                 strides));
+}
+
+/// Whether a shared kernel function can take `epilogue` (or none): its
+/// view of C, if an expansion, has a static shape it can rebuild.
+bool shareable(linalg::GenericOp epilogue) {
+  if (!epilogue)
+    return true;
+  Value c = epilogue.getDpsInputs()[*epilogueInput(epilogue)];
+  auto expand = c.getDefiningOp<memref::ExpandShapeOp>();
+  return !expand || expand.getResultType().hasStaticShape();
 }
 
 /// The `{kiln.host}` argument of the function around `op`, or null.
@@ -637,8 +671,13 @@ struct SharedKernels {
     if (epilogue) {
       IRMapping map;
       unsigned next = 4;
+      // C, or the epilogue's static expansion of it.
+      Value c = entry->getArgument(3);
+      if (auto expand = epilogue.getDpsInputs()[cIndex].getDefiningOp<memref::ExpandShapeOp>())
+        c = memref::ExpandShapeOp::create(fb, op.getLoc(), expand.getResultType().getShape(), c,
+                                          expand.getReassociationIndices());
       for (auto [i, input] : llvm::enumerate(epilogue.getDpsInputs()))
-        map.map(input, i == cIndex ? entry->getArgument(3) : entry->getArgument(next++));
+        map.map(input, i == cIndex ? c : entry->getArgument(next++));
       map.map(epilogue.getDpsInits()[0], entry->getArgument(next));
       // The scalar constants its body uses from outside, before the matmul
       // (whose kernel takes its place).
@@ -688,8 +727,9 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           }))
         batched.push_back(op);
     });
+    llvm::SmallPtrSet<Operation *, 16> freshBatches;
     for (linalg::BatchMatmulOp op : batched)
-      splitBatches(op);
+      splitBatches(op, freshBatches);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&
@@ -701,10 +741,10 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
     KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
     SharedKernels shared{getOperation(), options, {}};
     for (linalg::MatmulOp op : matmuls) {
-      bool fresh = dropZeroFill(op);
+      bool fresh = dropZeroFill(op) || freshBatches.contains(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
       Value host = hostOf(op);
-      if (host && !constantValues(op.getDpsInputs()[1]))
+      if (host && !constantValues(op.getDpsInputs()[1]) && shareable(epilogue))
         shared.call(op, host, fresh, epilogue);
       else
         MatmulRewriter{options}.rewrite(op, fresh, epilogue);

@@ -17,9 +17,6 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
-/// d1, the tile's column index in an epilogue map.
-AffineExpr b1Dim(AffineMap map) { return getAffineDimExpr(1, map.getContext()); }
-
 /// The buffer a view is a view of.
 Value baseBuffer(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
@@ -27,31 +24,24 @@ Value baseBuffer(Value value) {
   return value;
 }
 
-/// A 2-D buffer whose rows are contiguous (the kernel stores vectors).
-bool hasContiguousRows(Value value) {
+/// Unit stride along the last dim (the kernel stores and loads vectors).
+bool hasUnitInnerStride(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  return type && type.getRank() == 2 &&
+  return type && type.getRank() >= 1 &&
          (type.getLayout().isIdentity() ||
           (succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1));
 }
 
-} // namespace
-
-/// The same buffer: one value, or two identical subviews.
-bool sameView(Value x, Value y) {
-  Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
-  return x == y || (dx && dy && isa<memref::SubViewOp>(dx) &&
-                    OperationEquivalence::isEquivalentTo(dx, dy,
-                                                         OperationEquivalence::IgnoreLocations));
+/// The loop of C's innermost dim in an epilogue (its vector direction).
+AffineExpr columnLoop(linalg::GenericOp generic) {
+  return generic.getIndexingMapsArray()[*epilogueInput(generic)].getResults().back();
 }
 
-/// The marked epilogue reading `op`'s C after it (kiln/Dispatch/Epilogue.h),
-/// with `op` moved right before it, or null. Between them only buffer
-/// allocations, pure ops (views, constants) and deallocations may lie;
-/// deallocations of the matmul's operands move after the epilogue.
-linalg::GenericOp takeEpilogue(linalg::MatmulOp op) {
+/// The marked epilogue reading `op`'s C (through `groupCount` groups) after
+/// it, with `op` moved right before it, or null.
+linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
   Value c = op.getDpsInits()[0];
   SmallVector<Value> operands = {baseBuffer(op.getDpsInputs()[0]),
                                  baseBuffer(op.getDpsInputs()[1]), baseBuffer(c)};
@@ -60,18 +50,17 @@ linalg::GenericOp takeEpilogue(linalg::MatmulOp op) {
     auto generic = dyn_cast<linalg::GenericOp>(next);
     std::optional<unsigned> cIndex = generic ? epilogueInput(generic) : std::nullopt;
     if (cIndex) {
-      if (!generic.hasPureBufferSemantics() || !isMatmulEpilogue(generic, *cIndex) ||
-          !sameView(generic.getDpsInputs()[*cIndex], c) ||
-          !hasContiguousRows(generic.getDpsInits()[0]))
+      SmallVector<ReassociationIndices> groups;
+      if (!generic.hasPureBufferSemantics() || *cIndex >= generic.getNumDpsInputs() ||
+          !sameView(epilogueSource(generic.getDpsInputs()[*cIndex], groups), c) ||
+          groups.size() != groupCount || !isMatmulEpilogue(generic, *cIndex, groups) ||
+          !hasUnitInnerStride(generic.getDpsInits()[0]))
         return nullptr;
+      AffineExpr column = columnLoop(generic);
       for (OpOperand *input : generic.getDpsInputOperands()) {
         AffineMap map = generic.getMatchingIndexingMap(input);
-        auto type = cast<MemRefType>(input->get().getType());
-        SmallVector<int64_t> strides;
-        int64_t offset;
-        if (map.getNumResults() && map.getResults().back() == b1Dim(map) &&
-            !type.getLayout().isIdentity() &&
-            (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1))
+        if (map.getNumResults() && map.getResults().back() == column &&
+            !hasUnitInnerStride(input->get()))
           return nullptr;
       }
       op->moveBefore(generic);
@@ -90,10 +79,133 @@ linalg::GenericOp takeEpilogue(linalg::MatmulOp op) {
   return nullptr;
 }
 
+/// The size of dim `dim` of `value` as an index.
+Value dimSize(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  int64_t size = cast<MemRefType>(value.getType()).getDimSize(dim);
+  if (!ShapedType::isDynamic(size))
+    return arith::ConstantIndexOp::create(b, loc, size);
+  return memref::DimOp::create(b, loc, value, dim);
+}
+
+/// The indices of the dims `group` of `shaped` at the linear index
+/// `linear` (row-major over the group).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear, Value shaped,
+                               const ReassociationIndices &group) {
+  SmallVector<Value> values(group.size());
+  auto type = cast<MemRefType>(shaped.getType());
+  Value rest = linear;
+  for (size_t i = group.size(); i-- > 0;) {
+    if (type.getDimSize(group[i]) == 1) {
+      values[i] = arith::ConstantIndexOp::create(b, loc, 0);
+    } else if (i == 0) {
+      values[i] = rest;
+    } else {
+      Value size = dimSize(b, loc, shaped, group[i]);
+      values[i] = arith::RemUIOp::create(b, loc, rest, size);
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+    }
+  }
+  return values;
+}
+
+} // namespace
+
+/// The same buffer: one value, or two identical subviews.
+bool sameView(Value x, Value y) {
+  Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
+  return x == y || (dx && dy && isa<memref::SubViewOp>(dx) &&
+                    OperationEquivalence::isEquivalentTo(dx, dy,
+                                                         OperationEquivalence::IgnoreLocations));
+}
+
+linalg::GenericOp takeEpilogue(linalg::MatmulOp op) { return takeMarkedEpilogue(op, 2); }
+
+linalg::GenericOp takeBatchEpilogue(linalg::BatchMatmulOp op) {
+  return takeMarkedEpilogue(op, 3);
+}
+
+linalg::GenericOp sliceBatchEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
+                                     Value batch, Value cBatch) {
+  unsigned cIndex = *epilogueInput(epilogue);
+  Value cInput = epilogue.getDpsInputs()[cIndex];
+  SmallVector<ReassociationIndices> groups;
+  epilogueSource(cInput, groups);
+  SmallVector<AffineMap> maps = epilogue.getIndexingMapsArray();
+  AffineMap cMap = maps[cIndex];
+  // The loops of C's batch dims get this batch's indices.
+  SmallVector<Value> batchIndex = delinearize(b, loc, batch, cInput, groups[0]);
+  llvm::DenseMap<unsigned, Value> fixed;
+  for (auto [k, dim] : llvm::enumerate(groups[0]))
+    if (auto loop = dyn_cast<AffineDimExpr>(cMap.getResult(dim)))
+      fixed[loop.getPosition()] = batchIndex[k];
+  SmallVector<int64_t> position(epilogue.getNumLoops(), -1);
+  unsigned loops = 0;
+  for (unsigned l = 0; l < epilogue.getNumLoops(); ++l)
+    if (!fixed.contains(l))
+      position[l] = loops++;
+  auto sliceMap = [&](AffineMap map) {
+    SmallVector<AffineExpr> results;
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      results.push_back(!dim || fixed.contains(dim.getPosition())
+                            ? b.getAffineConstantExpr(0)
+                            : b.getAffineDimExpr(position[dim.getPosition()]));
+    }
+    return AffineMap::get(loops, 0, results, b.getContext());
+  };
+  // C: this batch's [M, N] expanded like the rows and columns of the
+  // batched C, behind unit dims for the batch ones (all in the row group).
+  auto cType = cast<MemRefType>(cInput.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> outputShape;
+  for (int64_t dim = 0; dim < cType.getRank(); ++dim) {
+    bool batchDim = llvm::is_contained(groups[0], dim);
+    shape.push_back(batchDim ? 1 : cType.getDimSize(dim));
+    outputShape.push_back(batchDim ? OpFoldResult(b.getIndexAttr(1))
+                                   : getAsOpFoldResult(dimSize(b, loc, cInput, dim)));
+  }
+  ReassociationIndices rows, columns(groups[2]);
+  for (int64_t dim = 0; dim <= groups[1].back(); ++dim)
+    rows.push_back(dim);
+  Value cView = memref::ExpandShapeOp::create(b, loc, shape, cBatch,
+                                              ArrayRef<ReassociationIndices>{rows, columns},
+                                              outputShape);
+  // The other operands: this batch's slice, unit dims kept.
+  SmallVector<Value> operands;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    if (operand.getOperandNumber() == cIndex) {
+      operands.push_back(cView);
+      continue;
+    }
+    AffineMap map = maps[operand.getOperandNumber()];
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [j, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      bool sliced = dim && fixed.contains(dim.getPosition());
+      offsets.push_back(sliced ? OpFoldResult(fixed.lookup(dim.getPosition()))
+                               : OpFoldResult(b.getIndexAttr(0)));
+      sizes.push_back(sliced ? OpFoldResult(b.getIndexAttr(1))
+                             : getAsOpFoldResult(dimSize(b, loc, operand.get(), j)));
+      strides.push_back(b.getIndexAttr(1));
+    }
+    operands.push_back(
+        memref::SubViewOp::create(b, loc, operand.get(), offsets, sizes, strides));
+  }
+  auto slice = cast<linalg::GenericOp>(b.clone(*epilogue));
+  slice->setOperands(operands);
+  SmallVector<AffineMap> sliceMaps = llvm::map_to_vector(maps, sliceMap);
+  slice.setIndexingMapsAttr(b.getAffineMapArrayAttr(sliceMaps));
+  slice.setIteratorTypesAttr(b.getArrayAttr(SmallVector<Attribute>(
+      loops, linalg::IteratorTypeAttr::get(b.getContext(), utils::IteratorType::parallel))));
+  return slice;
+}
+
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
-/// (rows[r], cols[v]): each other input is vector-loaded along the columns
-/// (its map ends in d1) or loaded once and broadcast, and the generic's
-/// body is applied to whole vectors.
+/// (rows[r], cols[v]): the loops of the generic follow from C's row and
+/// column dims (delinearized where C was expanded), each other input is
+/// vector-loaded along the columns (its map ends in the column loop) or
+/// loaded once and broadcast, and the generic's body is applied to whole
+/// vectors.
 void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
                    ArrayRef<Value> acc, ArrayRef<Value> rows, ArrayRef<Value> cols,
                    ArrayRef<Value> masks, int64_t vectorWidth) {
@@ -103,6 +215,38 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   auto vectorOf = [&](Type t) { return VectorType::get({vectorWidth}, t); };
   auto zeroOf = [&](Type t) {
     return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(vectorOf(t))));
+  };
+  Value cInput = generic.getDpsInputs()[cIndex];
+  SmallVector<ReassociationIndices> groups;
+  epilogueSource(cInput, groups);
+  AffineMap cMap = maps[cIndex];
+  unsigned column = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
+  // The generic's loop indices at each tile row and column vector.
+  auto loopsAt = [&](const ReassociationIndices &group, Value linear) {
+    llvm::SmallDenseMap<unsigned, Value> loops;
+    for (auto [k, value] : llvm::enumerate(delinearize(b, loc, linear, cInput, group)))
+      if (auto dim = dyn_cast<AffineDimExpr>(cMap.getResult(group[k])))
+        loops[dim.getPosition()] = value;
+    return loops;
+  };
+  SmallVector<llvm::SmallDenseMap<unsigned, Value>> rowLoops, colLoops;
+  for (Value row : rows)
+    rowLoops.push_back(loopsAt(groups[0], row));
+  for (Value col : cols)
+    colLoops.push_back(loopsAt(groups[1], col));
+  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  auto indicesAt = [&](AffineMap map, size_t r, size_t v) {
+    SmallVector<Value> at;
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        at.push_back(zeroIndex);
+      else if (Value value = rowLoops[r].lookup(dim.getPosition()))
+        at.push_back(value);
+      else
+        at.push_back(colLoops[v].lookup(dim.getPosition()));
+    }
+    return at;
   };
   Value out = generic.getDpsInits()[0];
   for (size_t r = 0; r < rows.size(); ++r)
@@ -115,13 +259,9 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
           map.map(arg, acc[r * cols.size() + v]);
           continue;
         }
-        SmallVector<Value> at;
-        bool alongColumns = false;
-        for (AffineExpr expr : maps[i].getResults()) {
-          auto dim = dyn_cast<AffineDimExpr>(expr);
-          alongColumns = dim && dim.getPosition() == 1;
-          at.push_back(!dim ? arith::ConstantIndexOp::create(b, loc, 0) : alongColumns ? cols[v] : rows[r]);
-        }
+        SmallVector<Value> at = indicesAt(maps[i], r, v);
+        bool alongColumns = maps[i].getNumResults() &&
+                            maps[i].getResults().back() == b.getAffineDimExpr(column);
         Value value;
         if (!alongColumns)
           value = vector::BroadcastOp::create(
@@ -155,7 +295,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
         map.map(op.getResult(0), b.create(state)->getResult(0));
       }
       Value result = lookup(body.getTerminator()->getOperand(0));
-      Value at[] = {rows[r], cols[v]};
+      SmallVector<Value> at = indicesAt(maps.back(), r, v);
       if (masks.empty())
         vector::StoreOp::create(b, loc, result, out, at);
       else

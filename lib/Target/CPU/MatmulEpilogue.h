@@ -24,6 +24,19 @@ bool sameView(mlir::Value x, mlir::Value y);
 /// matmul's operands move after the epilogue.
 mlir::linalg::GenericOp takeEpilogue(mlir::linalg::MatmulOp op);
 
+/// The same for a batch_matmul, whose epilogue reads C [batch, M, N] (or an
+/// expansion of it).
+mlir::linalg::GenericOp takeBatchEpilogue(mlir::linalg::BatchMatmulOp op);
+
+/// The epilogue of one batch of a batch_matmul's `epilogue`, created at
+/// `b`: the batch loops fixed at the indices of `batch`, every operand
+/// sliced to it (unit dims kept), C read as `cBatch` (that batch's [M, N]
+/// view, which the batch's matmul writes) expanded like the batched C's
+/// rows and columns. It is a matmul epilogue of that matmul.
+mlir::linalg::GenericOp sliceBatchEpilogue(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::linalg::GenericOp epilogue, mlir::Value batch,
+                                           mlir::Value cBatch);
+
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
 /// (rows[r], cols[v]) (`masks`, one per vector, at a ragged column edge).
 void applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp generic,
