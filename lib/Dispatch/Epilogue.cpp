@@ -137,6 +137,48 @@ std::optional<unsigned> epilogueInput(linalg::GenericOp generic) {
   return static_cast<unsigned>(attr.getInt());
 }
 
+AffineMap convTapsInputMap(MLIRContext *context, int64_t rowStep, int64_t colStep) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  return AffineMap::get(5, 0, {d(2), d(1) + d(3) * rowStep + d(4) * colStep}, context);
+}
+
+std::optional<std::pair<int64_t, int64_t>> convTapSteps(linalg::GenericOp generic) {
+  using utils::IteratorType;
+  if (generic.getNumLoops() != 5 || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getIteratorTypesArray() !=
+          SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
+                                    IteratorType::reduction, IteratorType::reduction,
+                                    IteratorType::reduction})
+    return std::nullopt;
+  SmallVector<int64_t> ranks = {4, 2, 2};
+  for (auto [operand, rank] : llvm::zip(generic->getOperands(), ranks)) {
+    auto type = dyn_cast<ShapedType>(operand.getType());
+    if (!type || type.getRank() != rank || !type.getElementType().isF32() ||
+        !type.hasStaticShape())
+      return std::nullopt;
+  }
+  MLIRContext *context = generic.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context) ||
+      maps[2] != AffineMap::get(5, 0, {d(0), d(1)}, context) || maps[1].getNumResults() != 2 ||
+      maps[1].getNumSymbols() != 0)
+    return std::nullopt;
+  int64_t rowStep = maps[1].compose(SmallVector<int64_t>{0, 0, 0, 1, 0})[1];
+  int64_t colStep = maps[1].compose(SmallVector<int64_t>{0, 0, 0, 0, 1})[1];
+  if (maps[1] != convTapsInputMap(context, rowStep, colStep))
+    return std::nullopt;
+  // out + w * x
+  Block &body = generic.getRegion().front();
+  auto add = dyn_cast<arith::AddFOp>(body.getTerminator()->getOperand(0).getDefiningOp());
+  auto mul = add ? add.getRhs().getDefiningOp<arith::MulFOp>() : nullptr;
+  if (body.getOperations().size() != 3 || !mul || add.getLhs() != body.getArgument(2) ||
+      mul.getLhs() != body.getArgument(0) || mul.getRhs() != body.getArgument(1))
+    return std::nullopt;
+  return std::make_pair(rowStep, colStep);
+}
+
 LogicalResult verifyDispatchGroupsFused(Operation *root) {
   bool fused = true;
   root->walk([&](linalg::GenericOp generic) {

@@ -29,6 +29,7 @@
 #include "kiln/Dispatch/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -166,6 +167,129 @@ void formEpilogue(linalg::LinalgOp contraction) {
   auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (fill && fill->hasOneUse())
     fill->moveBefore(contraction);
+}
+
+/// One tap of a stride-1 conv computed at the padded row pitch (the linalg
+/// stage's convAsShiftedMatmuls): w[:, :, i, j] @ x[image, :, offset : +P].
+struct Tap {
+  linalg::MatmulOp matmul;
+  Value weight, input;
+  int64_t image, i, j, offset;
+};
+
+/// The static offsets of `slice` when its sizes are `sizes` and its
+/// strides 1 (a unit size may be rank-reduced away), or nothing.
+std::optional<SmallVector<int64_t>> staticSlice(tensor::ExtractSliceOp slice,
+                                                ArrayRef<int64_t> sizes) {
+  if (!slice || ArrayRef<int64_t>(slice.getStaticSizes()) != sizes ||
+      !llvm::all_of(slice.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
+      llvm::is_contained(slice.getStaticOffsets(), ShapedType::kDynamic))
+    return std::nullopt;
+  return SmallVector<int64_t>(slice.getStaticOffsets());
+}
+
+std::optional<Tap> matchTap(linalg::MatmulOp matmul) {
+  if (!kernelMatmul(matmul->getResult(0)))
+    return std::nullopt;
+  auto w = matmul.getDpsInputs()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  auto x = matmul.getDpsInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!w || !x || w.getSourceType().getRank() != 4 || x.getSourceType().getRank() != 3 ||
+      !w.getSourceType().hasStaticShape() || !x.getSourceType().hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> wShape = w.getSourceType().getShape();
+  auto cType = cast<RankedTensorType>(matmul->getResult(0).getType());
+  std::optional<SmallVector<int64_t>> wAt = staticSlice(w, {wShape[0], wShape[1], 1, 1});
+  std::optional<SmallVector<int64_t>> xAt =
+      staticSlice(x, {1, wShape[1], cType.getDimSize(1)});
+  if (!wAt || !xAt || (*wAt)[0] != 0 || (*wAt)[1] != 0 || (*xAt)[1] != 0)
+    return std::nullopt;
+  return Tap{matmul, w.getSource(), x.getSource(), (*xAt)[0], (*wAt)[2], (*wAt)[3], (*xAt)[2]};
+}
+
+/// The per-tap matmuls of one stride-1 conv image, each accumulating into
+/// the last one's result from a zero fill, become one `kiln.conv_taps`
+/// contraction (see kiln/Dispatch/Epilogue.h): one kernel that keeps the
+/// output tile in registers across the taps instead of one kernel call
+/// (and one pass over the output) per tap. Taps whose offsets are not
+/// i*rowStep + j*colStep, or that do not cover the window once, stay.
+void mergeConvTaps(func::FuncOp func) {
+  SmallVector<linalg::MatmulOp> starts;
+  func.walk([&](linalg::MatmulOp matmul) {
+    auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    if (fill && matchTap(matmul))
+      starts.push_back(matmul);
+  });
+  for (linalg::MatmulOp start : starts) {
+    SmallVector<Tap> chain = {*matchTap(start)};
+    while (chain.back().matmul->hasOneUse()) {
+      auto next = dyn_cast<linalg::MatmulOp>(*chain.back().matmul->getUsers().begin());
+      std::optional<Tap> tap = next ? matchTap(next) : std::nullopt;
+      if (!tap || next.getDpsInits()[0] != chain.back().matmul->getResult(0) ||
+          tap->weight != chain[0].weight || tap->input != chain[0].input ||
+          tap->image != chain[0].image)
+        break;
+      chain.push_back(*tap);
+    }
+    auto wType = cast<RankedTensorType>(chain[0].weight.getType());
+    int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+    if (static_cast<int64_t>(chain.size()) != kh * kw || kh * kw < 2)
+      continue;
+    // offset(i, j) = i * rowStep + j * colStep, each tap once.
+    int64_t rowStep = 0, colStep = 0;
+    llvm::SmallDenseSet<int64_t> seen;
+    for (const Tap &tap : chain) {
+      if (tap.i == 1 && tap.j == 0)
+        rowStep = tap.offset;
+      if (tap.i == 0 && tap.j == 1)
+        colStep = tap.offset;
+      seen.insert(tap.i * kw + tap.j);
+    }
+    if (static_cast<int64_t>(seen.size()) != kh * kw ||
+        llvm::any_of(chain, [&](const Tap &tap) {
+          return tap.offset != tap.i * rowStep + tap.j * colStep;
+        }))
+      continue;
+    linalg::MatmulOp last = chain.back().matmul;
+    OpBuilder b(last);
+    Location loc = last.getLoc();
+    auto xType = cast<RankedTensorType>(chain[0].input.getType());
+    int64_t channels = xType.getDimSize(1), length = xType.getDimSize(2);
+    Value image = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({channels, length}, xType.getElementType()),
+        chain[0].input,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(chain[0].image), b.getIndexAttr(0),
+                               b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(channels),
+                               b.getIndexAttr(length)},
+        SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+    MLIRContext *context = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context),
+                                   convTapsInputMap(context, rowStep, colStep),
+                                   AffineMap::get(5, 0, {d(0), d(1)}, context)};
+    using utils::IteratorType;
+    SmallVector<IteratorType> iterators = {IteratorType::parallel, IteratorType::parallel,
+                                           IteratorType::reduction, IteratorType::reduction,
+                                           IteratorType::reduction};
+    auto taps = linalg::GenericOp::create(
+        b, loc, last->getResultTypes(), ValueRange{chain[0].weight, image},
+        ValueRange{start.getDpsInits()[0]}, maps, iterators,
+        [](OpBuilder &nb, Location nl, ValueRange args) {
+          Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
+          linalg::YieldOp::create(nb, nl,
+                                  ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
+        });
+    taps->setAttr(kConvTapsAttr, b.getUnitAttr());
+    last->getResult(0).replaceAllUsesWith(taps->getResult(0));
+    for (Tap &tap : llvm::reverse(chain)) {
+      Operation *w = tap.matmul.getDpsInputs()[0].getDefiningOp();
+      Operation *x = tap.matmul.getDpsInputs()[1].getDefiningOp();
+      tap.matmul.erase();
+      for (Operation *slice : {w, x})
+        if (slice->use_empty())
+          slice->erase();
+    }
+  }
 }
 
 /// The combiner of a reduction the row kernels vectorize: max/min, or an
@@ -404,6 +528,7 @@ struct KilnFormDispatchesPass final
     });
     for (linalg::BatchMatmulOp op : batched)
       formEpilogue(op);
+    mergeConvTaps(getOperation());
   }
 };
 

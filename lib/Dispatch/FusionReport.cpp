@@ -78,6 +78,8 @@ std::string dispatchKind(linalg::LinalgOp op) {
                : "convolution";
   if (linalg::isaContractionOpInterface(op))
     return "contraction";
+  if (op->hasAttr(kConvTapsAttr))
+    return "convolution";
   if (isa<linalg::TransposeOp, linalg::CopyOp>(op.getOperation()) || onlyMovesData(op))
     return "data movement";
   if (op.getNumReductionLoops() > 0)

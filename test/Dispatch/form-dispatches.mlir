@@ -502,3 +502,100 @@ func.func @batch_scale(%p: tensor<4x8x32xf32>, %v: tensor<4x32x32xf32>, %b: tens
   } -> tensor<4x8x32xf32>
   return %y : tensor<4x8x32xf32>
 }
+
+// -----
+
+/// A 2x2 stride-1 conv of one image at the padded row pitch 6 (the linalg
+/// stage's per-tap matmuls, tap (i, j) reading the flat input at offset
+/// 6i + j) becomes one conv taps contraction; the weight and input slices
+/// are gone.
+// CHECK: affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 6 + d4)>
+// CHECK-LABEL: func @conv_taps
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[IMG:.*]] = tensor.extract_slice %arg1[0, 0, 0] [1, 3, 40] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x40xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[X:.*]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %[[IMG]] : tensor<4x3x2x2xf32>, tensor<3x40xf32>)
+// CHECK-SAME: kiln.conv_taps
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.yield
+// CHECK-NEXT: } -> tensor<4x30xf32>
+// CHECK-NEXT: return
+func.func @conv_taps(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %x[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w11 = tensor.extract_slice %w[0, 0, 1, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x11 = tensor.extract_slice %x[0, 0, 7] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m3 = linalg.matmul ins(%w11, %x11 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m2 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m3 : tensor<4x30xf32>
+}
+
+// -----
+
+/// Not merged, each alone: a window missing a tap (3 matmuls of a 2x2
+/// kernel), offsets that are not i*rowStep + j*colStep, and taps of two
+/// different inputs.
+// CHECK-LABEL: func @missing_tap
+// CHECK-NOT: kiln.conv_taps
+func.func @missing_tap(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %x[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m2 : tensor<4x30xf32>
+}
+
+func.func @nonlinear_offsets(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %x[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w11 = tensor.extract_slice %w[0, 0, 1, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x11 = tensor.extract_slice %x[0, 0, 8] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m3 = linalg.matmul ins(%w11, %x11 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m2 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m3 : tensor<4x30xf32>
+}
+
+func.func @two_inputs(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>, %y: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %y[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w11 = tensor.extract_slice %w[0, 0, 1, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x11 = tensor.extract_slice %y[0, 0, 7] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m3 = linalg.matmul ins(%w11, %x11 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m2 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m3 : tensor<4x30xf32>
+}

@@ -66,6 +66,22 @@ std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
 /// marked generic left over.
 inline constexpr llvm::StringLiteral kRowGroupAttr = "kiln.row_group";
 
+/// On a `linalg.generic`: the taps of a stride-1 conv computed at the
+/// padded input's row pitch, as one contraction (kiln-form-dispatches
+/// merges the per-tap matmuls of the linalg stage): loops (f, p, c, i, j),
+/// out[f, p] += w[f, c, i, j] * x[c, p + i*rowStep + j*colStep]. The CPU
+/// matmul kernel runs it as one matmul with K = C*kh*kw whose B rows it
+/// packs from the shifted input rows.
+inline constexpr llvm::StringLiteral kConvTapsAttr = "kiln.conv_taps";
+
+/// The map of x in a conv taps generic: (d2, d1 + d3*rowStep + d4*colStep).
+mlir::AffineMap convTapsInputMap(mlir::MLIRContext *context, int64_t rowStep, int64_t colStep);
+
+/// (rowStep, colStep) when `generic` has the structure of kConvTapsAttr
+/// (f32, static w [F, C, kh, kw], x [C, L], out [F, P], the body
+/// out + w * x), else nothing.
+std::optional<std::pair<int64_t, int64_t>> convTapSteps(mlir::linalg::GenericOp generic);
+
 /// The body test of epilogues and row groups: every op is elementwise
 /// arith/math on scalars (no integer division) and takes block arguments,
 /// body results or scalar constants.

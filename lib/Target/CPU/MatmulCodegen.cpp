@@ -260,8 +260,30 @@ std::optional<std::vector<float>> constantValues(Value matrix) {
 constexpr int64_t kTargetTasks = 4;
 constexpr int64_t kMinGroupBlocks = 2;
 
+/// B of a stride-1 conv's taps (the `kiln.conv_taps` generic of the
+/// dispatch stage): B[k][p] = X[c][p + i*rowStep + j*colStep] for
+/// k = (c*kh + i)*kw + j, X the image's flattened padded input [C, Hp*Wp].
+struct ConvTaps {
+  Value x;
+  int64_t kh, kw, rowStep, colStep;
+};
+
 struct MatmulRewriter {
   const KilnCPUMatmulPassOptions &options;
+  /// Set when B is the virtual matrix of a conv's taps.
+  std::optional<ConvTaps> taps = std::nullopt;
+
+  /// The row of B that row `row` is in X and the column offset into it.
+  std::pair<Value, Value> tapRow(OpBuilder &b, Location loc, Value row) {
+    Value window = index(b, loc, taps->kh * taps->kw);
+    Value channel = arith::DivUIOp::create(b, loc, row, window);
+    Value t = arith::RemUIOp::create(b, loc, row, window);
+    Value i = arith::DivUIOp::create(b, loc, t, index(b, loc, taps->kw));
+    Value j = arith::RemUIOp::create(b, loc, t, index(b, loc, taps->kw));
+    Value offset = add(b, loc, mul(b, loc, i, index(b, loc, taps->rowStep)),
+                       mul(b, loc, j, index(b, loc, taps->colStep)));
+    return {channel, offset};
+  }
 
   /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns.
   void packB(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
@@ -278,10 +300,17 @@ struct MatmulRewriter {
           b1, loc, arith::SubIOp::create(b1, loc, jcEnd, jr), vw, options.tileVectors);
       forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
         Value row = add(b2, loc, pc, kk);
+        Value source = bMatrix, shift;
+        if (taps) {
+          source = taps->x;
+          std::tie(row, shift) = tapRow(b2, loc, row);
+        }
         Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
         for (int64_t v = 0; v < options.tileVectors; ++v) {
           Value col = add(b2, loc, jr, index(b2, loc, v * vw));
-          Value value = vector::MaskedLoadOp::create(b2, loc, vectorType, bMatrix,
+          if (shift)
+            col = add(b2, loc, col, shift);
+          Value value = vector::MaskedLoadOp::create(b2, loc, vectorType, source,
                                                      ValueRange{row, col}, masks[v], zero);
           vector::StoreOp::create(b2, loc, value, bPacked,
                                   ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
@@ -317,8 +346,9 @@ struct MatmulRewriter {
   /// run time, block after block: block (t, q) (column block t, depth block
   /// q) starts at (t * numK + q) * tileN * tileK. Returns the new global's
   /// name, or null when B is not a constant global.
-  FlatSymbolRefAttr packConstantB(linalg::MatmulOp op, int64_t tileN, int64_t &numK) {
-    Value bMatrix = op.getDpsInputs()[1];
+  FlatSymbolRefAttr packConstantB(Operation *op, Value bMatrix, int64_t tileN, int64_t &numK) {
+    if (taps)
+      return {};
     std::optional<std::vector<float>> values = constantValues(bMatrix);
     if (!values)
       return {};
@@ -348,7 +378,7 @@ struct MatmulRewriter {
       name += "_";
     auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed));
     auto global = memref::GlobalOp::create(
-        b, op.getLoc(), name, b.getStringAttr("private"), packedType,
+        b, op->getLoc(), name, b.getStringAttr("private"), packedType,
         DenseResourceElementsAttr::get(tensorType, name, std::move(blob)),
         /*constant=*/true, b.getI64IntegerAttr(64));
     return FlatSymbolRefAttr::get(global.getSymNameAttr());
@@ -360,13 +390,19 @@ struct MatmulRewriter {
   /// applies it and writes its output; the epilogue is erased.
   void rewrite(linalg::MatmulOp op, bool fresh = false,
                linalg::GenericOp epilogue = nullptr) {
+    rewrite(op, op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0], fresh,
+            epilogue);
+  }
+
+  /// C (+)= A B for `op` (a matmul, or a conv's taps with `taps` set and
+  /// `bMatrix` unused), which is erased.
+  void rewrite(Operation *op, Value aMatrix, Value bMatrix, Value c, bool fresh,
+               linalg::GenericOp epilogue) {
     OpBuilder b(op);
-    Location loc = op.getLoc();
-    Value aMatrix = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1];
-    Value c = op.getDpsInits()[0];
+    Location loc = op->getLoc();
     Value M = b.createOrFold<memref::DimOp>(loc, aMatrix, 0);
     Value K = b.createOrFold<memref::DimOp>(loc, aMatrix, 1);
-    Value N = b.createOrFold<memref::DimOp>(loc, bMatrix, 1);
+    Value N = b.createOrFold<memref::DimOp>(loc, taps ? c : bMatrix, 1);
     int64_t vw = options.vectorWidth, nv = options.tileVectors, nr = nv * vw,
             mr = options.tileRows;
     int64_t tileN = llvm::divideCeil(options.tileN, nr) * nr;
@@ -381,7 +417,7 @@ struct MatmulRewriter {
 
     // Constant weights are packed now, once, instead of on every run.
     int64_t numK = 0;
-    FlatSymbolRefAttr packedB = packConstantB(op, tileN, numK);
+    FlatSymbolRefAttr packedB = packConstantB(op, bMatrix, tileN, numK);
     Value bConstant;
     if (packedB) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
@@ -512,8 +548,8 @@ struct MatmulRewriter {
         memref::DeallocOp::create(b1, loc, bPacked);
     });
     taskLoop->setAttr(kHeavyLoopAttr, b.getUnitAttr());
-    Operation *bSource = bMatrix.getDefiningOp();
-    op.erase();
+    Operation *bSource = taps ? nullptr : bMatrix.getDefiningOp();
+    op->erase();
     if (epilogue)
       epilogue.erase();
     // The unpacked weights are dead once nothing else reads them.
@@ -739,6 +775,37 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
         matmuls.push_back(op);
     });
     KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
+    // A conv's taps: one matmul with K = C*kh*kw, A the weights [F, C*kh*kw]
+    // and B packed from the shifted rows of the padded input.
+    SmallVector<linalg::GenericOp> convs;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kConvTapsAttr) && op.hasPureBufferSemantics() && convTapSteps(op) &&
+          cast<MemRefType>(op.getDpsInputs()[0].getType()).getLayout().isIdentity() &&
+          isKernelBuffer(op.getDpsInputs()[1], /*unitInner=*/true) &&
+          isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
+        convs.push_back(op);
+    });
+    for (linalg::GenericOp op : convs) {
+      auto [rowStep, colStep] = *convTapSteps(op);
+      Value weights = op.getDpsInputs()[0], c = op.getDpsInits()[0];
+      auto wType = cast<MemRefType>(weights.getType());
+      bool fresh = false;
+      if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+        auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+        auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+        if (fill.hasPureBufferSemantics() && zero && zero.getValue().isPosZero() &&
+            sameView(fill.getDpsInits()[0], c)) {
+          fill.erase();
+          fresh = true;
+        }
+      }
+      OpBuilder b(op);
+      Value a = memref::CollapseShapeOp::create(b, op.getLoc(), weights,
+                                                ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+      MatmulRewriter rewriter{options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2),
+                                                wType.getDimSize(3), rowStep, colStep}};
+      rewriter.rewrite(op, a, Value(), c, fresh, nullptr);
+    }
     SharedKernels shared{getOperation(), options, {}};
     for (linalg::MatmulOp op : matmuls) {
       bool fresh = dropZeroFill(op) || freshBatches.contains(op);

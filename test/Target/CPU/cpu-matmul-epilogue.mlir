@@ -223,3 +223,36 @@ func.func @narrow_heads(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref
   }
   return
 }
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 6 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+
+/// A conv's taps (kiln.conv_taps) are one matmul with K = C*kh*kw = 12: A
+/// is the weights collapsed to [4, 12], B row k is input row k / 4 shifted
+/// by 6 * (k % 4 / 2) + k % 4 % 2 columns, packed with masked vector loads
+/// from the input. The zero fill of C is dropped.
+// CHECK-LABEL: func @conv_taps
+// CHECK-NOT: linalg.fill
+// CHECK: memref.collapse_shape %arg0 {{\[\[}}0], [1, 2, 3]] : memref<4x3x2x2xf32> into memref<4x12xf32>
+// CHECK: %[[C:.*]] = arith.divui %[[ROW:.*]], %c4{{.*}} : index
+// CHECK: %[[T:.*]] = arith.remui %[[ROW]], %c4{{.*}} : index
+// CHECK: %[[I:.*]] = arith.divui %[[T]], %c2{{.*}} : index
+// CHECK: %[[J:.*]] = arith.remui %[[T]], %c2{{.*}} : index
+// CHECK: arith.muli %[[I]], %c6
+// CHECK: vector.maskedload %arg1[%[[C]], %{{.*}}]{{.*}} : memref<3x40xf32>
+// CHECK-NOT: linalg.generic
+func.func @conv_taps(%w: memref<4x3x2x2xf32>, %x: memref<3x40xf32>, %c: memref<4x30xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x30xf32>)
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<4x3x2x2xf32>, memref<3x40xf32>) outs(%c : memref<4x30xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
