@@ -71,7 +71,7 @@ bool isVectorizableBodyOp(Operation &op) {
 } // namespace
 
 bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
-                      ArrayRef<ReassociationIndices> groups) {
+                      ArrayRef<ReassociationIndices> groups, int64_t pitch) {
   if (generic.getNumLoops() == 0 || generic.getNumReductionLoops() != 0 ||
       generic.getNumDpsInits() != 1 || cIndex >= generic.getNumDpsInputs() ||
       !llvm::all_of(generic->getOperandTypes(), llvm::IsaPred<ShapedType>) || groups.empty())
@@ -89,10 +89,29 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
   auto column = dyn_cast<AffineDimExpr>(cMap.getResults().back());
   if (!column)
     return false;
-  // Where N is split, a vector of columns must not span two rows of it.
+  // Where N is split, a vector of columns must not span two rows of it;
+  // at a pitch, it spans at most two.
   int64_t inner = cType.getDimSize(rank - 1);
-  if (groups.back().size() > 1 && (ShapedType::isDynamic(inner) || inner % kEpilogueColumnAlign))
+  if (pitch) {
+    if (groups.back().size() < 2 || pitch < kEpilogueColumnAlign ||
+        ShapedType::isDynamic(inner) || inner < kEpilogueColumnAlign ||
+        ShapedType::isDynamic(cType.getDimSize(rank - 2)) || cType.getDimSize(rank - 2) < 2)
+      return false;
+    llvm::SmallBitVector columnLoops(generic.getNumLoops());
+    for (int64_t dim : groups.back())
+      if (auto loop = dyn_cast<AffineDimExpr>(cMap.getResult(dim)))
+        columnLoops.set(loop.getPosition());
+    for (AffineMap map : maps) {
+      if (map.getNumResults() && map.getResults().back() == column)
+        continue;
+      for (AffineExpr expr : map.getResults())
+        if (auto dim = dyn_cast<AffineDimExpr>(expr); dim && columnLoops.test(dim.getPosition()))
+          return false;
+    }
+  } else if (groups.back().size() > 1 &&
+             (ShapedType::isDynamic(inner) || inner % kEpilogueColumnAlign)) {
     return false;
+  }
   if (!llvm::all_of(maps, [&](AffineMap map) { return isTileMap(map, column.getPosition()); }))
     return false;
   if (!generic.getRegion().front().getArguments().back().use_empty())
@@ -100,20 +119,59 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
   return hasVectorizableScalarBody(generic);
 }
 
-Value epilogueSource(Value cInput, SmallVectorImpl<ReassociationIndices> &groups) {
-  groups.clear();
-  if (auto expand = cInput.getDefiningOp<tensor::ExpandShapeOp>()) {
-    llvm::append_range(groups, expand.getReassociationIndices());
-    return expand.getSrc();
+EpilogueView epilogueView(Value cInput) {
+  EpilogueView view;
+  Value expanded = cInput;
+  // A slice of the innermost dim's first columns (same rank, zero offsets,
+  // unit strides, every other size whole).
+  auto pitchSlice = [&](Value source, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                        ArrayRef<int64_t> strides) -> int64_t {
+    auto type = cast<ShapedType>(source.getType());
+    if (!type.hasStaticShape() || static_cast<int64_t>(sizes.size()) != type.getRank() ||
+        cast<ShapedType>(cInput.getType()).getRank() != type.getRank() ||
+        !llvm::all_of(offsets, [](int64_t o) { return o == 0; }) ||
+        !llvm::all_of(strides, [](int64_t s) { return s == 1; }) ||
+        sizes.drop_back() != type.getShape().drop_back() || sizes.back() >= type.getShape().back())
+      return 0;
+    return type.getShape().back();
+  };
+  if (auto slice = cInput.getDefiningOp<tensor::ExtractSliceOp>();
+      slice && slice.getSource().getDefiningOp<tensor::ExpandShapeOp>()) {
+    if (int64_t pitch = pitchSlice(slice.getSource(), slice.getStaticOffsets(),
+                                   slice.getStaticSizes(), slice.getStaticStrides())) {
+      view.pitch = pitch;
+      expanded = slice.getSource();
+    }
+  } else if (auto subview = cInput.getDefiningOp<memref::SubViewOp>();
+             subview && subview.getSource().getDefiningOp<memref::ExpandShapeOp>()) {
+    if (int64_t pitch = pitchSlice(subview.getSource(), subview.getStaticOffsets(),
+                                   subview.getStaticSizes(), subview.getStaticStrides())) {
+      view.pitch = pitch;
+      expanded = subview.getSource();
+    }
   }
-  if (auto expand = cInput.getDefiningOp<memref::ExpandShapeOp>()) {
-    llvm::append_range(groups, expand.getReassociationIndices());
-    return expand.getSrc();
+  view.expanded = expanded;
+  if (auto expand = expanded.getDefiningOp<tensor::ExpandShapeOp>()) {
+    llvm::append_range(view.groups, expand.getReassociationIndices());
+    view.source = expand.getSrc();
+    return view;
+  }
+  if (auto expand = expanded.getDefiningOp<memref::ExpandShapeOp>()) {
+    llvm::append_range(view.groups, expand.getReassociationIndices());
+    view.source = expand.getSrc();
+    return view;
   }
   auto type = cast<ShapedType>(cInput.getType());
   for (int64_t i = 0; i < type.getRank(); ++i)
-    groups.push_back({i});
-  return cInput;
+    view.groups.push_back({i});
+  view.source = cInput;
+  return view;
+}
+
+Value epilogueSource(Value cInput, SmallVectorImpl<ReassociationIndices> &groups) {
+  EpilogueView view = epilogueView(cInput);
+  groups.assign(view.groups.begin(), view.groups.end());
+  return view.source;
 }
 
 bool hasVectorizableScalarBody(linalg::GenericOp generic) {

@@ -135,19 +135,27 @@ void formEpilogue(linalg::LinalgOp contraction) {
   if (!result.hasOneUse())
     return;
   OpOperand *use = &*result.use_begin();
+  SmallVector<Operation *> views; // between the contraction and the generic
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(use->getOwner())) {
     if (!expand->hasOneUse())
       return;
+    views.push_back(expand);
     use = &*expand->use_begin();
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use->getOwner())) {
+      if (!slice->hasOneUse())
+        return;
+      views.push_back(slice);
+      use = &*slice->use_begin();
+    }
   }
   auto generic = dyn_cast<linalg::GenericOp>(use->getOwner());
   if (!generic || generic->hasAttr(kEpilogueAttr) || generic->hasAttr(kRowGroupAttr) ||
       !generic.isDpsInput(use))
     return;
-  SmallVector<ReassociationIndices> groups;
-  epilogueSource(use->get(), groups);
-  if (groups.size() != static_cast<size_t>(cast<ShapedType>(result.getType()).getRank()) ||
-      !isMatmulEpilogue(generic, use->getOperandNumber(), groups))
+  EpilogueView view = epilogueView(use->get());
+  if (view.source != result ||
+      view.groups.size() != static_cast<size_t>(cast<ShapedType>(result.getType()).getRank()) ||
+      !isMatmulEpilogue(generic, use->getOperandNumber(), view.groups, view.pitch))
     return;
   SmallVector<Value> unitStride = {contraction.getDpsInputs()[1], contraction.getDpsInits()[0],
                                    generic.getDpsInits()[0]};
@@ -160,10 +168,12 @@ void formEpilogue(linalg::LinalgOp contraction) {
   if (!llvm::all_of(unitStride, hasUnitInnerStride))
     return;
   generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(use->getOperandNumber()));
-  if (use->get() != result)
-    use->get().getDefiningOp()->moveBefore(generic);
-  contraction->moveBefore(use->get() == result ? generic.getOperation()
-                                               : use->get().getDefiningOp());
+  Operation *next = generic;
+  for (Operation *view : llvm::reverse(views)) {
+    view->moveBefore(next);
+    next = view;
+  }
+  contraction->moveBefore(next);
   auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (fill && fill->hasOneUse())
     fill->moveBefore(contraction);
@@ -529,6 +539,13 @@ struct KilnFormDispatchesPass final
     for (linalg::BatchMatmulOp op : batched)
       formEpilogue(op);
     mergeConvTaps(getOperation());
+    SmallVector<linalg::GenericOp> convs;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kConvTapsAttr))
+        convs.push_back(op);
+    });
+    for (linalg::GenericOp op : convs)
+      formEpilogue(op);
   }
 };
 

@@ -95,11 +95,15 @@ Operation *dispatchRoot(linalg::LinalgOp op) {
   SmallVector<ReassociationIndices> groups;
   Value input = epilogueSource(generic.getDpsInputs()[*c], groups);
   Operation *def = input.getDefiningOp();
-  if (isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(def))
+  auto isContraction = [](Operation *candidate) {
+    return isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(candidate) ||
+           (candidate && candidate->hasAttr(kConvTapsAttr));
+  };
+  if (isContraction(def))
     return def;
   // On buffers: the matmul right before it that writes C.
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(prev))
+    if (isContraction(prev))
       return cast<linalg::LinalgOp>(prev).getDpsInits()[0] == input ? prev : op.getOperation();
   return op;
 }

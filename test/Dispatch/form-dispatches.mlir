@@ -599,3 +599,81 @@ func.func @two_inputs(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>, %y: tenso
   %m3 = linalg.matmul ins(%w11, %x11 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m2 : tensor<4x30xf32>) -> tensor<4x30xf32>
   return %m3 : tensor<4x30xf32>
 }
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 18 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// A conv's taps at the padded row pitch 18 with bias + relu + residual on
+/// the [:, :, :, :16] view of its [1, F, 4, 18] result: the epilogue of the
+/// taps (the expand and the slice move with the contraction).
+// CHECK-LABEL: func @conv_taps_epilogue
+// CHECK: linalg.generic
+// CHECK-SAME: kiln.conv_taps
+// CHECK: tensor.expand_shape
+// CHECK-NEXT: tensor.extract_slice
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @conv_taps_epilogue(%w: tensor<4x3x3x3xf32>, %x: tensor<3x110xf32>, %b: tensor<4xf32>, %res: tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x72xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x72xf32>) -> tensor<4x72xf32>
+  %t = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<4x3x3x3xf32>, tensor<3x110xf32>) outs(%acc : tensor<4x72xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %m = arith.mulf %a, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x72xf32>
+  %wide = tensor.expand_shape %t [[0, 1], [2, 3]] output_shape [1, 4, 4, 18] : tensor<4x72xf32> into tensor<1x4x4x18xf32>
+  %img = tensor.extract_slice %wide[0, 0, 0, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x4x4x18xf32> to tensor<1x4x4x16xf32>
+  %e4 = tensor.empty() : tensor<1x4x4x16xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #chan, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%img, %b, %res : tensor<1x4x4x16xf32>, tensor<4xf32>, tensor<1x4x4x16xf32>) outs(%e4 : tensor<1x4x4x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %r: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    %s2 = arith.addf %s, %r : f32
+    %m = arith.maximumf %s2, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x16xf32>
+  return %y : tensor<1x4x4x16xf32>
+}
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 10 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// Not an epilogue: image rows of 8 at a pitch of 10 (a 16-lane vector
+/// would span three rows).
+// CHECK-LABEL: func @narrow_conv_taps
+// CHECK-NOT: kiln.epilogue
+func.func @narrow_conv_taps(%w: tensor<4x3x3x3xf32>, %x: tensor<3x102xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x80xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x80xf32>) -> tensor<4x80xf32>
+  %t = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<4x3x3x3xf32>, tensor<3x102xf32>) outs(%acc : tensor<4x80xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %m = arith.mulf %a, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x80xf32>
+  %wide = tensor.expand_shape %t [[0, 1], [2, 3]] output_shape [1, 4, 8, 10] : tensor<4x80xf32> into tensor<1x4x8x10xf32>
+  %img = tensor.extract_slice %wide[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : tensor<1x4x8x10xf32> to tensor<1x4x8x8xf32>
+  %e4 = tensor.empty() : tensor<1x4x8x8xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%img, %b : tensor<1x4x8x8xf32>, tensor<4xf32>) outs(%e4 : tensor<1x4x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}

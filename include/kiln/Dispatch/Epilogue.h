@@ -44,15 +44,40 @@ inline constexpr int64_t kEpilogueColumnAlign = 16;
 /// output's innermost dim, and every other input is indexed by loops or the
 /// constant 0 with the column loop only last (a vector load along the
 /// tile's columns, or a scalar broadcast); where N is split, its innermost
-/// dim is a multiple of kEpilogueColumnAlign; a body of elementwise arith
+/// dim is a multiple of kEpilogueColumnAlign (with a `pitch`, see
+/// EpilogueView: the pitch and the columns read are at least that, there
+/// are at least two image rows, and inputs not read along the columns do
+/// not depend on the column dims); a body of elementwise arith
 /// and math operations (no integer division, which could trap in the masked
 /// lanes) on block arguments and scalar constants, not reading the output.
 bool isMatmulEpilogue(mlir::linalg::GenericOp generic, unsigned cIndex,
-                      llvm::ArrayRef<mlir::ReassociationIndices> groups);
+                      llvm::ArrayRef<mlir::ReassociationIndices> groups, int64_t pitch = 0);
 
-/// The contraction result behind an epilogue's C input: the source of one
-/// expand_shape (tensor or memref), whose reassociation goes to `groups`,
-/// or the input itself with one group per dim.
+/// How an epilogue's C input views the contraction result C.
+struct EpilogueView {
+  /// C itself.
+  mlir::Value source;
+  /// The reassociation of the expand_shape of C (one group per dim of C
+  /// without one).
+  llvm::SmallVector<mlir::ReassociationIndices> groups;
+  /// C expanded by `groups`: the dims the kernel delinearizes its rows and
+  /// columns into.
+  mlir::Value expanded;
+  /// Non-zero for a conv computed at the padded input's row pitch: the
+  /// innermost dim of `expanded` is this wide and the epilogue reads only
+  /// its first columns (a slice [..., :ow] of it). A vector of the kernel's
+  /// columns then spans the end of one image row and the start of the next;
+  /// the kernel accesses the two parts with two masked loads or stores.
+  int64_t pitch = 0;
+};
+
+/// The view of C behind an epilogue's C input: one expand_shape (tensor or
+/// memref) of C, optionally followed by a slice of the innermost dim's
+/// first columns (extract_slice or subview, zero offsets, unit strides).
+EpilogueView epilogueView(mlir::Value cInput);
+
+/// The contraction result behind an epilogue's C input (epilogueView's
+/// source), its groups in `groups`.
 mlir::Value epilogueSource(mlir::Value cInput,
                            llvm::SmallVectorImpl<mlir::ReassociationIndices> &groups);
 

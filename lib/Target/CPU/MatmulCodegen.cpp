@@ -799,12 +799,13 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           fresh = true;
         }
       }
+      linalg::GenericOp epilogue = takeConvTapsEpilogue(op);
       OpBuilder b(op);
       Value a = memref::CollapseShapeOp::create(b, op.getLoc(), weights,
                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
       MatmulRewriter rewriter{options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2),
                                                 wType.getDimSize(3), rowStep, colStep}};
-      rewriter.rewrite(op, a, Value(), c, fresh, nullptr);
+      rewriter.rewrite(op, a, Value(), c, fresh, epilogue);
     }
     SharedKernels shared{getOperation(), options, {}};
     for (linalg::MatmulOp op : matmuls) {

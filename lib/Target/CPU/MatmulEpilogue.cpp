@@ -50,10 +50,11 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
     auto generic = dyn_cast<linalg::GenericOp>(next);
     std::optional<unsigned> cIndex = generic ? epilogueInput(generic) : std::nullopt;
     if (cIndex) {
-      SmallVector<ReassociationIndices> groups;
-      if (!generic.hasPureBufferSemantics() || *cIndex >= generic.getNumDpsInputs() ||
-          !sameView(epilogueSource(generic.getDpsInputs()[*cIndex], groups), c) ||
-          groups.size() != groupCount || !isMatmulEpilogue(generic, *cIndex, groups) ||
+      if (!generic.hasPureBufferSemantics() || *cIndex >= generic.getNumDpsInputs())
+        return nullptr;
+      EpilogueView view = epilogueView(generic.getDpsInputs()[*cIndex]);
+      if (!sameView(view.source, c) || view.groups.size() != groupCount ||
+          !isMatmulEpilogue(generic, *cIndex, view.groups, view.pitch) ||
           !hasUnitInnerStride(generic.getDpsInits()[0]))
         return nullptr;
       AffineExpr column = columnLoop(generic);
@@ -73,6 +74,12 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
         deallocs.push_back(dealloc);
       continue;
     }
+    // A fill of another buffer (bufferization places the zero padding of
+    // the buffer the epilogue writes into here) does not touch the kernel's.
+    if (auto fill = dyn_cast<linalg::FillOp>(next);
+        fill && fill.hasPureBufferSemantics() &&
+        !llvm::is_contained(operands, baseBuffer(fill.getDpsInits()[0])))
+      continue;
     if (!isa<memref::AllocOp, memref::AllocaOp>(next) && !isPure(next))
       return nullptr;
   }
@@ -123,6 +130,8 @@ linalg::GenericOp takeEpilogue(linalg::MatmulOp op) { return takeMarkedEpilogue(
 linalg::GenericOp takeBatchEpilogue(linalg::BatchMatmulOp op) {
   return takeMarkedEpilogue(op, 3);
 }
+
+linalg::GenericOp takeConvTapsEpilogue(linalg::GenericOp op) { return takeMarkedEpilogue(op, 2); }
 
 linalg::GenericOp sliceBatchEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
                                      Value batch, Value cBatch) {
@@ -205,7 +214,9 @@ linalg::GenericOp sliceBatchEpilogue(OpBuilder &b, Location loc, linalg::Generic
 /// column dims (delinearized where C was expanded), each other input is
 /// vector-loaded along the columns (its map ends in the column loop) or
 /// loaded once and broadcast, and the generic's body is applied to whole
-/// vectors.
+/// vectors. At a pitch (a conv at the padded row pitch, see EpilogueView),
+/// the lanes of a vector in the next image row go through a second masked
+/// load or store, and the discarded columns are masked off.
 void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
                    ArrayRef<Value> acc, ArrayRef<Value> rows, ArrayRef<Value> cols,
                    ArrayRef<Value> masks, int64_t vectorWidth) {
@@ -216,35 +227,72 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   auto zeroOf = [&](Type t) {
     return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(vectorOf(t))));
   };
+  auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   Value cInput = generic.getDpsInputs()[cIndex];
-  SmallVector<ReassociationIndices> groups;
-  epilogueSource(cInput, groups);
+  EpilogueView view = epilogueView(cInput);
+  const SmallVector<ReassociationIndices> &groups = view.groups;
   AffineMap cMap = maps[cIndex];
   unsigned column = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
-  // The generic's loop indices at each tile row and column vector.
-  auto loopsAt = [&](const ReassociationIndices &group, Value linear) {
-    llvm::SmallDenseMap<unsigned, Value> loops;
-    for (auto [k, value] : llvm::enumerate(delinearize(b, loc, linear, cInput, group)))
+  using LoopValues = llvm::SmallDenseMap<unsigned, Value>;
+  // The generic's loop indices from the values of C's dims in `group`.
+  auto loopsOf = [&](const ReassociationIndices &group, ArrayRef<Value> values) {
+    LoopValues loops;
+    for (auto [k, value] : llvm::enumerate(values))
       if (auto dim = dyn_cast<AffineDimExpr>(cMap.getResult(group[k])))
         loops[dim.getPosition()] = value;
     return loops;
   };
-  SmallVector<llvm::SmallDenseMap<unsigned, Value>> rowLoops, colLoops;
+  SmallVector<LoopValues> rowLoops, colLoops, nextRowLoops;
+  SmallVector<Value> firstMasks, nextMasks; // at a pitch: the lanes in each image row
   for (Value row : rows)
-    rowLoops.push_back(loopsAt(groups[0], row));
-  for (Value col : cols)
-    colLoops.push_back(loopsAt(groups[1], col));
-  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-  auto indicesAt = [&](AffineMap map, size_t r, size_t v) {
+    rowLoops.push_back(loopsOf(groups[0], delinearize(b, loc, row, view.expanded, groups[0])));
+  auto clampLanes = [&](Value lanes) {
+    return arith::MaxSIOp::create(
+        b, loc, constant(0), arith::MinSIOp::create(b, loc, lanes, constant(vectorWidth)));
+  };
+  auto maskOf = [&](Value lanes) {
+    return vector::CreateMaskOp::create(b, loc, VectorType::get({vectorWidth}, b.getI1Type()),
+                                        ValueRange{clampLanes(lanes)})
+        .getResult();
+  };
+  for (auto [v, col] : llvm::enumerate(cols)) {
+    SmallVector<Value> values = delinearize(b, loc, col, view.expanded, groups[1]);
+    colLoops.push_back(loopsOf(groups[1], values));
+    if (!view.pitch)
+      continue;
+    // Lanes [0, ow - x0) are row y0 at x0...; lanes [Wp - x0, Wp - x0 + ow)
+    // row y0 + 1 from x = 0, addressed from x0 - Wp.
+    auto type = cast<ShapedType>(view.expanded.getType());
+    int64_t width = cast<ShapedType>(cInput.getType()).getShape().back();
+    int64_t height = type.getShape()[type.getRank() - 2];
+    Value x = values.back(), y = values[values.size() - 2];
+    SmallVector<Value> next(values);
+    next[next.size() - 2] = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, y, constant(1)), constant(height - 1));
+    next.back() = arith::SubIOp::create(b, loc, x, constant(view.pitch));
+    nextRowLoops.push_back(loopsOf(groups[1], next));
+    Value first = maskOf(arith::SubIOp::create(b, loc, constant(width), x));
+    Value start = arith::SubIOp::create(b, loc, constant(view.pitch), x);
+    Value second = arith::XOrIOp::create(
+        b, loc, maskOf(arith::AddIOp::create(b, loc, start, constant(width))), maskOf(start));
+    if (!masks.empty()) {
+      first = arith::AndIOp::create(b, loc, first, masks[v]);
+      second = arith::AndIOp::create(b, loc, second, masks[v]);
+    }
+    firstMasks.push_back(first);
+    nextMasks.push_back(second);
+  }
+  Value zeroIndex = constant(0);
+  auto indicesAt = [&](AffineMap map, const LoopValues &rowValues, const LoopValues &colValues) {
     SmallVector<Value> at;
     for (AffineExpr expr : map.getResults()) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
       if (!dim)
         at.push_back(zeroIndex);
-      else if (Value value = rowLoops[r].lookup(dim.getPosition()))
+      else if (Value value = rowValues.lookup(dim.getPosition()))
         at.push_back(value);
       else
-        at.push_back(colLoops[v].lookup(dim.getPosition()));
+        at.push_back(colValues.lookup(dim.getPosition()));
     }
     return at;
   };
@@ -259,18 +307,27 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
           map.map(arg, acc[r * cols.size() + v]);
           continue;
         }
-        SmallVector<Value> at = indicesAt(maps[i], r, v);
+        SmallVector<Value> at = indicesAt(maps[i], rowLoops[r], colLoops[v]);
         bool alongColumns = maps[i].getNumResults() &&
                             maps[i].getResults().back() == b.getAffineDimExpr(column);
+        VectorType type = vectorOf(arg.getType());
         Value value;
-        if (!alongColumns)
-          value = vector::BroadcastOp::create(
-              b, loc, vectorOf(arg.getType()), memref::LoadOp::create(b, loc, input->get(), at));
-        else if (masks.empty())
-          value = vector::LoadOp::create(b, loc, vectorOf(arg.getType()), input->get(), at);
-        else
-          value = vector::MaskedLoadOp::create(b, loc, vectorOf(arg.getType()), input->get(), at,
-                                               masks[v], zeroOf(arg.getType()));
+        if (!alongColumns) {
+          value = vector::BroadcastOp::create(b, loc, type,
+                                              memref::LoadOp::create(b, loc, input->get(), at));
+        } else if (view.pitch) {
+          Value first = vector::MaskedLoadOp::create(b, loc, type, input->get(), at,
+                                                     firstMasks[v], zeroOf(arg.getType()));
+          Value second = vector::MaskedLoadOp::create(
+              b, loc, type, input->get(), indicesAt(maps[i], rowLoops[r], nextRowLoops[v]),
+              nextMasks[v], zeroOf(arg.getType()));
+          value = arith::SelectOp::create(b, loc, nextMasks[v], second, first);
+        } else if (masks.empty()) {
+          value = vector::LoadOp::create(b, loc, type, input->get(), at);
+        } else {
+          value = vector::MaskedLoadOp::create(b, loc, type, input->get(), at, masks[v],
+                                               zeroOf(arg.getType()));
+        }
         map.map(arg, value);
       }
       // Scalars from outside the body (constants) become splats.
@@ -295,11 +352,17 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
         map.map(op.getResult(0), b.create(state)->getResult(0));
       }
       Value result = lookup(body.getTerminator()->getOperand(0));
-      SmallVector<Value> at = indicesAt(maps.back(), r, v);
-      if (masks.empty())
+      SmallVector<Value> at = indicesAt(maps.back(), rowLoops[r], colLoops[v]);
+      if (view.pitch) {
+        vector::MaskedStoreOp::create(b, loc, out, at, firstMasks[v], result);
+        vector::MaskedStoreOp::create(b, loc, out,
+                                      indicesAt(maps.back(), rowLoops[r], nextRowLoops[v]),
+                                      nextMasks[v], result);
+      } else if (masks.empty()) {
         vector::StoreOp::create(b, loc, result, out, at);
-      else
+      } else {
         vector::MaskedStoreOp::create(b, loc, out, at, masks[v], result);
+      }
     }
 }
 

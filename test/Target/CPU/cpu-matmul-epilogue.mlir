@@ -256,3 +256,51 @@ func.func @conv_taps(%w: memref<4x3x2x2xf32>, %x: memref<3x40xf32>, %c: memref<4
   }
   return
 }
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 18 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// The taps' epilogue at the padded row pitch 18 (the image rows are 16
+/// wide): each column vector p0 is split at the end of image row
+/// y0 = p0 / 18 (x0 = p0 % 18): lanes [0, 16 - x0) in row y0 from x0,
+/// lanes [18 - x0, 18 - x0 + 16) in row min(y0 + 1, 3) addressed from
+/// x0 - 18. The residual is loaded in both parts and blended; the result
+/// goes out in two masked stores.
+// CHECK-LABEL: func @conv_taps_pitch
+// CHECK-NOT: linalg.generic
+// CHECK: %[[X:.*]] = arith.remui %[[P:.*]], %c18{{.*}} : index
+// CHECK: %[[Y:.*]] = arith.divui %[[P]], %c18{{.*}} : index
+// CHECK: %[[Y1:.*]] = arith.addi %[[Y]], %c1{{.*}} : index
+// CHECK: %[[YB:.*]] = arith.minui %[[Y1]], %c3{{.*}} : index
+// CHECK: %[[XB:.*]] = arith.subi %[[X]], %c18{{.*}} : index
+// CHECK: %[[FIRST:.*]] = vector.create_mask
+// CHECK: %[[SECOND:.*]] = arith.xori
+// CHECK: %[[A:.*]] = vector.maskedload %arg4[%c0{{.*}}, %{{.*}}, %[[Y]], %[[X]]], %[[FIRST]]
+// CHECK: %[[B:.*]] = vector.maskedload %arg4[%c0{{.*}}, %{{.*}}, %[[YB]], %[[XB]]], %[[SECOND]]
+// CHECK: arith.select %[[SECOND]], %[[B]], %[[A]]
+// CHECK: vector.maskedstore %arg5[%c0{{.*}}, %{{.*}}, %[[Y]], %[[X]]], %[[FIRST]]
+// CHECK: vector.maskedstore %arg5[%c0{{.*}}, %{{.*}}, %[[YB]], %[[XB]]], %[[SECOND]]
+func.func @conv_taps_pitch(%w: memref<4x3x3x3xf32>, %x: memref<3x110xf32>, %c: memref<4x72xf32>, %b: memref<4xf32>, %res: memref<1x4x4x16xf32>, %d: memref<1x4x4x16xf32>) {
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<4x3x3x3xf32>, memref<3x110xf32>) outs(%c : memref<4x72xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %m = arith.mulf %a, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  %wide = memref.expand_shape %c [[0, 1], [2, 3]] output_shape [1, 4, 4, 18] : memref<4x72xf32> into memref<1x4x4x18xf32>
+  %img = memref.subview %wide[0, 0, 0, 0] [1, 4, 4, 16] [1, 1, 1, 1] : memref<1x4x4x18xf32> to memref<1x4x4x16xf32, strided<[288, 72, 18, 1]>>
+  linalg.generic {indexing_maps = [#id4, #chan, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%img, %b, %res : memref<1x4x4x16xf32, strided<[288, 72, 18, 1]>>, memref<4xf32>, memref<1x4x4x16xf32>) outs(%d : memref<1x4x4x16xf32>) attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%u: f32, %v: f32, %r: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    %s2 = arith.addf %s, %r : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
