@@ -101,6 +101,51 @@ struct WholeInsertIntoEmpty final : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// A generic that copies a slice of a tensor by index -- a Gather with
+/// constant indices, lowered to `tensor.extract %src[c, i0, i1, ...]` at
+/// the loop indices i0, i1, ... in order and constants -- is that slice
+/// (ViT's selection of q, k and v from the fused [3, B, H, S, D]
+/// projection): a view instead of a copy kernel.
+struct IndexedCopyToSlice final : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
+        op.getNumReductionLoops() != 0 || !type || !type.hasStaticShape() ||
+        !op.getIndexingMapsArray()[0].isIdentity())
+      return failure();
+    Block &body = op.getRegion().front();
+    auto extract = body.getTerminator()->getOperand(0).getDefiningOp<tensor::ExtractOp>();
+    if (!extract || extract->getBlock() != &body ||
+        extract.getTensor().getParentBlock() == &body || !extract.getTensor().getType().hasStaticShape())
+      return failure();
+    for (Operation &inner : body.without_terminator())
+      if (!isa<linalg::IndexOp, tensor::ExtractOp, arith::ConstantOp>(inner))
+        return failure();
+    SmallVector<OpFoldResult> offsets, sizes;
+    int64_t next = 0; // the loop the next non-constant index must be
+    for (Value index : extract.getIndices()) {
+      if (std::optional<int64_t> constant = getConstantIntValue(index)) {
+        offsets.push_back(rewriter.getIndexAttr(*constant));
+        sizes.push_back(rewriter.getIndexAttr(1));
+        continue;
+      }
+      auto loop = index.getDefiningOp<linalg::IndexOp>();
+      if (!loop || static_cast<int64_t>(loop.getDim()) != next)
+        return failure();
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(type.getDimSize(next++)));
+    }
+    if (next != type.getRank())
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, type, extract.getTensor(), offsets, sizes,
+        SmallVector<OpFoldResult>(offsets.size(), rewriter.getIndexAttr(1)));
+    return success();
+  }
+};
+
 /// A generic input that is the expand_shape of a matmul result: collapsing
 /// the generic's loops folds the reshape into it (it moves below the
 /// generic).
@@ -491,7 +536,7 @@ struct KilnFormDispatchesPass final
     MLIRContext *context = &getContext();
     auto simplify = [&](bool collapseLoops) {
       RewritePatternSet patterns(context);
-      patterns.add<WholeInsertIntoEmpty>(context);
+      patterns.add<WholeInsertIntoEmpty, IndexedCopyToSlice>(context);
       if (collapseLoops)
         linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, isMatmulResultReshape);
       tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);

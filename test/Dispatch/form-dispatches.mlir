@@ -677,3 +677,39 @@ func.func @narrow_conv_taps(%w: tensor<4x3x3x3xf32>, %x: tensor<3x102xf32>, %b: 
   } -> tensor<1x4x8x8xf32>
   return %y : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+/// A Gather with a constant index lowered to tensor.extract at the loop
+/// indices in order (ViT's q = qkv[0]) is a slice of its source; one with
+/// the indices permuted (a gather + transpose) stays a copy.
+// CHECK-LABEL: func @indexed_copy
+// CHECK: %[[Q:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 4, 8] [1, 1, 1, 1] : tensor<3x2x4x8xf32> to tensor<2x4x8xf32>
+// CHECK: %[[K:.*]] = linalg.generic
+// CHECK: tensor.extract %arg0[%c1
+// CHECK: return %[[Q]], %[[K]]
+func.func @indexed_copy(%qkv: tensor<3x2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %q = linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e : tensor<2x4x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %v = tensor.extract %qkv[%c0, %i, %j, %k] : tensor<3x2x4x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x4x8xf32>
+  %et = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]} outs(%et : tensor<2x8x4xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %v = tensor.extract %qkv[%c1, %i, %k, %j] : tensor<3x2x4x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8x4xf32>
+  return %q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>
+}
