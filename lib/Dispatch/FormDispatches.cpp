@@ -103,7 +103,8 @@ struct WholeInsertIntoEmpty final : OpRewritePattern<tensor::InsertSliceOp> {
 
 /// A generic that copies a slice of a tensor by index -- a Gather with
 /// constant indices, lowered to `tensor.extract %src[c, i0, i1, ...]` at
-/// the loop indices i0, i1, ... in order and constants -- is that slice
+/// the loop indices i0, i1, ... in order (unit loops may be unused) and
+/// constants -- is that slice
 /// (ViT's selection of q, k and v from the fused [3, B, H, S, D]
 /// projection): a view instead of a copy kernel.
 struct IndexedCopyToSlice final : OpRewritePattern<linalg::GenericOp> {
@@ -131,12 +132,17 @@ struct IndexedCopyToSlice final : OpRewritePattern<linalg::GenericOp> {
         sizes.push_back(rewriter.getIndexAttr(1));
         continue;
       }
+      // Loops of size 1 may go unused (their index, 0, was folded).
       auto loop = index.getDefiningOp<linalg::IndexOp>();
+      while (loop && static_cast<int64_t>(loop.getDim()) > next && type.getDimSize(next) == 1)
+        ++next;
       if (!loop || static_cast<int64_t>(loop.getDim()) != next)
         return failure();
       offsets.push_back(rewriter.getIndexAttr(0));
       sizes.push_back(rewriter.getIndexAttr(type.getDimSize(next++)));
     }
+    while (next < type.getRank() && type.getDimSize(next) == 1)
+      ++next;
     if (next != type.getRank())
       return failure();
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(

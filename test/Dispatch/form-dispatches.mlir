@@ -713,3 +713,27 @@ func.func @indexed_copy(%qkv: tensor<3x2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor
   } -> tensor<2x8x4xf32>
   return %q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// At batch 1 the index of the unit batch loop was folded to a constant:
+/// still a slice.
+// CHECK-LABEL: func @indexed_copy_unit
+// CHECK: tensor.extract_slice %arg0[2, 0, 0, 0, 0] [1, 1, 4, 6, 8] [1, 1, 1, 1, 1] : tensor<3x1x4x6x8xf32> to tensor<1x4x6x8xf32>
+// CHECK-NOT: linalg.generic
+func.func @indexed_copy_unit(%qkv: tensor<3x1x4x6x8xf32>) -> tensor<1x4x6x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<1x4x6x8xf32>
+  %v = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x4x6x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %k = linalg.index 3 : index
+    %x = tensor.extract %qkv[%c2, %c0, %i, %j, %k] : tensor<3x1x4x6x8xf32>
+    linalg.yield %x : f32
+  } -> tensor<1x4x6x8xf32>
+  return %v : tensor<1x4x6x8xf32>
+}
