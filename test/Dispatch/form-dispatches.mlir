@@ -737,3 +737,43 @@ func.func @indexed_copy_unit(%qkv: tensor<3x1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
   } -> tensor<1x4x6x8xf32>
   return %v : tensor<1x4x6x8xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// An epilogue whose output shares its empty tensor with the producer of
+/// the batch_matmul's A gets an empty tensor of its own: the per-batch
+/// kernels write it while later batches still read A, so the two must not
+/// share a buffer.
+// CHECK-LABEL: func @own_output
+// CHECK: %[[SHARED:.*]] = tensor.empty() : tensor<2x4x4x6xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[SHARED]] :
+// CHECK: %[[OWN:.*]] = tensor.empty() : tensor<2x4x4x6xf32>
+// CHECK: linalg.batch_matmul
+// CHECK-NEXT: tensor.expand_shape
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[OWN]] :
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @own_output(%s: tensor<2x4x4x6xf32>, %v: tensor<8x6x6xf32>) -> tensor<2x4x4x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %shared = tensor.empty() : tensor<2x4x4x6xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4x6xf32>) outs(%shared : tensor<2x4x4x6xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.exp %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4x6xf32>
+  %a = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<2x4x4x6xf32> into tensor<8x4x6xf32>
+  %e = tensor.empty() : tensor<8x4x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4x6xf32>) -> tensor<8x4x6xf32>
+  %m = linalg.batch_matmul ins(%a, %v : tensor<8x4x6xf32>, tensor<8x6x6xf32>) outs(%f : tensor<8x4x6xf32>) -> tensor<8x4x6xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2], [3]] output_shape [2, 4, 4, 6] : tensor<8x4x6xf32> into tensor<2x4x4x6xf32>
+  %t = linalg.generic {indexing_maps = [#perm, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x4x6xf32>) outs(%shared : tensor<2x4x4x6xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  } -> tensor<2x4x4x6xf32>
+  return %t : tensor<2x4x4x6xf32>
+}

@@ -53,9 +53,13 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
       if (!generic.hasPureBufferSemantics() || *cIndex >= generic.getNumDpsInputs())
         return nullptr;
       EpilogueView view = epilogueView(generic.getDpsInputs()[*cIndex]);
+      // The output must not be A's or B's buffer: the kernel writes it
+      // while it still reads them.
+      Value out = baseBuffer(generic.getDpsInits()[0]);
       if (!sameView(view.source, c) || view.groups.size() != groupCount ||
           !isMatmulEpilogue(generic, *cIndex, view.groups, view.pitch) ||
-          !hasUnitInnerStride(generic.getDpsInits()[0]))
+          !hasUnitInnerStride(generic.getDpsInits()[0]) || out == operands[0] ||
+          out == operands[1])
         return nullptr;
       AffineExpr column = columnLoop(generic);
       for (OpOperand *input : generic.getDpsInputOperands()) {

@@ -304,3 +304,20 @@ func.func @conv_taps_pitch(%w: memref<4x3x3x3xf32>, %x: memref<3x110xf32>, %c: m
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// An epilogue writing A's buffer cannot run in the kernel (other tiles
+/// still read A): an error, not a silently wrong result.
+func.func @output_is_a(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  // expected-error @below {{matmul epilogue could not be fused into the matmul kernel}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x8xf32>) outs(%a : memref<8x8xf32>) attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
