@@ -51,7 +51,8 @@ def dispatch_count(kilnc, model, shape_args, mem_bytes, timeout=1800):
     generic that the CPU matmul kernel applies to its output tiles is part of the matmul's
     dispatch (kiln-cpu-matmul fails the compile if it cannot do so). Returns
     ({"ops": {op: count}, "epilogues": n, "rows": n, "total": n}, None) or (None, error):
-    ops by the root op of each dispatch, matmuls with a fused epilogue, row groups."""
+    ops by the root op of each dispatch ("conv taps" for a stride-1 conv's taps generic),
+    matmuls and conv taps with a fused epilogue, row groups."""
     import resource
 
     proc = subprocess.run([kilnc, model, "--emit=dispatch", "-o", os.devnull,
@@ -65,8 +66,11 @@ def dispatch_count(kilnc, model, shape_args, mem_bytes, timeout=1800):
     ops = {}
     for d in fusion["dispatches"]:
         op = d["op"].split(".", 1)[1]
+        if op == "generic" and d["kind"] == "convolution":
+            op = "conv taps"  # a stride-1 conv's taps as one kernel (kiln.conv_taps)
         ops[op] = ops.get(op, 0) + 1
-    epilogues = sum(1 for d in fusion["dispatches"] if d["kind"] == "contraction" and d["fused"])
+    epilogues = sum(1 for d in fusion["dispatches"]
+                    if d["kind"] in ("contraction", "convolution") and d["fused"])
     rows = sum(1 for d in fusion["dispatches"] if d["kind"] == "row kernel")
     return {"ops": ops, "epilogues": epilogues, "rows": rows, "total": fusion["count"]}, None
 
@@ -119,7 +123,7 @@ def model_table(rows):
 
 
 def dispatch_table(rows):
-    out = ["| model | ONNX nodes | Kiln dispatches | dispatches/nodes | matmul + epilogue "
+    out = ["| model | ONNX nodes | Kiln dispatches | dispatches/nodes | matmul/conv + epilogue "
            "| row groups | other linalg.generic | named ops |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for name, nodes, counts, error in rows:

@@ -6,6 +6,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 
@@ -13,14 +16,15 @@ namespace kiln {
 namespace {
 
 /// An indexing map the kernel can read at a tile row and a vector of
-/// columns: results are d0, d1 or the constant 0, d1 at most once and last.
-bool isTileMap(AffineMap map) {
+/// columns: results are loops or the constant 0, the column loop `column`
+/// at most once and last.
+bool isTileMap(AffineMap map, unsigned column) {
   bool seenColumn = false;
   for (AffineExpr expr : map.getResults()) {
     if (seenColumn)
       return false;
     if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      seenColumn = dim.getPosition() == 1;
+      seenColumn = dim.getPosition() == column;
       continue;
     }
     auto constant = dyn_cast<AffineConstantExpr>(expr);
@@ -28,6 +32,26 @@ bool isTileMap(AffineMap map) {
       return false;
   }
   return true;
+}
+
+/// `map` names every loop exactly once, with the constant 0 only at unit
+/// dims of `type`: each element of `type` is one iteration.
+bool namesEveryLoopOnce(AffineMap map, ShapedType type) {
+  if (map.getNumResults() != static_cast<unsigned>(type.getRank()))
+    return false;
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (seen.test(dim.getPosition()))
+        return false;
+      seen.set(dim.getPosition());
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0 || type.getDimSize(i) != 1)
+      return false;
+  }
+  return seen.all();
 }
 
 /// An operation the kernel can apply to whole vectors: arith/math,
@@ -46,18 +70,108 @@ bool isVectorizableBodyOp(Operation &op) {
 
 } // namespace
 
-bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex) {
-  if (generic.getNumLoops() != 2 || generic.getNumReductionLoops() != 0 ||
+bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
+                      ArrayRef<ReassociationIndices> groups, int64_t pitch) {
+  if (generic.getNumLoops() == 0 || generic.getNumReductionLoops() != 0 ||
       generic.getNumDpsInits() != 1 || cIndex >= generic.getNumDpsInputs() ||
-      !llvm::all_of(generic->getOperandTypes(), llvm::IsaPred<ShapedType>))
+      !llvm::all_of(generic->getOperandTypes(), llvm::IsaPred<ShapedType>) || groups.empty())
+    return false;
+  auto cType = cast<ShapedType>(generic.getDpsInputs()[cIndex].getType());
+  auto outType = cast<ShapedType>(generic.getDpsInits()[0].getType());
+  int64_t rank = cType.getRank();
+  if (groups.back().empty() || groups.back().back() + 1 != rank)
     return false;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  if (!maps.back().isIdentity() || !maps[cIndex].isIdentity() ||
-      !llvm::all_of(maps, isTileMap))
+  AffineMap cMap = maps[cIndex], outMap = maps.back();
+  if (!namesEveryLoopOnce(cMap, cType) || !namesEveryLoopOnce(outMap, outType) ||
+      cMap.getResults().back() != outMap.getResults().back())
+    return false;
+  auto column = dyn_cast<AffineDimExpr>(cMap.getResults().back());
+  if (!column)
+    return false;
+  // Where N is split, a vector of columns must not span two rows of it;
+  // at a pitch, it spans at most two.
+  int64_t inner = cType.getDimSize(rank - 1);
+  if (pitch) {
+    if (groups.back().size() < 2 || pitch < kEpilogueColumnAlign ||
+        ShapedType::isDynamic(inner) || inner < kEpilogueColumnAlign ||
+        ShapedType::isDynamic(cType.getDimSize(rank - 2)) || cType.getDimSize(rank - 2) < 2)
+      return false;
+    llvm::SmallBitVector columnLoops(generic.getNumLoops());
+    for (int64_t dim : groups.back())
+      if (auto loop = dyn_cast<AffineDimExpr>(cMap.getResult(dim)))
+        columnLoops.set(loop.getPosition());
+    for (AffineMap map : maps) {
+      if (map.getNumResults() && map.getResults().back() == column)
+        continue;
+      for (AffineExpr expr : map.getResults())
+        if (auto dim = dyn_cast<AffineDimExpr>(expr); dim && columnLoops.test(dim.getPosition()))
+          return false;
+    }
+  } else if (groups.back().size() > 1 &&
+             (ShapedType::isDynamic(inner) || inner % kEpilogueColumnAlign)) {
+    return false;
+  }
+  if (!llvm::all_of(maps, [&](AffineMap map) { return isTileMap(map, column.getPosition()); }))
     return false;
   if (!generic.getRegion().front().getArguments().back().use_empty())
     return false;
   return hasVectorizableScalarBody(generic);
+}
+
+EpilogueView epilogueView(Value cInput) {
+  EpilogueView view;
+  Value expanded = cInput;
+  // A slice of the innermost dim's first columns (same rank, zero offsets,
+  // unit strides, every other size whole).
+  auto pitchSlice = [&](Value source, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                        ArrayRef<int64_t> strides) -> int64_t {
+    auto type = cast<ShapedType>(source.getType());
+    if (!type.hasStaticShape() || static_cast<int64_t>(sizes.size()) != type.getRank() ||
+        cast<ShapedType>(cInput.getType()).getRank() != type.getRank() ||
+        !llvm::all_of(offsets, [](int64_t o) { return o == 0; }) ||
+        !llvm::all_of(strides, [](int64_t s) { return s == 1; }) ||
+        sizes.drop_back() != type.getShape().drop_back() || sizes.back() >= type.getShape().back())
+      return 0;
+    return type.getShape().back();
+  };
+  if (auto slice = cInput.getDefiningOp<tensor::ExtractSliceOp>();
+      slice && slice.getSource().getDefiningOp<tensor::ExpandShapeOp>()) {
+    if (int64_t pitch = pitchSlice(slice.getSource(), slice.getStaticOffsets(),
+                                   slice.getStaticSizes(), slice.getStaticStrides())) {
+      view.pitch = pitch;
+      expanded = slice.getSource();
+    }
+  } else if (auto subview = cInput.getDefiningOp<memref::SubViewOp>();
+             subview && subview.getSource().getDefiningOp<memref::ExpandShapeOp>()) {
+    if (int64_t pitch = pitchSlice(subview.getSource(), subview.getStaticOffsets(),
+                                   subview.getStaticSizes(), subview.getStaticStrides())) {
+      view.pitch = pitch;
+      expanded = subview.getSource();
+    }
+  }
+  view.expanded = expanded;
+  if (auto expand = expanded.getDefiningOp<tensor::ExpandShapeOp>()) {
+    llvm::append_range(view.groups, expand.getReassociationIndices());
+    view.source = expand.getSrc();
+    return view;
+  }
+  if (auto expand = expanded.getDefiningOp<memref::ExpandShapeOp>()) {
+    llvm::append_range(view.groups, expand.getReassociationIndices());
+    view.source = expand.getSrc();
+    return view;
+  }
+  auto type = cast<ShapedType>(cInput.getType());
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    view.groups.push_back({i});
+  view.source = cInput;
+  return view;
+}
+
+Value epilogueSource(Value cInput, SmallVectorImpl<ReassociationIndices> &groups) {
+  EpilogueView view = epilogueView(cInput);
+  groups.assign(view.groups.begin(), view.groups.end());
+  return view.source;
 }
 
 bool hasVectorizableScalarBody(linalg::GenericOp generic) {
@@ -79,6 +193,48 @@ std::optional<unsigned> epilogueInput(linalg::GenericOp generic) {
   if (!attr)
     return std::nullopt;
   return static_cast<unsigned>(attr.getInt());
+}
+
+AffineMap convTapsInputMap(MLIRContext *context, int64_t rowStep, int64_t colStep) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  return AffineMap::get(5, 0, {d(2), d(1) + d(3) * rowStep + d(4) * colStep}, context);
+}
+
+std::optional<std::pair<int64_t, int64_t>> convTapSteps(linalg::GenericOp generic) {
+  using utils::IteratorType;
+  if (generic.getNumLoops() != 5 || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getIteratorTypesArray() !=
+          SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
+                                    IteratorType::reduction, IteratorType::reduction,
+                                    IteratorType::reduction})
+    return std::nullopt;
+  SmallVector<int64_t> ranks = {4, 2, 2};
+  for (auto [operand, rank] : llvm::zip(generic->getOperands(), ranks)) {
+    auto type = dyn_cast<ShapedType>(operand.getType());
+    if (!type || type.getRank() != rank || !type.getElementType().isF32() ||
+        !type.hasStaticShape())
+      return std::nullopt;
+  }
+  MLIRContext *context = generic.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context) ||
+      maps[2] != AffineMap::get(5, 0, {d(0), d(1)}, context) || maps[1].getNumResults() != 2 ||
+      maps[1].getNumSymbols() != 0)
+    return std::nullopt;
+  int64_t rowStep = maps[1].compose(SmallVector<int64_t>{0, 0, 0, 1, 0})[1];
+  int64_t colStep = maps[1].compose(SmallVector<int64_t>{0, 0, 0, 0, 1})[1];
+  if (maps[1] != convTapsInputMap(context, rowStep, colStep))
+    return std::nullopt;
+  // out + w * x
+  Block &body = generic.getRegion().front();
+  auto add = dyn_cast<arith::AddFOp>(body.getTerminator()->getOperand(0).getDefiningOp());
+  auto mul = add ? add.getRhs().getDefiningOp<arith::MulFOp>() : nullptr;
+  if (body.getOperations().size() != 3 || !mul || add.getLhs() != body.getArgument(2) ||
+      mul.getLhs() != body.getArgument(0) || mul.getRhs() != body.getArgument(1))
+    return std::nullopt;
+  return std::make_pair(rowStep, colStep);
 }
 
 LogicalResult verifyDispatchGroupsFused(Operation *root) {

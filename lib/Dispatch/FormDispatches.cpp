@@ -9,7 +9,12 @@
 // are moved below the generic by collapsing its loops, the matmul (with the
 // zero fill of its C) is moved right before the generic, and the generic is
 // marked `kiln.epilogue` (see kiln/Dispatch/Epilogue.h): the CPU matmul
-// kernel applies it to each output tile.
+// kernel applies it to each output tile. Reshapes that do not collapse
+// away (the head split [S, H*D] -> [S, H, D] read in the order [H, S, D])
+// stay as the epilogue's view of C: the kernel then stores each tile in the
+// permuted layout, so a projection's bias and head-split transpose, and an
+// attention product's head merge (a batch_matmul epilogue), cost no pass
+// of their own.
 //
 // Row groups: softmax, layer norm and other last-axis reductions with their
 // elementwise neighbours over the same rows (the scale and mask before a
@@ -24,6 +29,7 @@
 #include "kiln/Dispatch/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -95,6 +101,57 @@ struct WholeInsertIntoEmpty final : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// A generic that copies a slice of a tensor by index -- a Gather with
+/// constant indices, lowered to `tensor.extract %src[c, i0, i1, ...]` at
+/// the loop indices i0, i1, ... in order (unit loops may be unused) and
+/// constants -- is that slice
+/// (ViT's selection of q, k and v from the fused [3, B, H, S, D]
+/// projection): a view instead of a copy kernel.
+struct IndexedCopyToSlice final : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
+        op.getNumReductionLoops() != 0 || !type || !type.hasStaticShape() ||
+        !op.getIndexingMapsArray()[0].isIdentity())
+      return failure();
+    Block &body = op.getRegion().front();
+    auto extract = body.getTerminator()->getOperand(0).getDefiningOp<tensor::ExtractOp>();
+    if (!extract || extract->getBlock() != &body ||
+        extract.getTensor().getParentBlock() == &body || !extract.getTensor().getType().hasStaticShape())
+      return failure();
+    for (Operation &inner : body.without_terminator())
+      if (!isa<linalg::IndexOp, tensor::ExtractOp, arith::ConstantOp>(inner))
+        return failure();
+    SmallVector<OpFoldResult> offsets, sizes;
+    int64_t next = 0; // the loop the next non-constant index must be
+    for (Value index : extract.getIndices()) {
+      if (std::optional<int64_t> constant = getConstantIntValue(index)) {
+        offsets.push_back(rewriter.getIndexAttr(*constant));
+        sizes.push_back(rewriter.getIndexAttr(1));
+        continue;
+      }
+      // Loops of size 1 may go unused (their index, 0, was folded).
+      auto loop = index.getDefiningOp<linalg::IndexOp>();
+      while (loop && static_cast<int64_t>(loop.getDim()) > next && type.getDimSize(next) == 1)
+        ++next;
+      if (!loop || static_cast<int64_t>(loop.getDim()) != next)
+        return failure();
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(type.getDimSize(next++)));
+    }
+    while (next < type.getRank() && type.getDimSize(next) == 1)
+      ++next;
+    if (next != type.getRank())
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, type, extract.getTensor(), offsets, sizes,
+        SmallVector<OpFoldResult>(offsets.size(), rewriter.getIndexAttr(1)));
+    return success();
+  }
+};
+
 /// A generic input that is the expand_shape of a matmul result: collapsing
 /// the generic's loops folds the reshape into it (it moves below the
 /// generic).
@@ -104,31 +161,209 @@ bool isMatmulResultReshape(OpOperand *operand) {
          kernelMatmul(expand.getSrc()) && expand.getSrc().hasOneUse();
 }
 
-/// Marks the epilogue of `matmul` and moves the matmul (and the zero fill
-/// of its C, which the kernel then skips) right before it.
-void formEpilogue(linalg::MatmulOp matmul) {
-  Value result = matmul->getResult(0);
+/// A batch_matmul on tensors the CPU kernel generator takes (f32, 3-D, the
+/// default indexing maps): it runs as one matmul kernel per batch.
+linalg::BatchMatmulOp kernelBatchMatmul(Value value) {
+  auto matmul = value.getDefiningOp<linalg::BatchMatmulOp>();
+  if (!matmul || !matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
+    return nullptr;
+  bool f32 = llvm::all_of(matmul->getOperandTypes(), [](Type t) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    return type && type.getRank() == 3 && type.getElementType().isF32();
+  });
+  return f32 ? matmul : nullptr;
+}
+
+/// Marks the epilogue of `contraction` (a kernel matmul or batch_matmul)
+/// and moves the contraction (and the zero fill of its C, which the kernel
+/// then skips) right before it. The epilogue reads C directly or through
+/// one expand_shape (the head split of a projection, the batch of heads of
+/// an attention product), and writes its output in any order that keeps
+/// C's innermost dim innermost: the multi-head transposes become the
+/// kernel's store pattern.
+void formEpilogue(linalg::LinalgOp contraction) {
+  Value result = contraction->getResult(0);
   if (!result.hasOneUse())
     return;
-  OpOperand &use = *result.use_begin();
-  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-  if (!generic || generic->hasAttr(kEpilogueAttr) || !generic.isDpsInput(&use) ||
-      !isMatmulEpilogue(generic, use.getOperandNumber()))
+  OpOperand *use = &*result.use_begin();
+  SmallVector<Operation *> views; // between the contraction and the generic
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(use->getOwner())) {
+    if (!expand->hasOneUse())
+      return;
+    views.push_back(expand);
+    use = &*expand->use_begin();
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use->getOwner())) {
+      if (!slice->hasOneUse())
+        return;
+      views.push_back(slice);
+      use = &*slice->use_begin();
+    }
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(use->getOwner());
+  if (!generic || generic->hasAttr(kEpilogueAttr) || generic->hasAttr(kRowGroupAttr) ||
+      !generic.isDpsInput(use))
     return;
-  SmallVector<Value> unitStride = {matmul.getDpsInputs()[1], matmul.getDpsInits()[0],
+  EpilogueView view = epilogueView(use->get());
+  if (view.source != result ||
+      view.groups.size() != static_cast<size_t>(cast<ShapedType>(result.getType()).getRank()) ||
+      !isMatmulEpilogue(generic, use->getOperandNumber(), view.groups, view.pitch))
+    return;
+  SmallVector<Value> unitStride = {contraction.getDpsInputs()[1], contraction.getDpsInits()[0],
                                    generic.getDpsInits()[0]};
+  AffineExpr column = generic.getMatchingIndexingMap(use).getResults().back();
   for (OpOperand *input : generic.getDpsInputOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(input);
-    if (map.getNumResults() && map.getResults().back() == getAffineDimExpr(1, map.getContext()))
+    if (map.getNumResults() && map.getResults().back() == column)
       unitStride.push_back(input->get());
   }
   if (!llvm::all_of(unitStride, hasUnitInnerStride))
     return;
-  generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(use.getOperandNumber()));
-  matmul->moveBefore(generic);
-  auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(use->getOperandNumber()));
+  // The kernel writes the output while it still reads A and B (the other
+  // tiles, the other batches): the output gets a tensor of its own, so that
+  // bufferization cannot place it in a buffer that A or B used (an empty
+  // tensor shared with the producer of A would be, once A is dead in the
+  // op order before fusion). The generic does not read its output.
+  OpOperand &init = generic.getDpsInitsMutable()[0];
+  if (!init.get().getDefiningOp<tensor::EmptyOp>() || !init.get().hasOneUse()) {
+    OpBuilder b(generic);
+    auto type = cast<RankedTensorType>(init.get().getType());
+    init.set(tensor::EmptyOp::create(b, generic.getLoc(),
+                                     tensor::getMixedSizes(b, generic.getLoc(), init.get()),
+                                     type.getElementType()));
+  }
+  Operation *next = generic;
+  for (Operation *view : llvm::reverse(views)) {
+    view->moveBefore(next);
+    next = view;
+  }
+  contraction->moveBefore(next);
+  auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (fill && fill->hasOneUse())
-    fill->moveBefore(matmul);
+    fill->moveBefore(contraction);
+}
+
+/// One tap of a stride-1 conv computed at the padded row pitch (the linalg
+/// stage's convAsShiftedMatmuls): w[:, :, i, j] @ x[image, :, offset : +P].
+struct Tap {
+  linalg::MatmulOp matmul;
+  Value weight, input;
+  int64_t image, i, j, offset;
+};
+
+/// The static offsets of `slice` when its sizes are `sizes` and its
+/// strides 1 (a unit size may be rank-reduced away), or nothing.
+std::optional<SmallVector<int64_t>> staticSlice(tensor::ExtractSliceOp slice,
+                                                ArrayRef<int64_t> sizes) {
+  if (!slice || ArrayRef<int64_t>(slice.getStaticSizes()) != sizes ||
+      !llvm::all_of(slice.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
+      llvm::is_contained(slice.getStaticOffsets(), ShapedType::kDynamic))
+    return std::nullopt;
+  return SmallVector<int64_t>(slice.getStaticOffsets());
+}
+
+std::optional<Tap> matchTap(linalg::MatmulOp matmul) {
+  if (!kernelMatmul(matmul->getResult(0)))
+    return std::nullopt;
+  auto w = matmul.getDpsInputs()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  auto x = matmul.getDpsInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!w || !x || w.getSourceType().getRank() != 4 || x.getSourceType().getRank() != 3 ||
+      !w.getSourceType().hasStaticShape() || !x.getSourceType().hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> wShape = w.getSourceType().getShape();
+  auto cType = cast<RankedTensorType>(matmul->getResult(0).getType());
+  std::optional<SmallVector<int64_t>> wAt = staticSlice(w, {wShape[0], wShape[1], 1, 1});
+  std::optional<SmallVector<int64_t>> xAt =
+      staticSlice(x, {1, wShape[1], cType.getDimSize(1)});
+  if (!wAt || !xAt || (*wAt)[0] != 0 || (*wAt)[1] != 0 || (*xAt)[1] != 0)
+    return std::nullopt;
+  return Tap{matmul, w.getSource(), x.getSource(), (*xAt)[0], (*wAt)[2], (*wAt)[3], (*xAt)[2]};
+}
+
+/// The per-tap matmuls of one stride-1 conv image, each accumulating into
+/// the last one's result from a zero fill, become one `kiln.conv_taps`
+/// contraction (see kiln/Dispatch/Epilogue.h): one kernel that keeps the
+/// output tile in registers across the taps instead of one kernel call
+/// (and one pass over the output) per tap. Taps whose offsets are not
+/// i*rowStep + j*colStep, or that do not cover the window once, stay.
+void mergeConvTaps(func::FuncOp func) {
+  SmallVector<linalg::MatmulOp> starts;
+  func.walk([&](linalg::MatmulOp matmul) {
+    auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    if (fill && matchTap(matmul))
+      starts.push_back(matmul);
+  });
+  for (linalg::MatmulOp start : starts) {
+    SmallVector<Tap> chain = {*matchTap(start)};
+    while (chain.back().matmul->hasOneUse()) {
+      auto next = dyn_cast<linalg::MatmulOp>(*chain.back().matmul->getUsers().begin());
+      std::optional<Tap> tap = next ? matchTap(next) : std::nullopt;
+      if (!tap || next.getDpsInits()[0] != chain.back().matmul->getResult(0) ||
+          tap->weight != chain[0].weight || tap->input != chain[0].input ||
+          tap->image != chain[0].image)
+        break;
+      chain.push_back(*tap);
+    }
+    auto wType = cast<RankedTensorType>(chain[0].weight.getType());
+    int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+    if (static_cast<int64_t>(chain.size()) != kh * kw || kh * kw < 2)
+      continue;
+    // offset(i, j) = i * rowStep + j * colStep, each tap once.
+    int64_t rowStep = 0, colStep = 0;
+    llvm::SmallDenseSet<int64_t> seen;
+    for (const Tap &tap : chain) {
+      if (tap.i == 1 && tap.j == 0)
+        rowStep = tap.offset;
+      if (tap.i == 0 && tap.j == 1)
+        colStep = tap.offset;
+      seen.insert(tap.i * kw + tap.j);
+    }
+    if (static_cast<int64_t>(seen.size()) != kh * kw ||
+        llvm::any_of(chain, [&](const Tap &tap) {
+          return tap.offset != tap.i * rowStep + tap.j * colStep;
+        }))
+      continue;
+    linalg::MatmulOp last = chain.back().matmul;
+    OpBuilder b(last);
+    Location loc = last.getLoc();
+    auto xType = cast<RankedTensorType>(chain[0].input.getType());
+    int64_t channels = xType.getDimSize(1), length = xType.getDimSize(2);
+    Value image = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({channels, length}, xType.getElementType()),
+        chain[0].input,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(chain[0].image), b.getIndexAttr(0),
+                               b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(channels),
+                               b.getIndexAttr(length)},
+        SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+    MLIRContext *context = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context),
+                                   convTapsInputMap(context, rowStep, colStep),
+                                   AffineMap::get(5, 0, {d(0), d(1)}, context)};
+    using utils::IteratorType;
+    SmallVector<IteratorType> iterators = {IteratorType::parallel, IteratorType::parallel,
+                                           IteratorType::reduction, IteratorType::reduction,
+                                           IteratorType::reduction};
+    auto taps = linalg::GenericOp::create(
+        b, loc, last->getResultTypes(), ValueRange{chain[0].weight, image},
+        ValueRange{start.getDpsInits()[0]}, maps, iterators,
+        [](OpBuilder &nb, Location nl, ValueRange args) {
+          Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
+          linalg::YieldOp::create(nb, nl,
+                                  ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
+        });
+    taps->setAttr(kConvTapsAttr, b.getUnitAttr());
+    last->getResult(0).replaceAllUsesWith(taps->getResult(0));
+    for (Tap &tap : llvm::reverse(chain)) {
+      Operation *w = tap.matmul.getDpsInputs()[0].getDefiningOp();
+      Operation *x = tap.matmul.getDpsInputs()[1].getDefiningOp();
+      tap.matmul.erase();
+      for (Operation *slice : {w, x})
+        if (slice->use_empty())
+          slice->erase();
+    }
+  }
 }
 
 /// The combiner of a reduction the row kernels vectorize: max/min, or an
@@ -320,7 +555,7 @@ struct KilnFormDispatchesPass final
     MLIRContext *context = &getContext();
     auto simplify = [&](bool collapseLoops) {
       RewritePatternSet patterns(context);
-      patterns.add<WholeInsertIntoEmpty>(context);
+      patterns.add<WholeInsertIntoEmpty, IndexedCopyToSlice>(context);
       if (collapseLoops)
         linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, isMatmulResultReshape);
       tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
@@ -357,6 +592,24 @@ struct KilnFormDispatchesPass final
       formEpilogue(matmul);
     for (Block &block : getOperation().getBody())
       formRowGroups(block);
+    // Batched products last: the elementwise ops after them that a row
+    // group took (the scale and mask before a softmax) run in the row
+    // kernel, which reads those rows anyway.
+    SmallVector<linalg::BatchMatmulOp> batched;
+    getOperation().walk([&](linalg::BatchMatmulOp op) {
+      if (kernelBatchMatmul(op->getResult(0)))
+        batched.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : batched)
+      formEpilogue(op);
+    mergeConvTaps(getOperation());
+    SmallVector<linalg::GenericOp> convs;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kConvTapsAttr))
+        convs.push_back(op);
+    });
+    for (linalg::GenericOp op : convs)
+      formEpilogue(op);
   }
 };
 

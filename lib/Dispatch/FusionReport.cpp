@@ -78,6 +78,8 @@ std::string dispatchKind(linalg::LinalgOp op) {
                : "convolution";
   if (linalg::isaContractionOpInterface(op))
     return "contraction";
+  if (op->hasAttr(kConvTapsAttr))
+    return "convolution";
   if (isa<linalg::TransposeOp, linalg::CopyOp>(op.getOperation()) || onlyMovesData(op))
     return "data movement";
   if (op.getNumReductionLoops() > 0)
@@ -90,14 +92,19 @@ Operation *dispatchRoot(linalg::LinalgOp op) {
   std::optional<unsigned> c = generic ? epilogueInput(generic) : std::nullopt;
   if (!c || *c >= generic.getNumDpsInputs())
     return op;
-  Value input = generic.getDpsInputs()[*c];
+  SmallVector<ReassociationIndices> groups;
+  Value input = epilogueSource(generic.getDpsInputs()[*c], groups);
   Operation *def = input.getDefiningOp();
-  if (auto matmul = dyn_cast_or_null<linalg::MatmulOp>(def))
-    return matmul;
+  auto isContraction = [](Operation *candidate) {
+    return isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(candidate) ||
+           (candidate && candidate->hasAttr(kConvTapsAttr));
+  };
+  if (isContraction(def))
+    return def;
   // On buffers: the matmul right before it that writes C.
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (auto matmul = dyn_cast<linalg::MatmulOp>(prev))
-      return matmul.getDpsInits()[0] == input ? prev : op.getOperation();
+    if (isContraction(prev))
+      return cast<linalg::LinalgOp>(prev).getDpsInits()[0] == input ? prev : op.getOperation();
   return op;
 }
 

@@ -342,3 +342,438 @@ func.func @dynamic_rows(%d: tensor<?x16xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %sq : tensor<?xf32>
 }
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#head = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// A query projection: bias + head split [B*S, H*D] -> [B, H, S, D]. The
+/// reshape does not collapse away (rows and columns are interleaved in the
+/// output), so it stays as the epilogue's view of C; the output is written
+/// permuted. The matmul and the reshape move right before the generic.
+// CHECK-LABEL: func @head_split
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] output_shape [2, 8, 4, 16]
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @head_split(%a: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<4x16xf32>, %y: tensor<16xf32>) -> (tensor<2x4x8x16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2, 3]] output_shape [2, 8, 4, 16] : tensor<16x64xf32> into tensor<2x8x4x16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %other = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%y : tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.exp %u : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %e4 = tensor.empty() : tensor<2x4x8x16xf32>
+  %q = linalg.generic {indexing_maps = [#perm, #head, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x8x4x16xf32>, tensor<4x16xf32>) outs(%e4 : tensor<2x4x8x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x8x16xf32>
+  return %q, %other : tensor<2x4x8x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// The head merge after an attention product: batch_matmul [B*H, S, D] ->
+/// [B, H, S, D] -> transposed to [B, S, H, D] is the batch_matmul's
+/// epilogue (a pure copy, written in the merged layout).
+// CHECK-LABEL: func @head_merge
+// CHECK: linalg.batch_matmul
+// CHECK-NEXT: tensor.expand_shape
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @head_merge(%p: tensor<8x16x16xf32>, %v: tensor<8x16x16xf32>) -> tensor<2x16x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %m = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x16xf32>) outs(%f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2], [3]] output_shape [2, 4, 16, 16] : tensor<8x16x16xf32> into tensor<2x4x16x16xf32>
+  %e4 = tensor.empty() : tensor<2x16x4x16xf32>
+  %t = linalg.generic {indexing_maps = [#perm, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x16x16xf32>) outs(%e4 : tensor<2x16x4x16xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  } -> tensor<2x16x4x16xf32>
+  return %t : tensor<2x16x4x16xf32>
+}
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#head = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#kt = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mask = affine_map<(d0, d1, d2) -> (0, 0, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+/// Not epilogues: a head dim of 8 (a 16-lane vector of columns would span
+/// two heads); the key transpose [B*S, N] -> [B, N, S] (C's innermost dim
+/// is not the output's); the scale and mask after QK^T, which the softmax's
+/// row group takes (it reads those rows anyway).
+// CHECK-LABEL: func @not_head_epilogues
+// CHECK-NOT: kiln.epilogue
+// CHECK: kiln.row_group = 0
+// CHECK-NOT: kiln.epilogue
+func.func @not_head_epilogues(%a: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<8x8xf32>, %s: tensor<4x8x8xf32>, %k: tensor<4x8x8xf32>, %mask: tensor<1x1x8xf32>) -> (tensor<2x8x8x8xf32>, tensor<2x64x8xf32>, tensor<4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2, 3]] output_shape [2, 8, 8, 8] : tensor<16x64xf32> into tensor<2x8x8x8xf32>
+  %e4 = tensor.empty() : tensor<2x8x8x8xf32>
+  %q = linalg.generic {indexing_maps = [#perm, #head, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x8x8x8xf32>, tensor<8x8xf32>) outs(%e4 : tensor<2x8x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8x8xf32>
+  %m2 = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x2 = tensor.expand_shape %m2 [[0, 1], [2]] output_shape [2, 8, 64] : tensor<16x64xf32> into tensor<2x8x64xf32>
+  %et = tensor.empty() : tensor<2x64x8xf32>
+  %kT = linalg.generic {indexing_maps = [#kt, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x2 : tensor<2x8x64xf32>) outs(%et : tensor<2x64x8xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  } -> tensor<2x64x8xf32>
+  %eb = tensor.empty() : tensor<4x8x8xf32>
+  %fb = linalg.fill ins(%zero : f32) outs(%eb : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %qk = linalg.batch_matmul ins(%s, %k : tensor<4x8x8xf32>, tensor<4x8x8xf32>) outs(%fb : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#id3, #mask, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%qk, %mask : tensor<4x8x8xf32>, tensor<1x1x8xf32>) outs(%eb : tensor<4x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.addf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x8xf32>
+  %e48 = tensor.empty() : tensor<4x8xf32>
+  %minus = linalg.fill ins(%ninf : f32) outs(%e48 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %max = linalg.generic {indexing_maps = [#id3, #rows], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%scaled : tensor<4x8x8xf32>) outs(%minus : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %acc: f32):
+    %r = arith.maximumf %u, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #rows, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%scaled, %max : tensor<4x8x8xf32>, tensor<4x8xf32>) outs(%eb : tensor<4x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %r = arith.subf %u, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x8xf32>
+  return %q, %kT, %y : tensor<2x8x8x8xf32>, tensor<2x64x8xf32>, tensor<4x8x8xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+
+/// A batch_matmul's elementwise consumer that no row group takes (here a
+/// scale and a bias along the columns) is its epilogue.
+// CHECK-LABEL: func @batch_scale
+// CHECK: linalg.batch_matmul
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @batch_scale(%p: tensor<4x8x32xf32>, %v: tensor<4x32x32xf32>, %b: tensor<32xf32>) -> tensor<4x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<4x8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  %m = linalg.batch_matmul ins(%p, %v : tensor<4x8x32xf32>, tensor<4x32x32xf32>) outs(%f : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #col, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%m, %b : tensor<4x8x32xf32>, tensor<32xf32>) outs(%e : tensor<4x8x32xf32>) {
+  ^bb0(%u: f32, %c: f32, %o: f32):
+    %s = arith.mulf %u, %half : f32
+    %r = arith.addf %s, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x32xf32>
+  return %y : tensor<4x8x32xf32>
+}
+
+// -----
+
+/// A 2x2 stride-1 conv of one image at the padded row pitch 6 (the linalg
+/// stage's per-tap matmuls, tap (i, j) reading the flat input at offset
+/// 6i + j) becomes one conv taps contraction; the weight and input slices
+/// are gone.
+// CHECK: affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 6 + d4)>
+// CHECK-LABEL: func @conv_taps
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[IMG:.*]] = tensor.extract_slice %arg1[0, 0, 0] [1, 3, 40] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x40xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[X:.*]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %[[IMG]] : tensor<4x3x2x2xf32>, tensor<3x40xf32>)
+// CHECK-SAME: kiln.conv_taps
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.yield
+// CHECK-NEXT: } -> tensor<4x30xf32>
+// CHECK-NEXT: return
+func.func @conv_taps(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %x[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w11 = tensor.extract_slice %w[0, 0, 1, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x11 = tensor.extract_slice %x[0, 0, 7] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m3 = linalg.matmul ins(%w11, %x11 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m2 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m3 : tensor<4x30xf32>
+}
+
+// -----
+
+/// Not merged, each alone: a window missing a tap (3 matmuls of a 2x2
+/// kernel), offsets that are not i*rowStep + j*colStep, and taps of two
+/// different inputs.
+// CHECK-LABEL: func @missing_tap
+// CHECK-NOT: kiln.conv_taps
+func.func @missing_tap(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %x[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m2 : tensor<4x30xf32>
+}
+
+func.func @nonlinear_offsets(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %x[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w11 = tensor.extract_slice %w[0, 0, 1, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x11 = tensor.extract_slice %x[0, 0, 8] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m3 = linalg.matmul ins(%w11, %x11 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m2 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m3 : tensor<4x30xf32>
+}
+
+func.func @two_inputs(%w: tensor<4x3x2x2xf32>, %x: tensor<1x3x40xf32>, %y: tensor<1x3x40xf32>) -> tensor<4x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x30xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w00 = tensor.extract_slice %w[0, 0, 0, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x00 = tensor.extract_slice %x[0, 0, 0] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m0 = linalg.matmul ins(%w00, %x00 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%acc : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w01 = tensor.extract_slice %w[0, 0, 0, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x01 = tensor.extract_slice %x[0, 0, 1] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m1 = linalg.matmul ins(%w01, %x01 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m0 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w10 = tensor.extract_slice %w[0, 0, 1, 0] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x10 = tensor.extract_slice %y[0, 0, 6] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m2 = linalg.matmul ins(%w10, %x10 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m1 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  %w11 = tensor.extract_slice %w[0, 0, 1, 1] [4, 3, 1, 1] [1, 1, 1, 1] : tensor<4x3x2x2xf32> to tensor<4x3xf32>
+  %x11 = tensor.extract_slice %y[0, 0, 7] [1, 3, 30] [1, 1, 1] : tensor<1x3x40xf32> to tensor<3x30xf32>
+  %m3 = linalg.matmul ins(%w11, %x11 : tensor<4x3xf32>, tensor<3x30xf32>) outs(%m2 : tensor<4x30xf32>) -> tensor<4x30xf32>
+  return %m3 : tensor<4x30xf32>
+}
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 18 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// A conv's taps at the padded row pitch 18 with bias + relu + residual on
+/// the [:, :, :, :16] view of its [1, F, 4, 18] result: the epilogue of the
+/// taps (the expand and the slice move with the contraction).
+// CHECK-LABEL: func @conv_taps_epilogue
+// CHECK: linalg.generic
+// CHECK-SAME: kiln.conv_taps
+// CHECK: tensor.expand_shape
+// CHECK-NEXT: tensor.extract_slice
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @conv_taps_epilogue(%w: tensor<4x3x3x3xf32>, %x: tensor<3x110xf32>, %b: tensor<4xf32>, %res: tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x72xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x72xf32>) -> tensor<4x72xf32>
+  %t = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<4x3x3x3xf32>, tensor<3x110xf32>) outs(%acc : tensor<4x72xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %m = arith.mulf %a, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x72xf32>
+  %wide = tensor.expand_shape %t [[0, 1], [2, 3]] output_shape [1, 4, 4, 18] : tensor<4x72xf32> into tensor<1x4x4x18xf32>
+  %img = tensor.extract_slice %wide[0, 0, 0, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x4x4x18xf32> to tensor<1x4x4x16xf32>
+  %e4 = tensor.empty() : tensor<1x4x4x16xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #chan, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%img, %b, %res : tensor<1x4x4x16xf32>, tensor<4xf32>, tensor<1x4x4x16xf32>) outs(%e4 : tensor<1x4x4x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %r: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    %s2 = arith.addf %s, %r : f32
+    %m = arith.maximumf %s2, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x16xf32>
+  return %y : tensor<1x4x4x16xf32>
+}
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 10 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// Not an epilogue: image rows of 8 at a pitch of 10 (a 16-lane vector
+/// would span three rows).
+// CHECK-LABEL: func @narrow_conv_taps
+// CHECK-NOT: kiln.epilogue
+func.func @narrow_conv_taps(%w: tensor<4x3x3x3xf32>, %x: tensor<3x102xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x80xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x80xf32>) -> tensor<4x80xf32>
+  %t = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : tensor<4x3x3x3xf32>, tensor<3x102xf32>) outs(%acc : tensor<4x80xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %m = arith.mulf %a, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x80xf32>
+  %wide = tensor.expand_shape %t [[0, 1], [2, 3]] output_shape [1, 4, 8, 10] : tensor<4x80xf32> into tensor<1x4x8x10xf32>
+  %img = tensor.extract_slice %wide[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : tensor<1x4x8x10xf32> to tensor<1x4x8x8xf32>
+  %e4 = tensor.empty() : tensor<1x4x8x8xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%img, %b : tensor<1x4x8x8xf32>, tensor<4xf32>) outs(%e4 : tensor<1x4x8x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+/// A Gather with a constant index lowered to tensor.extract at the loop
+/// indices in order (ViT's q = qkv[0]) is a slice of its source; one with
+/// the indices permuted (a gather + transpose) stays a copy.
+// CHECK-LABEL: func @indexed_copy
+// CHECK: %[[Q:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 4, 8] [1, 1, 1, 1] : tensor<3x2x4x8xf32> to tensor<2x4x8xf32>
+// CHECK: %[[K:.*]] = linalg.generic
+// CHECK: tensor.extract %arg0[%c1
+// CHECK: return %[[Q]], %[[K]]
+func.func @indexed_copy(%qkv: tensor<3x2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %q = linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e : tensor<2x4x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %v = tensor.extract %qkv[%c0, %i, %j, %k] : tensor<3x2x4x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x4x8xf32>
+  %et = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]} outs(%et : tensor<2x8x4xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %v = tensor.extract %qkv[%c1, %i, %k, %j] : tensor<3x2x4x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8x4xf32>
+  return %q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// At batch 1 the index of the unit batch loop was folded to a constant:
+/// still a slice.
+// CHECK-LABEL: func @indexed_copy_unit
+// CHECK: tensor.extract_slice %arg0[2, 0, 0, 0, 0] [1, 1, 4, 6, 8] [1, 1, 1, 1, 1] : tensor<3x1x4x6x8xf32> to tensor<1x4x6x8xf32>
+// CHECK-NOT: linalg.generic
+func.func @indexed_copy_unit(%qkv: tensor<3x1x4x6x8xf32>) -> tensor<1x4x6x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<1x4x6x8xf32>
+  %v = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x4x6x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %k = linalg.index 3 : index
+    %x = tensor.extract %qkv[%c2, %c0, %i, %j, %k] : tensor<3x1x4x6x8xf32>
+    linalg.yield %x : f32
+  } -> tensor<1x4x6x8xf32>
+  return %v : tensor<1x4x6x8xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// An epilogue whose output shares its empty tensor with the producer of
+/// the batch_matmul's A gets an empty tensor of its own: the per-batch
+/// kernels write it while later batches still read A, so the two must not
+/// share a buffer.
+// CHECK-LABEL: func @own_output
+// CHECK: %[[SHARED:.*]] = tensor.empty() : tensor<2x4x4x6xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[SHARED]] :
+// CHECK: %[[OWN:.*]] = tensor.empty() : tensor<2x4x4x6xf32>
+// CHECK: linalg.batch_matmul
+// CHECK-NEXT: tensor.expand_shape
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[OWN]] :
+// CHECK-SAME: kiln.epilogue = 0 : i64
+func.func @own_output(%s: tensor<2x4x4x6xf32>, %v: tensor<8x6x6xf32>) -> tensor<2x4x4x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %shared = tensor.empty() : tensor<2x4x4x6xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4x6xf32>) outs(%shared : tensor<2x4x4x6xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = math.exp %u : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4x6xf32>
+  %a = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<2x4x4x6xf32> into tensor<8x4x6xf32>
+  %e = tensor.empty() : tensor<8x4x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4x6xf32>) -> tensor<8x4x6xf32>
+  %m = linalg.batch_matmul ins(%a, %v : tensor<8x4x6xf32>, tensor<8x6x6xf32>) outs(%f : tensor<8x4x6xf32>) -> tensor<8x4x6xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2], [3]] output_shape [2, 4, 4, 6] : tensor<8x4x6xf32> into tensor<2x4x4x6xf32>
+  %t = linalg.generic {indexing_maps = [#perm, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x4x6xf32>) outs(%shared : tensor<2x4x4x6xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  } -> tensor<2x4x4x6xf32>
+  return %t : tensor<2x4x4x6xf32>
+}

@@ -3,8 +3,9 @@
 //===----------------------------------------------------------------------===//
 //
 // A matmul epilogue is the elementwise `linalg.generic` right after a
-// `linalg.matmul` that reads its result C (bias add, activation, residual
-// add, cast). The dispatch stage (kiln-form-dispatches) marks it with
+// `linalg.matmul` or `linalg.batch_matmul` that reads its result C (bias
+// add, activation, residual add, cast, and the multi-head transposes: C
+// may be read through an expand_shape and the output written permuted). The dispatch stage (kiln-form-dispatches) marks it with
 // `kEpilogueAttr` = the index of the input that is C; the CPU matmul kernel
 // (kiln-cpu-matmul) then applies it to each output tile while the tile is
 // in registers and writes the generic's output instead of C, so matmul and
@@ -16,6 +17,7 @@
 #define KILN_DISPATCH_EPILOGUE_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace kiln {
@@ -24,14 +26,60 @@ namespace kiln {
 /// its input number N (an i64 attribute).
 inline constexpr llvm::StringLiteral kEpilogueAttr = "kiln.epilogue";
 
+/// The column alignment an epilogue needs where the matmul's columns N are
+/// split into several dims (the head split [S, H*D] -> [S, H, D]): the
+/// innermost of them must be a multiple of it, so that no vector of the
+/// CPU kernel (16 lanes at most, starting at multiples of its width) spans
+/// two of its rows.
+inline constexpr int64_t kEpilogueColumnAlign = 16;
+
 /// Whether the matmul kernel can apply `generic` per output tile, with its
-/// input `cIndex` being the matmul result C [M, N]: two parallel loops, one
-/// output and C read through identity maps, every other input indexed by
-/// (d0, d1), (d1), (d0), (d0, 0)... with d1 only last (a vector load along
-/// the tile's columns, or a scalar broadcast); a body of elementwise arith
+/// input `cIndex` being the contraction result C -- [M, N] of a matmul,
+/// [batch, M, N] of a batch_matmul -- seen through `groups` (the
+/// reassociation of an expand_shape of C, or one group per dim of C): all
+/// loops parallel, one output; C's map and the output's map name every loop
+/// exactly once (constant 0 only for unit dims), so each output element is
+/// one element of C (a permutation such as the multi-head transposes is
+/// allowed); the loop of C's innermost dim ("the column loop") is also the
+/// output's innermost dim, and every other input is indexed by loops or the
+/// constant 0 with the column loop only last (a vector load along the
+/// tile's columns, or a scalar broadcast); where N is split, its innermost
+/// dim is a multiple of kEpilogueColumnAlign (with a `pitch`, see
+/// EpilogueView: the pitch and the columns read are at least that, there
+/// are at least two image rows, and inputs not read along the columns do
+/// not depend on the column dims); a body of elementwise arith
 /// and math operations (no integer division, which could trap in the masked
 /// lanes) on block arguments and scalar constants, not reading the output.
-bool isMatmulEpilogue(mlir::linalg::GenericOp generic, unsigned cIndex);
+bool isMatmulEpilogue(mlir::linalg::GenericOp generic, unsigned cIndex,
+                      llvm::ArrayRef<mlir::ReassociationIndices> groups, int64_t pitch = 0);
+
+/// How an epilogue's C input views the contraction result C.
+struct EpilogueView {
+  /// C itself.
+  mlir::Value source;
+  /// The reassociation of the expand_shape of C (one group per dim of C
+  /// without one).
+  llvm::SmallVector<mlir::ReassociationIndices> groups;
+  /// C expanded by `groups`: the dims the kernel delinearizes its rows and
+  /// columns into.
+  mlir::Value expanded;
+  /// Non-zero for a conv computed at the padded input's row pitch: the
+  /// innermost dim of `expanded` is this wide and the epilogue reads only
+  /// its first columns (a slice [..., :ow] of it). A vector of the kernel's
+  /// columns then spans the end of one image row and the start of the next;
+  /// the kernel accesses the two parts with two masked loads or stores.
+  int64_t pitch = 0;
+};
+
+/// The view of C behind an epilogue's C input: one expand_shape (tensor or
+/// memref) of C, optionally followed by a slice of the innermost dim's
+/// first columns (extract_slice or subview, zero offsets, unit strides).
+EpilogueView epilogueView(mlir::Value cInput);
+
+/// The contraction result behind an epilogue's C input (epilogueView's
+/// source), its groups in `groups`.
+mlir::Value epilogueSource(mlir::Value cInput,
+                           llvm::SmallVectorImpl<mlir::ReassociationIndices> &groups);
 
 /// The epilogue `kEpilogueAttr` marks on `generic` and its C input index.
 std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
@@ -42,6 +90,22 @@ std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
 /// one loop over the rows; kiln-cpu-matmul, which runs after it, rejects a
 /// marked generic left over.
 inline constexpr llvm::StringLiteral kRowGroupAttr = "kiln.row_group";
+
+/// On a `linalg.generic`: the taps of a stride-1 conv computed at the
+/// padded input's row pitch, as one contraction (kiln-form-dispatches
+/// merges the per-tap matmuls of the linalg stage): loops (f, p, c, i, j),
+/// out[f, p] += w[f, c, i, j] * x[c, p + i*rowStep + j*colStep]. The CPU
+/// matmul kernel runs it as one matmul with K = C*kh*kw whose B rows it
+/// packs from the shifted input rows.
+inline constexpr llvm::StringLiteral kConvTapsAttr = "kiln.conv_taps";
+
+/// The map of x in a conv taps generic: (d2, d1 + d3*rowStep + d4*colStep).
+mlir::AffineMap convTapsInputMap(mlir::MLIRContext *context, int64_t rowStep, int64_t colStep);
+
+/// (rowStep, colStep) when `generic` has the structure of kConvTapsAttr
+/// (f32, static w [F, C, kh, kw], x [C, L], out [F, P], the body
+/// out + w * x), else nothing.
+std::optional<std::pair<int64_t, int64_t>> convTapSteps(mlir::linalg::GenericOp generic);
 
 /// The body test of epilogues and row groups: every op is elementwise
 /// arith/math on scalars (no integer division) and takes block arguments,

@@ -260,8 +260,30 @@ std::optional<std::vector<float>> constantValues(Value matrix) {
 constexpr int64_t kTargetTasks = 4;
 constexpr int64_t kMinGroupBlocks = 2;
 
+/// B of a stride-1 conv's taps (the `kiln.conv_taps` generic of the
+/// dispatch stage): B[k][p] = X[c][p + i*rowStep + j*colStep] for
+/// k = (c*kh + i)*kw + j, X the image's flattened padded input [C, Hp*Wp].
+struct ConvTaps {
+  Value x;
+  int64_t kh, kw, rowStep, colStep;
+};
+
 struct MatmulRewriter {
   const KilnCPUMatmulPassOptions &options;
+  /// Set when B is the virtual matrix of a conv's taps.
+  std::optional<ConvTaps> taps = std::nullopt;
+
+  /// The row of B that row `row` is in X and the column offset into it.
+  std::pair<Value, Value> tapRow(OpBuilder &b, Location loc, Value row) {
+    Value window = index(b, loc, taps->kh * taps->kw);
+    Value channel = arith::DivUIOp::create(b, loc, row, window);
+    Value t = arith::RemUIOp::create(b, loc, row, window);
+    Value i = arith::DivUIOp::create(b, loc, t, index(b, loc, taps->kw));
+    Value j = arith::RemUIOp::create(b, loc, t, index(b, loc, taps->kw));
+    Value offset = add(b, loc, mul(b, loc, i, index(b, loc, taps->rowStep)),
+                       mul(b, loc, j, index(b, loc, taps->colStep)));
+    return {channel, offset};
+  }
 
   /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns.
   void packB(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
@@ -278,10 +300,17 @@ struct MatmulRewriter {
           b1, loc, arith::SubIOp::create(b1, loc, jcEnd, jr), vw, options.tileVectors);
       forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
         Value row = add(b2, loc, pc, kk);
+        Value source = bMatrix, shift;
+        if (taps) {
+          source = taps->x;
+          std::tie(row, shift) = tapRow(b2, loc, row);
+        }
         Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
         for (int64_t v = 0; v < options.tileVectors; ++v) {
           Value col = add(b2, loc, jr, index(b2, loc, v * vw));
-          Value value = vector::MaskedLoadOp::create(b2, loc, vectorType, bMatrix,
+          if (shift)
+            col = add(b2, loc, col, shift);
+          Value value = vector::MaskedLoadOp::create(b2, loc, vectorType, source,
                                                      ValueRange{row, col}, masks[v], zero);
           vector::StoreOp::create(b2, loc, value, bPacked,
                                   ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
@@ -317,8 +346,9 @@ struct MatmulRewriter {
   /// run time, block after block: block (t, q) (column block t, depth block
   /// q) starts at (t * numK + q) * tileN * tileK. Returns the new global's
   /// name, or null when B is not a constant global.
-  FlatSymbolRefAttr packConstantB(linalg::MatmulOp op, int64_t tileN, int64_t &numK) {
-    Value bMatrix = op.getDpsInputs()[1];
+  FlatSymbolRefAttr packConstantB(Operation *op, Value bMatrix, int64_t tileN, int64_t &numK) {
+    if (taps)
+      return {};
     std::optional<std::vector<float>> values = constantValues(bMatrix);
     if (!values)
       return {};
@@ -348,7 +378,7 @@ struct MatmulRewriter {
       name += "_";
     auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed));
     auto global = memref::GlobalOp::create(
-        b, op.getLoc(), name, b.getStringAttr("private"), packedType,
+        b, op->getLoc(), name, b.getStringAttr("private"), packedType,
         DenseResourceElementsAttr::get(tensorType, name, std::move(blob)),
         /*constant=*/true, b.getI64IntegerAttr(64));
     return FlatSymbolRefAttr::get(global.getSymNameAttr());
@@ -360,13 +390,19 @@ struct MatmulRewriter {
   /// applies it and writes its output; the epilogue is erased.
   void rewrite(linalg::MatmulOp op, bool fresh = false,
                linalg::GenericOp epilogue = nullptr) {
+    rewrite(op, op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0], fresh,
+            epilogue);
+  }
+
+  /// C (+)= A B for `op` (a matmul, or a conv's taps with `taps` set and
+  /// `bMatrix` unused), which is erased.
+  void rewrite(Operation *op, Value aMatrix, Value bMatrix, Value c, bool fresh,
+               linalg::GenericOp epilogue) {
     OpBuilder b(op);
-    Location loc = op.getLoc();
-    Value aMatrix = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1];
-    Value c = op.getDpsInits()[0];
+    Location loc = op->getLoc();
     Value M = b.createOrFold<memref::DimOp>(loc, aMatrix, 0);
     Value K = b.createOrFold<memref::DimOp>(loc, aMatrix, 1);
-    Value N = b.createOrFold<memref::DimOp>(loc, bMatrix, 1);
+    Value N = b.createOrFold<memref::DimOp>(loc, taps ? c : bMatrix, 1);
     int64_t vw = options.vectorWidth, nv = options.tileVectors, nr = nv * vw,
             mr = options.tileRows;
     int64_t tileN = llvm::divideCeil(options.tileN, nr) * nr;
@@ -381,7 +417,7 @@ struct MatmulRewriter {
 
     // Constant weights are packed now, once, instead of on every run.
     int64_t numK = 0;
-    FlatSymbolRefAttr packedB = packConstantB(op, tileN, numK);
+    FlatSymbolRefAttr packedB = packConstantB(op, bMatrix, tileN, numK);
     Value bConstant;
     if (packedB) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
@@ -512,8 +548,8 @@ struct MatmulRewriter {
         memref::DeallocOp::create(b1, loc, bPacked);
     });
     taskLoop->setAttr(kHeavyLoopAttr, b.getUnitAttr());
-    Operation *bSource = bMatrix.getDefiningOp();
-    op.erase();
+    Operation *bSource = taps ? nullptr : bMatrix.getDefiningOp();
+    op->erase();
     if (epilogue)
       epilogue.erase();
     // The unpacked weights are dead once nothing else reads them.
@@ -530,7 +566,23 @@ struct MatmulRewriter {
 };
 
 /// batch_matmul = a loop over batches of 2-D matmuls on rank-reduced views.
-void splitBatches(linalg::BatchMatmulOp op) {
+/// A marked epilogue becomes one per batch, sliced to it, after its matmul.
+/// A zero fill of C right before it is dropped: the batches' matmuls are
+/// then `fresh` (they start from zero accumulators).
+void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &fresh) {
+  bool dropFill = false;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+    auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+    auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+    int64_t depth = op.getStaticLoopRanges()[3];
+    if (fill.hasPureBufferSemantics() && zero && zero.getValue().isPosZero() &&
+        sameView(fill.getDpsInits()[0], op.getDpsInits()[0]) &&
+        !ShapedType::isDynamic(depth) && depth > 0) {
+      fill.erase();
+      dropFill = true;
+    }
+  }
+  linalg::GenericOp epilogue = takeBatchEpilogue(op);
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1], c = op.getDpsInits()[0];
@@ -551,9 +603,17 @@ void splitBatches(linalg::BatchMatmulOp op) {
       return memref::SubViewOp::create(nb, loc, cast<MemRefType>(reduced), memref, offsets,
                                        sizes, strides);
     };
-    linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)}, ValueRange{view(c)});
+    Value cBatch = view(c);
+    auto matmul = linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)},
+                                           ValueRange{cBatch});
+    if (dropFill)
+      fresh.insert(matmul);
+    if (epilogue)
+      sliceBatchEpilogue(nb, loc, epilogue, i, cBatch);
   });
   op.erase();
+  if (epilogue)
+    epilogue.erase();
 }
 
 /// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
@@ -585,6 +645,16 @@ MemRefType withDynamicOffset(MemRefType type) {
   return MemRefType::get(type.getShape(), type.getElementType(),
                          StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
                                                 strides));
+}
+
+/// Whether a shared kernel function can take `epilogue` (or none): its
+/// view of C, if an expansion, has a static shape it can rebuild.
+bool shareable(linalg::GenericOp epilogue) {
+  if (!epilogue)
+    return true;
+  Value c = epilogue.getDpsInputs()[*epilogueInput(epilogue)];
+  auto expand = c.getDefiningOp<memref::ExpandShapeOp>();
+  return !expand || expand.getResultType().hasStaticShape();
 }
 
 /// The `{kiln.host}` argument of the function around `op`, or null.
@@ -637,8 +707,13 @@ struct SharedKernels {
     if (epilogue) {
       IRMapping map;
       unsigned next = 4;
+      // C, or the epilogue's static expansion of it.
+      Value c = entry->getArgument(3);
+      if (auto expand = epilogue.getDpsInputs()[cIndex].getDefiningOp<memref::ExpandShapeOp>())
+        c = memref::ExpandShapeOp::create(fb, op.getLoc(), expand.getResultType().getShape(), c,
+                                          expand.getReassociationIndices());
       for (auto [i, input] : llvm::enumerate(epilogue.getDpsInputs()))
-        map.map(input, i == cIndex ? entry->getArgument(3) : entry->getArgument(next++));
+        map.map(input, i == cIndex ? c : entry->getArgument(next++));
       map.map(epilogue.getDpsInits()[0], entry->getArgument(next));
       // The scalar constants its body uses from outside, before the matmul
       // (whose kernel takes its place).
@@ -688,8 +763,9 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           }))
         batched.push_back(op);
     });
+    llvm::SmallPtrSet<Operation *, 16> freshBatches;
     for (linalg::BatchMatmulOp op : batched)
-      splitBatches(op);
+      splitBatches(op, freshBatches);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&
@@ -699,12 +775,44 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
         matmuls.push_back(op);
     });
     KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
+    // A conv's taps: one matmul with K = C*kh*kw, A the weights [F, C*kh*kw]
+    // and B packed from the shifted rows of the padded input.
+    SmallVector<linalg::GenericOp> convs;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kConvTapsAttr) && op.hasPureBufferSemantics() && convTapSteps(op) &&
+          cast<MemRefType>(op.getDpsInputs()[0].getType()).getLayout().isIdentity() &&
+          isKernelBuffer(op.getDpsInputs()[1], /*unitInner=*/true) &&
+          isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
+        convs.push_back(op);
+    });
+    for (linalg::GenericOp op : convs) {
+      auto [rowStep, colStep] = *convTapSteps(op);
+      Value weights = op.getDpsInputs()[0], c = op.getDpsInits()[0];
+      auto wType = cast<MemRefType>(weights.getType());
+      bool fresh = false;
+      if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+        auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+        auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+        if (fill.hasPureBufferSemantics() && zero && zero.getValue().isPosZero() &&
+            sameView(fill.getDpsInits()[0], c)) {
+          fill.erase();
+          fresh = true;
+        }
+      }
+      linalg::GenericOp epilogue = takeConvTapsEpilogue(op);
+      OpBuilder b(op);
+      Value a = memref::CollapseShapeOp::create(b, op.getLoc(), weights,
+                                                ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+      MatmulRewriter rewriter{options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2),
+                                                wType.getDimSize(3), rowStep, colStep}};
+      rewriter.rewrite(op, a, Value(), c, fresh, epilogue);
+    }
     SharedKernels shared{getOperation(), options, {}};
     for (linalg::MatmulOp op : matmuls) {
-      bool fresh = dropZeroFill(op);
+      bool fresh = dropZeroFill(op) || freshBatches.contains(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
       Value host = hostOf(op);
-      if (host && !constantValues(op.getDpsInputs()[1]))
+      if (host && !constantValues(op.getDpsInputs()[1]) && shareable(epilogue))
         shared.call(op, host, fresh, epilogue);
       else
         MatmulRewriter{options}.rewrite(op, fresh, epilogue);

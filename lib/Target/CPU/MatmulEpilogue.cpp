@@ -17,9 +17,6 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
-/// d1, the tile's column index in an epilogue map.
-AffineExpr b1Dim(AffineMap map) { return getAffineDimExpr(1, map.getContext()); }
-
 /// The buffer a view is a view of.
 Value baseBuffer(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
@@ -27,31 +24,24 @@ Value baseBuffer(Value value) {
   return value;
 }
 
-/// A 2-D buffer whose rows are contiguous (the kernel stores vectors).
-bool hasContiguousRows(Value value) {
+/// Unit stride along the last dim (the kernel stores and loads vectors).
+bool hasUnitInnerStride(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  return type && type.getRank() == 2 &&
+  return type && type.getRank() >= 1 &&
          (type.getLayout().isIdentity() ||
           (succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1));
 }
 
-} // namespace
-
-/// The same buffer: one value, or two identical subviews.
-bool sameView(Value x, Value y) {
-  Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
-  return x == y || (dx && dy && isa<memref::SubViewOp>(dx) &&
-                    OperationEquivalence::isEquivalentTo(dx, dy,
-                                                         OperationEquivalence::IgnoreLocations));
+/// The loop of C's innermost dim in an epilogue (its vector direction).
+AffineExpr columnLoop(linalg::GenericOp generic) {
+  return generic.getIndexingMapsArray()[*epilogueInput(generic)].getResults().back();
 }
 
-/// The marked epilogue reading `op`'s C after it (kiln/Dispatch/Epilogue.h),
-/// with `op` moved right before it, or null. Between them only buffer
-/// allocations, pure ops (views, constants) and deallocations may lie;
-/// deallocations of the matmul's operands move after the epilogue.
-linalg::GenericOp takeEpilogue(linalg::MatmulOp op) {
+/// The marked epilogue reading `op`'s C (through `groupCount` groups) after
+/// it, with `op` moved right before it, or null.
+linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
   Value c = op.getDpsInits()[0];
   SmallVector<Value> operands = {baseBuffer(op.getDpsInputs()[0]),
                                  baseBuffer(op.getDpsInputs()[1]), baseBuffer(c)};
@@ -60,18 +50,22 @@ linalg::GenericOp takeEpilogue(linalg::MatmulOp op) {
     auto generic = dyn_cast<linalg::GenericOp>(next);
     std::optional<unsigned> cIndex = generic ? epilogueInput(generic) : std::nullopt;
     if (cIndex) {
-      if (!generic.hasPureBufferSemantics() || !isMatmulEpilogue(generic, *cIndex) ||
-          !sameView(generic.getDpsInputs()[*cIndex], c) ||
-          !hasContiguousRows(generic.getDpsInits()[0]))
+      if (!generic.hasPureBufferSemantics() || *cIndex >= generic.getNumDpsInputs())
         return nullptr;
+      EpilogueView view = epilogueView(generic.getDpsInputs()[*cIndex]);
+      // The output must not be A's or B's buffer: the kernel writes it
+      // while it still reads them.
+      Value out = baseBuffer(generic.getDpsInits()[0]);
+      if (!sameView(view.source, c) || view.groups.size() != groupCount ||
+          !isMatmulEpilogue(generic, *cIndex, view.groups, view.pitch) ||
+          !hasUnitInnerStride(generic.getDpsInits()[0]) || out == operands[0] ||
+          out == operands[1])
+        return nullptr;
+      AffineExpr column = columnLoop(generic);
       for (OpOperand *input : generic.getDpsInputOperands()) {
         AffineMap map = generic.getMatchingIndexingMap(input);
-        auto type = cast<MemRefType>(input->get().getType());
-        SmallVector<int64_t> strides;
-        int64_t offset;
-        if (map.getNumResults() && map.getResults().back() == b1Dim(map) &&
-            !type.getLayout().isIdentity() &&
-            (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1))
+        if (map.getNumResults() && map.getResults().back() == column &&
+            !hasUnitInnerStride(input->get()))
           return nullptr;
       }
       op->moveBefore(generic);
@@ -84,16 +78,149 @@ linalg::GenericOp takeEpilogue(linalg::MatmulOp op) {
         deallocs.push_back(dealloc);
       continue;
     }
+    // A fill of another buffer (bufferization places the zero padding of
+    // the buffer the epilogue writes into here) does not touch the kernel's.
+    if (auto fill = dyn_cast<linalg::FillOp>(next);
+        fill && fill.hasPureBufferSemantics() &&
+        !llvm::is_contained(operands, baseBuffer(fill.getDpsInits()[0])))
+      continue;
     if (!isa<memref::AllocOp, memref::AllocaOp>(next) && !isPure(next))
       return nullptr;
   }
   return nullptr;
 }
 
+/// The size of dim `dim` of `value` as an index.
+Value dimSize(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  int64_t size = cast<MemRefType>(value.getType()).getDimSize(dim);
+  if (!ShapedType::isDynamic(size))
+    return arith::ConstantIndexOp::create(b, loc, size);
+  return memref::DimOp::create(b, loc, value, dim);
+}
+
+/// The indices of the dims `group` of `shaped` at the linear index
+/// `linear` (row-major over the group).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear, Value shaped,
+                               const ReassociationIndices &group) {
+  SmallVector<Value> values(group.size());
+  auto type = cast<MemRefType>(shaped.getType());
+  Value rest = linear;
+  for (size_t i = group.size(); i-- > 0;) {
+    if (type.getDimSize(group[i]) == 1) {
+      values[i] = arith::ConstantIndexOp::create(b, loc, 0);
+    } else if (i == 0) {
+      values[i] = rest;
+    } else {
+      Value size = dimSize(b, loc, shaped, group[i]);
+      values[i] = arith::RemUIOp::create(b, loc, rest, size);
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+    }
+  }
+  return values;
+}
+
+} // namespace
+
+/// The same buffer: one value, or two identical subviews.
+bool sameView(Value x, Value y) {
+  Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
+  return x == y || (dx && dy && isa<memref::SubViewOp>(dx) &&
+                    OperationEquivalence::isEquivalentTo(dx, dy,
+                                                         OperationEquivalence::IgnoreLocations));
+}
+
+linalg::GenericOp takeEpilogue(linalg::MatmulOp op) { return takeMarkedEpilogue(op, 2); }
+
+linalg::GenericOp takeBatchEpilogue(linalg::BatchMatmulOp op) {
+  return takeMarkedEpilogue(op, 3);
+}
+
+linalg::GenericOp takeConvTapsEpilogue(linalg::GenericOp op) { return takeMarkedEpilogue(op, 2); }
+
+linalg::GenericOp sliceBatchEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
+                                     Value batch, Value cBatch) {
+  unsigned cIndex = *epilogueInput(epilogue);
+  Value cInput = epilogue.getDpsInputs()[cIndex];
+  SmallVector<ReassociationIndices> groups;
+  epilogueSource(cInput, groups);
+  SmallVector<AffineMap> maps = epilogue.getIndexingMapsArray();
+  AffineMap cMap = maps[cIndex];
+  // The loops of C's batch dims get this batch's indices.
+  SmallVector<Value> batchIndex = delinearize(b, loc, batch, cInput, groups[0]);
+  llvm::DenseMap<unsigned, Value> fixed;
+  for (auto [k, dim] : llvm::enumerate(groups[0]))
+    if (auto loop = dyn_cast<AffineDimExpr>(cMap.getResult(dim)))
+      fixed[loop.getPosition()] = batchIndex[k];
+  SmallVector<int64_t> position(epilogue.getNumLoops(), -1);
+  unsigned loops = 0;
+  for (unsigned l = 0; l < epilogue.getNumLoops(); ++l)
+    if (!fixed.contains(l))
+      position[l] = loops++;
+  auto sliceMap = [&](AffineMap map) {
+    SmallVector<AffineExpr> results;
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      results.push_back(!dim || fixed.contains(dim.getPosition())
+                            ? b.getAffineConstantExpr(0)
+                            : b.getAffineDimExpr(position[dim.getPosition()]));
+    }
+    return AffineMap::get(loops, 0, results, b.getContext());
+  };
+  // C: this batch's [M, N] expanded like the rows and columns of the
+  // batched C, behind unit dims for the batch ones (all in the row group).
+  auto cType = cast<MemRefType>(cInput.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> outputShape;
+  for (int64_t dim = 0; dim < cType.getRank(); ++dim) {
+    bool batchDim = llvm::is_contained(groups[0], dim);
+    shape.push_back(batchDim ? 1 : cType.getDimSize(dim));
+    outputShape.push_back(batchDim ? OpFoldResult(b.getIndexAttr(1))
+                                   : getAsOpFoldResult(dimSize(b, loc, cInput, dim)));
+  }
+  ReassociationIndices rows, columns(groups[2]);
+  for (int64_t dim = 0; dim <= groups[1].back(); ++dim)
+    rows.push_back(dim);
+  Value cView = memref::ExpandShapeOp::create(b, loc, shape, cBatch,
+                                              ArrayRef<ReassociationIndices>{rows, columns},
+                                              outputShape);
+  // The other operands: this batch's slice, unit dims kept.
+  SmallVector<Value> operands;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    if (operand.getOperandNumber() == cIndex) {
+      operands.push_back(cView);
+      continue;
+    }
+    AffineMap map = maps[operand.getOperandNumber()];
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [j, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      bool sliced = dim && fixed.contains(dim.getPosition());
+      offsets.push_back(sliced ? OpFoldResult(fixed.lookup(dim.getPosition()))
+                               : OpFoldResult(b.getIndexAttr(0)));
+      sizes.push_back(sliced ? OpFoldResult(b.getIndexAttr(1))
+                             : getAsOpFoldResult(dimSize(b, loc, operand.get(), j)));
+      strides.push_back(b.getIndexAttr(1));
+    }
+    operands.push_back(
+        memref::SubViewOp::create(b, loc, operand.get(), offsets, sizes, strides));
+  }
+  auto slice = cast<linalg::GenericOp>(b.clone(*epilogue));
+  slice->setOperands(operands);
+  SmallVector<AffineMap> sliceMaps = llvm::map_to_vector(maps, sliceMap);
+  slice.setIndexingMapsAttr(b.getAffineMapArrayAttr(sliceMaps));
+  slice.setIteratorTypesAttr(b.getArrayAttr(SmallVector<Attribute>(
+      loops, linalg::IteratorTypeAttr::get(b.getContext(), utils::IteratorType::parallel))));
+  return slice;
+}
+
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
-/// (rows[r], cols[v]): each other input is vector-loaded along the columns
-/// (its map ends in d1) or loaded once and broadcast, and the generic's
-/// body is applied to whole vectors.
+/// (rows[r], cols[v]): the loops of the generic follow from C's row and
+/// column dims (delinearized where C was expanded), each other input is
+/// vector-loaded along the columns (its map ends in the column loop) or
+/// loaded once and broadcast, and the generic's body is applied to whole
+/// vectors. At a pitch (a conv at the padded row pitch, see EpilogueView),
+/// the lanes of a vector in the next image row go through a second masked
+/// load or store, and the discarded columns are masked off.
 void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
                    ArrayRef<Value> acc, ArrayRef<Value> rows, ArrayRef<Value> cols,
                    ArrayRef<Value> masks, int64_t vectorWidth) {
@@ -103,6 +230,75 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   auto vectorOf = [&](Type t) { return VectorType::get({vectorWidth}, t); };
   auto zeroOf = [&](Type t) {
     return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(vectorOf(t))));
+  };
+  auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value cInput = generic.getDpsInputs()[cIndex];
+  EpilogueView view = epilogueView(cInput);
+  const SmallVector<ReassociationIndices> &groups = view.groups;
+  AffineMap cMap = maps[cIndex];
+  unsigned column = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
+  using LoopValues = llvm::SmallDenseMap<unsigned, Value>;
+  // The generic's loop indices from the values of C's dims in `group`.
+  auto loopsOf = [&](const ReassociationIndices &group, ArrayRef<Value> values) {
+    LoopValues loops;
+    for (auto [k, value] : llvm::enumerate(values))
+      if (auto dim = dyn_cast<AffineDimExpr>(cMap.getResult(group[k])))
+        loops[dim.getPosition()] = value;
+    return loops;
+  };
+  SmallVector<LoopValues> rowLoops, colLoops, nextRowLoops;
+  SmallVector<Value> firstMasks, nextMasks; // at a pitch: the lanes in each image row
+  for (Value row : rows)
+    rowLoops.push_back(loopsOf(groups[0], delinearize(b, loc, row, view.expanded, groups[0])));
+  auto clampLanes = [&](Value lanes) {
+    return arith::MaxSIOp::create(
+        b, loc, constant(0), arith::MinSIOp::create(b, loc, lanes, constant(vectorWidth)));
+  };
+  auto maskOf = [&](Value lanes) {
+    return vector::CreateMaskOp::create(b, loc, VectorType::get({vectorWidth}, b.getI1Type()),
+                                        ValueRange{clampLanes(lanes)})
+        .getResult();
+  };
+  for (auto [v, col] : llvm::enumerate(cols)) {
+    SmallVector<Value> values = delinearize(b, loc, col, view.expanded, groups[1]);
+    colLoops.push_back(loopsOf(groups[1], values));
+    if (!view.pitch)
+      continue;
+    // Lanes [0, ow - x0) are row y0 at x0...; lanes [Wp - x0, Wp - x0 + ow)
+    // row y0 + 1 from x = 0, addressed from x0 - Wp.
+    auto type = cast<ShapedType>(view.expanded.getType());
+    int64_t width = cast<ShapedType>(cInput.getType()).getShape().back();
+    int64_t height = type.getShape()[type.getRank() - 2];
+    Value x = values.back(), y = values[values.size() - 2];
+    SmallVector<Value> next(values);
+    next[next.size() - 2] = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, y, constant(1)), constant(height - 1));
+    next.back() = arith::SubIOp::create(b, loc, x, constant(view.pitch));
+    nextRowLoops.push_back(loopsOf(groups[1], next));
+    Value first = maskOf(arith::SubIOp::create(b, loc, constant(width), x));
+    Value start = arith::SubIOp::create(b, loc, constant(view.pitch), x);
+    Value second = arith::XOrIOp::create(
+        b, loc, maskOf(arith::AddIOp::create(b, loc, start, constant(width))), maskOf(start));
+    if (!masks.empty()) {
+      first = arith::AndIOp::create(b, loc, first, masks[v]);
+      second = arith::AndIOp::create(b, loc, second, masks[v]);
+    }
+    firstMasks.push_back(first);
+    nextMasks.push_back(second);
+  }
+  Value zeroIndex = constant(0);
+  auto indicesAt = [&](AffineMap map, const LoopValues &rowValues, const LoopValues &colValues) {
+    SmallVector<Value> at;
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        at.push_back(zeroIndex);
+      else if (Value value = rowValues.lookup(dim.getPosition()))
+        at.push_back(value);
+      else
+        at.push_back(colValues.lookup(dim.getPosition()));
+    }
+    return at;
   };
   Value out = generic.getDpsInits()[0];
   for (size_t r = 0; r < rows.size(); ++r)
@@ -115,22 +311,27 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
           map.map(arg, acc[r * cols.size() + v]);
           continue;
         }
-        SmallVector<Value> at;
-        bool alongColumns = false;
-        for (AffineExpr expr : maps[i].getResults()) {
-          auto dim = dyn_cast<AffineDimExpr>(expr);
-          alongColumns = dim && dim.getPosition() == 1;
-          at.push_back(!dim ? arith::ConstantIndexOp::create(b, loc, 0) : alongColumns ? cols[v] : rows[r]);
-        }
+        SmallVector<Value> at = indicesAt(maps[i], rowLoops[r], colLoops[v]);
+        bool alongColumns = maps[i].getNumResults() &&
+                            maps[i].getResults().back() == b.getAffineDimExpr(column);
+        VectorType type = vectorOf(arg.getType());
         Value value;
-        if (!alongColumns)
-          value = vector::BroadcastOp::create(
-              b, loc, vectorOf(arg.getType()), memref::LoadOp::create(b, loc, input->get(), at));
-        else if (masks.empty())
-          value = vector::LoadOp::create(b, loc, vectorOf(arg.getType()), input->get(), at);
-        else
-          value = vector::MaskedLoadOp::create(b, loc, vectorOf(arg.getType()), input->get(), at,
-                                               masks[v], zeroOf(arg.getType()));
+        if (!alongColumns) {
+          value = vector::BroadcastOp::create(b, loc, type,
+                                              memref::LoadOp::create(b, loc, input->get(), at));
+        } else if (view.pitch) {
+          Value first = vector::MaskedLoadOp::create(b, loc, type, input->get(), at,
+                                                     firstMasks[v], zeroOf(arg.getType()));
+          Value second = vector::MaskedLoadOp::create(
+              b, loc, type, input->get(), indicesAt(maps[i], rowLoops[r], nextRowLoops[v]),
+              nextMasks[v], zeroOf(arg.getType()));
+          value = arith::SelectOp::create(b, loc, nextMasks[v], second, first);
+        } else if (masks.empty()) {
+          value = vector::LoadOp::create(b, loc, type, input->get(), at);
+        } else {
+          value = vector::MaskedLoadOp::create(b, loc, type, input->get(), at, masks[v],
+                                               zeroOf(arg.getType()));
+        }
         map.map(arg, value);
       }
       // Scalars from outside the body (constants) become splats.
@@ -155,11 +356,17 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
         map.map(op.getResult(0), b.create(state)->getResult(0));
       }
       Value result = lookup(body.getTerminator()->getOperand(0));
-      Value at[] = {rows[r], cols[v]};
-      if (masks.empty())
+      SmallVector<Value> at = indicesAt(maps.back(), rowLoops[r], colLoops[v]);
+      if (view.pitch) {
+        vector::MaskedStoreOp::create(b, loc, out, at, firstMasks[v], result);
+        vector::MaskedStoreOp::create(b, loc, out,
+                                      indicesAt(maps.back(), rowLoops[r], nextRowLoops[v]),
+                                      nextMasks[v], result);
+      } else if (masks.empty()) {
         vector::StoreOp::create(b, loc, result, out, at);
-      else
+      } else {
         vector::MaskedStoreOp::create(b, loc, out, at, masks[v], result);
+      }
     }
 }
 

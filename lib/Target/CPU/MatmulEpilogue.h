@@ -19,10 +19,26 @@ namespace kiln {
 bool sameView(mlir::Value x, mlir::Value y);
 
 /// The marked epilogue reading `op`'s C after it, with `op` moved right
-/// before it, or null. Between them only buffer allocations, pure ops
-/// (views, constants) and deallocations may lie; deallocations of the
-/// matmul's operands move after the epilogue.
+/// before it, or null. Between them only buffer allocations, fills of
+/// other buffers, pure ops (views, constants) and deallocations may lie;
+/// deallocations of the matmul's operands move after the epilogue.
 mlir::linalg::GenericOp takeEpilogue(mlir::linalg::MatmulOp op);
+
+/// The same for a batch_matmul, whose epilogue reads C [batch, M, N] (or an
+/// expansion of it).
+mlir::linalg::GenericOp takeBatchEpilogue(mlir::linalg::BatchMatmulOp op);
+
+/// The same for a conv's taps (a `kiln.conv_taps` generic writing C [F, P]).
+mlir::linalg::GenericOp takeConvTapsEpilogue(mlir::linalg::GenericOp op);
+
+/// The epilogue of one batch of a batch_matmul's `epilogue`, created at
+/// `b`: the batch loops fixed at the indices of `batch`, every operand
+/// sliced to it (unit dims kept), C read as `cBatch` (that batch's [M, N]
+/// view, which the batch's matmul writes) expanded like the batched C's
+/// rows and columns. It is a matmul epilogue of that matmul.
+mlir::linalg::GenericOp sliceBatchEpilogue(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::linalg::GenericOp epilogue, mlir::Value batch,
+                                           mlir::Value cBatch);
 
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
 /// (rows[r], cols[v]) (`masks`, one per vector, at a ragged column edge).

@@ -137,3 +137,187 @@ module {
   func.func private @kiln_trace_begin(!llvm.ptr, i32)
   func.func private @kiln_trace_end(!llvm.ptr, i32)
 }
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#head = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// Bias + head split: the epilogue reads C [16, 64] as [2, 8, 4, 16] and
+/// writes [2, 4, 8, 16]. Each tile row splits into (b, s), each column
+/// vector into (h, d); the bias is loaded at (h, d), the result stored at
+/// (b, h, s, d).
+// CHECK-LABEL: func @head_split
+// CHECK-NOT: linalg.generic
+// CHECK: scf.if
+// CHECK: %[[S:.*]] = arith.remui %{{.*}}, %c8{{.*}} : index
+// CHECK: %[[B:.*]] = arith.divui %{{.*}}, %c8{{.*}} : index
+// CHECK: %[[D:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
+// CHECK: %[[H:.*]] = arith.divui %{{.*}}, %c16{{.*}} : index
+// CHECK: %[[BIAS:.*]] = vector.load %arg3[%[[H]], %[[D]]] : memref<4x16xf32>, vector<16xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %[[BIAS]] : vector<16xf32>
+// CHECK: vector.store %[[SUM]], %arg4[%[[B]], %[[H]], %[[S]], %[[D]]] : memref<2x4x8x16xf32>, vector<16xf32>
+// CHECK-NOT: linalg.generic
+func.func @head_split(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>, %bias: memref<4x16xf32>, %d: memref<2x4x8x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  %x = memref.expand_shape %c [[0, 1], [2, 3]] output_shape [2, 8, 4, 16] : memref<16x64xf32> into memref<2x8x4x16xf32>
+  linalg.generic {indexing_maps = [#perm, #head, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %bias : memref<2x8x4x16xf32>, memref<4x16xf32>) outs(%d : memref<2x4x8x16xf32>)
+      attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// Head merge after a batch_matmul: each batch (b, h) is one shared matmul
+/// kernel whose epilogue stores into the [1, 16, 1, 16] slice of the
+/// merged [2, 16, 4, 16] output at (b, 0, h, 0); the zero fill of C is
+/// dropped (the kernels start from zero accumulators).
+// CHECK-LABEL: func.func private @head_merge
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c1 {
+// CHECK: %[[H:.*]] = arith.remui %[[I]], %c4 : index
+// CHECK: %[[B:.*]] = arith.divui %[[I]], %c4 : index
+// CHECK: %[[OUT:.*]] = memref.subview %arg4[%[[B]], 0, %[[H]], 0] [1, 16, 1, 16] [1, 1, 1, 1] : memref<2x16x4x16xf32> to memref<1x16x1x16xf32, strided<[1024, 64, 16, 1], offset: ?>>
+// CHECK: call @kiln_matmul_0(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT]])
+// CHECK-NEXT: }
+// CHECK-NOT: linalg.generic
+// CHECK: func.func private @kiln_matmul_0(
+// CHECK: vector.store %{{.*}}, %arg4[%c0{{.*}}, %{{.*}}, %c0{{.*}}, %{{.*}}] : memref<1x16x1x16xf32, strided<[1024, 64, 16, 1], offset: ?>>, vector<16xf32>
+func.func private @head_merge(%host: !llvm.ptr {kiln.host}, %p: memref<8x16x16xf32>, %v: memref<8x16x16xf32>, %c: memref<8x16x16xf32>, %d: memref<2x16x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x16x16xf32>)
+  linalg.batch_matmul ins(%p, %v : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
+  %x = memref.expand_shape %c [[0, 1], [2], [3]] output_shape [2, 4, 16, 16] : memref<8x16x16xf32> into memref<2x4x16x16xf32>
+  linalg.generic {indexing_maps = [#perm, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<2x4x16x16xf32>) outs(%d : memref<2x16x4x16xf32>) attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  }
+  return
+}
+
+// -----
+
+#perm = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// A head split the kernel cannot store (heads of 8 columns: a vector would
+/// span two of them) is an error when marked.
+func.func @narrow_heads(%a: memref<16x32xf32>, %b: memref<32x64xf32>, %c: memref<16x64xf32>, %d: memref<2x8x8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xf32>, memref<32x64xf32>) outs(%c : memref<16x64xf32>)
+  %x = memref.expand_shape %c [[0, 1], [2, 3]] output_shape [2, 8, 8, 8] : memref<16x64xf32> into memref<2x8x8x8xf32>
+  // expected-error @below {{matmul epilogue could not be fused into the matmul kernel}}
+  linalg.generic {indexing_maps = [#perm, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<2x8x8x8xf32>) outs(%d : memref<2x8x8x8xf32>) attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%u: f32, %o: f32):
+    linalg.yield %u : f32
+  }
+  return
+}
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 6 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+
+/// A conv's taps (kiln.conv_taps) are one matmul with K = C*kh*kw = 12: A
+/// is the weights collapsed to [4, 12], B row k is input row k / 4 shifted
+/// by 6 * (k % 4 / 2) + k % 4 % 2 columns, packed with masked vector loads
+/// from the input. The zero fill of C is dropped.
+// CHECK-LABEL: func @conv_taps
+// CHECK-NOT: linalg.fill
+// CHECK: memref.collapse_shape %arg0 {{\[\[}}0], [1, 2, 3]] : memref<4x3x2x2xf32> into memref<4x12xf32>
+// CHECK: %[[C:.*]] = arith.divui %[[ROW:.*]], %c4{{.*}} : index
+// CHECK: %[[T:.*]] = arith.remui %[[ROW]], %c4{{.*}} : index
+// CHECK: %[[I:.*]] = arith.divui %[[T]], %c2{{.*}} : index
+// CHECK: %[[J:.*]] = arith.remui %[[T]], %c2{{.*}} : index
+// CHECK: arith.muli %[[I]], %c6
+// CHECK: vector.maskedload %arg1[%[[C]], %{{.*}}]{{.*}} : memref<3x40xf32>
+// CHECK-NOT: linalg.generic
+func.func @conv_taps(%w: memref<4x3x2x2xf32>, %x: memref<3x40xf32>, %c: memref<4x30xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x30xf32>)
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<4x3x2x2xf32>, memref<3x40xf32>) outs(%c : memref<4x30xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 18 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// The taps' epilogue at the padded row pitch 18 (the image rows are 16
+/// wide): each column vector p0 is split at the end of image row
+/// y0 = p0 / 18 (x0 = p0 % 18): lanes [0, 16 - x0) in row y0 from x0,
+/// lanes [18 - x0, 18 - x0 + 16) in row min(y0 + 1, 3) addressed from
+/// x0 - 18. The residual is loaded in both parts and blended; the result
+/// goes out in two masked stores.
+// CHECK-LABEL: func @conv_taps_pitch
+// CHECK-NOT: linalg.generic
+// CHECK: %[[X:.*]] = arith.remui %[[P:.*]], %c18{{.*}} : index
+// CHECK: %[[Y:.*]] = arith.divui %[[P]], %c18{{.*}} : index
+// CHECK: %[[Y1:.*]] = arith.addi %[[Y]], %c1{{.*}} : index
+// CHECK: %[[YB:.*]] = arith.minui %[[Y1]], %c3{{.*}} : index
+// CHECK: %[[XB:.*]] = arith.subi %[[X]], %c18{{.*}} : index
+// CHECK: %[[FIRST:.*]] = vector.create_mask
+// CHECK: %[[SECOND:.*]] = arith.xori
+// CHECK: %[[A:.*]] = vector.maskedload %arg4[%c0{{.*}}, %{{.*}}, %[[Y]], %[[X]]], %[[FIRST]]
+// CHECK: %[[B:.*]] = vector.maskedload %arg4[%c0{{.*}}, %{{.*}}, %[[YB]], %[[XB]]], %[[SECOND]]
+// CHECK: arith.select %[[SECOND]], %[[B]], %[[A]]
+// CHECK: vector.maskedstore %arg5[%c0{{.*}}, %{{.*}}, %[[Y]], %[[X]]], %[[FIRST]]
+// CHECK: vector.maskedstore %arg5[%c0{{.*}}, %{{.*}}, %[[YB]], %[[XB]]], %[[SECOND]]
+func.func @conv_taps_pitch(%w: memref<4x3x3x3xf32>, %x: memref<3x110xf32>, %c: memref<4x72xf32>, %b: memref<4xf32>, %res: memref<1x4x4x16xf32>, %d: memref<1x4x4x16xf32>) {
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<4x3x3x3xf32>, memref<3x110xf32>) outs(%c : memref<4x72xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %m = arith.mulf %a, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  %wide = memref.expand_shape %c [[0, 1], [2, 3]] output_shape [1, 4, 4, 18] : memref<4x72xf32> into memref<1x4x4x18xf32>
+  %img = memref.subview %wide[0, 0, 0, 0] [1, 4, 4, 16] [1, 1, 1, 1] : memref<1x4x4x18xf32> to memref<1x4x4x16xf32, strided<[288, 72, 18, 1]>>
+  linalg.generic {indexing_maps = [#id4, #chan, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%img, %b, %res : memref<1x4x4x16xf32, strided<[288, 72, 18, 1]>>, memref<4xf32>, memref<1x4x4x16xf32>) outs(%d : memref<1x4x4x16xf32>) attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%u: f32, %v: f32, %r: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    %s2 = arith.addf %s, %r : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// An epilogue writing A's buffer cannot run in the kernel (other tiles
+/// still read A): an error, not a silently wrong result.
+func.func @output_is_a(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  // expected-error @below {{matmul epilogue could not be fused into the matmul kernel}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x8xf32>) outs(%a : memref<8x8xf32>) attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
