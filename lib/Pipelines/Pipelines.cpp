@@ -208,7 +208,12 @@ void buildLLVMLoweringPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createKilnExpandShapeToReinterpretCastPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Heap buffers (dynamic sizes) through _mlir_memref_to_llvm_alloc/free,
+  // which the artifact writer routes to the runtime (kiln_abi_host::alloc):
+  // the session's byte limit applies to them.
+  FinalizeMemRefToLLVMConversionPassOptions memref;
+  memref.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

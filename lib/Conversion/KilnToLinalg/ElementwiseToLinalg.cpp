@@ -391,7 +391,8 @@ struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           return scalar(op, b, loc, args);
-        });
+        },
+        op->getName().stripDialect());
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -253,6 +254,23 @@ struct ConcatToTensor final : OpConversionPattern<ConcatOp> {
                                                                inputs.front(), i)
                                              .getResult());
     }
+    // Every other dim of every input must be the result's (run-time check
+    // where one side is dynamic).
+    std::string where = lowering::describeNode("concat", loc);
+    for (auto [k, input] : llvm::enumerate(inputs)) {
+      auto type = cast<RankedTensorType>(input.getType());
+      for (int64_t i = 0, dynamicIndex = 0; i < rank; ++i) {
+        bool dynamicResult = result.isDynamicDim(i);
+        OpFoldResult size = dynamicResult ? OpFoldResult(dynamicSizes[dynamicIndex++])
+                                          : rewriter.getIndexAttr(result.getDimSize(i));
+        if (i == axis || (k == 0 && dynamicResult) || (!type.isDynamicDim(i) && !dynamicResult))
+          continue;
+        lowering::emitDimCheck(rewriter, loc, tensor::getMixedSize(rewriter, loc, input, i),
+                               size,
+                               where + " (dim " + std::to_string(i) + " of input " +
+                                   std::to_string(k) + ")");
+      }
+    }
     Value acc = createInit(rewriter, loc, result, dynamicSizes);
     OpFoldResult offset = rewriter.getIndexAttr(0);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
@@ -343,6 +361,50 @@ Value wrapAndClampIndex(OpBuilder &b, Location loc, Value index, Value size) {
   return arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, index, last), zero);
 }
 
+/// Fails the run unless every index is in [-size, size), as ONNX requires
+/// (the lowering also clamps them, so a bad index never reads outside the
+/// input): one reduction of the indices to their minimum and maximum, then
+/// two run-time checks. Nothing for constant indices.
+void checkIndexRange(OpBuilder &b, Location loc, Value indices, Value size, StringRef what) {
+  if (matchPattern(indices, m_Constant()))
+    return;
+  auto type = cast<RankedTensorType>(indices.getType());
+  Type element = type.getElementType();
+  int64_t rank = type.getRank();
+  Value low, high;
+  if (rank == 0) {
+    low = high = tensor::ExtractOp::create(b, loc, indices, ValueRange{});
+  } else {
+    auto scalarType = RankedTensorType::get({}, element);
+    Value lowInit = createInit(b, loc, scalarType, {}, lowering::highestValue(b, loc, element));
+    Value highInit = createInit(b, loc, scalarType, {}, lowering::lowestValue(b, loc, element));
+    AffineMap scalarMap = AffineMap::get(rank, 0, {}, b.getContext());
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank), scalarMap, scalarMap};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::reduction);
+    auto range = linalg::GenericOp::create(
+        b, loc, TypeRange{scalarType, scalarType}, indices, ValueRange{lowInit, highInit},
+        maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value min = arith::MinSIOp::create(nb, nl, args[0], args[1]);
+          Value max = arith::MaxSIOp::create(nb, nl, args[0], args[2]);
+          linalg::YieldOp::create(nb, nl, ValueRange{min, max});
+        });
+    low = tensor::ExtractOp::create(b, loc, range.getResult(0), ValueRange{});
+    high = tensor::ExtractOp::create(b, loc, range.getResult(1), ValueRange{});
+  }
+  low = arith::IndexCastOp::create(b, loc, b.getIndexType(), low);
+  high = arith::IndexCastOp::create(b, loc, b.getIndexType(), high);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value lowest = arith::SubIOp::create(b, loc, zero, size);
+  std::string message =
+      "index {0} out of range [-{1}, {1}) in " + lowering::describeNode(what, loc);
+  lowering::emitCheck(b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, high, size),
+                      high, size, message);
+  lowering::emitCheck(b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, low, lowest),
+                      low, size, message);
+}
+
 // out[a..., i..., b...] = input[a..., clamp(wrap(indices[i...])), b...]
 struct GatherToLinalg final : OpConversionPattern<GatherOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -380,6 +442,7 @@ struct GatherToLinalg final : OpConversionPattern<GatherOp> {
     SmallVector<utils::IteratorType> iterators(result.getRank(),
                                                utils::IteratorType::parallel);
     Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
+    checkIndexRange(rewriter, loc, indices, axisSize, "gather");
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -417,6 +480,7 @@ struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
     SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
+    checkIndexRange(rewriter, loc, indices, axisSize, "gather_elements");
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
