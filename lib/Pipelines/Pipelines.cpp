@@ -109,9 +109,12 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createKilnDecomposeAttentionPass());
 }
 
-void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &) {
-  // 1. Every kiln op to linalg/tensor/arith/math on tensors.
-  pm.addPass(createConvertKilnToLinalgPass());
+void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // 1. Every kiln op to linalg/tensor/arith/math on tensors, with run-time
+  //    checks; CUDA host code cannot read gather indices (device memory).
+  ConvertKilnToLinalgPassOptions linalg;
+  linalg.indexChecks = options.target != Target::CUDA;
+  pm.addPass(createConvertKilnToLinalgPass(linalg));
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -73,6 +73,8 @@ void declareCheckFunction(mlir::ModuleOp module) {
 
 struct ConvertKilnToLinalgPass final
     : impl::ConvertKilnToLinalgPassBase<ConvertKilnToLinalgPass> {
+  using ConvertKilnToLinalgPassBase::ConvertKilnToLinalgPassBase;
+
   void runOnOperation() override {
     mlir::MLIRContext *context = &getContext();
     mlir::ConversionTarget target(*context);
@@ -101,7 +103,7 @@ struct ConvertKilnToLinalgPass final
     populateConvToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
-    populateShapeToTensorPatterns(patterns);
+    populateShapeToTensorPatterns(patterns, indexChecks);
     if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
     declareCheckFunction(getOperation());

@@ -407,7 +407,9 @@ void checkIndexRange(OpBuilder &b, Location loc, Value indices, Value size, Stri
 
 // out[a..., i..., b...] = input[a..., clamp(wrap(indices[i...])), b...]
 struct GatherToLinalg final : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
+  GatherToLinalg(MLIRContext *context, bool indexChecks)
+      : OpConversionPattern(context), indexChecks(indexChecks) {}
+  bool indexChecks; // see populateShapeToTensorPatterns
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -442,7 +444,8 @@ struct GatherToLinalg final : OpConversionPattern<GatherOp> {
     SmallVector<utils::IteratorType> iterators(result.getRank(),
                                                utils::IteratorType::parallel);
     Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
-    checkIndexRange(rewriter, loc, indices, axisSize, "gather");
+    if (indexChecks)
+      checkIndexRange(rewriter, loc, indices, axisSize, "gather");
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -465,7 +468,9 @@ struct GatherToLinalg final : OpConversionPattern<GatherOp> {
 
 // out[i...] = input[i... with axis replaced by clamp(wrap(indices[i...]))]
 struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
-  using OpConversionPattern::OpConversionPattern;
+  GatherElementsToLinalg(MLIRContext *context, bool indexChecks)
+      : OpConversionPattern(context), indexChecks(indexChecks) {}
+  bool indexChecks; // see populateShapeToTensorPatterns
   LogicalResult
   matchAndRewrite(GatherElementsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -480,7 +485,8 @@ struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
     SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
-    checkIndexRange(rewriter, loc, indices, axisSize, "gather_elements");
+    if (indexChecks)
+      checkIndexRange(rewriter, loc, indices, axisSize, "gather_elements");
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -734,10 +740,11 @@ struct RangeToLinalg final : OpConversionPattern<RangeOp> {
 
 } // namespace
 
-void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
+void populateShapeToTensorPatterns(RewritePatternSet &patterns, bool indexChecks) {
+  patterns.add<GatherToLinalg, GatherElementsToLinalg>(patterns.getContext(), indexChecks);
   patterns.add<ReshapeToTensor, FlattenToTensor, SqueezeToTensor, UnsqueezeToTensor,
                ExpandToLinalg, TransposeToLinalg, ConcatToTensor, SliceToTensor,
-               SplitToTensor, GatherToLinalg, GatherElementsToLinalg, GatherNDToLinalg,
+               SplitToTensor, GatherNDToLinalg,
                ShapeToTensorOps, SizeToTensorOps,
                PadToTensor, TileToLinalg, ConstantOfShapeToFill, RangeToLinalg>(
       patterns.getContext());

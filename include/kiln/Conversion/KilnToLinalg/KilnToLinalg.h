@@ -44,7 +44,10 @@ void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// cumsum: a generic with a masked reduction along the axis.
 void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape family, transpose, concat, slice, gather, shape/size: tensor ops.
-void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
+/// `indexChecks`: gather and gather_elements check their indices at run time
+/// (the CUDA target, whose host code cannot read the indices, only clamps).
+void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns,
+                                   bool indexChecks = true);
 
 } // namespace kiln
 
