@@ -6,25 +6,29 @@
 
 #include "Status.h"
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
 namespace kiln::rt {
 namespace {
 
-/// The run whose failures may unwind on this thread: set by RunGuard::call
-/// on the thread that called run, cleared while that thread works on
-/// parallel_for bodies.
-thread_local RunGuard *unwindable = nullptr;
+/// The run this thread called (RunGuard::call), and how deep it is in
+/// parallel_for bodies: failures unwind and allocations are counted only at
+/// depth 0 of the calling thread.
+thread_local RunGuard *current = nullptr;
+thread_local int parallelDepth = 0;
 
 /// Longest message taken from an artifact.
 constexpr size_t kMaxMessage = 1024;
 
 void *alignedAlloc(uint64_t bytes, uint64_t alignment) {
-  if (alignment < 64 || (alignment & (alignment - 1)))
-    alignment = 64;
-  if (bytes > SIZE_MAX - alignment)
+  if (bytes > SIZE_MAX - 4096)
     return nullptr;
+  if (alignment <= alignof(std::max_align_t))
+    return std::malloc(bytes ? bytes : 1); // MLIR's generic alloc aligns itself
+  if (alignment & (alignment - 1))
+    alignment = 64;
   void *memory = nullptr;
   if (posix_memalign(&memory, alignment, bytes ? bytes : 1) != 0)
     return nullptr;
@@ -51,7 +55,9 @@ std::string format(const char *message, int64_t got, int64_t expected) {
 } // namespace
 
 RunGuard::RunGuard(uint64_t heapLimit, uint64_t inUse, uint64_t sessionLimit)
-    : limit(heapLimit), baseUse(inUse), sessionLimit(sessionLimit) {}
+    : limit(heapLimit), baseUse(inUse), sessionLimit(sessionLimit) {
+  live.reserve(16);
+}
 
 RunGuard::~RunGuard() {
   for (auto &[memory, bytes] : live)
@@ -67,27 +73,29 @@ void RunGuard::attach(kiln_abi_host &host) {
 
 int32_t RunGuard::call(kiln_abi_run_fn run, void *const *buffers, const int64_t *dims,
                        const kiln_abi_host *host) {
-  RunGuard *volatile saved = unwindable;
+  RunGuard *volatile savedRun = current;
+  volatile int savedDepth = parallelDepth;
   if (setjmp(jump) != 0) {
-    unwindable = saved;
+    current = savedRun;
+    parallelDepth = savedDepth;
     return kFailed;
   }
-  unwindable = this;
+  current = this;
+  parallelDepth = 0;
   int32_t result = run(buffers, dims, host);
-  unwindable = saved;
+  current = savedRun;
+  parallelDepth = savedDepth;
   std::lock_guard<std::mutex> lock(mutex);
   return hasFailure ? kFailed : result;
 }
 
-void *RunGuard::enterParallel() {
-  RunGuard *saved = unwindable;
-  unwindable = nullptr;
-  return saved;
-}
+void RunGuard::enterParallel() { ++parallelDepth; }
 
-void RunGuard::leaveParallel(void *saved) { unwindable = static_cast<RunGuard *>(saved); }
+void RunGuard::leaveParallel() { --parallelDepth; }
 
-bool RunGuard::mayUnwind() const { return unwindable == this; }
+bool RunGuard::onCallingThread() const { return current == this; }
+
+bool RunGuard::mayUnwind() const { return current == this && parallelDepth == 0; }
 
 void RunGuard::unwind() { std::longjmp(jump, 1); }
 
@@ -119,49 +127,59 @@ void *RunGuard::allocService(void *context, uint64_t bytes, uint64_t alignment) 
   if (!self->mayUnwind())
     return alignedAlloc(bytes, alignment); // a parallel_for body: not counted
   void *memory = nullptr;
-  try {
-    std::unique_lock<std::mutex> lock(self->mutex);
-    if (bytes > self->limit - self->used) {
-      uint64_t inUse = self->baseUse + self->used;
-      lock.unlock();
-      self->record(KILN_STATUS_RESOURCE_EXHAUSTED,
-                   cat("an intermediate buffer of ", bytes,
-                       " bytes is over the session's byte limit of ", self->sessionLimit,
-                       " bytes (", inUse,
-                       " bytes in use by the arena, the outputs and other intermediates)"));
-    } else if (!(memory = alignedAlloc(bytes, alignment))) {
-      lock.unlock();
-      self->record(KILN_STATUS_RESOURCE_EXHAUSTED,
-                   cat("cannot allocate an intermediate buffer of ", bytes, " bytes"));
-    } else {
-      self->live.emplace(memory, bytes);
+  if (bytes > self->limit - self->used) {
+    self->refuse(bytes);
+  } else if (!(memory = alignedAlloc(bytes, alignment))) {
+    self->cannotAllocate(bytes);
+  } else {
+    try {
+      self->live.emplace_back(memory, bytes);
       self->used += bytes;
       if (self->used > self->peak)
         self->peak = self->used;
+    } catch (...) { // the bookkeeping itself ran out of memory
+      std::free(memory);
+      memory = nullptr;
+      self->cannotAllocate(bytes);
     }
-  } catch (...) { // the bookkeeping itself ran out of memory
-    std::free(memory);
-    memory = nullptr;
-    self->record(KILN_STATUS_RESOURCE_EXHAUSTED,
-                 std::string()); // the message is filled in by the caller
   }
   if (!memory)
     self->unwind();
   return memory;
 }
 
+void RunGuard::refuse(uint64_t bytes) {
+  try {
+    record(KILN_STATUS_RESOURCE_EXHAUSTED,
+           cat("an intermediate buffer of ", bytes, " bytes is over the session's byte limit of ",
+               sessionLimit, " bytes (", baseUse + used,
+               " bytes in use by the arena, the outputs and other intermediates)"));
+  } catch (...) {
+    record(KILN_STATUS_RESOURCE_EXHAUSTED, std::string());
+  }
+}
+
+void RunGuard::cannotAllocate(uint64_t bytes) {
+  try {
+    record(KILN_STATUS_RESOURCE_EXHAUSTED,
+           cat("cannot allocate an intermediate buffer of ", bytes, " bytes"));
+  } catch (...) {
+    record(KILN_STATUS_RESOURCE_EXHAUSTED, std::string());
+  }
+}
+
 void RunGuard::freeService(void *context, void *memory) {
   if (!memory)
     return;
   auto *self = static_cast<RunGuard *>(context);
-  {
-    std::lock_guard<std::mutex> lock(self->mutex);
-    auto it = self->live.find(memory);
-    if (it != self->live.end()) {
-      self->used -= it->second;
-      self->live.erase(it);
-    }
-  }
+  if (self->onCallingThread())
+    for (size_t i = self->live.size(); i-- > 0;)
+      if (self->live[i].first == memory) {
+        self->used -= self->live[i].second;
+        self->live[i] = self->live.back();
+        self->live.pop_back();
+        break;
+      }
   std::free(memory);
 }
 

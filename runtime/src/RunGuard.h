@@ -24,7 +24,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace kiln::rt {
 
@@ -62,23 +63,33 @@ public:
   uint64_t heapBytes() const { return used; }
   uint64_t peakHeapBytes() const { return peak; }
 
-  /// Around the pool's parallelFor on the calling thread: failures inside
-  /// bodies must not unwind (other threads still run them).
-  static void *enterParallel();
-  static void leaveParallel(void *saved);
+  /// Around the pool's parallelFor: failures inside bodies must not unwind
+  /// (other threads still run them), and their memory is not counted.
+  static void enterParallel();
+  static void leaveParallel();
 
 private:
   static void failService(void *context, const char *message, int64_t got, int64_t expected);
   static void *allocService(void *context, uint64_t bytes, uint64_t alignment);
   static void freeService(void *context, void *ptr);
 
-  /// Records the first failure; unwinds when this thread may.
+  /// Records the first failure.
   void record(kiln_status_code code, std::string message);
+  /// Record why `bytes` could not be had: over the limit, or not allocated
+  /// (never throw).
+  void refuse(uint64_t bytes);
+  void cannotAllocate(uint64_t bytes);
   [[noreturn]] void unwind();
+  /// On the thread that called run: anywhere, or outside parallel_for bodies.
+  bool onCallingThread() const;
   bool mayUnwind() const;
 
-  std::mutex mutex;
-  std::unordered_map<void *, uint64_t> live; // counted allocations
+  std::mutex mutex; // guards the failure (fail may come from any thread)
+  // Counted allocations, only touched by the thread that called run (alloc
+  // counts only there, and memory is freed on the thread that allocated it):
+  // no lock. Usually few and freed in reverse order: a vector searched from
+  // the back.
+  std::vector<std::pair<void *, uint64_t>> live;
   uint64_t limit, used = 0, peak = 0;
   uint64_t baseUse, sessionLimit;
   bool hasFailure = false;

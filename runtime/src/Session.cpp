@@ -66,14 +66,14 @@ uint64_t physicalMemory() {
 // cannot take the job, running the range on this thread is still correct.
 void parallelForThunk(void *context, int64_t begin, int64_t end,
                       void (*body)(void *ctx, int64_t i), void *ctx) {
-  void *unwindable = RunGuard::enterParallel(); // bodies must not unwind
+  RunGuard::enterParallel(); // bodies must not unwind
   try {
     static_cast<ThreadPool *>(context)->parallelFor(begin, end, body, ctx);
   } catch (...) {
     for (int64_t i = begin; i < end; ++i)
       body(ctx, i);
   }
-  RunGuard::leaveParallel(unwindable);
+  RunGuard::leaveParallel();
 }
 
 /// The status of a run that a failed check or allocation stopped.

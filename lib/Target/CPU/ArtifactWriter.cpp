@@ -300,8 +300,9 @@ void routeAllocations(llvm::Module &module, llvm::Function *run) {
   define(
       alloc, kHostAlloc,
       [&](llvm::IRBuilder<> &b) {
+        // malloc's alignment: MLIR over-allocates and aligns the buffer itself.
         return std::vector<llvm::Value *>{b.CreateZExtOrTrunc(alloc->getArg(0), i64),
-                                          b.getInt64(64)};
+                                          b.getInt64(16)};
       },
       [&](llvm::IRBuilder<> &b) {
         return b.CreateCall(libcMalloc, {b.CreateZExtOrTrunc(alloc->getArg(0), i64)});
