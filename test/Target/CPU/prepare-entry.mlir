@@ -61,3 +61,17 @@ func.func @model(%ok: i1, %a: index, %b: index) {
   return
 }
 func.func private @kiln_check(i1, index, index)
+
+// -----
+
+/// Checks live in the model function, where the host is.
+func.func @model(%ok: i1, %a: index) {
+  call @helper(%ok, %a) : (i1, index) -> ()
+  return
+}
+func.func private @helper(%ok: i1, %a: index) {
+  // expected-error @+1 {{a run-time check outside the model function}}
+  call @kiln_check(%ok, %a, %a) {kiln.check_message = "m"} : (i1, index, index) -> ()
+  return
+}
+func.func private @kiln_check(i1, index, index)
