@@ -654,8 +654,8 @@ struct ConstantOfShapeToFill final : OpConversionPattern<ConstantOfShapeOp> {
 
 /// The length of kiln.range: max(ceil((limit - start) / delta), 0), as an
 /// index (floats in f64). A zero delta gives an empty range, never a trap.
-/// Shortcut: the length is not capped, so hostile bounds can ask for a huge
-/// heap allocation at run time.
+/// The length is not capped: hostile bounds ask for a huge heap allocation at
+/// run time, which the runtime refuses under the session's byte limit.
 Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value delta) {
   Type type = start.getType();
   if (isa<FloatType>(type)) {
@@ -663,10 +663,14 @@ Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value de
     auto wide = [&](Value v) {
       return type == f64 ? v : arith::ExtFOp::create(b, loc, f64, v).getResult();
     };
+    // Named steps: two op-building arguments of one call would be built in
+    // a compiler-dependent order.
+    Value wideDelta = wide(delta), wideStart = wide(start), wideLimit = wide(limit);
     Value quotient = arith::DivFOp::create(
-        b, loc, arith::SubFOp::create(b, loc, wide(limit), wide(start)), wide(delta));
+        b, loc, arith::SubFOp::create(b, loc, wideLimit, wideStart), wideDelta);
+    Value zeroF64 = arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0));
     Value count = arith::MaximumFOp::create(b, loc, math::CeilOp::create(b, loc, quotient),
-                                            arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0)));
+                                            zeroF64);
     // NaN (a zero or infinite operand) is not > 0: an empty range.
     Value valid = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, count,
                                         arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0)));
@@ -721,8 +725,8 @@ struct RangeToLinalg final : OpConversionPattern<RangeOp> {
         };
         Value index = arith::SIToFPOp::create(
             b, l, f64, arith::IndexCastOp::create(b, l, b.getI64Type(), i));
-        value = arith::AddFOp::create(b, l, wide(start),
-                                      arith::MulFOp::create(b, l, index, wide(delta)));
+        Value scaled = arith::MulFOp::create(b, l, index, wide(delta));
+        value = arith::AddFOp::create(b, l, wide(start), scaled);
         if (element != f64)
           value = arith::TruncFOp::create(b, l, element, value);
       } else {
