@@ -19,7 +19,7 @@ extern "C" {
 
 /* "KILN" little-endian, and the layout version of the structs below. */
 #define KILN_ABI_MAGIC 0x4E4C494Bu
-#define KILN_ABI_VERSION 2u
+#define KILN_ABI_VERSION 3u
 #define KILN_ABI_ENTRY_SYMBOL "kiln_abi_model_v1"
 
 /* Element types; values are stable across versions. */
@@ -84,7 +84,8 @@ typedef struct kiln_abi_cuda {
 } kiln_abi_cuda;
 /* ---- end CUDA ------------------------------------------------------------ */
 
-/* Services the runtime offers to generated code (thread pool, scratch). */
+/* Services the runtime offers to generated code (thread pool, scratch,
+ * run-time check failures, heap memory). */
 typedef struct kiln_abi_host {
   void *context;
   /* Runs body(ctx, i) for i in [begin, end) on the session's threads and
@@ -111,6 +112,28 @@ typedef struct kiln_abi_host {
   void (*trace_end)(void *trace, int32_t dispatch);
   /* --- CUDA block: CUDA services; NULL in CPU sessions. --- */
   const kiln_abi_cuda *cuda;
+  /* --- Checks and memory block (ABI v3), per run; `run_context` is passed
+   * to each of these services. --- */
+  void *run_context;
+  /* A run-time check of generated code failed (two dims it takes to be equal
+   * differ, an index is out of range). `message` names the check; "{0}" and
+   * "{1}" in it stand for `got` and `expected`. Generated code calls it only
+   * on the thread that called run, outside parallel_for bodies, and there it
+   * does not return: the runtime records the failure, frees what `alloc`
+   * handed out and makes run return to it, and the run fails with the
+   * message. (Called elsewhere it records the failure and returns; the run
+   * then fails when it returns.) */
+  void (*fail)(void *run_context, const char *message, int64_t got, int64_t expected);
+  /* Heap memory for intermediate buffers outside the arena (sizes known only
+   * at run time), `alignment` a power of two, counted against the session's
+   * byte limit together with the arena and the outputs. On the thread that
+   * called run, outside parallel_for bodies, a refused or failed allocation
+   * does not return: the run fails as with `fail`, with a message that gives
+   * the size. Elsewhere (parallel_for bodies) memory is neither counted nor
+   * refused, and NULL is returned if it cannot be allocated. Memory still
+   * allocated when run returns is freed by the runtime. */
+  void *(*alloc)(void *run_context, uint64_t bytes, uint64_t alignment);
+  void (*free)(void *run_context, void *ptr);
 } kiln_abi_host;
 
 /* Runs the model. `buffers` holds num_inputs input data pointers followed by
@@ -119,7 +142,8 @@ typedef struct kiln_abi_host {
  * input then every output, in order). Returns 0 on success. The runtime has
  * validated every shape and allocated every output before the call.
  * Other return values: 3 = the model needs an arena and host->arena is NULL,
- * 4 = the model's weights are not embedded and host->weights is NULL. */
+ * 4 = the model's weights are not embedded and host->weights is NULL.
+ * A failed run-time check without host->fail traps. */
 typedef int32_t (*kiln_abi_run_fn)(void *const *buffers, const int64_t *dims,
                                    const kiln_abi_host *host);
 

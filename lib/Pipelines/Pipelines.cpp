@@ -109,9 +109,12 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createKilnDecomposeAttentionPass());
 }
 
-void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &) {
-  // 1. Every kiln op to linalg/tensor/arith/math on tensors.
-  pm.addPass(createConvertKilnToLinalgPass());
+void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // 1. Every kiln op to linalg/tensor/arith/math on tensors, with run-time
+  //    checks; CUDA host code cannot read gather indices (device memory).
+  ConvertKilnToLinalgPassOptions linalg;
+  linalg.indexChecks = options.target != Target::CUDA;
+  pm.addPass(createConvertKilnToLinalgPass(linalg));
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -208,7 +211,12 @@ void buildLLVMLoweringPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createKilnExpandShapeToReinterpretCastPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Heap buffers (dynamic sizes) through _mlir_memref_to_llvm_alloc/free,
+  // which the artifact writer routes to the runtime (kiln_abi_host::alloc):
+  // the session's byte limit applies to them.
+  FinalizeMemRefToLLVMConversionPassOptions memref;
+  memref.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

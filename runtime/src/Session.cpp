@@ -11,6 +11,7 @@
 
 #include "Arena.h"
 #include "Model.h"
+#include "RunGuard.h"
 #include "Status.h"
 #include "Tensor.h"
 #include "ThreadPool.h"
@@ -65,12 +66,21 @@ uint64_t physicalMemory() {
 // cannot take the job, running the range on this thread is still correct.
 void parallelForThunk(void *context, int64_t begin, int64_t end,
                       void (*body)(void *ctx, int64_t i), void *ctx) {
+  RunGuard::enterParallel(); // bodies must not unwind
   try {
     static_cast<ThreadPool *>(context)->parallelFor(begin, end, body, ctx);
   } catch (...) {
     for (int64_t i = begin; i < end; ++i)
       body(ctx, i);
   }
+  RunGuard::leaveParallel();
+}
+
+/// The status of a run that a failed check or allocation stopped.
+kiln_status *guardStatus(const RunGuard &guard) {
+  if (!guard.failureMessage().empty())
+    return makeStatus(guard.failureCode(), guard.failureMessage());
+  return makeStatus(guard.failureCode(), "the run failed and ran out of memory describing why");
 }
 
 kiln_status *resolveOptions(const kiln_session_options *given,
@@ -186,6 +196,15 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
   OutputList outputs;
   if (kiln_status *status = allocateOutputs(model, plan, outputs))
     return status;
+  // What the byte limit leaves for intermediates allocated at run time
+  // (planRun checked that the arena and the outputs fit).
+  uint64_t planned = model.abi->arena_bytes;
+  for (size_t bytes : plan.outputBytes)
+    planned += bytes;
+  uint64_t limit = session->options.max_bytes;
+  RunGuard guard(limit > planned ? limit - planned : 0, planned, limit);
+  kiln_abi_host host = session->host;
+  guard.attach(host);
   if (session->cuda) {
     std::vector<void *> hostOutputs;
     for (kiln_tensor *output : outputs.tensors)
@@ -195,7 +214,7 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
     std::optional<RunRecorder> recorder;
     if (trace)
       recorder.emplace(*trace, model.dispatchNames);
-    if (kiln_status *status = session->cuda->run(model, plan, hostOutputs, session->host,
+    if (kiln_status *status = session->cuda->run(model, plan, hostOutputs, host, guard,
                                                  recorder ? &*recorder : nullptr))
       return status;
     if (recorder)
@@ -215,14 +234,15 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
     return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
                       cat("cannot allocate the ", model.abi->arena_bytes,
                           "-byte scratch arena of model '", model.path, "'"));
-  kiln_abi_host host = session->host;
   host.arena = arena.get();
   std::optional<RunRecorder> recorder;
   if (trace) {
     recorder.emplace(*trace, model.dispatchNames);
     recorder->attach(host);
   }
-  int32_t code = model.abi->run(buffers.data(), plan.dims.data(), &host);
+  int32_t code = guard.call(model.abi->run, buffers.data(), plan.dims.data(), &host);
+  if (guard.failed())
+    return guardStatus(guard); // the trace keeps no event of this run
   if (recorder)
     recorder->finish();
   if (code != 0)

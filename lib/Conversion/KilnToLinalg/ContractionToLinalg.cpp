@@ -22,6 +22,8 @@ namespace kiln {
 namespace {
 
 using lowering::createInit;
+using lowering::describeNode;
+using lowering::emitDimCheck;
 using lowering::scalarConstant;
 
 /// acc + a * b in the element type.
@@ -86,6 +88,32 @@ SmallVector<Value> matmulDynamicSizes(OpBuilder &b, Location loc,
     }
   }
   return sizes;
+}
+
+/// Run-time checks of the dims a matmul takes to be equal: the contraction
+/// dims, and the batch dims that do not broadcast (static size 1).
+void checkMatmulDims(OpBuilder &b, Location loc, Value lhs, Value rhs, int64_t batchRank,
+                     StringRef what) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+  std::string where = describeNode(what, loc);
+  int64_t lhsK = lhsRank - 1, rhsK = rhsRank == 1 ? 0 : rhsRank - 2;
+  if (lhsType.isDynamicDim(lhsK) || rhsType.isDynamicDim(rhsK))
+    emitDimCheck(b, loc, tensor::getMixedSize(b, loc, lhs, lhsK),
+                 tensor::getMixedSize(b, loc, rhs, rhsK), where + " (contraction dim)");
+  int64_t lhsBatch = std::max<int64_t>(lhsRank - 2, 0);
+  int64_t rhsBatch = std::max<int64_t>(rhsRank - 2, 0);
+  for (int64_t i = 0; i < batchRank; ++i) {
+    int64_t j = i - (batchRank - lhsBatch), k = i - (batchRank - rhsBatch);
+    if (j < 0 || k < 0 || lhsType.getDimSize(j) == 1 || rhsType.getDimSize(k) == 1)
+      continue;
+    if (!lhsType.isDynamicDim(j) && !rhsType.isDynamicDim(k))
+      continue;
+    emitDimCheck(b, loc, tensor::getMixedSize(b, loc, lhs, j),
+                 tensor::getMixedSize(b, loc, rhs, k),
+                 where + " (batch dim " + std::to_string(i) + ")");
+  }
 }
 
 /// Sizes of `value`'s dims as OpFoldResults.
@@ -174,6 +202,7 @@ struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
       return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
     bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
     int64_t batchRank = result.getRank() - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
+    checkMatmulDims(rewriter, loc, lhs, rhs, batchRank, "matmul");
     SmallVector<Value> dynamicSizes =
         matmulDynamicSizes(rewriter, loc, result, lhs, rhs, batchRank);
 
@@ -237,6 +266,13 @@ struct GemmToLinalg final : OpConversionPattern<GemmOp> {
     if (element.isUnsignedInteger())
       return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
     Value a = adaptor.getA(), b = adaptor.getB();
+    auto aType = cast<RankedTensorType>(a.getType());
+    auto bType = cast<RankedTensorType>(b.getType());
+    int64_t aK = op.getTransA() ? 0 : 1, bK = op.getTransB() ? 1 : 0;
+    if (aType.isDynamicDim(aK) || bType.isDynamicDim(bK))
+      emitDimCheck(rewriter, loc, tensor::getMixedSize(rewriter, loc, a, aK),
+                   tensor::getMixedSize(rewriter, loc, b, bK),
+                   describeNode("gemm", loc) + " (contraction dim)");
     SmallVector<Value> dynamicSizes;
     if (result.isDynamicDim(0))
       dynamicSizes.push_back(
@@ -289,7 +325,8 @@ struct GemmToLinalg final : OpConversionPattern<GemmOp> {
           Value bias = scale(args[1], beta);
           return isFloat ? arith::AddFOp::create(nb, nl, acc, bias).getResult()
                          : arith::AddIOp::create(nb, nl, acc, bias).getResult();
-        });
+        },
+        "gemm");
     rewriter.replaceOp(op, y);
     return success();
   }

@@ -266,12 +266,14 @@ Value scalar(BitShiftOp op, OpBuilder &b, Location loc, ValueRange a) {
   Value outOfRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, y,
                                            c(b, loc, x, width));
   Value safe = arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0), y);
-  if (op.getLeft())
-    return arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0),
-                                   arith::ShLIOp::create(b, loc, x, safe));
-  if (unsignedOperands(op))
-    return arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0),
-                                   arith::ShRUIOp::create(b, loc, x, safe));
+  if (op.getLeft()) {
+    Value shifted = arith::ShLIOp::create(b, loc, x, safe);
+    return arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0), shifted);
+  }
+  if (unsignedOperands(op)) {
+    Value shifted = arith::ShRUIOp::create(b, loc, x, safe);
+    return arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, 0), shifted);
+  }
   Value full = arith::SelectOp::create(b, loc, outOfRange, c(b, loc, x, width - 1), y);
   return arith::ShRSIOp::create(b, loc, x, full);
 }
@@ -391,7 +393,8 @@ struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           return scalar(op, b, loc, args);
-        });
+        },
+        op->getName().stripDialect());
     rewriter.replaceOp(op, result);
     return success();
   }

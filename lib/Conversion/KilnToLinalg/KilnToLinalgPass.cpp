@@ -54,8 +54,27 @@ bool mentionsUnsigned(mlir::Operation *op) {
          llvm::any_of(op->getResultTypes(), hasUnsignedElement);
 }
 
+/// The private declaration the patterns' run-time checks call.
+void declareCheckFunction(mlir::ModuleOp module) {
+  if (module.lookupSymbol(kCheckFunctionName))
+    return;
+  bool used = false;
+  module.walk([&](mlir::func::CallOp call) {
+    if (call.getCallee() == kCheckFunctionName)
+      used = true;
+  });
+  if (!used)
+    return;
+  mlir::OpBuilder b = mlir::OpBuilder::atBlockEnd(module.getBody());
+  auto type = b.getFunctionType({b.getI1Type(), b.getIndexType(), b.getIndexType()}, {});
+  auto check = mlir::func::FuncOp::create(b, module.getLoc(), kCheckFunctionName, type);
+  check.setPrivate();
+}
+
 struct ConvertKilnToLinalgPass final
     : impl::ConvertKilnToLinalgPassBase<ConvertKilnToLinalgPass> {
+  using ConvertKilnToLinalgPassBase::ConvertKilnToLinalgPassBase;
+
   void runOnOperation() override {
     mlir::MLIRContext *context = &getContext();
     mlir::ConversionTarget target(*context);
@@ -84,9 +103,10 @@ struct ConvertKilnToLinalgPass final
     populateConvToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
-    populateShapeToTensorPatterns(patterns);
+    populateShapeToTensorPatterns(patterns, indexChecks);
     if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    declareCheckFunction(getOperation());
   }
 };
 } // namespace

@@ -4,7 +4,12 @@
 
 #include "LinalgBuilders.h"
 
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 using namespace mlir;
@@ -94,15 +99,81 @@ Value highestValue(OpBuilder &b, Location loc, Type type) {
       b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(width)));
 }
 
+namespace {
+/// The first ONNX node name in `loc` (importer locations are NameLocs).
+std::string nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = nodeName(inner); !name.empty())
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return nodeName(callSite.getCallee());
+  return "";
+}
+} // namespace
+
+std::string describeNode(StringRef what, Location loc) {
+  std::string name = nodeName(loc);
+  return name.empty() ? what.str() : (what + " '" + name + "'").str();
+}
+
+void emitCheck(OpBuilder &b, Location loc, Value ok, Value got, Value expected,
+               StringRef message) {
+  if (std::optional<int64_t> known = getConstantIntValue(ok); known && *known != 0)
+    return; // i1 true reads as -1
+  auto call = func::CallOp::create(b, loc, kCheckFunctionName, TypeRange{},
+                                   ValueRange{ok, got, expected});
+  call->setAttr(kCheckMessageAttr, b.getStringAttr(message));
+}
+
+void emitDimCheck(OpBuilder &b, Location loc, OpFoldResult got, OpFoldResult expected,
+                  StringRef where) {
+  if (got == expected)
+    return;
+  std::optional<int64_t> gotConstant = getConstantIntValue(got);
+  std::optional<int64_t> expectedConstant = getConstantIntValue(expected);
+  if (gotConstant && expectedConstant)
+    return; // static shapes were checked at compile time
+  Value gotValue = getValueOrCreateConstantIndexOp(b, loc, got);
+  Value expectedValue = getValueOrCreateConstantIndexOp(b, loc, expected);
+  Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gotValue, expectedValue);
+  emitCheck(b, loc, ok, gotValue, expectedValue,
+            ("dim mismatch in " + where + ": {0} vs {1}").str());
+}
+
 Value buildElementwise(
     OpBuilder &b, Location loc, RankedTensorType result, ValueRange inputs,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body, StringRef what) {
   SmallVector<AffineMap> maps;
   for (Value input : inputs)
     maps.push_back(broadcastMap(cast<RankedTensorType>(input.getType()), result));
   maps.push_back(b.getMultiDimIdentityMap(result.getRank()));
-  Value init =
-      createInit(b, loc, result, broadcastDynamicSizes(b, loc, result, inputs));
+  SmallVector<Value> dynamicSizes = broadcastDynamicSizes(b, loc, result, inputs);
+  // Each dynamic input dim that is not broadcast must equal the result's.
+  int64_t rank = result.getRank();
+  for (int64_t i = 0, dynamicIndex = 0; i < rank; ++i) {
+    OpFoldResult size = result.isDynamicDim(i) ? OpFoldResult(dynamicSizes[dynamicIndex++])
+                                               : b.getIndexAttr(result.getDimSize(i));
+    for (auto [k, input] : llvm::enumerate(inputs)) {
+      auto type = cast<RankedTensorType>(input.getType());
+      int64_t j = i - (rank - type.getRank());
+      if (j < 0 || !type.isDynamicDim(j))
+        continue;
+      // The result size was read from this very dim: nothing to compare.
+      if (auto source = dyn_cast_if_present<Value>(size))
+        if (auto sourceDim = source.getDefiningOp<tensor::DimOp>())
+          if (sourceDim.getSource() == input &&
+              getConstantIntValue(sourceDim.getIndex()) == j)
+            continue;
+      Value dim = tensor::DimOp::create(b, loc, input, j);
+      emitDimCheck(b, loc, dim, size,
+                   describeNode(what, loc) + " (dim " + std::to_string(i) + " of operand " +
+                       std::to_string(k) + ")");
+    }
+  }
+  Value init = createInit(b, loc, result, dynamicSizes);
   SmallVector<utils::IteratorType> iterators(result.getRank(),
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(

@@ -41,13 +41,31 @@ mlir::Value lowestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type)
 mlir::Value highestValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 
 /// An all-parallel elementwise linalg.generic over `result`'s shape reading
-/// `inputs` with broadcasting; `body` computes the result scalar.
+/// `inputs` with broadcasting; `body` computes the result scalar. Dynamic
+/// input dims the result takes to be equal to its own get run-time checks
+/// (emitDimCheck), named after `what` (the op) and `loc`'s node.
 mlir::Value buildElementwise(
     mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType result,
     mlir::ValueRange inputs,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                    mlir::ValueRange)>
-        body);
+        body,
+    llvm::StringRef what = "elementwise op");
+
+/// "add '/embeddings/Add'": `what`, then the ONNX node `loc` names, if any.
+std::string describeNode(llvm::StringRef what, mlir::Location loc);
+
+/// A run-time check (kCheckFunctionName): the run fails with `message`
+/// ("{0}"/"{1}": got/expected) unless `ok` is true. Nothing is emitted when
+/// `ok` is a constant true.
+void emitCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok, mlir::Value got,
+               mlir::Value expected, llvm::StringRef message);
+
+/// Checks that the dim `got` (index) equals `expected` (index or static size)
+/// at run time: "dim mismatch in <where>: <got> vs <expected>". Nothing is
+/// emitted when both are the same value or constants.
+void emitDimCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::OpFoldResult got,
+                  mlir::OpFoldResult expected, llvm::StringRef where);
 
 /// Reassociation between a shape of `rank` dims and the same shape without
 /// the size-1 dims `unitDims`: every other dim forms a group with the unit

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -253,6 +254,23 @@ struct ConcatToTensor final : OpConversionPattern<ConcatOp> {
                                                                inputs.front(), i)
                                              .getResult());
     }
+    // Every other dim of every input must be the result's (run-time check
+    // where one side is dynamic).
+    std::string where = lowering::describeNode("concat", loc);
+    for (auto [k, input] : llvm::enumerate(inputs)) {
+      auto type = cast<RankedTensorType>(input.getType());
+      for (int64_t i = 0, dynamicIndex = 0; i < rank; ++i) {
+        bool dynamicResult = result.isDynamicDim(i);
+        OpFoldResult size = dynamicResult ? OpFoldResult(dynamicSizes[dynamicIndex++])
+                                          : rewriter.getIndexAttr(result.getDimSize(i));
+        if (i == axis || (k == 0 && dynamicResult) || (!type.isDynamicDim(i) && !dynamicResult))
+          continue;
+        lowering::emitDimCheck(rewriter, loc, tensor::getMixedSize(rewriter, loc, input, i),
+                               size,
+                               where + " (dim " + std::to_string(i) + " of input " +
+                                   std::to_string(k) + ")");
+      }
+    }
     Value acc = createInit(rewriter, loc, result, dynamicSizes);
     OpFoldResult offset = rewriter.getIndexAttr(0);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
@@ -343,9 +361,55 @@ Value wrapAndClampIndex(OpBuilder &b, Location loc, Value index, Value size) {
   return arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, index, last), zero);
 }
 
+/// Fails the run unless every index is in [-size, size), as ONNX requires
+/// (the lowering also clamps them, so a bad index never reads outside the
+/// input): one reduction of the indices to their minimum and maximum, then
+/// two run-time checks. Nothing for constant indices.
+void checkIndexRange(OpBuilder &b, Location loc, Value indices, Value size, StringRef what) {
+  if (matchPattern(indices, m_Constant()))
+    return;
+  auto type = cast<RankedTensorType>(indices.getType());
+  Type element = type.getElementType();
+  int64_t rank = type.getRank();
+  Value low, high;
+  if (rank == 0) {
+    low = high = tensor::ExtractOp::create(b, loc, indices, ValueRange{});
+  } else {
+    auto scalarType = RankedTensorType::get({}, element);
+    Value lowInit = createInit(b, loc, scalarType, {}, lowering::highestValue(b, loc, element));
+    Value highInit = createInit(b, loc, scalarType, {}, lowering::lowestValue(b, loc, element));
+    AffineMap scalarMap = AffineMap::get(rank, 0, {}, b.getContext());
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank), scalarMap, scalarMap};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::reduction);
+    auto range = linalg::GenericOp::create(
+        b, loc, TypeRange{scalarType, scalarType}, indices, ValueRange{lowInit, highInit},
+        maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value min = arith::MinSIOp::create(nb, nl, args[0], args[1]);
+          Value max = arith::MaxSIOp::create(nb, nl, args[0], args[2]);
+          linalg::YieldOp::create(nb, nl, ValueRange{min, max});
+        });
+    low = tensor::ExtractOp::create(b, loc, range.getResult(0), ValueRange{});
+    high = tensor::ExtractOp::create(b, loc, range.getResult(1), ValueRange{});
+  }
+  low = arith::IndexCastOp::create(b, loc, b.getIndexType(), low);
+  high = arith::IndexCastOp::create(b, loc, b.getIndexType(), high);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value lowest = arith::SubIOp::create(b, loc, zero, size);
+  std::string message =
+      "index {0} out of range [-{1}, {1}) in " + lowering::describeNode(what, loc);
+  lowering::emitCheck(b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, high, size),
+                      high, size, message);
+  lowering::emitCheck(b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, low, lowest),
+                      low, size, message);
+}
+
 // out[a..., i..., b...] = input[a..., clamp(wrap(indices[i...])), b...]
 struct GatherToLinalg final : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
+  GatherToLinalg(MLIRContext *context, bool indexChecks)
+      : OpConversionPattern(context), indexChecks(indexChecks) {}
+  bool indexChecks; // see populateShapeToTensorPatterns
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -380,6 +444,8 @@ struct GatherToLinalg final : OpConversionPattern<GatherOp> {
     SmallVector<utils::IteratorType> iterators(result.getRank(),
                                                utils::IteratorType::parallel);
     Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
+    if (indexChecks)
+      checkIndexRange(rewriter, loc, indices, axisSize, "gather");
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -402,7 +468,9 @@ struct GatherToLinalg final : OpConversionPattern<GatherOp> {
 
 // out[i...] = input[i... with axis replaced by clamp(wrap(indices[i...]))]
 struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
-  using OpConversionPattern::OpConversionPattern;
+  GatherElementsToLinalg(MLIRContext *context, bool indexChecks)
+      : OpConversionPattern(context), indexChecks(indexChecks) {}
+  bool indexChecks; // see populateShapeToTensorPatterns
   LogicalResult
   matchAndRewrite(GatherElementsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -417,6 +485,8 @@ struct GatherElementsToLinalg final : OpConversionPattern<GatherElementsOp> {
     SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
     Value axisSize = tensor::DimOp::create(rewriter, loc, input, axis);
+    if (indexChecks)
+      checkIndexRange(rewriter, loc, indices, axisSize, "gather_elements");
     auto generic = linalg::GenericOp::create(
         rewriter, loc, result, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -584,8 +654,8 @@ struct ConstantOfShapeToFill final : OpConversionPattern<ConstantOfShapeOp> {
 
 /// The length of kiln.range: max(ceil((limit - start) / delta), 0), as an
 /// index (floats in f64). A zero delta gives an empty range, never a trap.
-/// Shortcut: the length is not capped, so hostile bounds can ask for a huge
-/// heap allocation at run time.
+/// The length is not capped: hostile bounds ask for a huge heap allocation at
+/// run time, which the runtime refuses under the session's byte limit.
 Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value delta) {
   Type type = start.getType();
   if (isa<FloatType>(type)) {
@@ -593,10 +663,14 @@ Value rangeLength(OpBuilder &b, Location loc, Value start, Value limit, Value de
     auto wide = [&](Value v) {
       return type == f64 ? v : arith::ExtFOp::create(b, loc, f64, v).getResult();
     };
+    // Named steps: two op-building arguments of one call would be built in
+    // a compiler-dependent order.
+    Value wideDelta = wide(delta), wideStart = wide(start), wideLimit = wide(limit);
     Value quotient = arith::DivFOp::create(
-        b, loc, arith::SubFOp::create(b, loc, wide(limit), wide(start)), wide(delta));
+        b, loc, arith::SubFOp::create(b, loc, wideLimit, wideStart), wideDelta);
+    Value zeroF64 = arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0));
     Value count = arith::MaximumFOp::create(b, loc, math::CeilOp::create(b, loc, quotient),
-                                            arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0)));
+                                            zeroF64);
     // NaN (a zero or infinite operand) is not > 0: an empty range.
     Value valid = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, count,
                                         arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f64), APFloat(0.0)));
@@ -651,8 +725,8 @@ struct RangeToLinalg final : OpConversionPattern<RangeOp> {
         };
         Value index = arith::SIToFPOp::create(
             b, l, f64, arith::IndexCastOp::create(b, l, b.getI64Type(), i));
-        value = arith::AddFOp::create(b, l, wide(start),
-                                      arith::MulFOp::create(b, l, index, wide(delta)));
+        Value scaled = arith::MulFOp::create(b, l, index, wide(delta));
+        value = arith::AddFOp::create(b, l, wide(start), scaled);
         if (element != f64)
           value = arith::TruncFOp::create(b, l, element, value);
       } else {
@@ -670,10 +744,11 @@ struct RangeToLinalg final : OpConversionPattern<RangeOp> {
 
 } // namespace
 
-void populateShapeToTensorPatterns(RewritePatternSet &patterns) {
+void populateShapeToTensorPatterns(RewritePatternSet &patterns, bool indexChecks) {
+  patterns.add<GatherToLinalg, GatherElementsToLinalg>(patterns.getContext(), indexChecks);
   patterns.add<ReshapeToTensor, FlattenToTensor, SqueezeToTensor, UnsqueezeToTensor,
                ExpandToLinalg, TransposeToLinalg, ConcatToTensor, SliceToTensor,
-               SplitToTensor, GatherToLinalg, GatherElementsToLinalg, GatherNDToLinalg,
+               SplitToTensor, GatherNDToLinalg,
                ShapeToTensorOps, SizeToTensorOps,
                PadToTensor, TileToLinalg, ConstantOfShapeToFill, RangeToLinalg>(
       patterns.getContext());

@@ -100,8 +100,9 @@ public:
         mask = *padded;
       }
       if (isBool) {
-        FailureOr<Value> additive =
-            b.make<kiln::SelectOp>(mask, b.scalar(element, 0), b.scalar(element, -inf));
+        Value blocked = b.scalar(element, -inf);
+        Value open = b.scalar(element, 0);
+        FailureOr<Value> additive = b.make<kiln::SelectOp>(mask, open, blocked);
         if (failed(additive))
           return failure();
         mask = *additive;
@@ -167,7 +168,9 @@ public:
     if (failed(allowed))
       return failure();
     double inf = std::numeric_limits<double>::infinity();
-    return b.make<kiln::SelectOp>(*allowed, b.scalar(element, 0), b.scalar(element, -inf));
+    Value blocked = b.scalar(element, -inf);
+    Value open = b.scalar(element, 0);
+    return b.make<kiln::SelectOp>(*allowed, open, blocked);
   }
 
   FailureOr<Value> cast(Value x, Type element) {

@@ -297,8 +297,10 @@ LogicalResult hardSigmoid(NodeBinder &b) {
     return failure();
   Expr e{b};
   // hard_sigmoid(x) = clip(alpha * x + beta, 0, 1); hard_swish = x * that.
-  Value y = e.clip01(e.bin<kiln::AddOp>(e.bin<kiln::MulOp>(*x, e.k(*x, *alpha)),
-                                        e.k(*x, *beta)));
+  Value betaK = e.k(*x, *beta);
+  Value alphaK = e.k(*x, *alpha);
+  Value scaled = e.bin<kiln::MulOp>(*x, alphaK);
+  Value y = e.clip01(e.bin<kiln::AddOp>(scaled, betaK));
   return e.finish(isSwish ? e.bin<kiln::MulOp>(*x, y) : y);
 }
 
@@ -308,8 +310,9 @@ LogicalResult softplus(NodeBinder &b) {
     return failure();
   Expr e{b};
   // softplus(x) = log(exp(x) + 1)
-  return e.finish(e.un<kiln::LogOp>(
-      e.bin<kiln::AddOp>(e.un<kiln::ExpOp>(*x), e.k(*x, 1.0))));
+  Value one = e.k(*x, 1.0);
+  Value exp = e.un<kiln::ExpOp>(*x);
+  return e.finish(e.un<kiln::LogOp>(e.bin<kiln::AddOp>(exp, one)));
 }
 
 LogicalResult softsign(NodeBinder &b) {
@@ -318,8 +321,18 @@ LogicalResult softsign(NodeBinder &b) {
     return failure();
   Expr e{b};
   // softsign(x) = x / (1 + |x|)
-  return e.finish(e.bin<kiln::DivOp>(
-      *x, e.bin<kiln::AddOp>(e.k(*x, 1.0), e.un<kiln::AbsOp>(*x))));
+  Value abs = e.un<kiln::AbsOp>(*x);
+  Value one = e.k(*x, 1.0);
+  return e.finish(e.bin<kiln::DivOp>(*x, e.bin<kiln::AddOp>(one, abs)));
+}
+
+/// alpha * (exp(x) - 1), the negative branch of elu and selu.
+Value expm1Times(Expr &e, Value x, float alpha) {
+  Value one = e.k(x, 1.0);
+  Value exp = e.un<kiln::ExpOp>(x);
+  Value expm1 = e.bin<kiln::SubOp>(exp, one);
+  Value alphaK = e.k(x, alpha);
+  return e.bin<kiln::MulOp>(alphaK, expm1);
 }
 
 LogicalResult elu(NodeBinder &b) {
@@ -329,8 +342,7 @@ LogicalResult elu(NodeBinder &b) {
     return failure();
   Expr e{b};
   // elu(x) = x < 0 ? alpha * (exp(x) - 1) : x
-  Value negative = e.bin<kiln::MulOp>(
-      e.k(*x, *alpha), e.bin<kiln::SubOp>(e.un<kiln::ExpOp>(*x), e.k(*x, 1.0)));
+  Value negative = expm1Times(e, *x, *alpha);
   return e.finish(
       e.select(e.bin<kiln::LessOp>(*x, e.k(*x, 0.0)), negative, *x));
 }
@@ -343,8 +355,7 @@ LogicalResult selu(NodeBinder &b) {
     return failure();
   Expr e{b};
   // selu(x) = gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)
-  Value negative = e.bin<kiln::MulOp>(
-      e.k(*x, *alpha), e.bin<kiln::SubOp>(e.un<kiln::ExpOp>(*x), e.k(*x, 1.0)));
+  Value negative = expm1Times(e, *x, *alpha);
   Value inner =
       e.select(e.bin<kiln::LessEqualOp>(*x, e.k(*x, 0.0)), negative, *x);
   return e.finish(e.bin<kiln::MulOp>(e.k(*x, *gamma), inner));
@@ -356,8 +367,10 @@ LogicalResult prelu(NodeBinder &b) {
     return failure();
   Expr e{b};
   // prelu(x) = x < 0 ? slope * x : x
-  return e.finish(e.select(e.bin<kiln::LessOp>(*x, e.k(*x, 0.0)),
-                           e.bin<kiln::MulOp>(*x, *slope), *x));
+  Value scaled = e.bin<kiln::MulOp>(*x, *slope);
+  Value zero = e.k(*x, 0.0);
+  Value negative = e.bin<kiln::LessOp>(*x, zero);
+  return e.finish(e.select(negative, scaled, *x));
 }
 
 LogicalResult isNaN(NodeBinder &b) {
@@ -381,8 +394,10 @@ LogicalResult isInf(NodeBinder &b) {
   Expr e{b};
   double inf = std::numeric_limits<double>::infinity();
   Value out;
-  if (*positive && *negative)
-    out = e.bin<kiln::EqualOp>(e.un<kiln::AbsOp>(*x), e.k(*x, inf));
+  if (*positive && *negative) {
+    Value infK = e.k(*x, inf);
+    out = e.bin<kiln::EqualOp>(e.un<kiln::AbsOp>(*x), infK);
+  }
   else if (*positive)
     out = e.bin<kiln::EqualOp>(*x, e.k(*x, inf));
   else if (*negative)
@@ -405,37 +420,45 @@ LogicalResult unaryFormula(NodeBinder &b) {
 // sinh(x) = (e^x - e^-x) / 2, cosh(x) = (e^x + e^-x) / 2
 Value sinhOf(Expr &e, Value x) {
   Value up = e.un<kiln::ExpOp>(x), down = e.un<kiln::ExpOp>(e.un<kiln::NegOp>(x));
-  return e.bin<kiln::MulOp>(e.bin<kiln::SubOp>(up, down), e.k(x, 0.5));
+  Value half = e.k(x, 0.5);
+  return e.bin<kiln::MulOp>(e.bin<kiln::SubOp>(up, down), half);
 }
 Value coshOf(Expr &e, Value x) {
   Value up = e.un<kiln::ExpOp>(x), down = e.un<kiln::ExpOp>(e.un<kiln::NegOp>(x));
-  return e.bin<kiln::MulOp>(e.bin<kiln::AddOp>(up, down), e.k(x, 0.5));
+  Value half = e.k(x, 0.5);
+  return e.bin<kiln::MulOp>(e.bin<kiln::AddOp>(up, down), half);
 }
 // tan(x) = sin(x) / cos(x)
 Value tanOf(Expr &e, Value x) {
-  return e.bin<kiln::DivOp>(e.un<kiln::SinOp>(x), e.un<kiln::CosOp>(x));
+  Value cos = e.un<kiln::CosOp>(x);
+  return e.bin<kiln::DivOp>(e.un<kiln::SinOp>(x), cos);
 }
 // asinh(x) = sign(x) log(|x| + sqrt(x^2 + 1)) (odd form: no cancellation for x < 0)
 Value asinhOf(Expr &e, Value x) {
   Value a = e.un<kiln::AbsOp>(x);
-  Value root = e.un<kiln::SqrtOp>(e.bin<kiln::AddOp>(e.bin<kiln::MulOp>(a, a), e.k(x, 1)));
-  return e.bin<kiln::MulOp>(e.un<kiln::SignOp>(x),
-                            e.un<kiln::LogOp>(e.bin<kiln::AddOp>(a, root)));
+  Value one = e.k(x, 1);
+  Value root = e.un<kiln::SqrtOp>(e.bin<kiln::AddOp>(e.bin<kiln::MulOp>(a, a), one));
+  Value log = e.un<kiln::LogOp>(e.bin<kiln::AddOp>(a, root));
+  return e.bin<kiln::MulOp>(e.un<kiln::SignOp>(x), log);
 }
 // acosh(x) = log(x + sqrt(x^2 - 1))
 Value acoshOf(Expr &e, Value x) {
-  Value root = e.un<kiln::SqrtOp>(e.bin<kiln::SubOp>(e.bin<kiln::MulOp>(x, x), e.k(x, 1)));
+  Value one = e.k(x, 1);
+  Value root = e.un<kiln::SqrtOp>(e.bin<kiln::SubOp>(e.bin<kiln::MulOp>(x, x), one));
   return e.un<kiln::LogOp>(e.bin<kiln::AddOp>(x, root));
 }
 // atanh(x) = log((1 + x) / (1 - x)) / 2
 Value atanhOf(Expr &e, Value x) {
-  Value ratio = e.bin<kiln::DivOp>(e.bin<kiln::AddOp>(e.k(x, 1), x),
-                                   e.bin<kiln::SubOp>(e.k(x, 1), x));
-  return e.bin<kiln::MulOp>(e.un<kiln::LogOp>(ratio), e.k(x, 0.5));
+  Value oneMinusX = e.bin<kiln::SubOp>(e.k(x, 1), x);
+  Value onePlusX = e.bin<kiln::AddOp>(e.k(x, 1), x);
+  Value ratio = e.bin<kiln::DivOp>(onePlusX, oneMinusX);
+  Value half = e.k(x, 0.5);
+  return e.bin<kiln::MulOp>(e.un<kiln::LogOp>(ratio), half);
 }
 // mish(x) = x tanh(log(1 + e^x))
 Value mishOf(Expr &e, Value x) {
-  Value softplus = e.un<kiln::LogOp>(e.bin<kiln::AddOp>(e.un<kiln::ExpOp>(x), e.k(x, 1)));
+  Value one = e.k(x, 1);
+  Value softplus = e.un<kiln::LogOp>(e.bin<kiln::AddOp>(e.un<kiln::ExpOp>(x), one));
   return e.bin<kiln::MulOp>(x, e.un<kiln::TanhOp>(softplus));
 }
 
@@ -447,10 +470,11 @@ LogicalResult celu(NodeBinder &b) {
   Expr e{b};
   // celu(x) = max(0, x) + min(0, alpha (exp(x / alpha) - 1))
   Value zero = e.k(*x, 0), a = e.k(*x, *alpha);
-  Value curve = e.bin<kiln::MulOp>(
-      a, e.bin<kiln::SubOp>(e.un<kiln::ExpOp>(e.bin<kiln::DivOp>(*x, a)), e.k(*x, 1)));
-  return e.finish(e.bin<kiln::AddOp>(e.bin<kiln::MaxOp>(zero, *x),
-                                     e.bin<kiln::MinOp>(zero, curve)));
+  Value one = e.k(*x, 1);
+  Value exp = e.un<kiln::ExpOp>(e.bin<kiln::DivOp>(*x, a));
+  Value curve = e.bin<kiln::MulOp>(a, e.bin<kiln::SubOp>(exp, one));
+  Value low = e.bin<kiln::MinOp>(zero, curve);
+  return e.finish(e.bin<kiln::AddOp>(e.bin<kiln::MaxOp>(zero, *x), low));
 }
 
 LogicalResult thresholdedRelu(NodeBinder &b) {
@@ -460,8 +484,9 @@ LogicalResult thresholdedRelu(NodeBinder &b) {
     return failure();
   Expr e{b};
   // thresholded_relu(x) = x > alpha ? x : 0
-  return e.finish(
-      e.select(e.bin<kiln::GreaterOp>(*x, e.k(*x, *alpha)), *x, e.k(*x, 0)));
+  Value zero = e.k(*x, 0);
+  Value above = e.bin<kiln::GreaterOp>(*x, e.k(*x, *alpha));
+  return e.finish(e.select(above, *x, zero));
 }
 
 LogicalResult shrink(NodeBinder &b) {
@@ -471,10 +496,13 @@ LogicalResult shrink(NodeBinder &b) {
     return failure();
   Expr e{b};
   // shrink(x) = x < -lambd ? x + bias : (x > lambd ? x - bias : 0)
-  Value above = e.select(e.bin<kiln::GreaterOp>(*x, e.k(*x, *lambd)),
-                         e.bin<kiln::SubOp>(*x, e.k(*x, *bias)), e.k(*x, 0));
-  return e.finish(e.select(e.bin<kiln::LessOp>(*x, e.k(*x, -*lambd)),
-                           e.bin<kiln::AddOp>(*x, e.k(*x, *bias)), above));
+  Value zero = e.k(*x, 0);
+  Value shiftedDown = e.bin<kiln::SubOp>(*x, e.k(*x, *bias));
+  Value isAbove = e.bin<kiln::GreaterOp>(*x, e.k(*x, *lambd));
+  Value above = e.select(isAbove, shiftedDown, zero);
+  Value shiftedUp = e.bin<kiln::AddOp>(*x, e.k(*x, *bias));
+  Value isBelow = e.bin<kiln::LessOp>(*x, e.k(*x, -*lambd));
+  return e.finish(e.select(isBelow, shiftedUp, above));
 }
 
 LogicalResult swish(NodeBinder &b) {

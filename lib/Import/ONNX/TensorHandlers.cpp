@@ -537,8 +537,9 @@ LogicalResult hardmax(NodeBinder &b) {
   if (failed(hit))
     return failure();
   Type element = type.getElementType();
-  FailureOr<Value> out =
-      b.make<kiln::SelectOp>(*hit, b.scalar(element, 1), b.scalar(element, 0));
+  Value off = b.scalar(element, 0);
+  Value on = b.scalar(element, 1);
+  FailureOr<Value> out = b.make<kiln::SelectOp>(*hit, on, off);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 

@@ -151,12 +151,196 @@ uint64_t embeddedConstantBytes(llvm::Module &module) {
 
 /// kiln_abi_host as LLVM sees it (field numbers for the loads below).
 enum HostField : unsigned {
-  kHostArena = 3, kHostWeights = 4, kHostTrace = 5, kHostTraceBegin = 6, kHostTraceEnd = 7
+  kHostArena = 3, kHostWeights = 4, kHostTrace = 5, kHostTraceBegin = 6, kHostTraceEnd = 7,
+  kHostRunContext = 9, kHostFail = 10, kHostAlloc = 11, kHostFree = 12
 };
 llvm::StructType *hostType(llvm::LLVMContext &context) {
   auto *ptr = llvm::PointerType::getUnqual(context);
   return llvm::StructType::get(context, {ptr, ptr, llvm::Type::getInt32Ty(context), ptr,
-                                         ptr, ptr, ptr, ptr});
+                                         ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr});
+}
+
+/// Loads pointer field `field` of `host`.
+llvm::Value *loadHostField(llvm::IRBuilder<> &b, llvm::Value *host, unsigned field) {
+  return b.CreateLoad(b.getPtrTy(), b.CreateStructGEP(hostType(b.getContext()), host, field));
+}
+
+/// Defines the check hook of kiln-prepare-entry, `(host, i1 ok, i32 id,
+/// i64 got, i64 expected)`: when `ok` is false, a cold call to
+/// `kiln_check_failed`, which calls host->fail(host->run_context,
+/// messages[id], got, expected), which does not return; without a host or
+/// if it returns anyway, a trap. The common path is one branch.
+void defineCheckHook(llvm::Module &module, llvm::Function *hook,
+                     const std::vector<std::string> &messages) {
+  llvm::LLVMContext &context = module.getContext();
+  auto *ptr = llvm::PointerType::getUnqual(context);
+  auto *i64 = llvm::Type::getInt64Ty(context);
+  std::vector<llvm::Constant *> strings;
+  for (const std::string &message : messages) {
+    llvm::Constant *text = llvm::ConstantDataArray::getString(context, message);
+    strings.push_back(new llvm::GlobalVariable(module, text->getType(), true,
+                                               llvm::GlobalValue::PrivateLinkage, text,
+                                               "kiln.check_message"));
+  }
+  if (strings.empty())
+    strings.push_back(llvm::ConstantPointerNull::get(ptr));
+  auto *tableType = llvm::ArrayType::get(ptr, strings.size());
+  auto *table = new llvm::GlobalVariable(module, tableType, true,
+                                         llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(tableType, strings),
+                                         "kiln.check_messages");
+  llvm::FunctionType *hookType = hook->getFunctionType();
+  // kiln_check_failed(host, id, got, expected): the cold path.
+  auto *failedType = llvm::FunctionType::get(
+      llvm::Type::getVoidTy(context),
+      {ptr, hookType->getParamType(2), hookType->getParamType(3), hookType->getParamType(4)},
+      false);
+  auto *failed = llvm::Function::Create(failedType, llvm::GlobalValue::InternalLinkage,
+                                        "kiln_check_failed", module);
+  failed->addFnAttr(llvm::Attribute::Cold);
+  failed->addFnAttr(llvm::Attribute::NoInline);
+  failed->addFnAttr(llvm::Attribute::NoReturn);
+  {
+    auto *entry = llvm::BasicBlock::Create(context, "entry", failed);
+    auto *haveHost = llvm::BasicBlock::Create(context, "have_host", failed);
+    auto *report = llvm::BasicBlock::Create(context, "report", failed);
+    auto *trap = llvm::BasicBlock::Create(context, "trap", failed);
+    llvm::IRBuilder<> b(entry);
+    llvm::Value *host = failed->getArg(0);
+    b.CreateCondBr(b.CreateIsNull(host), trap, haveHost);
+    b.SetInsertPoint(haveHost);
+    llvm::Value *fail = loadHostField(b, host, kHostFail);
+    b.CreateCondBr(b.CreateIsNull(fail), trap, report);
+    b.SetInsertPoint(report);
+    llvm::Value *id = b.CreateZExt(failed->getArg(1), i64);
+    llvm::Value *message =
+        b.CreateLoad(ptr, b.CreateInBoundsGEP(tableType, table, {b.getInt64(0), id}));
+    auto *failType = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, i64, i64}, false);
+    b.CreateCall(failType, fail,
+                 {loadHostField(b, host, kHostRunContext), message,
+                  b.CreateSExtOrTrunc(failed->getArg(2), i64),
+                  b.CreateSExtOrTrunc(failed->getArg(3), i64)});
+    b.CreateBr(trap);
+    b.SetInsertPoint(trap);
+    b.CreateIntrinsic(llvm::Intrinsic::trap, {});
+    b.CreateUnreachable();
+  }
+  hook->setLinkage(llvm::GlobalValue::InternalLinkage);
+  hook->addFnAttr(llvm::Attribute::AlwaysInline);
+  auto *entry = llvm::BasicBlock::Create(context, "entry", hook);
+  auto *bad = llvm::BasicBlock::Create(context, "failed", hook);
+  auto *done = llvm::BasicBlock::Create(context, "done", hook);
+  llvm::IRBuilder<> b(entry);
+  b.CreateCondBr(hook->getArg(1), done, bad,
+                 llvm::MDBuilder(context).createLikelyBranchWeights());
+  b.SetInsertPoint(bad);
+  b.CreateCall(failed, {hook->getArg(0), hook->getArg(2), hook->getArg(3), hook->getArg(4)});
+  b.CreateUnreachable();
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+}
+
+/// MLIR's generic allocation functions (memref lowering with
+/// use-generic-functions) as calls of the run's kiln_abi_host::alloc/free.
+/// Only kiln_run knows the host: it keeps it in a thread-local variable for
+/// the calls it makes (`kiln_run` is wrapped to set and restore it). Threads
+/// without it (pool workers running parallel_for bodies) use malloc/free.
+void routeAllocations(llvm::Module &module, llvm::Function *run) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Function *alloc = module.getFunction("_mlir_memref_to_llvm_alloc");
+  llvm::Function *alignedAlloc = module.getFunction("_mlir_memref_to_llvm_aligned_alloc");
+  llvm::Function *free = module.getFunction("_mlir_memref_to_llvm_free");
+  if ((!alloc || !alloc->isDeclaration()) && (!alignedAlloc || !alignedAlloc->isDeclaration()) &&
+      (!free || !free->isDeclaration()))
+    return;
+  auto *ptr = llvm::PointerType::getUnqual(context);
+  auto *i64 = llvm::Type::getInt64Ty(context);
+  auto *current = new llvm::GlobalVariable(
+      module, ptr, false, llvm::GlobalValue::InternalLinkage,
+      llvm::ConstantPointerNull::get(ptr), "kiln.host", nullptr,
+      llvm::GlobalValue::GeneralDynamicTLSModel);
+  llvm::FunctionCallee libcMalloc = module.getOrInsertFunction("malloc", ptr, i64);
+  llvm::FunctionCallee libcAligned = module.getOrInsertFunction("aligned_alloc", ptr, i64, i64);
+  llvm::FunctionCallee libcFree =
+      module.getOrInsertFunction("free", llvm::Type::getVoidTy(context), ptr);
+  // if (host = current) return host->SERVICE(host->run_context, args...);
+  // else return fallback(...).
+  auto define = [&](llvm::Function *function, unsigned field, auto serviceArgs,
+                    auto fallback) {
+    if (!function || !function->isDeclaration())
+      return;
+    function->setLinkage(llvm::GlobalValue::InternalLinkage);
+    auto *entry = llvm::BasicBlock::Create(context, "entry", function);
+    auto *hosted = llvm::BasicBlock::Create(context, "runtime", function);
+    auto *plain = llvm::BasicBlock::Create(context, "libc", function);
+    llvm::IRBuilder<> b(entry);
+    llvm::Value *host = b.CreateLoad(ptr, current);
+    b.CreateCondBr(b.CreateIsNull(host), plain, hosted);
+    b.SetInsertPoint(hosted);
+    std::vector<llvm::Value *> args = {loadHostField(b, host, kHostRunContext)};
+    for (llvm::Value *arg : serviceArgs(b))
+      args.push_back(arg);
+    std::vector<llvm::Type *> types;
+    for (llvm::Value *arg : args)
+      types.push_back(arg->getType());
+    llvm::Type *result = function->getReturnType();
+    llvm::Value *value = b.CreateCall(llvm::FunctionType::get(result, types, false),
+                                      loadHostField(b, host, field), args);
+    if (result->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(value);
+    b.SetInsertPoint(plain);
+    llvm::Value *fallbackValue = fallback(b);
+    if (result->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(fallbackValue);
+  };
+  define(
+      alloc, kHostAlloc,
+      [&](llvm::IRBuilder<> &b) {
+        // malloc's alignment: MLIR over-allocates and aligns the buffer itself.
+        return std::vector<llvm::Value *>{b.CreateZExtOrTrunc(alloc->getArg(0), i64),
+                                          b.getInt64(16)};
+      },
+      [&](llvm::IRBuilder<> &b) {
+        return b.CreateCall(libcMalloc, {b.CreateZExtOrTrunc(alloc->getArg(0), i64)});
+      });
+  define(
+      alignedAlloc, kHostAlloc,
+      [&](llvm::IRBuilder<> &b) {
+        return std::vector<llvm::Value *>{b.CreateZExtOrTrunc(alignedAlloc->getArg(1), i64),
+                                          b.CreateZExtOrTrunc(alignedAlloc->getArg(0), i64)};
+      },
+      [&](llvm::IRBuilder<> &b) -> llvm::Value * {
+        // aligned_alloc wants a multiple of the alignment.
+        llvm::Value *align = b.CreateZExtOrTrunc(alignedAlloc->getArg(0), i64);
+        llvm::Value *size = b.CreateZExtOrTrunc(alignedAlloc->getArg(1), i64);
+        llvm::Value *mask = b.CreateSub(align, b.getInt64(1));
+        llvm::Value *rounded = b.CreateAnd(b.CreateAdd(size, mask), b.CreateNot(mask));
+        return b.CreateCall(libcAligned, {align, rounded});
+      });
+  define(
+      free, kHostFree,
+      [&](llvm::IRBuilder<> &) { return std::vector<llvm::Value *>{free->getArg(0)}; },
+      [&](llvm::IRBuilder<> &b) -> llvm::Value * {
+        b.CreateCall(libcFree, {free->getArg(0)});
+        return nullptr;
+      });
+
+  // kiln_run: save the thread's host, set this run's, run, restore.
+  run->setName("kiln_run.body");
+  auto *wrapper = llvm::Function::Create(run->getFunctionType(),
+                                         llvm::GlobalValue::InternalLinkage, "kiln_run", module);
+  run->replaceAllUsesWith(wrapper);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::Value *saved = b.CreateLoad(ptr, current);
+  b.CreateStore(wrapper->getArg(2), current);
+  llvm::Value *code =
+      b.CreateCall(run, {wrapper->getArg(0), wrapper->getArg(1), wrapper->getArg(2)});
+  b.CreateStore(saved, current);
+  b.CreateRet(code);
 }
 
 /// Loads pointer field `field` of the host, returning `code` from `run` when
@@ -442,10 +626,16 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
   DescriptorBuilder d(module);
 
   auto *runType = llvm::FunctionType::get(d.i32, {d.ptrType, d.ptrType, d.ptrType}, false);
-  auto *run = llvm::Function::Create(runType, llvm::GlobalValue::InternalLinkage,
-                                     "kiln_run", module);
+  llvm::Function *run = llvm::Function::Create(runType, llvm::GlobalValue::InternalLinkage,
+                                               "kiln_run", module);
   if (llvm::Error error = buildRunWrapper(d, entry, signature, layout, embedded, run))
     return error;
+  if (llvm::Function *hook = module.getFunction(kCheckHookName))
+    defineCheckHook(module, hook, layout.checkMessages);
+  if (layout.runtimeAllocations) {
+    routeAllocations(module, run);
+    run = module.getFunction("kiln_run");
+  }
 
   auto *modelType = llvm::StructType::create(
       d.context,

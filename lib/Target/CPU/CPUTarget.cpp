@@ -41,8 +41,11 @@ ArtifactLayout takeLayout(mlir::ModuleOp module, WeightsMode mode) {
   if (auto names = module->getAttrOfType<mlir::ArrayAttr>(kDispatchNamesAttr))
     for (auto name : names.getAsValueRange<mlir::StringAttr>())
       layout.dispatchNames.push_back(name.str());
-  for (llvm::StringRef attr :
-       {kMemoryPlanAttr, kWeightsBlobAttr, kDispatchNamesAttr, kDispatchCostsAttr})
+  if (auto messages = module->getAttrOfType<mlir::ArrayAttr>(kCheckMessagesAttr))
+    for (auto message : messages.getAsValueRange<mlir::StringAttr>())
+      layout.checkMessages.push_back(message.str());
+  for (llvm::StringRef attr : {kMemoryPlanAttr, kWeightsBlobAttr, kDispatchNamesAttr,
+                               kDispatchCostsAttr, kCheckMessagesAttr})
     module->removeAttr(attr);
   return layout;
 }
@@ -73,6 +76,7 @@ llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signat
                              llvm::StringRef outputPath,
                              llvm::function_ref<llvm::Error(llvm::Module &)> addTargetCode) {
   ArtifactLayout layout = takeLayout(module, options.weights);
+  layout.runtimeAllocations = options.runtimeAllocations;
   if (options.weights == WeightsMode::External)
     if (llvm::Error error = writeWeightsFile(layout, outputPath))
       return error;

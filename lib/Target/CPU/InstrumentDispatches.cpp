@@ -111,7 +111,9 @@ struct KilnInstrumentDispatchesPass final
 /// without outer dims (main loop, remainder) are one kernel and not
 /// counted apart.
 bool isKernel(Operation *op) {
-  if (isa<scf::ParallelOp, func::CallOp>(op))
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return call.getCallee() != kCheckHookName; // a run-time check is no kernel
+  if (isa<scf::ParallelOp>(op))
     return true;
   if (isa<linalg::LinalgOp>(op))
     return !isa<linalg::FillOp, linalg::CopyOp>(op);

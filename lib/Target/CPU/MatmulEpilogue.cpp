@@ -5,8 +5,10 @@
 #include "MatmulEpilogue.h"
 
 #include "kiln/Dispatch/Epilogue.h"
+#include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -83,6 +85,9 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
     if (auto fill = dyn_cast<linalg::FillOp>(next);
         fill && fill.hasPureBufferSemantics() &&
         !llvm::is_contained(operands, baseBuffer(fill.getDpsInits()[0])))
+      continue;
+    // Run-time checks stay before the matmul (they read no buffer).
+    if (auto call = dyn_cast<func::CallOp>(next); call && call.getCallee() == kCheckHookName)
       continue;
     if (!isa<memref::AllocOp, memref::AllocaOp>(next) && !isPure(next))
       return nullptr;

@@ -227,7 +227,9 @@ llvm::Error writeCUDAOutput(mlir::ModuleOp module, const ModelSignature &signatu
   auto artifactKind = kind == CUDAOutput::HostLLVMIR ? ArtifactKind::LLVMIR
                       : kind == CUDAOutput::Object   ? ArtifactKind::Object
                                                      : ArtifactKind::SharedLibrary;
-  return writeCPUArtifact(module, signature, artifactKind, options.host, outputPath,
+  CPUTargetOptions host = options.host;
+  host.runtimeAllocations = false; // the CUDA shims route them to device memory
+  return writeCPUArtifact(module, signature, artifactKind, host, outputPath,
                           [&](llvm::Module &llvmModule) {
                             return addCUDARuntimeShims(llvmModule, options.chip);
                           });

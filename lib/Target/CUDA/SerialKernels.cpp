@@ -38,7 +38,8 @@ bool staysOnHost(Operation *op) {
     return true;
   // The dispatch trace hooks of kiln-instrument-dispatches (host calls).
   if (auto call = dyn_cast<func::CallOp>(op))
-    return call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName;
+    return call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName ||
+           call.getCallee() == kCheckHookName;
   // The GEMM template's launch and its tensor maps (kiln-cuda-gemm).
   if (isa<gpu::LaunchOp, nvgpu::TmaCreateDescriptorOp>(op))
     return true;

@@ -22,6 +22,11 @@ struct RunState {
   std::string error;
   std::string lastKernel;
   std::vector<CUdeviceptr> allocations; // freed at the end if the model did not
+  // Device memory of the model's own allocations, counted against what the
+  // session's byte limit leaves after the arena and the outputs.
+  uint64_t limit = UINT64_MAX, used = 0, planned = 0, sessionLimit = 0;
+  std::map<CUdeviceptr, uint64_t> sizes;
+  kiln_status_code code = KILN_STATUS_INTERNAL; // of the first failure
 
   bool failed() const { return !error.empty(); }
   void fail(std::string message) {
@@ -103,6 +108,15 @@ void *allocThunk(void *context, uint64_t bytes) noexcept {
   auto *state = static_cast<RunState *>(context);
   if (state->failed())
     return nullptr;
+  if (bytes > state->limit - state->used) {
+    if (!state->failed())
+      state->code = KILN_STATUS_RESOURCE_EXHAUSTED;
+    state->fail(cat("an intermediate buffer of ", bytes,
+                    " bytes of device memory is over the session's byte limit of ",
+                    state->sessionLimit, " bytes (", state->planned + state->used,
+                    " bytes in use by the arena, the outputs and other intermediates)"));
+    return nullptr;
+  }
   CUdeviceptr ptr = 0;
   if (!state->check(state->device->driver.memAllocAsync(&ptr, bytes ? bytes : 1,
                                                         state->device->stream),
@@ -110,6 +124,8 @@ void *allocThunk(void *context, uint64_t bytes) noexcept {
     return nullptr;
   try {
     state->allocations.push_back(ptr);
+    state->sizes[ptr] = bytes;
+    state->used += bytes;
   } catch (...) {
   }
   return reinterpret_cast<void *>(ptr);
@@ -123,6 +139,10 @@ void freeThunk(void *context, void *ptr) noexcept {
   for (CUdeviceptr &owned : state->allocations)
     if (owned == device)
       owned = 0;
+  if (auto it = state->sizes.find(device); it != state->sizes.end()) {
+    state->used -= it->second;
+    state->sizes.erase(it);
+  }
   state->check(state->device->driver.memFreeAsync(device, state->device->stream),
                "freeing device memory");
 }
@@ -385,7 +405,7 @@ CUdeviceptr Device::tensorMap(const CUtensorMap &map, std::string &error) {
 
 kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                          const std::vector<void *> &outputs, const kiln_abi_host &host,
-                         RunRecorder *recorder) {
+                         RunGuard &guard, RunRecorder *recorder) {
   if (CUresult r = driver.ctxSetCurrent(context); r != kSuccess)
     return makeStatus(KILN_STATUS_INTERNAL,
                       cat("cuCtxSetCurrent failed: ", describe(driver, r)));
@@ -415,6 +435,9 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
     buffers.push_back(reinterpret_cast<void *>(lease.get()->io + offset));
 
   RunState state{this, {}, {}, {}};
+  state.limit = guard.heapLimit();
+  state.planned = guard.plannedBytes();
+  state.sessionLimit = guard.byteLimit();
   kiln_abi_cuda services = {&state,      &getFunctionThunk, &launchThunk,   &allocThunk,
                             &freeThunk, &constantThunk,    &tensorMapThunk};
   kiln_abi_host deviceHost = host;
@@ -455,7 +478,9 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   auto start = std::chrono::steady_clock::now();
   int32_t code = 0;
   if (!state.failed())
-    code = model.abi->run(buffers.data(), plan.dims.data(), &deviceHost);
+    code = guard.call(model.abi->run, buffers.data(), plan.dims.data(), &deviceHost);
+  if (guard.failed() && !state.failed())
+    state.fail(guard.failureMessage());
   bool timed = !state.failed() && driver.streamSynchronize(stream) == kSuccess;
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                   .count();
@@ -482,8 +507,10 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   for (CUdeviceptr ptr : state.allocations)
     if (ptr)
       driver.memFreeAsync(ptr, stream);
+  if (guard.failed())
+    return makeStatus(guard.failureCode(), guard.failureMessage());
   if (state.failed())
-    return failed(KILN_STATUS_INTERNAL, state.error);
+    return failed(state.code, state.error);
   return nullptr;
 }
 

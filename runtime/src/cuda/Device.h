@@ -6,6 +6,7 @@
 #define KILN_RUNTIME_CUDA_DEVICE_H
 
 #include "Model.h"
+#include "RunGuard.h"
 #include "Trace.h"
 #include "Validation.h"
 #include "cuda/DeviceArena.h"
@@ -42,10 +43,12 @@ public:
   /// Copies the inputs to the device, runs `model` with device buffers,
   /// copies the outputs back into `outputs` (host memory of
   /// `plan.outputBytes`), and reports the first CUDA failure. With a
-  /// `recorder`, each dispatch is timed with CUDA events.
+  /// `recorder`, each dispatch is timed with CUDA events. `guard` runs the
+  /// model (check failures) and gives the byte limit that the model's
+  /// device allocations (kiln_abi_cuda::alloc) are counted against.
   kiln_status *run(const kiln_model &model, const RunPlan &plan,
                    const std::vector<void *> &outputs, const kiln_abi_host &host,
-                   RunRecorder *recorder);
+                   RunGuard &guard, RunRecorder *recorder);
 
   const std::string &name() const { return deviceName; }
   /// Kernel time of the last successful run in ms; negative before one.

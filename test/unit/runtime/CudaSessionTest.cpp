@@ -22,10 +22,11 @@
 namespace kiln::test {
 namespace {
 
-SessionPtr createCudaSession(kiln_model *model, std::string &error) {
+SessionPtr createCudaSession(kiln_model *model, std::string &error, uint64_t maxBytes = 0) {
   kiln_session_options options;
   kiln_session_options_init(&options);
   options.device = KILN_DEVICE_CUDA;
+  options.max_bytes = maxBytes;
   kiln_session *session = nullptr;
   error = messageOf(kiln_session_create(model, &options, &session));
   return SessionPtr(session);
@@ -194,6 +195,41 @@ TEST(CudaSession, OutOfDeviceMemoryForTheArena) {
                        "CUDA_ERROR_OUT_OF_MEMORY (2: out of memory)"),
             std::string::npos)
       << error;
+}
+
+TEST(CudaSession, DeviceAllocationsCountAgainstTheByteLimit) {
+  ModelPtr model = loadModel("cuda_device_alloc");
+  std::string error;
+  {
+    SessionPtr session = createCudaSession(model.get(), error);
+    ASSERT_EQ(error, "");
+    expectScaled(runScale(session.get(), 0, error), 0);
+    EXPECT_EQ(error, "");
+  }
+  // 64 KiB: the arena (256 bytes) and the outputs (512) fit, 1 MiB does not.
+  SessionPtr session = createCudaSession(model.get(), error, 65536);
+  ASSERT_EQ(error, "");
+  runScale(session.get(), 0, error); // the session's scratch and weights
+  // Refused before the driver sees it: a steady-state run allocates nothing.
+  long allocations = load(counters().allocations);
+  Outputs out = runScale(session.get(), 0, error);
+  EXPECT_EQ(load(counters().allocations), allocations);
+  EXPECT_TRUE(out.y.empty());
+  EXPECT_NE(error.find("failed on Fake GPU: an intermediate buffer of 1048576 bytes of device "
+                       "memory is over the session's byte limit of 65536 bytes (768 bytes in "
+                       "use by the arena, the outputs and other intermediates)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(CudaSession, FailedCheckIsAStatus) {
+  ModelPtr model = loadModel("cuda_check_fails");
+  std::string error;
+  SessionPtr session = createCudaSession(model.get(), error);
+  ASSERT_EQ(error, "");
+  Outputs out = runScale(session.get(), 0, error);
+  EXPECT_TRUE(out.y.empty());
+  EXPECT_EQ(error, "dim mismatch in add '/add' (dim 0 of operand 1): 65 vs 64");
 }
 
 // A run that shared another run's arena would read that run's staged

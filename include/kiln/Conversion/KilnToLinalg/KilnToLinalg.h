@@ -10,6 +10,16 @@
 
 namespace kiln {
 
+/// A run-time check of an assumption the generated code makes (two dynamic
+/// dims are equal, an index is in range): `func.call @kiln_check(%ok, %got,
+/// %expected) {kiln.check_message = "..."}` to this private declaration of
+/// type (i1, index, index) -> (). In the message "{0}" and "{1}" stand for
+/// got and expected. kiln-prepare-entry gives the checks the host (they
+/// become calls of kCheckHookName); when %ok is false at run time, the run
+/// fails with the message (kiln_abi_host::fail).
+inline constexpr llvm::StringLiteral kCheckFunctionName = "kiln_check";
+inline constexpr llvm::StringLiteral kCheckMessageAttr = "kiln.check_message";
+
 #define GEN_PASS_DECL
 #include "kiln/Conversion/KilnToLinalg/Passes.h.inc"
 
@@ -34,7 +44,10 @@ void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// cumsum: a generic with a masked reduction along the axis.
 void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape family, transpose, concat, slice, gather, shape/size: tensor ops.
-void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
+/// `indexChecks`: gather and gather_elements check their indices at run time
+/// (the CUDA target, whose host code cannot read the indices, only clamps).
+void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns,
+                                   bool indexChecks = true);
 
 } // namespace kiln
 

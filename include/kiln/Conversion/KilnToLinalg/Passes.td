@@ -19,12 +19,22 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
     graph stage (`kiln.shape`/`kiln.size` on dynamic dims are lowered to
     `tensor.dim` arithmetic). Broadcasting is decided from static shapes: a
     dynamic dim is assumed not to broadcast (it must equal the result dim).
+    Such assumptions (dynamic dims of elementwise operands, matmul
+    contraction and batch dims, concat inputs) become run-time checks,
+    `func.call @kiln_check(%ok, %got, %expected)` with a `kiln.check_message`;
+    so do gather indices (in [-size, size), unless `index-checks=false`).
+    Static shapes need no check.
 
     Post-conditions: no `kiln` op is left; an op this pass cannot lower is an
     error naming the op (`failed to legalize operation 'kiln.…'`).
   }];
+  let options = [
+    Option<"indexChecks", "index-checks", "bool", /*default=*/"true",
+           "Check gather indices at run time (a reduction of the indices read "
+           "by host code; off for CUDA, where gathers only clamp)">
+  ];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
   ];
 }

@@ -47,6 +47,12 @@ struct ArtifactLayout {
   WeightsMode weightsMode = WeightsMode::Embed;
   std::string weightsFile; // External: the side file's name
   std::vector<std::string> dispatchNames;
+  /// The messages of the run-time checks (kCheckMessagesAttr), by id.
+  std::vector<std::string> checkMessages;
+  /// Heap allocations of generated code (MLIR's generic
+  /// _mlir_memref_to_llvm_alloc/free) go to kiln_abi_host::alloc/free of the
+  /// run (CPU artifacts; CUDA artifacts route them to the device instead).
+  bool runtimeAllocations = false;
 };
 
 /// FNV-1a 64 of a descriptor, exactly as kiln-c/abi.h specifies.
@@ -68,6 +74,8 @@ struct CPUTargetOptions {
   /// "x86-64-v3" or "x86-64-v4".
   std::string cpu = "native";
   WeightsMode weights = WeightsMode::Embed;
+  /// See ArtifactLayout::runtimeAllocations.
+  bool runtimeAllocations = true;
 };
 
 /// A target machine for x86-64 Linux shared objects (PIC) for `options.cpu`.

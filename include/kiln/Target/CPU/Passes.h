@@ -37,6 +37,13 @@ inline constexpr llvm::StringLiteral kDispatchGroupAttr = "kiln.dispatch_group";
 inline constexpr llvm::StringLiteral kTraceBeginName = "kiln_trace_begin";
 inline constexpr llvm::StringLiteral kTraceEndName = "kiln_trace_end";
 
+/// The run-time checks after kiln-prepare-entry (see kCheckFunctionName):
+/// `(kiln_abi_host *, i1 ok, i32 check, index got, index expected)`, defined
+/// by the artifact writer; `check` indexes the module attribute
+/// kCheckMessagesAttr (array of strings).
+inline constexpr llvm::StringLiteral kCheckHookName = "kiln_check_hook";
+inline constexpr llvm::StringLiteral kCheckMessagesAttr = "kiln.check_messages";
+
 #define GEN_PASS_DECL
 #include "kiln/Target/CPU/Passes.h.inc"
 

@@ -21,8 +21,16 @@ def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
     or one named `main`. Post-condition: it is `private @kiln_entry` with a
     new first argument `!llvm.ptr {kiln.host}`, the runtime's
     `kiln_abi_host *`, which parallel loops use.
+
+    The run-time checks of `convert-kiln-to-linalg` (`call @kiln_check(%ok,
+    %got, %expected) {kiln.check_message}`) become `call
+    @kiln_check_hook(%host, %ok, %id, %got, %expected)`; the module attribute
+    `kiln.check_messages` lists the messages by id, and checks whose
+    condition is a constant true are dropped. A check outside the model
+    function is an error.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def KilnCopiesToLinalgPass : Pass<"kiln-copies-to-linalg", "mlir::func::FuncOp"> {

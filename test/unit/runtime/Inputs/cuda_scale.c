@@ -11,6 +11,10 @@
  *   FAKE_NO_WEIGHTS     none: host->weights, the runtime's device copy of
  *                       the generated blob
  *   FAKE_MISSING_KERNEL dispatch 0 asks for a kernel the image lacks
+ *   FAKE_DEVICE_ALLOC   also allocates (and frees) 1 MiB of device scratch
+ *                       through kiln_abi_cuda::alloc, like a buffer of
+ *                       run-time size
+ *   FAKE_CHECK_FAILS    a failed run-time check (host->fail) before any launch
  *===--------------------------------------------------------------------------===*/
 
 #include "FakeCuda.h"
@@ -84,6 +88,18 @@ static int32_t run(void *const *buffers, const int64_t *dims_in, const kiln_abi_
   scale = cuda->get_function(cuda->context, &image, "scale_kernel");
 #endif
   add = cuda->get_function(cuda->context, &image, "add_kernel");
+#ifdef FAKE_DEVICE_ALLOC
+  {
+    void *scratch = cuda->alloc(cuda->context, 1 << 20);
+    if (scratch)
+      cuda->free(cuda->context, scratch);
+  }
+#endif
+#ifdef FAKE_CHECK_FAILS
+  host->fail(host->run_context, "dim mismatch in add '/add' (dim 0 of operand 1): {0} vs {1}",
+             65, 64);
+  return 92; /* fail returned */
+#endif
   {
     void *scale_params[] = {&x, &w, &arena};
     void *add_params[] = {&arena, &y, &w, &w_out};
