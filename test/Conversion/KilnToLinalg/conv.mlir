@@ -147,3 +147,17 @@ func.func @pools(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x
   %1 = kiln.avg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
   return %0, %1 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+/// A grouped 1-D conv runs as the 2-D conv of a unit-height image.
+// CHECK-LABEL: func @grouped_1d
+// CHECK-SAME: (%[[X:.+]]: tensor<2x4x11xf32>, %[[W:.+]]: tensor<4x1x4xf32>)
+// CHECK-DAG: tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 4, 1, 11]
+// CHECK-DAG: tensor.expand_shape %[[W]] {{\[\[}}0], [1], [2, 3]] output_shape [4, 1, 1, 4]
+// CHECK-NOT: kiln.conv
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<2x4x1x8xf32> into tensor<2x4x8xf32>
+func.func @grouped_1d(%x: tensor<2x4x11xf32>, %w: tensor<4x1x4xf32>) -> tensor<2x4x8xf32> {
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1>, group = 4 : i64, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<2x4x11xf32>, tensor<4x1x4xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
