@@ -83,6 +83,7 @@ struct ConvertKilnToLinalgPass final
     populateContractionToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
+    populateResizeToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns);
     if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))

@@ -31,6 +31,8 @@ void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, softmax, log_softmax, norms: reduction generics.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// resize (nearest, linear, cubic): a gathering generic over the output.
+void populateResizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// cumsum: a generic with a masked reduction along the axis.
 void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape family, transpose, concat, slice, gather, shape/size: tensor ops.
