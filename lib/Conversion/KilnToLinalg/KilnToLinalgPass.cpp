@@ -85,6 +85,7 @@ struct ConvertKilnToLinalgPass final
     populateReductionToLinalgPatterns(patterns);
     populateResizeToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
+    populateSelectScatterToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns);
     if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
