@@ -571,6 +571,120 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
   }
 };
 
+/// A transposed conv as a conv with unit strides: the input is spread out by
+/// the strides (zeros between its elements) and padded by
+/// dilation * (K - 1) - pad_begin in front and dilation * (K - 1) - pad_end +
+/// output_padding behind (a negative amount crops), and the weight
+/// [C, M/g, K...] becomes [M, C/g, K...] with its window flipped:
+///   w'[m, c, k...] = w[(m / (M/g)) * (C/g) + c, m mod (M/g), K - 1 - k...]
+/// The new kiln.conv is legalized by ConvToLinalgNamed.
+struct ConvTransposeToConv final : OpConversionPattern<ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    RankedTensorType result = op.getType();
+    int64_t rank = inputType.getRank(), spatial = rank - 2;
+    for (int64_t i = 1; i < rank; ++i)
+      if (inputType.isDynamicDim(i) || result.isDynamicDim(i))
+        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+    if (!weightType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic weight");
+    Type element = result.getElementType();
+    int64_t group = op.getGroup();
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
+                      pads = op.getPads(), outputPadding = op.getOutputPadding();
+
+    // The spread and padded input, then any crop of negative amounts.
+    SmallVector<int64_t> spreadShape(inputType.getShape().take_front(2));
+    SmallVector<OpFoldResult> insertOffsets(2, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> insertStrides(2, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> cropOffsets(2, rewriter.getIndexAttr(0));
+    SmallVector<int64_t> cropShape(spreadShape);
+    bool crops = false;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t extent = dilations[i] * (weightType.getDimSize(i + 2) - 1);
+      int64_t lo = extent - pads[i];
+      int64_t hi = extent - pads[i + spatial] + outputPadding[i];
+      int64_t length = (inputType.getDimSize(i + 2) - 1) * strides[i] + 1;
+      int64_t padLo = std::max<int64_t>(lo, 0), padHi = std::max<int64_t>(hi, 0);
+      spreadShape.push_back(length + padLo + padHi);
+      insertOffsets.push_back(rewriter.getIndexAttr(padLo));
+      insertStrides.push_back(rewriter.getIndexAttr(strides[i]));
+      cropOffsets.push_back(rewriter.getIndexAttr(padLo - lo));
+      cropShape.push_back(length + lo + hi);
+      crops |= lo < 0 || hi < 0;
+      if (length + lo + hi < extent + 1)
+        return rewriter.notifyMatchFailure(op, "pads crop more than the spread input");
+    }
+    SmallVector<Value> dynamicSizes = batchDynamicSize(rewriter, loc, inputType, input);
+    Value zero = scalarConstant(rewriter, loc, element, 0);
+    Value spread = createInit(rewriter, loc, inputType.clone(spreadShape), dynamicSizes, zero);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < rank; ++i)
+      sizes.push_back(inputType.isDynamicDim(i)
+                          ? OpFoldResult(dynamicSizes.front())
+                          : OpFoldResult(rewriter.getIndexAttr(inputType.getDimSize(i))));
+    spread = tensor::InsertSliceOp::create(rewriter, loc, input, spread, insertOffsets, sizes,
+                                           insertStrides);
+    if (crops) {
+      SmallVector<OpFoldResult> cropSizes;
+      for (int64_t i = 0; i < rank; ++i)
+        cropSizes.push_back(inputType.isDynamicDim(i)
+                                ? OpFoldResult(dynamicSizes.front())
+                                : OpFoldResult(rewriter.getIndexAttr(cropShape[i])));
+      spread = tensor::ExtractSliceOp::create(
+          rewriter, loc, cast<RankedTensorType>(inputType.clone(cropShape)), spread,
+          cropOffsets, cropSizes, SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+    }
+
+    // The flipped weight, its in/out channel dims swapped per group.
+    int64_t channels = weightType.getDimSize(0), filtersPerGroup = weightType.getDimSize(1);
+    int64_t channelsPerGroup = channels / group;
+    SmallVector<int64_t> flippedShape = {filtersPerGroup * group, channelsPerGroup};
+    for (int64_t i = 0; i < spatial; ++i)
+      flippedShape.push_back(weightType.getDimSize(i + 2));
+    auto flippedType = RankedTensorType::get(flippedShape, element);
+    Value flippedInit = createInit(rewriter, loc, flippedType, {});
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Value flipped =
+        linalg::GenericOp::create(
+            rewriter, loc, flippedType, ValueRange{}, flippedInit, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange) {
+              auto index = [&](int64_t v) {
+                return arith::ConstantIndexOp::create(b, l, v).getResult();
+              };
+              Value m = linalg::IndexOp::create(b, l, 0);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              Value g = arith::DivUIOp::create(b, l, m, index(filtersPerGroup));
+              SmallVector<Value> coords = {
+                  arith::AddIOp::create(
+                      b, l, arith::MulIOp::create(b, l, g, index(channelsPerGroup)), c),
+                  arith::RemUIOp::create(b, l, m, index(filtersPerGroup))};
+              for (int64_t i = 0; i < spatial; ++i)
+                coords.push_back(arith::SubIOp::create(
+                    b, l, index(flippedShape[i + 2] - 1),
+                    linalg::IndexOp::create(b, l, i + 2)));
+              linalg::YieldOp::create(
+                  b, l, tensor::ExtractOp::create(b, l, weight, coords).getResult());
+            })
+            .getResult(0);
+
+    SmallVector<int64_t> ones(spatial, 1), noPads(2 * spatial, 0);
+    rewriter.replaceOpWithNewOp<ConvOp>(op, result, spread, flipped, adaptor.getBias(),
+                                        rewriter.getDenseI64ArrayAttr(ones),
+                                        rewriter.getDenseI64ArrayAttr(dilations),
+                                        rewriter.getDenseI64ArrayAttr(noPads),
+                                        op.getGroupAttr());
+    return success();
+  }
+};
+
 /// Extra end padding so that ceil-mode windows stay inside the input.
 SmallVector<int64_t> poolEndPads(RankedTensorType input, RankedTensorType result,
                                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
@@ -720,7 +834,7 @@ struct GlobalPoolToReduce final : OpConversionPattern<OpTy> {
 } // namespace
 
 void populateConvToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvToLinalgNamed, PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>,
+  patterns.add<ConvToLinalgNamed, ConvTransposeToConv, PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>,
                GlobalPoolToReduce<GlobalAvgPoolOp, ReduceKind::mean>,
                GlobalPoolToReduce<GlobalMaxPoolOp, ReduceKind::max>>(
       patterns.getContext());

@@ -178,9 +178,13 @@ LogicalResult conv(NodeBinder &b) {
 }
 
 /// ConvTranspose pads from `output_shape` or SAME auto_pad (ONNX puts the odd
-/// pixel at the end for SAME_UPPER).
+/// pixel at the end for SAME_UPPER). An output larger than the full window
+/// sweep needs negative padding, which the ONNX reference splits with floor
+/// division; a negative end pad is the same as that much more output_padding
+/// (zeros plus bias past the last window), a negative begin pad is not
+/// supported.
 LogicalResult resolveTransposePads(NodeBinder &b, RankedTensorType input,
-                                   Window &w, ArrayRef<int64_t> outputPadding) {
+                                   Window &w, MutableArrayRef<int64_t> outputPadding) {
   FailureOr<SmallVector<int64_t>> outputShape =
       b.intsAttr("output_shape", ArrayRef<int64_t>());
   if (failed(outputShape))
@@ -214,13 +218,17 @@ LogicalResult resolveTransposePads(NodeBinder &b, RankedTensorType input,
       return b.emitError() << "the padding of spatial dim " << i
                            << " overflows int64";
     int64_t total = *need;
-    if (total < 0)
-      return b.unsupported("output size " + Twine(*target) + " in spatial dim " +
-                           Twine(i) + " needs negative padding");
-    int64_t half = total / 2;
+    int64_t half = llvm::divideFloorSigned(total, 2);
     bool upper = w.autoPad == "SAME_UPPER";
     w.pads[i] = upper ? half : total - half;
     w.pads[i + k] = upper ? total - half : half;
+    if (w.pads[i] < 0)
+      return b.unsupported("output size " + Twine(*target) + " in spatial dim " +
+                           Twine(i) + " needs negative padding in front");
+    if (w.pads[i + k] < 0) {
+      outputPadding[i] -= w.pads[i + k];
+      w.pads[i + k] = 0;
+    }
   }
   return success();
 }
