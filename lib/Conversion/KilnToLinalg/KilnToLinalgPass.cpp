@@ -83,6 +83,7 @@ struct ConvertKilnToLinalgPass final
     populateContractionToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
+    populateQuantizeToLinalgPatterns(patterns);
     populateResizeToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
     populateSelectScatterToLinalgPatterns(patterns);

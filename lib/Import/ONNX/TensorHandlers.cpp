@@ -406,11 +406,11 @@ LogicalResult quantize(NodeBinder &b) {
   Type zeroType = isQuantize ? builder.getIntegerType(8, /*isSigned=*/false)
                              : tensorType(*x).getElementType();
   if (isQuantize && *outputType != 0) {
-    // TensorProto codes: INT8 = 3, UINT8 = 2 (the only 8-bit targets kiln has).
-    if (*outputType != 2 && *outputType != 3)
+    // TensorProto codes: UINT8 = 2, INT8 = 3, UINT16 = 4, INT16 = 5.
+    if (*outputType < 2 || *outputType > 5)
       return b.unsupported("output_dtype " + Twine(*outputType));
-    zeroType = *outputType == 2 ? builder.getIntegerType(8, /*isSigned=*/false)
-                                : builder.getIntegerType(8);
+    bool isSigned = *outputType == 3 || *outputType == 5;
+    zeroType = builder.getIntegerType(*outputType <= 3 ? 8 : 16, isSigned);
   }
   FailureOr<Value> zero = zeroPoint(b, *scale, zeroType);
   if (failed(zero))

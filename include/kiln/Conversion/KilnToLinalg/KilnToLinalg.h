@@ -31,6 +31,8 @@ void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, softmax, log_softmax, norms: reduction generics.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// quantize_linear, dequantize_linear: elementwise generics.
+void populateQuantizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// resize (nearest, linear, cubic): a gathering generic over the output.
 void populateResizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// top_k, scatter_elements: generics with a reduction dim along the axis.

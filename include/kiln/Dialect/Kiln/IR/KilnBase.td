@@ -49,7 +49,7 @@ def Kiln_BitsTensor : RankedTensorOf<[I1, Kiln_IntElement]>;
 def Kiln_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Kiln_ShapeTensor : 1DTensorOf<[I64]>;
 def Kiln_ScalarTensor : 0DTensorOf<[Kiln_FloatElement, Kiln_IntElement]>;
-def Kiln_QuantTensor : RankedTensorOf<[I8, UI8, I32]>;
+def Kiln_QuantTensor : RankedTensorOf<[I8, UI8, I16, UI16, I32]>;
 
 //===----------------------------------------------------------------------===//
 // Enums
