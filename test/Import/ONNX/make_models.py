@@ -415,6 +415,18 @@ def static_chain(out):
 
 
 @register
+def range_axes(out):
+    # Reduction axes from Range(1, Size(Shape(x)), 1), as the RMSNormalization
+    # function body computes them: the integer Range folds at import.
+    x = T("x", F, [2, 4, 6])
+    inits = [init("one", np.array(1, np.int64))]
+    nodes = [N("Shape", ["x"], ["s"]), N("Size", ["s"], ["rank"]),
+             N("Range", ["one", "rank", "one"], ["axes"]),
+             N("ReduceMean", ["x", "axes"], ["y"])]
+    save(out, "range_axes", make(nodes, [x], [T("y")], inits, opset=18))
+
+
+@register
 def unsorted(out):
     # Nodes out of topological order are sorted by the reader.
     nodes = [N("Relu", ["a"], ["b"]), N("Neg", ["x"], ["a"])]
