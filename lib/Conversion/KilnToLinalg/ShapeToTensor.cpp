@@ -257,6 +257,10 @@ struct ConcatToTensor final : OpConversionPattern<ConcatOp> {
     OpFoldResult offset = rewriter.getIndexAttr(0);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     for (Value input : inputs) {
+      // An input with no elements along the axis adds nothing (and may sit at
+      // the end, where insert_slice cannot).
+      if (cast<RankedTensorType>(input.getType()).getDimSize(axis) == 0)
+        continue;
       SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, input);
       offsets[axis] = offset;
       acc = tensor::InsertSliceOp::create(rewriter, loc, input, acc, offsets, sizes, strides);
@@ -283,6 +287,14 @@ struct SliceToTensor final : OpConversionPattern<SliceOp> {
     RankedTensorType result = op.getType();
     int64_t rank = result.getRank();
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    // An empty slice reads nothing (its start may lie past the end, which
+    // extract_slice does not allow).
+    if (result.hasStaticShape() && result.getNumElements() == 0) {
+      rewriter.replaceOp(op, createInit(rewriter, loc, lowering::signlessType(result), {}));
+      return success();
+    }
+    if (llvm::any_of(op.getSteps(), [](int64_t step) { return step < 0; }))
+      return reversedSlice(op, adaptor, rewriter);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, adaptor.getInput());
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
@@ -298,6 +310,49 @@ struct SliceToTensor final : OpConversionPattern<SliceOp> {
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, result, adaptor.getInput(),
                                                         offsets, sizes, strides);
+    return success();
+  }
+
+  /// A slice with a negative step as a gather: out[i] reads
+  /// input[start + i * step] along each sliced dim, the start clamped into
+  /// [0, size - 1] as ONNX does for negative steps (into [0, size] for
+  /// positive ones).
+  LogicalResult reversedSlice(SliceOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    RankedTensorType result = lowering::signlessType(op.getType());
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!inputType.hasStaticShape() || !result.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "negative steps need static shapes");
+    int64_t rank = result.getRank();
+    SmallVector<int64_t> starts(rank, 0), steps(rank, 1);
+    for (auto [i, axis] : llvm::enumerate(op.getAxes())) {
+      int64_t dim = axis < 0 ? axis + rank : axis;
+      int64_t size = inputType.getDimSize(dim), step = op.getSteps()[i];
+      int64_t start = op.getStarts()[i];
+      if (step > 0) {
+        start = clampStart(start, size);
+      } else {
+        if (start < 0)
+          start += size;
+        start = std::clamp<int64_t>(start, 0, size - 1);
+      }
+      starts[dim] = start, steps[dim] = step;
+    }
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d)
+      exprs.push_back(rewriter.getAffineDimExpr(d) * steps[d] + starts[d]);
+    Value init = createInit(rewriter, loc, result, {});
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, rewriter.getContext()),
+                                   rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    rewriter.replaceOp(op, linalg::GenericOp::create(
+                               rewriter, loc, result, adaptor.getInput(), init, maps,
+                               iterators,
+                               [](OpBuilder &b, Location l, ValueRange args) {
+                                 linalg::YieldOp::create(b, l, args[0]);
+                               })
+                               .getResults());
     return success();
   }
 };
@@ -320,6 +375,17 @@ struct SplitToTensor final : OpConversionPattern<SplitOp> {
     for (auto [size, type] : llvm::zip(op.getSizes(), op.getResultTypes())) {
       SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, input);
       sizes[axis] = rewriter.getIndexAttr(size);
+      // An empty piece reads nothing (extract_slice rejects any offset into
+      // an empty dim, and one at the end of a full dim).
+      if (size == 0) {
+        auto pieceType = lowering::signlessType(cast<RankedTensorType>(type));
+        SmallVector<Value> dynamicSizes;
+        for (int64_t d = 0; d < rank; ++d)
+          if (pieceType.isDynamicDim(d))
+            dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+        pieces.push_back(createInit(rewriter, loc, pieceType, dynamicSizes));
+        continue;
+      }
       offsets[axis] = rewriter.getIndexAttr(offset);
       pieces.push_back(tensor::ExtractSliceOp::create(
           rewriter, loc, cast<RankedTensorType>(type), input, offsets, sizes, strides));

@@ -191,3 +191,34 @@ func.func @one_hot(%i: tensor<4xi32>, %v: tensor<2xf32>) -> tensor<10x4xf32> {
   %0 = kiln.one_hot %i, %v {depth = 10 : i64, axis = 0 : i64} : (tensor<4xi32>, tensor<2xf32>) -> tensor<10x4xf32>
   return %0 : tensor<10x4xf32>
 }
+
+// -----
+
+/// A negative step gathers backwards from the clamped start.
+// CHECK-DAG: #[[REV:.+]] = affine_map<(d0, d1) -> (d0, d1 * -2 + 9)>
+// CHECK-LABEL: func @slice_negative_step
+// CHECK: linalg.generic {indexing_maps = [#[[REV]], #{{.+}}]
+// CHECK-SAME: outs(%{{.*}} : tensor<2x4xf32>)
+func.func @slice_negative_step(%x: tensor<2x10xf32>) -> tensor<2x4xf32> {
+  %0 = kiln.slice %x {axes = array<i64: 1>, starts = array<i64: 20>, ends = array<i64: 1>, steps = array<i64: -2>} : (tensor<2x10xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+/// Empty slices, split pieces and concat inputs read nothing: no
+/// extract_slice or insert_slice at the end of a dim.
+// CHECK-LABEL: func @empty_pieces
+// CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x0xf32>
+// CHECK: %[[P:.+]] = tensor.empty() : tensor<2x0xf32>
+// CHECK: %[[C:.+]] = tensor.empty() : tensor<2x8xf32>
+// CHECK: %[[R:.+]] = tensor.insert_slice %[[X]] into %[[C]][0, 0] [2, 8] [1, 1]
+// CHECK-NOT: insert_slice
+// CHECK: return %[[E]], %[[P]], %[[R]]
+func.func @empty_pieces(%x: tensor<2x8xf32>) -> (tensor<2x0xf32>, tensor<2x0xf32>, tensor<2x8xf32>) {
+  %0 = kiln.slice %x {axes = array<i64: 1>, starts = array<i64: 10>, ends = array<i64: 12>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x0xf32>
+  %1:2 = kiln.split %x {axis = 1 : i64, sizes = array<i64: 8, 0>} : (tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x0xf32>)
+  %2 = kiln.concat %x, %1#1 {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x0xf32>) -> tensor<2x8xf32>
+  return %0, %1#1, %2 : tensor<2x0xf32>, tensor<2x0xf32>, tensor<2x8xf32>
+}
