@@ -293,6 +293,54 @@ LogicalResult pool(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// LpPool: (sum over the window of |x|^p)^(1/p), built from kiln ops: the
+/// window sum is an average pool that counts the (zero) padding, times the
+/// window size. Ceil mode is refused: its overhang is not counted by the
+/// average, so the product would not be the sum.
+LogicalResult lpPool(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Window> w = readWindow(b, tensorType(*x), std::nullopt);
+  FailureOr<int64_t> ceilMode = b.intAttr("ceil_mode", 0);
+  FailureOr<int64_t> p = b.intAttr("p", 2);
+  if (failed(w) || failed(ceilMode) || failed(p) ||
+      failed(b.checkRange("attribute 'ceil_mode'", *ceilMode, 0, 1)) ||
+      failed(b.checkRange("attribute 'p'", *p, 1, {})) ||
+      failed(resolveSamePads(b, tensorType(*x), *w)))
+    return failure();
+  if (*ceilMode != 0)
+    return b.unsupported("LpPool with ceil_mode 1");
+  Type element = tensorType(*x).getElementType();
+  auto unary = [&](auto tag, Value v) -> FailureOr<Value> {
+    return b.make<decltype(tag)>(v);
+  };
+  auto binary = [&](auto tag, Value l, Value r) -> FailureOr<Value> {
+    return b.make<decltype(tag)>(l, r);
+  };
+  FailureOr<Value> powered = unary(kiln::AbsOp(), *x);
+  if (succeeded(powered) && *p == 2)
+    powered = binary(kiln::MulOp(), *powered, *powered);
+  else if (succeeded(powered) && *p > 2)
+    powered = binary(kiln::PowOp(), *powered, b.scalar(element, static_cast<double>(*p)));
+  if (failed(powered))
+    return failure();
+  FailureOr<Value> mean = b.make<kiln::AvgPoolOp>(
+      *powered, ArrayRef(w->kernel), ArrayRef(w->strides), ArrayRef(w->dilations),
+      ArrayRef(w->pads), /*ceil_mode=*/false, /*count_include_pad=*/true);
+  if (failed(mean))
+    return failure();
+  double count = 1;
+  for (int64_t k : w->kernel)
+    count *= static_cast<double>(k);
+  FailureOr<Value> sum = binary(kiln::MulOp(), *mean, b.scalar(element, count));
+  if (succeeded(sum) && *p == 2)
+    sum = unary(kiln::SqrtOp(), *sum);
+  else if (succeeded(sum) && *p > 2)
+    sum = binary(kiln::PowOp(), *sum, b.scalar(element, 1.0 / static_cast<double>(*p)));
+  return failed(sum) ? failure() : b.setOutput(0, *sum);
+}
+
 template <typename OpTy>
 LogicalResult globalPool(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
@@ -533,6 +581,7 @@ void registerNNHandlers(HandlerRegistry &r) {
   r.add("ConvTranspose", 7, convTranspose);
   r.add("MaxPool", 7, pool<true>);
   r.add("AveragePool", 7, pool<false>);
+  r.add("LpPool", 2, lpPool);
   r.add("GlobalAveragePool", 7, globalPool<kiln::GlobalAvgPoolOp>);
   r.add("GlobalMaxPool", 7, globalPool<kiln::GlobalMaxPoolOp>);
   r.add("Softmax", 7, softmax<kiln::SoftmaxOp>);

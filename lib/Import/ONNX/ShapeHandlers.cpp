@@ -656,6 +656,7 @@ void registerShapeHandlers(HandlerRegistry &r) {
   r.add("Gather", 7, gather<kiln::GatherOp>);
   r.add("GatherElements", 11, gather<kiln::GatherElementsOp>);
   r.add("GatherND", 11, gatherND);
+  r.add("Scatter", 9, scatterElements); // ScatterElements' former name
   r.add("ScatterElements", 11, scatterElements);
   r.add("Squeeze", 7, squeeze<false>);
   r.add("Unsqueeze", 7, squeeze<true>);

@@ -246,6 +246,9 @@ def attributes(out):
                                kernel_shape=[2, 2], **a)
     one(out, "pool_ceil_mode", pool("ap", ceil_mode=2), [x])
     one(out, "pool_count_include_pad", pool("ap", count_include_pad=-1), [x])
+    one(out, "lppool_ceil_mode", N("LpPool", ["x"], ["y"], name="lp", kernel_shape=[2, 2],
+                                   ceil_mode=1), [x], opset=18)
+    one(out, "lppool_p", N("LpPool", ["x"], ["y"], name="lp", kernel_shape=[2, 2], p=0), [x])
     s = [init("s", np.ones(2, np.float32)), init("z", np.zeros(2, np.float32))]
     bn = ["x", "s", "z", "z", "s"]
     one(out, "bn_statistics", N("BatchNormalization", bn, ["y", "mean"], name="bn"),

@@ -193,6 +193,18 @@ def nn(out):
 
 
 @register
+def lppool(out):
+    # LpPool as |x|^p, a padded average pool times the window size, ^(1/p);
+    # Scatter-9 as ScatterElements without reduction.
+    x = T("x", F, [1, 2, 4, 4])
+    inits = [init("i", np.zeros((1, 2, 1, 4), np.int64)), init("u", rand(1, 2, 1, 4))]
+    nodes = [N("LpPool", ["x"], ["p3"], kernel_shape=[2, 2], p=3, pads=[1, 1, 1, 1]),
+             N("LpPool", ["x"], ["p2"], kernel_shape=[3, 1]),
+             N("Scatter", ["x", "i", "u"], ["sc"], axis=2)]
+    save(out, "lppool", make(nodes, [x], [T("p3"), T("p2"), T("sc")], inits, opset=10))
+
+
+@register
 def norms(out):
     x = T("x", F, [2, 4, 6])
     inits = [init("g", np.ones(6, np.float32)), init("beta", np.zeros(6, np.float32))]
