@@ -269,10 +269,237 @@ struct ResizeToGeneric final : OpConversionPattern<ResizeOp> {
   }
 };
 
+/// Reflects `x` (f32) into [lo, hi] by the nearer border until inside, as
+/// the ONNX reference's _gs_reflect: n = trunc(distance / range) whole
+/// ranges, then the rest from the border an even n leaves it at.
+Value reflectInto(OpBuilder &b, Location loc, Value x, double lo, double hi) {
+  Type f32 = b.getF32Type();
+  auto k = [&](double v) {
+    return arith::ConstantFloatOp::create(b, loc, cast<FloatType>(f32), APFloat(float(v)))
+        .getResult();
+  };
+  Value low = k(lo), high = k(hi), range = k(hi - lo);
+  auto fold = [&](Value distance, Value near, Value far, bool fromLow) -> Value {
+    Value whole = arith::FPToSIOp::create(
+        b, loc, b.getI64Type(), arith::DivFOp::create(b, loc, distance, range));
+    Value rest = arith::SubFOp::create(
+        b, loc, distance,
+        arith::MulFOp::create(b, loc, arith::SIToFPOp::create(b, loc, f32, whole), range));
+    Value even = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b, loc, whole,
+                              arith::ConstantIntOp::create(b, loc, b.getI64Type(), 1)),
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+    Value fromNear = fromLow ? arith::AddFOp::create(b, loc, near, rest).getResult()
+                             : arith::SubFOp::create(b, loc, near, rest).getResult();
+    Value fromFar = fromLow ? arith::SubFOp::create(b, loc, far, rest).getResult()
+                            : arith::AddFOp::create(b, loc, far, rest).getResult();
+    return arith::SelectOp::create(b, loc, even, fromNear, fromFar);
+  };
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, low);
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, high);
+  Value fromLow = fold(arith::SubFOp::create(b, loc, low, x), low, high, true);
+  Value fromHigh = fold(arith::SubFOp::create(b, loc, x, high), high, low, false);
+  return arith::SelectOp::create(b, loc, below, fromLow,
+                                 arith::SelectOp::create(b, loc, above, fromHigh, x));
+}
+
+/// A tap of grid_sample along one dim: the index read, whether it is inside
+/// (zeros padding reads 0 outside), and its weight (null for 1).
+struct GridTap {
+  Value index, inside, weight;
+};
+
+/// grid_sample as one generic over the output [N, C, O...]: per spatial dim
+/// the grid coordinate is denormalized, (nearest) rounded half to even,
+/// brought inside by the padding mode, and split into taps whose indices
+/// go through the padding mode again, exactly as the ONNX reference does.
+struct GridSampleToGeneric final : OpConversionPattern<GridSampleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GridSampleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), grid = adaptor.getGrid();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    RankedTensorType result = op.getType();
+    int64_t spatial = inputType.getRank() - 2, outRank = result.getRank();
+    for (int64_t i = 2; i < inputType.getRank(); ++i)
+      if (inputType.isDynamicDim(i))
+        return rewriter.notifyMatchFailure(op, "dynamic spatial dims");
+    int64_t taps = 1;
+    for (int64_t i = 0; i < spatial; ++i)
+      taps *= op.getMode() == ResizeMode::cubic ? 4 : op.getMode() == ResizeMode::linear ? 2 : 1;
+    if (taps > kMaxTaps)
+      return rewriter.notifyMatchFailure(op, "too many taps per output element");
+    Type element = result.getElementType();
+    if (!element.isF32() && !element.isF16() && !element.isBF16() && !element.isF64())
+      return rewriter.notifyMatchFailure(op, "element type");
+    bool align = op.getAlignCorners();
+    GridSamplePadding padding = op.getPaddingMode();
+    ResizeMode mode = op.getMode();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < outRank; ++i)
+      if (result.isDynamicDim(i))
+        dynamicSizes.push_back(i < 2 ? tensor::DimOp::create(rewriter, loc, input, i)
+                                     : tensor::DimOp::create(rewriter, loc, grid, i - 1));
+    Value init = lowering::createInit(rewriter, loc, result, dynamicSizes);
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(outRank)};
+    SmallVector<utils::IteratorType> iterators(outRank, utils::IteratorType::parallel);
+    Type accType = element.isF64() ? element : rewriter.getF32Type();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, result, ValueRange{}, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Type f32 = b.getF32Type(), i64 = b.getI64Type();
+          auto k = [&](double v) {
+            return arith::ConstantFloatOp::create(b, l, cast<FloatType>(f32), APFloat(float(v)))
+                .getResult();
+          };
+          auto i64c = [&](int64_t v) { return arith::ConstantIntOp::create(b, l, i64, v).getResult(); };
+          SmallVector<Value> outIndex;
+          for (int64_t i = 0; i < outRank; ++i)
+            outIndex.push_back(linalg::IndexOp::create(b, l, i));
+          SmallVector<SmallVector<GridTap>> perDim;
+          for (int64_t d = 0; d < spatial; ++d) {
+            int64_t size = inputType.getDimSize(d + 2);
+            double lo = align ? 0.0 : -0.5, hi = align ? size - 1.0 : size - 0.5;
+            // grid[n, o..., spatial - 1 - d]
+            SmallVector<Value> at = {outIndex[0]};
+            llvm::append_range(at, ArrayRef(outIndex).drop_front(2));
+            at.push_back(arith::ConstantIndexOp::create(b, l, spatial - 1 - d));
+            Value g = tensor::ExtractOp::create(b, l, grid, at);
+            if (g.getType() != f32)
+              g = g.getType().getIntOrFloatBitWidth() > 32
+                      ? arith::TruncFOp::create(b, l, f32, g).getResult()
+                      : arith::ExtFOp::create(b, l, f32, g).getResult();
+            Value gp1 = arith::AddFOp::create(b, l, g, k(1.0));
+            Value x = align ? arith::MulFOp::create(
+                                  b, l, arith::DivFOp::create(b, l, gp1, k(2.0)), k(size - 1.0))
+                                  .getResult()
+                            : arith::DivFOp::create(
+                                  b, l,
+                                  arith::SubFOp::create(
+                                      b, l, arith::MulFOp::create(b, l, gp1, k(double(size))),
+                                      k(1.0)),
+                                  k(2.0))
+                                  .getResult();
+            if (mode == ResizeMode::nearest)
+              x = math::RoundEvenOp::create(b, l, x);
+            if (padding == GridSamplePadding::border) {
+              // Clamped into [0, size - 1] only when outside [lo, hi].
+              Value outside = arith::OrIOp::create(
+                  b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, k(lo)),
+                  arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, k(hi)));
+              Value clamped = arith::MinimumFOp::create(
+                  b, l, arith::MaximumFOp::create(b, l, x, k(0.0)), k(size - 1.0));
+              x = arith::SelectOp::create(b, l, outside, clamped, x);
+            }
+            else if (padding == GridSamplePadding::reflection)
+              x = reflectInto(b, l, x, lo, hi);
+            // An index through the padding mode: zeros marks it outside,
+            // border clamps, reflection reflects (then truncates, as int()).
+            auto tapAt = [&](Value index, Value weight) -> GridTap {
+              Value last = i64c(size - 1);
+              Value clamped = arith::MaxSIOp::create(
+                  b, l, arith::MinSIOp::create(b, l, index, last), i64c(0));
+              Value inside;
+              if (padding == GridSamplePadding::zeros) {
+                inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, clamped, index);
+              } else if (padding == GridSamplePadding::reflection) {
+                Value r = reflectInto(b, l, arith::SIToFPOp::create(b, l, f32, index), lo, hi);
+                Value ri = arith::FPToSIOp::create(b, l, i64, r);
+                clamped = arith::MaxSIOp::create(
+                    b, l, arith::MinSIOp::create(b, l, ri, last), i64c(0));
+              }
+              return {arith::IndexCastOp::create(b, l, b.getIndexType(), clamped), inside,
+                      weight};
+            };
+            SmallVector<GridTap> list;
+            if (mode == ResizeMode::nearest) {
+              list.push_back(tapAt(arith::FPToSIOp::create(b, l, i64, x), Value()));
+            } else {
+              Value floorX = math::FloorOp::create(b, l, x);
+              Value base = arith::FPToSIOp::create(b, l, i64, floorX);
+              Value t = arith::SubFOp::create(b, l, x, floorX);
+              SmallVector<Value> weights;
+              if (mode == ResizeMode::linear) {
+                weights = {arith::SubFOp::create(b, l, k(1.0), t), t};
+              } else {
+                const double a = -0.75;
+                auto outer = [&](Value s) -> Value { // Keys' kernel for s in [1, 2]
+                  Value v = arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, k(a), s),
+                                                  k(5 * a));
+                  v = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, v, s), k(8 * a));
+                  return arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, v, s), k(4 * a));
+                };
+                auto inner = [&](Value s) -> Value { // and for s in [0, 1]
+                  Value v = arith::SubFOp::create(
+                      b, l, arith::MulFOp::create(b, l, k(a + 2), s), k(a + 3));
+                  v = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, v, s), s);
+                  return arith::AddFOp::create(b, l, v, k(1.0));
+                };
+                Value rest = arith::SubFOp::create(b, l, k(1.0), t);
+                weights = {outer(arith::AddFOp::create(b, l, t, k(1.0))), inner(t), inner(rest),
+                           outer(arith::SubFOp::create(b, l, k(2.0), t))};
+              }
+              int64_t first = mode == ResizeMode::cubic ? -1 : 0;
+              for (auto [j, w] : llvm::enumerate(weights))
+                list.push_back(
+                    tapAt(arith::AddIOp::create(b, l, base, i64c(first + int64_t(j))), w));
+            }
+            perDim.push_back(std::move(list));
+          }
+          // Sum over every combination of taps (an odometer over the dims).
+          SmallVector<size_t> choice(spatial, 0);
+          Value sum;
+          Value zero = arith::ConstantFloatOp::create(b, l, cast<FloatType>(accType),
+                                                      APFloat::getZero(cast<FloatType>(accType).getFloatSemantics()));
+          while (true) {
+            SmallVector<Value> coords = {outIndex[0], outIndex[1]};
+            Value weight, inside;
+            for (int64_t d = 0; d < spatial; ++d) {
+              const GridTap &tap = perDim[d][choice[d]];
+              coords.push_back(tap.index);
+              if (tap.weight)
+                weight = weight ? arith::MulFOp::create(b, l, weight, tap.weight).getResult()
+                                : tap.weight;
+              if (tap.inside)
+                inside = inside ? arith::AndIOp::create(b, l, inside, tap.inside).getResult()
+                                : tap.inside;
+            }
+            Value value = tensor::ExtractOp::create(b, l, input, coords);
+            if (value.getType() != accType)
+              value = arith::ExtFOp::create(b, l, accType, value);
+            if (inside)
+              value = arith::SelectOp::create(b, l, inside, value, zero);
+            if (weight) {
+              if (weight.getType() != accType)
+                weight = arith::ExtFOp::create(b, l, accType, weight);
+              value = arith::MulFOp::create(b, l, weight, value);
+            }
+            sum = sum ? arith::AddFOp::create(b, l, sum, value).getResult() : value;
+            int64_t d = spatial - 1;
+            for (; d >= 0; --d) {
+              if (++choice[d] < perDim[d].size())
+                break;
+              choice[d] = 0;
+            }
+            if (d < 0)
+              break;
+          }
+          if (sum.getType() != element)
+            sum = arith::TruncFOp::create(b, l, element, sum);
+          linalg::YieldOp::create(b, l, sum);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateResizeToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ResizeToGeneric>(patterns.getContext());
+  patterns.add<ResizeToGeneric, GridSampleToGeneric>(patterns.getContext());
 }
 
 } // namespace kiln

@@ -358,6 +358,50 @@ LogicalResult resize(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// GridSample-16 knows bilinear/bicubic and 4-D inputs; 20 renamed the modes
+/// linear/cubic and allows any number of spatial dims.
+LogicalResult gridSample(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), grid = b.input(1);
+  FailureOr<std::string> mode =
+      b.stringAttr("mode", b.opset() >= 20 ? "linear" : "bilinear");
+  FailureOr<std::string> padding = b.stringAttr("padding_mode", "zeros");
+  FailureOr<int64_t> alignCorners = b.intAttr("align_corners", 0);
+  if (failed(x) || failed(grid) || failed(mode) || failed(padding) ||
+      failed(alignCorners) ||
+      failed(b.checkRange("attribute 'align_corners'", *alignCorners, 0, 1)))
+    return failure();
+  bool newNames = b.opset() >= 20;
+  std::optional<ResizeMode> kind;
+  if (*mode == "nearest")
+    kind = ResizeMode::nearest;
+  else if (*mode == (newNames ? "linear" : "bilinear"))
+    kind = ResizeMode::linear;
+  else if (*mode == (newNames ? "cubic" : "bicubic"))
+    kind = ResizeMode::cubic;
+  if (!kind)
+    return b.emitError() << "attribute 'mode' value is '" << *mode
+                         << "', accepted values are "
+                         << (newNames ? "nearest, linear, cubic" : "bilinear, nearest, bicubic");
+  std::optional<GridSamplePadding> pad = symbolizeGridSamplePadding(*padding);
+  if (!pad)
+    return b.emitError() << "attribute 'padding_mode' value is '" << *padding
+                         << "', accepted values are zeros, border, reflection";
+  RankedTensorType input = tensorType(*x), gridType = tensorType(*grid);
+  int64_t spatial = input.getRank() - 2;
+  if (spatial < 1 || (!newNames && spatial != 2))
+    return b.emitError() << "input 0 has rank " << input.getRank() << ", expected "
+                         << (newNames ? "at least 3" : "4");
+  if (gridType.getRank() != input.getRank())
+    return b.emitError() << "input 1 (grid) has rank " << gridType.getRank()
+                         << ", expected " << input.getRank();
+  SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
+  llvm::append_range(shape, gridType.getShape().drop_front().drop_back());
+  FailureOr<Value> out = b.makeTyped<kiln::GridSampleOp>(
+      RankedTensorType::get(shape, input.getElementType()), *x, *grid, *kind, *pad,
+      *alignCorners == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
@@ -556,6 +600,7 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("Hardmax", 13, hardmax);
   r.add("Upsample", 7, resize);
   r.add("Resize", 10, resize);
+  r.add("GridSample", 16, gridSample);
   r.add("QuantizeLinear", 10, quantize<true>);
   r.add("DequantizeLinear", 10, quantize<false>);
 }

@@ -53,3 +53,33 @@ func.func @dynamic_resized_dim(%x: tensor<1x?xf32>) -> tensor<1x?xf32> {
   %0 = kiln.resize nearest asymmetric floor %x {scales = array<f32: 1.0, 2.0>} : (tensor<1x?xf32>) -> tensor<1x?xf32>
   return %0 : tensor<1x?xf32>
 }
+
+// -----
+
+/// grid_sample: per spatial dim the grid component (x for the last dim) is
+/// denormalized and split into taps; zeros padding selects 0 outside.
+// CHECK-LABEL: func @grid_sample_linear_zeros
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<1x3x4x5xf32>)
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %c1] : tensor<1x4x5x2xf32>
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %c0] : tensor<1x4x5x2xf32>
+// CHECK-COUNT-4: arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK: linalg.yield
+func.func @grid_sample_linear_zeros(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32> {
+  %0 = kiln.grid_sample linear zeros %x, %g : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+  return %0 : tensor<1x3x4x5xf32>
+}
+
+// -----
+
+/// Nearest with border padding: one read, no select.
+// CHECK-LABEL: func @grid_sample_nearest_border
+// CHECK: linalg.generic
+// CHECK: math.roundeven
+// CHECK-COUNT-1: tensor.extract %{{.*}} : tensor<1x1x4x4x4xf32>
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
+func.func @grid_sample_nearest_border(%x: tensor<1x1x4x4x4xf32>, %g: tensor<1x2x2x2x3xf32>) -> tensor<1x1x2x2x2xf32> {
+  %0 = kiln.grid_sample nearest border %x, %g {align_corners = true} : (tensor<1x1x4x4x4xf32>, tensor<1x2x2x2x3xf32>) -> tensor<1x1x2x2x2xf32>
+  return %0 : tensor<1x1x2x2x2xf32>
+}

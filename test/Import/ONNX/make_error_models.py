@@ -376,6 +376,13 @@ def tensor_attributes(out):
                               output_dtype=TensorProto.INT32), [x], qs, opset=21)
     one(out, "quant_dynamic_scale", N("QuantizeLinear", ["x", "s"], ["y"], name="q"),
         [x, T("s", F, ["n"])])
+    img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 3, 2])
+    gs = lambda **a: N("GridSample", ["img", "grid"], ["y"], name="gs", **a)  # noqa: E731
+    one(out, "gridsample_mode", gs(mode="linear"), [img, grid], opset=16)
+    one(out, "gridsample_padding", gs(padding_mode="wrap"), [img, grid], opset=20)
+    one(out, "gridsample_rank", gs(), [T("img", F, [1, 2, 4, 4, 4]), T("grid", F, [1, 3, 3, 3, 3])],
+        opset=16)
+    one(out, "gridsample_grid_rank", gs(), [img, T("grid", F, [1, 9, 2])], opset=20)
 
 
 # --- Per-op inputs -----------------------------------------------------------

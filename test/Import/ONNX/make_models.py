@@ -205,6 +205,15 @@ def lppool(out):
 
 
 @register
+def grid_sample(out):
+    img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 5, 2])
+    nodes = [N("GridSample", ["img", "grid"], ["a"]),
+             N("GridSample", ["img", "grid"], ["b"], mode="cubic", padding_mode="reflection",
+               align_corners=1)]
+    save(out, "grid_sample", make(nodes, [img, grid], [T("a"), T("b")], opset=20))
+
+
+@register
 def norms(out):
     x = T("x", F, [2, 4, 6])
     inits = [init("g", np.ones(6, np.float32)), init("beta", np.zeros(6, np.float32))]

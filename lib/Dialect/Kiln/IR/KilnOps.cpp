@@ -253,6 +253,25 @@ LogicalResult ConstantOfShapeOp::verify() {
   return verifyShapeOperand(*this, getShape(), out);
 }
 
+LogicalResult GridSampleOp::verify() {
+  RankedTensorType in = getInput().getType(), grid = getGrid().getType(),
+                   out = getOutput().getType();
+  int64_t spatial = in.getRank() - 2;
+  if (spatial < 1)
+    return emitOpError("input rank ") << in.getRank() << " is below 3 ([N, C, D1..Dk])";
+  if (grid.getRank() < 2 || grid.isDynamicDim(grid.getRank() - 1) ||
+      grid.getDimSize(grid.getRank() - 1) != spatial)
+    return emitOpError("grid must be [N, O1..Om, ")
+           << spatial << "] for an input with " << spatial << " spatial dims";
+  SmallVector<int64_t> expected = {in.getDimSize(0), in.getDimSize(1)};
+  llvm::append_range(expected, grid.getShape().drop_front().drop_back());
+  if (failed(verifyCompatibleShape(out.getShape(), expected)) ||
+      failed(verifyCompatibleShape(ArrayRef<int64_t>{in.getDimSize(0)},
+                                   ArrayRef<int64_t>{grid.getDimSize(0)})))
+    return emitOpError("result must be [N, C, O1..Om] of the input and the grid");
+  return success();
+}
+
 LogicalResult ResizeOp::verify() {
   RankedTensorType in = getInput().getType(), out = getOutput().getType();
   if (in.getRank() != out.getRank())

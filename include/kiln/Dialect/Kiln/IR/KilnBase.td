@@ -98,6 +98,13 @@ def Kiln_CoordinateTransform : I32EnumAttr<"CoordinateTransform",
   let cppNamespace = "::kiln";
 }
 
+def Kiln_GridSamplePadding : I32EnumAttr<"GridSamplePadding",
+    "what kiln.grid_sample reads outside the input", [
+    I32EnumAttrCase<"zeros", 0>, I32EnumAttrCase<"border", 1>,
+    I32EnumAttrCase<"reflection", 2>]> {
+  let cppNamespace = "::kiln";
+}
+
 def Kiln_NearestMode : I32EnumAttr<"NearestMode",
     "how kiln.resize rounds in nearest mode", [
     I32EnumAttrCase<"round_prefer_floor", 0>, I32EnumAttrCase<"round_prefer_ceil", 1>,
