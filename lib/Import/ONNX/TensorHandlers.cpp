@@ -212,6 +212,8 @@ struct ResizeSpec {
   CoordinateTransform transform = CoordinateTransform::asymmetric;
   NearestMode nearest = NearestMode::floor;
   float cubicA = -0.75f;
+  /// keep_aspect_ratio_policy: 0 stretch, -1 not_larger, 1 not_smaller.
+  int policy = 0;
   SmallVector<double> scales;
   SmallVector<int64_t> sizes;
 };
@@ -250,9 +252,15 @@ LogicalResult readResizeAttrs(NodeBinder &b, bool isResize11, ResizeSpec &spec) 
     return b.emitError() << "attribute 'nearest_mode' value is '" << *nearest
                          << "', accepted values are round_prefer_floor, "
                             "round_prefer_ceil, floor, ceil";
-  if (*exclude != 0 || *antialias != 0 || *policy != "stretch")
-    return b.unsupported("exclude_outside, antialias or keep_aspect_ratio_policy "
-                         "other than their defaults");
+  if (*exclude != 0 || *antialias != 0)
+    return b.unsupported("exclude_outside or antialias other than their defaults");
+  if (*policy == "not_larger")
+    spec.policy = -1;
+  else if (*policy == "not_smaller")
+    spec.policy = 1;
+  else if (*policy != "stretch")
+    return b.emitError() << "attribute 'keep_aspect_ratio_policy' value is '" << *policy
+                         << "', accepted values are stretch, not_larger, not_smaller";
   spec.transform = *ct, spec.nearest = *nm, spec.cubicA = *cubicA;
   return success();
 }
@@ -332,6 +340,42 @@ LogicalResult resize(NodeBinder &b) {
                             "dim (" << rank << ")";
   SmallVector<int64_t> dims;
   SmallVector<float> scales;
+  if (spec.policy != 0 && !spec.sizes.empty()) {
+    // keep_aspect_ratio_policy: one scale for the resized axes, the smallest
+    // (not_larger) or largest (not_smaller) of sizes / input, and sizes
+    // rounded half up from it, as the ONNX reference does.
+    FailureOr<SmallVector<int64_t>> axesAttr = b.intsAttr("axes", ArrayRef<int64_t>());
+    if (failed(axesAttr))
+      return failure();
+    SmallVector<int64_t> axes;
+    if (axesAttr->empty()) {
+      axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    } else {
+      FailureOr<SmallVector<int64_t>> normalized =
+          kiln::normalizeAxes(b.loc(), "axes", *axesAttr, rank);
+      if (failed(normalized))
+        return failure();
+      axes = *normalized;
+    }
+    std::optional<double> scale;
+    for (int64_t axis : axes) {
+      int64_t in = input.getDimSize(axis);
+      if (ShapedType::isDynamic(in) || in == 0)
+        return b.unsupported("keep_aspect_ratio_policy on a dynamic or empty dim");
+      double ratio = static_cast<double>(spec.sizes[axis]) / static_cast<double>(in);
+      scale = !scale ? ratio : spec.policy < 0 ? std::min(*scale, ratio) : std::max(*scale, ratio);
+    }
+    scales.assign(rank, 1.0f);
+    spec.scales.assign(rank, 1.0);
+    for (int64_t axis : axes) {
+      double size = *scale * static_cast<double>(input.getDimSize(axis)) + 0.5;
+      if (!(size <= INT32_MAX))
+        return b.emitError() << "'sizes' with keep_aspect_ratio_policy give dim " << axis
+                             << " size " << size << ", accepted at most " << INT32_MAX;
+      scales[axis] = static_cast<float>(*scale);
+      spec.sizes[axis] = static_cast<int64_t>(size);
+    }
+  }
   for (size_t i = 0; i < rank; ++i) {
     int64_t in = input.getDimSize(i);
     if (!spec.sizes.empty()) {

@@ -361,6 +361,9 @@ def tensor_attributes(out):
         [x], [sc(1, 1, 2, 2)])
     one(out, "resize_antialias", resize("rs", ["x", "", "sc"], antialias=1), [x],
         [sc(1, 1, 2, 2)], opset=18)
+    one(out, "resize_policy", resize("rs", ["x", "", "", "sz"],
+                                     keep_aspect_ratio_policy="fit"),
+        [x], [sz(1, 1, 4, 4)], opset=18)
     one(out, "resize_neither", resize("rs", ["x"]), [x])
     one(out, "resize_both", resize("rs", ["x", "", "sc", "sz"]), [x],
         [sc(1, 1, 2, 2), sz(1, 1, 4, 4)])

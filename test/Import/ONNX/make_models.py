@@ -205,6 +205,18 @@ def lppool(out):
 
 
 @register
+def resize_policy(out):
+    # keep_aspect_ratio_policy: one scale for the given axes, sizes rounded from it.
+    x = T("x", F, [1, 1, 4, 6])
+    inits = [init("sz", np.array([6, 6], np.int64))]
+    nodes = [N("Resize", ["x", "", "", "sz"], ["a"], axes=[2, 3],
+               keep_aspect_ratio_policy="not_larger"),
+             N("Resize", ["x", "", "", "sz"], ["b"], axes=[2, 3],
+               keep_aspect_ratio_policy="not_smaller")]
+    save(out, "resize_policy", make(nodes, [x], [T("a"), T("b")], inits, opset=18))
+
+
+@register
 def grid_sample(out):
     img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 5, 2])
     nodes = [N("GridSample", ["img", "grid"], ["a"]),
