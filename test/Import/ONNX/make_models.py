@@ -460,6 +460,16 @@ def range_axes(out):
 
 
 @register
+def pad_runtime_value(out):
+    # Pad's constant_value from a graph input: a mask padded with false
+    # selects between the zero-padded input and the value.
+    x, v = T("x", F, [2, 3]), T("v", F, [])
+    inits = [init("pads", np.array([0, 1, 1, -1], np.int64))]
+    nodes = [N("Pad", ["x", "pads", "v"], ["y"])]
+    save(out, "pad_runtime_value", make(nodes, [x, v], [T("y")], inits, opset=18))
+
+
+@register
 def unsorted(out):
     # Nodes out of topological order are sorted by the reader.
     nodes = [N("Relu", ["a"], ["b"]), N("Neg", ["x"], ["a"])]
