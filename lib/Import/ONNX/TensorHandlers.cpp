@@ -516,6 +516,56 @@ LogicalResult quantize(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// DynamicQuantizeLinear as its ONNX function body: the range of x widened
+/// to hold 0, scale = range / 255, zero point = saturate(round(-min /
+/// scale)) as u8, then quantize_linear.
+LogicalResult dynamicQuantize(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  Type element = tensorType(*x).getElementType();
+  if (!element.isF32())
+    return b.emitError() << "input 0 has element type " << element << ", expected f32";
+  Value zero = b.scalar(element, 0.0);
+  FailureOr<Value> low = b.make<kiln::ReduceOp>(*x, ReduceKind::min, ArrayRef<int64_t>(),
+                                                /*keepdims=*/false);
+  FailureOr<Value> high = b.make<kiln::ReduceOp>(*x, ReduceKind::max, ArrayRef<int64_t>(),
+                                                 /*keepdims=*/false);
+  if (failed(low) || failed(high))
+    return failure();
+  low = b.make<kiln::MinOp>(*low, zero);
+  high = b.make<kiln::MaxOp>(*high, zero);
+  if (failed(low) || failed(high))
+    return failure();
+  FailureOr<Value> range = b.make<kiln::SubOp>(*high, *low);
+  if (failed(range))
+    return failure();
+  FailureOr<Value> scale = b.make<kiln::DivOp>(*range, b.scalar(element, 255.0));
+  if (failed(scale))
+    return failure();
+  FailureOr<Value> point = b.make<kiln::DivOp>(*low, *scale);
+  if (succeeded(point))
+    point = b.make<kiln::SubOp>(zero, *point);
+  if (succeeded(point))
+    point = b.make<kiln::ClipOp>(*point, b.builder().getF64FloatAttr(0.0),
+                                 b.builder().getF64FloatAttr(255.0));
+  if (succeeded(point))
+    point = b.make<kiln::RoundOp>(*point);
+  if (failed(point))
+    return failure();
+  Type u8 = b.builder().getIntegerType(8, /*isSigned=*/false);
+  FailureOr<Value> zeroPoint =
+      b.makeTyped<kiln::CastOp>(RankedTensorType::get({}, u8), *point);
+  if (failed(zeroPoint))
+    return failure();
+  FailureOr<Value> y = b.makeTyped<kiln::QuantizeLinearOp>(
+      RankedTensorType::get(tensorType(*x).getShape(), u8), *x, *scale, *zeroPoint,
+      static_cast<uint64_t>(1));
+  if (failed(y) || failed(b.setOutput(0, *y)) || failed(b.setOutput(1, *scale)))
+    return failure();
+  return b.setOutput(2, *zeroPoint);
+}
+
 /// Trilu keeps x[..., i, j] where j - i >= k (upper) or j - i <= k (lower)
 /// and zeroes the rest: a select on (cols - rows) compared with k, which
 /// folds to a constant mask when k is a constant.
@@ -647,6 +697,7 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("GridSample", 16, gridSample);
   r.add("QuantizeLinear", 10, quantize<true>);
   r.add("DequantizeLinear", 10, quantize<false>);
+  r.add("DynamicQuantizeLinear", 11, dynamicQuantize);
 }
 
 } // namespace kiln::onnx_import

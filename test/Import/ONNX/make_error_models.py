@@ -379,6 +379,8 @@ def tensor_attributes(out):
                               output_dtype=TensorProto.INT32), [x], qs, opset=21)
     one(out, "quant_dynamic_scale", N("QuantizeLinear", ["x", "s"], ["y"], name="q"),
         [x, T("s", F, ["n"])])
+    one(out, "dynamic_quant_type", N("DynamicQuantizeLinear", ["h"], ["y", "s", "z"],
+                                     name="dq"), [T("h", TensorProto.FLOAT16, [2])], opset=11)
     img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 3, 2])
     gs = lambda **a: N("GridSample", ["img", "grid"], ["y"], name="gs", **a)  # noqa: E731
     one(out, "gridsample_mode", gs(mode="linear"), [img, grid], opset=16)

@@ -217,6 +217,13 @@ def resize_policy(out):
 
 
 @register
+def dynamic_quantize(out):
+    x = T("x", F, [2, 3])
+    nodes = [N("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])]
+    save(out, "dynamic_quantize", make(nodes, [x], [T("y"), T("s"), T("z")], opset=11))
+
+
+@register
 def grid_sample(out):
     img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 5, 2])
     nodes = [N("GridSample", ["img", "grid"], ["a"]),
