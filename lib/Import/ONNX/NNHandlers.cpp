@@ -10,6 +10,8 @@
 
 #include "NodeBinder.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 
 namespace kiln::onnx_import {
@@ -341,6 +343,99 @@ LogicalResult lpPool(NodeBinder &b) {
   return failed(sum) ? failure() : b.setOutput(0, *sum);
 }
 
+/// Einsum: the equation made explicit for kiln.einsum. Spaces go; each
+/// "..." becomes letters the equation does not use (right-aligned across
+/// operands, as ONNX broadcasts them; their sizes must then agree); an
+/// implicit output is the ellipsis letters, then the letters used once, in
+/// alphabetical order.
+LogicalResult einsum(NodeBinder &b) {
+  FailureOr<std::string> attr = b.stringAttr("equation", std::nullopt);
+  if (failed(attr))
+    return failure();
+  SmallVector<Value> inputs = b.givenInputs();
+  std::string equation;
+  for (char c : *attr)
+    if (c != ' ')
+      equation += c;
+  StringRef text(equation);
+  bool explicitOutput = text.contains("->");
+  auto [lhs, rhs] = text.split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != inputs.size())
+    return b.emitError() << "equation '" << *attr << "' has " << terms.size()
+                         << " operand terms for " << inputs.size() << " inputs";
+  std::string unused;
+  for (char c = 'A'; c <= 'z'; ++c)
+    if (llvm::isAlpha(c) && !text.contains(c))
+      unused += c;
+  // Ellipsis dims: as many as the operand with the most needs.
+  int64_t ellipsis = 0;
+  for (auto [term, input] : llvm::zip(terms, inputs)) {
+    if (!term.contains("..."))
+      continue;
+    int64_t letters = static_cast<int64_t>(term.size()) - 3;
+    ellipsis = std::max<int64_t>(ellipsis, tensorType(input).getRank() - letters);
+  }
+  if (ellipsis > static_cast<int64_t>(unused.size()))
+    return b.unsupported("an ellipsis of " + Twine(ellipsis) + " dims");
+  std::string ellipsisLetters = unused.substr(0, ellipsis);
+  auto expand = [&](StringRef term, int64_t rank) -> std::string {
+    size_t at = term.find("...");
+    if (at == StringRef::npos)
+      return term.str();
+    int64_t count = rank - (static_cast<int64_t>(term.size()) - 3);
+    if (count < 0)
+      return term.str(); // the verifier reports the rank mismatch
+    return (term.take_front(at) + StringRef(ellipsisLetters).take_back(count) +
+            term.drop_front(at + 3))
+        .str();
+  };
+  std::string normalized, counted;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    std::string full = expand(term, tensorType(inputs[i]).getRank());
+    normalized += (i ? "," : "") + full;
+    counted += full;
+  }
+  std::string output;
+  if (explicitOutput) {
+    if (rhs.contains("...") || ellipsis == 0)
+      output = expand(rhs, static_cast<int64_t>(rhs.size()) - 3 + ellipsis);
+    else
+      output = rhs.str();
+  } else {
+    output = ellipsisLetters;
+    std::string once;
+    for (char c : counted)
+      if (llvm::count(counted, c) == 1 && !StringRef(ellipsisLetters).contains(c))
+        once += c;
+    llvm::sort(once);
+    output += once;
+  }
+  normalized += "->" + output;
+  // The result dims: each letter's size from the first operand that has it.
+  SmallVector<int64_t> shape;
+  SmallVector<StringRef> fullTerms;
+  StringRef(normalized).split("->").first.split(fullTerms, ',');
+  for (char letter : output) {
+    int64_t size = ShapedType::kDynamic;
+    for (auto [term, input] : llvm::zip(fullTerms, inputs)) {
+      size_t at = term.find(letter);
+      if (at != StringRef::npos && at < static_cast<size_t>(tensorType(input).getRank())) {
+        size = tensorType(input).getDimSize(at);
+        break;
+      }
+    }
+    shape.push_back(size);
+  }
+  if (inputs.empty())
+    return b.emitError() << "Einsum has no inputs";
+  auto type = RankedTensorType::get(shape, tensorType(inputs.front()).getElementType());
+  FailureOr<Value> out =
+      b.makeTyped<kiln::EinsumOp>(type, inputs, b.builder().getStringAttr(normalized));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 template <typename OpTy>
 LogicalResult globalPool(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
@@ -576,6 +671,7 @@ LogicalResult instanceNorm(NodeBinder &b) {
 
 void registerNNHandlers(HandlerRegistry &r) {
   r.add("MatMul", 7, matmul);
+  r.add("Einsum", 12, einsum);
   r.add("Gemm", 7, gemm);
   r.add("Conv", 7, conv);
   r.add("ConvTranspose", 7, convTranspose);

@@ -381,6 +381,8 @@ def tensor_attributes(out):
         [x, T("s", F, ["n"])])
     one(out, "dynamic_quant_type", N("DynamicQuantizeLinear", ["h"], ["y", "s", "z"],
                                      name="dq"), [T("h", TensorProto.FLOAT16, [2])], opset=11)
+    one(out, "einsum_terms", N("Einsum", ["h"], ["y"], name="es", equation="ij,jk->ik"),
+        [T("h", F, [2, 3])], opset=12)
     img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 3, 2])
     gs = lambda **a: N("GridSample", ["img", "grid"], ["y"], name="gs", **a)  # noqa: E731
     one(out, "gridsample_mode", gs(mode="linear"), [img, grid], opset=16)

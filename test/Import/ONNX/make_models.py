@@ -224,6 +224,16 @@ def dynamic_quantize(out):
 
 
 @register
+def einsum(out):
+    # Ellipses become unused letters; an implicit output is the ellipsis
+    # letters then the letters used once, sorted.
+    a, m = T("a", F, [2, 3, 4, 4]), T("m", F, [4, 5])
+    nodes = [N("Einsum", ["a"], ["d"], equation="... ii -> ...i"),
+             N("Einsum", ["a", "m"], ["p"], equation="...ij,jk")]
+    save(out, "einsum", make(nodes, [a, m], [T("d"), T("p")], opset=12))
+
+
+@register
 def grid_sample(out):
     img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 5, 2])
     nodes = [N("GridSample", ["img", "grid"], ["a"]),
