@@ -624,8 +624,8 @@ def losses(out):
 @register
 def unsupported(out):
     x = T("x", F, [2, 2])
-    nodes = [N("Einsum", ["x", "x"], ["a"], name="e1", equation="ij,jk->ik"),
-             N("Einsum", ["a", "x"], ["b"], name="e2", equation="ij,jk->ik"),
+    nodes = [N("MatMulInteger", ["x", "x"], ["a"], name="e1"),
+             N("MatMulInteger", ["a", "x"], ["b"], name="e2"),
              N("Relu", ["b"], ["c"]),
              N("FusedGemm", ["c", "c"], ["d"], name="fg", domain="com.microsoft"),
              N("NonZero", ["d"], ["e"], name="nz")]
