@@ -436,6 +436,42 @@ LogicalResult einsum(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// MeanVarianceNormalization as its ONNX function body: (x - E[x]) /
+/// (sqrt(E[x^2] - E[x]^2) + 1e-9), the means over `axes` (default 0, 2, 3).
+LogicalResult meanVarianceNorm(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<SmallVector<int64_t>> axes = b.intsAttr("axes", ArrayRef<int64_t>{0, 2, 3});
+  if (failed(x) || failed(axes))
+    return failure();
+  FailureOr<SmallVector<int64_t>> normalized =
+      kiln::normalizeAxes(b.loc(), "axes", *axes, tensorType(*x).getRank());
+  if (failed(normalized))
+    return failure();
+  Type element = tensorType(*x).getElementType();
+  auto mean = [&](Value v) {
+    return b.make<kiln::ReduceOp>(v, ReduceKind::mean, ArrayRef(*normalized),
+                                  /*keepdims=*/true);
+  };
+  FailureOr<Value> m = mean(*x);
+  FailureOr<Value> square = b.make<kiln::MulOp>(*x, *x);
+  if (failed(m) || failed(square))
+    return failure();
+  FailureOr<Value> meanSquare = mean(*square);
+  FailureOr<Value> squaredMean = b.make<kiln::MulOp>(*m, *m);
+  if (failed(meanSquare) || failed(squaredMean))
+    return failure();
+  FailureOr<Value> deviation = b.make<kiln::SubOp>(*meanSquare, *squaredMean);
+  if (succeeded(deviation))
+    deviation = b.make<kiln::SqrtOp>(*deviation);
+  if (succeeded(deviation))
+    deviation = b.make<kiln::AddOp>(*deviation, b.scalar(element, 1e-9));
+  FailureOr<Value> centered = b.make<kiln::SubOp>(*x, *m);
+  if (failed(deviation) || failed(centered))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::DivOp>(*centered, *deviation);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 template <typename OpTy>
 LogicalResult globalPool(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
@@ -687,6 +723,7 @@ void registerNNHandlers(HandlerRegistry &r) {
   r.add("LpNormalization", 7, lpNorm);
   r.add("BatchNormalization", 7, batchNorm);
   r.add("InstanceNormalization", 7, instanceNorm);
+  r.add("MeanVarianceNormalization", 9, meanVarianceNorm);
 }
 
 } // namespace kiln::onnx_import

@@ -234,6 +234,13 @@ def einsum(out):
 
 
 @register
+def mvn(out):
+    x = T("x", F, [2, 3, 4])
+    nodes = [N("MeanVarianceNormalization", ["x"], ["y"], axes=[1, -1])]
+    save(out, "mvn", make(nodes, [x], [T("y")]))
+
+
+@register
 def grid_sample(out):
     img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 5, 2])
     nodes = [N("GridSample", ["img", "grid"], ["a"]),
