@@ -334,8 +334,79 @@ struct GemmToLinalg final : OpConversionPattern<GemmOp> {
 
 } // namespace
 
+namespace {
+/// einsum as one linalg.generic: the result's letters are its parallel loop
+/// dims (in order), the other letters reduction dims after them; each
+/// operand reads through the map of its term (a repeated letter reads a
+/// diagonal); the body multiplies the operands and adds into the result,
+/// which starts at zero.
+struct EinsumToLinalg final : OpConversionPattern<EinsumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EinsumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = op.getType();
+    Type element = result.getElementType();
+    if (element.isUnsignedInteger())
+      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    auto [lhs, output] = op.getEquation().split("->");
+    SmallVector<StringRef> terms;
+    lhs.split(terms, ',');
+    std::string letters = output.str();
+    for (StringRef term : terms)
+      for (char c : term)
+        if (!StringRef(letters).contains(c))
+          letters += c;
+    MLIRContext *context = rewriter.getContext();
+    int64_t loops = letters.size();
+    auto mapOf = [&](StringRef term) {
+      SmallVector<AffineExpr> exprs;
+      for (char c : term)
+        exprs.push_back(getAffineDimExpr(StringRef(letters).find(c), context));
+      return AffineMap::get(loops, 0, exprs, context);
+    };
+    SmallVector<AffineMap> maps;
+    for (StringRef term : terms)
+      maps.push_back(mapOf(term));
+    maps.push_back(mapOf(output));
+    SmallVector<utils::IteratorType> iterators(output.size(), utils::IteratorType::parallel);
+    iterators.append(loops - output.size(), utils::IteratorType::reduction);
+    SmallVector<Value> dynamicSizes;
+    for (auto [i, letter] : llvm::enumerate(output)) {
+      if (!result.isDynamicDim(i))
+        continue;
+      for (auto [term, input] : llvm::zip(terms, adaptor.getInputs()))
+        if (size_t at = term.find(letter); at != StringRef::npos) {
+          dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, input, at));
+          break;
+        }
+    }
+    Value zero = lowering::scalarConstant(rewriter, loc, element, 0);
+    Value init = lowering::createInit(rewriter, loc, result, dynamicSizes, zero);
+    bool isFloat = isa<FloatType>(element);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, result, adaptor.getInputs(), init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product;
+          for (Value v : args.drop_back())
+            product = !product ? v
+                      : isFloat ? arith::MulFOp::create(b, l, product, v).getResult()
+                                : arith::MulIOp::create(b, l, product, v).getResult();
+          Value acc = args.back();
+          Value sum = !product ? acc
+                      : isFloat ? arith::AddFOp::create(b, l, acc, product).getResult()
+                                : arith::AddIOp::create(b, l, acc, product).getResult();
+          linalg::YieldOp::create(b, l, sum);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+} // namespace
+
 void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulToLinalg, GemmToLinalg>(patterns.getContext());
+  patterns.add<MatmulToLinalg, GemmToLinalg, EinsumToLinalg>(patterns.getContext());
 }
 
 } // namespace kiln

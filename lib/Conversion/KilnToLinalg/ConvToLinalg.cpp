@@ -4,10 +4,12 @@
 //
 // Convolutions map onto linalg's NCHW named ops after an explicit tensor.pad:
 // conv_{1,2,3}d_nc..._fc..., grouped 2-D convs onto conv_2d_ngchw_gfchw (by
-// splitting the channel dims); static 2-D f32 convs as im2col + matmul,
-// depthwise as a generic with the output row innermost (see below).
-// Pooling uses pooling_nchw_{max,sum}; average pooling divides by the number
-// of elements each window really covered, computed the same way on ones.
+// splitting the channel dims; a grouped 1-D conv runs as a unit-height 2-D
+// one); static 2-D f32 convs as im2col + matmul, depthwise as a generic with
+// the output row innermost (see below).
+// 2-D pooling uses pooling_nchw_{max,sum}, 1-D and 3-D the same windows as a
+// linalg.generic; average pooling divides by the number of elements each
+// window really covered, computed the same way on ones.
 // Global pooling is rewritten as kiln.reduce, which the reduction patterns
 // lower.
 //
@@ -439,8 +441,37 @@ Value depthwiseConv(OpBuilder &b, Location loc, ConvOp op, Value input, Value we
   return bias ? addChannelBias(b, loc, conv, bias) : conv;
 }
 
+/// A grouped 1-D conv as the 2-D conv of a unit-height image (the grouped
+/// and depthwise lowerings are 2-D): x [N, C, W] -> [N, C, 1, W], w [F, C/G, K]
+/// -> [F, C/G, 1, K], and the result [N, F, 1, OW] back to [N, F, OW]. The new
+/// kiln.conv is legalized by ConvToLinalgNamed in turn.
+Value groupedConv1DAs2D(OpBuilder &b, Location loc, ConvOp op, ConvOp::Adaptor adaptor) {
+  auto unitHeight = [&](Value v) -> Value {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape = {type.getDimSize(0), type.getDimSize(1), 1,
+                                  type.getDimSize(2)};
+    return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), v,
+                                         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  };
+  RankedTensorType result = op.getType();
+  SmallVector<int64_t> shape = {result.getDimSize(0), result.getDimSize(1), 1,
+                                result.getDimSize(2)};
+  ArrayRef<int64_t> pads = op.getPads();
+  Value conv = ConvOp::create(
+      b, loc, result.clone(shape), unitHeight(adaptor.getInput()),
+      unitHeight(adaptor.getWeight()), adaptor.getBias(),
+      b.getDenseI64ArrayAttr({1, op.getStrides()[0]}),
+      b.getDenseI64ArrayAttr({1, op.getDilations()[0]}),
+      b.getDenseI64ArrayAttr({0, pads[0], 0, pads[1]}), op.getGroupAttr());
+  return tensor::CollapseShapeOp::create(b, loc, result, conv,
+                                         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+  // A grouped 1-D conv becomes a 2-D kiln.conv, which this pattern lowers.
+  explicit ConvToLinalgNamed(MLIRContext *context) : OpConversionPattern(context) {
+    setHasBoundedRewriteRecursion();
+  }
   LogicalResult
   matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -452,6 +483,10 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     for (int64_t i = 1; i < result.getRank(); ++i)
       if (result.isDynamicDim(i) || !weightType.hasStaticShape())
         return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+    if (spatial == 1 && group > 1) {
+      rewriter.replaceOp(op, groupedConv1DAs2D(rewriter, loc, op, adaptor));
+      return success();
+    }
     Type element = result.getElementType();
     Value zero = scalarConstant(rewriter, loc, element, 0);
     ArrayRef<int64_t> pads = op.getPads();
@@ -536,6 +571,120 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
   }
 };
 
+/// A transposed conv as a conv with unit strides: the input is spread out by
+/// the strides (zeros between its elements) and padded by
+/// dilation * (K - 1) - pad_begin in front and dilation * (K - 1) - pad_end +
+/// output_padding behind (a negative amount crops), and the weight
+/// [C, M/g, K...] becomes [M, C/g, K...] with its window flipped:
+///   w'[m, c, k...] = w[(m / (M/g)) * (C/g) + c, m mod (M/g), K - 1 - k...]
+/// The new kiln.conv is legalized by ConvToLinalgNamed.
+struct ConvTransposeToConv final : OpConversionPattern<ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto weightType = cast<RankedTensorType>(weight.getType());
+    RankedTensorType result = op.getType();
+    int64_t rank = inputType.getRank(), spatial = rank - 2;
+    for (int64_t i = 1; i < rank; ++i)
+      if (inputType.isDynamicDim(i) || result.isDynamicDim(i))
+        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+    if (!weightType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic weight");
+    Type element = result.getElementType();
+    int64_t group = op.getGroup();
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
+                      pads = op.getPads(), outputPadding = op.getOutputPadding();
+
+    // The spread and padded input, then any crop of negative amounts.
+    SmallVector<int64_t> spreadShape(inputType.getShape().take_front(2));
+    SmallVector<OpFoldResult> insertOffsets(2, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> insertStrides(2, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> cropOffsets(2, rewriter.getIndexAttr(0));
+    SmallVector<int64_t> cropShape(spreadShape);
+    bool crops = false;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t extent = dilations[i] * (weightType.getDimSize(i + 2) - 1);
+      int64_t lo = extent - pads[i];
+      int64_t hi = extent - pads[i + spatial] + outputPadding[i];
+      int64_t length = (inputType.getDimSize(i + 2) - 1) * strides[i] + 1;
+      int64_t padLo = std::max<int64_t>(lo, 0), padHi = std::max<int64_t>(hi, 0);
+      spreadShape.push_back(length + padLo + padHi);
+      insertOffsets.push_back(rewriter.getIndexAttr(padLo));
+      insertStrides.push_back(rewriter.getIndexAttr(strides[i]));
+      cropOffsets.push_back(rewriter.getIndexAttr(padLo - lo));
+      cropShape.push_back(length + lo + hi);
+      crops |= lo < 0 || hi < 0;
+      if (length + lo + hi < extent + 1)
+        return rewriter.notifyMatchFailure(op, "pads crop more than the spread input");
+    }
+    SmallVector<Value> dynamicSizes = batchDynamicSize(rewriter, loc, inputType, input);
+    Value zero = scalarConstant(rewriter, loc, element, 0);
+    Value spread = createInit(rewriter, loc, inputType.clone(spreadShape), dynamicSizes, zero);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < rank; ++i)
+      sizes.push_back(inputType.isDynamicDim(i)
+                          ? OpFoldResult(dynamicSizes.front())
+                          : OpFoldResult(rewriter.getIndexAttr(inputType.getDimSize(i))));
+    spread = tensor::InsertSliceOp::create(rewriter, loc, input, spread, insertOffsets, sizes,
+                                           insertStrides);
+    if (crops) {
+      SmallVector<OpFoldResult> cropSizes;
+      for (int64_t i = 0; i < rank; ++i)
+        cropSizes.push_back(inputType.isDynamicDim(i)
+                                ? OpFoldResult(dynamicSizes.front())
+                                : OpFoldResult(rewriter.getIndexAttr(cropShape[i])));
+      spread = tensor::ExtractSliceOp::create(
+          rewriter, loc, cast<RankedTensorType>(inputType.clone(cropShape)), spread,
+          cropOffsets, cropSizes, SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+    }
+
+    // The flipped weight, its in/out channel dims swapped per group.
+    int64_t channels = weightType.getDimSize(0), filtersPerGroup = weightType.getDimSize(1);
+    int64_t channelsPerGroup = channels / group;
+    SmallVector<int64_t> flippedShape = {filtersPerGroup * group, channelsPerGroup};
+    for (int64_t i = 0; i < spatial; ++i)
+      flippedShape.push_back(weightType.getDimSize(i + 2));
+    auto flippedType = RankedTensorType::get(flippedShape, element);
+    Value flippedInit = createInit(rewriter, loc, flippedType, {});
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Value flipped =
+        linalg::GenericOp::create(
+            rewriter, loc, flippedType, ValueRange{}, flippedInit, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange) {
+              auto index = [&](int64_t v) {
+                return arith::ConstantIndexOp::create(b, l, v).getResult();
+              };
+              Value m = linalg::IndexOp::create(b, l, 0);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              Value g = arith::DivUIOp::create(b, l, m, index(filtersPerGroup));
+              SmallVector<Value> coords = {
+                  arith::AddIOp::create(
+                      b, l, arith::MulIOp::create(b, l, g, index(channelsPerGroup)), c),
+                  arith::RemUIOp::create(b, l, m, index(filtersPerGroup))};
+              for (int64_t i = 0; i < spatial; ++i)
+                coords.push_back(arith::SubIOp::create(
+                    b, l, index(flippedShape[i + 2] - 1),
+                    linalg::IndexOp::create(b, l, i + 2)));
+              linalg::YieldOp::create(
+                  b, l, tensor::ExtractOp::create(b, l, weight, coords).getResult());
+            })
+            .getResult(0);
+
+    SmallVector<int64_t> ones(spatial, 1), noPads(2 * spatial, 0);
+    rewriter.replaceOpWithNewOp<ConvOp>(op, result, spread, flipped, adaptor.getBias(),
+                                        rewriter.getDenseI64ArrayAttr(ones),
+                                        rewriter.getDenseI64ArrayAttr(dilations),
+                                        rewriter.getDenseI64ArrayAttr(noPads),
+                                        op.getGroupAttr());
+    return success();
+  }
+};
+
 /// Extra end padding so that ceil-mode windows stay inside the input.
 SmallVector<int64_t> poolEndPads(RankedTensorType input, RankedTensorType result,
                                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
@@ -551,6 +700,55 @@ SmallVector<int64_t> poolEndPads(RankedTensorType input, RankedTensorType result
   return ends;
 }
 
+/// A max or sum pooling of the padded NC... `input` into `init`: the NCHW
+/// named ops for 2-D, otherwise the same computation as a linalg.generic over
+/// (n, c, o1..ok, w1..wk) reading input[n, c, o_i * stride_i + w_i * dilation_i].
+Value poolWindows(OpBuilder &b, Location loc, RankedTensorType result, Value input,
+                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                  ArrayRef<int64_t> dilations, Value init, bool isMax) {
+  Type element = result.getElementType();
+  int64_t spatial = kernel.size(), rank = result.getRank();
+  if (spatial == 2) {
+    Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+    auto stridesAttr = i64Elements(b, strides);
+    auto dilationsAttr = i64Elements(b, dilations);
+    if (isMax)
+      return linalg::PoolingNchwMaxOp::create(b, loc, result, ValueRange{input, window},
+                                              init, stridesAttr, dilationsAttr)
+          .getResult(0);
+    return linalg::PoolingNchwSumOp::create(b, loc, result, ValueRange{input, window}, init,
+                                            stridesAttr, dilationsAttr)
+        .getResult(0);
+  }
+  MLIRContext *context = b.getContext();
+  int64_t loops = rank + spatial;
+  SmallVector<AffineExpr> inputExprs = {getAffineDimExpr(0, context),
+                                        getAffineDimExpr(1, context)};
+  SmallVector<AffineExpr> windowExprs;
+  for (int64_t i = 0; i < spatial; ++i) {
+    AffineExpr out = getAffineDimExpr(2 + i, context);
+    AffineExpr tap = getAffineDimExpr(rank + i, context);
+    inputExprs.push_back(out * strides[i] + tap * dilations[i]);
+    windowExprs.push_back(tap);
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inputExprs, context),
+                                 AffineMap::get(loops, 0, windowExprs, context),
+                                 AffineMap::getMultiDimIdentityMap(rank, context)};
+  maps.back() = AffineMap::get(loops, 0, maps.back().getResults(), context);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+  return linalg::GenericOp::create(
+             b, loc, result, ValueRange{input, window}, init, maps, iterators,
+             [isMax](OpBuilder &nb, Location l, ValueRange args) {
+               Value combined =
+                   isMax ? arith::MaximumFOp::create(nb, l, args[0], args[2]).getResult()
+                         : arith::AddFOp::create(nb, l, args[0], args[2]).getResult();
+               linalg::YieldOp::create(nb, l, combined);
+             })
+      .getResult(0);
+}
+
 template <typename OpTy>
 struct PoolToLinalg final : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -561,43 +759,36 @@ struct PoolToLinalg final : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     RankedTensorType result = op.getType();
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    if (inputType.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "pooling is lowered for 2-D only");
-    for (int64_t i = 1; i < 4; ++i)
+    int64_t spatial = inputType.getRank() - 2;
+    for (int64_t i = 1; i < inputType.getRank(); ++i)
       if (inputType.isDynamicDim(i))
         return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
     Type element = result.getElementType();
     ArrayRef<int64_t> kernel = op.getKernelShape(), pads = op.getPads();
-    SmallVector<int64_t> ends = poolEndPads(inputType, result, kernel, op.getStrides(),
-                                            op.getDilations(), pads);
-    auto strides = i64Elements(rewriter, op.getStrides());
-    auto dilations = i64Elements(rewriter, op.getDilations());
-    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, element);
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
+    SmallVector<int64_t> ends =
+        poolEndPads(inputType, result, kernel, strides, dilations, pads);
     SmallVector<Value> dynamicSizes =
         batchDynamicSize(rewriter, loc, result, adaptor.getInput());
     Value zero = scalarConstant(rewriter, loc, element, 0);
 
     if constexpr (isMax) {
       Value lowest = lowering::lowestValue(rewriter, loc, element);
-      Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(2),
+      Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(spatial),
                                ends, lowest);
       Value init = createInit(rewriter, loc, result, dynamicSizes, lowest);
-      rewriter.replaceOp(op, linalg::PoolingNchwMaxOp::create(
-                                 rewriter, loc, result, ValueRange{input, window}, init,
-                                 strides, dilations)
-                                 .getResult(0));
+      rewriter.replaceOp(op, poolWindows(rewriter, loc, result, input, kernel, strides,
+                                         dilations, init, /*isMax=*/true));
       return success();
     } else {
       auto sumPool = [&](Value source, ArrayRef<int64_t> begins, ArrayRef<int64_t> endPads,
                          Value padValue) {
         Value padded = padSpatial(rewriter, loc, source, begins, endPads, padValue);
         Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
-        return linalg::PoolingNchwSumOp::create(rewriter, loc, result,
-                                                ValueRange{padded, window}, init, strides,
-                                                dilations)
-            .getResult(0);
+        return poolWindows(rewriter, loc, result, padded, kernel, strides, dilations, init,
+                           /*isMax=*/false);
       };
-      Value sums = sumPool(adaptor.getInput(), pads.take_front(2), ends, zero);
+      Value sums = sumPool(adaptor.getInput(), pads.take_front(spatial), ends, zero);
       // Counts: the same windows over ones; explicit pads count only with
       // count_include_pad, the ceil-mode overhang never does.
       Value one = scalarConstant(rewriter, loc, element, 1);
@@ -606,14 +797,15 @@ struct PoolToLinalg final : OpConversionPattern<OpTy> {
                               one);
       Value counted = ones;
       SmallVector<int64_t> overhang;
-      for (int64_t i = 0; i < 2; ++i)
-        overhang.push_back(ends[i] - pads[i + 2]);
+      for (int64_t i = 0; i < spatial; ++i)
+        overhang.push_back(ends[i] - pads[i + spatial]);
       if (op.getCountIncludePad())
-        counted = padSpatial(rewriter, loc, ones, pads.take_front(2), pads.drop_front(2),
-                             one);
+        counted = padSpatial(rewriter, loc, ones, pads.take_front(spatial),
+                             pads.drop_front(spatial), one);
+      SmallVector<int64_t> noPads(spatial, 0);
       Value counts = op.getCountIncludePad()
-                         ? sumPool(counted, {0, 0}, overhang, zero)
-                         : sumPool(counted, pads.take_front(2), ends, zero);
+                         ? sumPool(counted, noPads, overhang, zero)
+                         : sumPool(counted, pads.take_front(spatial), ends, zero);
       rewriter.replaceOp(op, lowering::buildElementwise(
                                  rewriter, loc, result, {sums, counts},
                                  [](OpBuilder &b, Location l, ValueRange a) -> Value {
@@ -642,7 +834,7 @@ struct GlobalPoolToReduce final : OpConversionPattern<OpTy> {
 } // namespace
 
 void populateConvToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvToLinalgNamed, PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>,
+  patterns.add<ConvToLinalgNamed, ConvTransposeToConv, PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>,
                GlobalPoolToReduce<GlobalAvgPoolOp, ReduceKind::mean>,
                GlobalPoolToReduce<GlobalMaxPoolOp, ReduceKind::max>>(
       patterns.getContext());

@@ -208,8 +208,38 @@ Value scalar(MinOp op, OpBuilder &b, Location loc, ValueRange a) {
     return arith::MinUIOp::create(b, loc, a[0], a[1]);
   return arithmetic<arith::MinimumFOp, arith::MinSIOp>(b, loc, a);
 }
+/// x^e of integers by square-and-multiply over the exponent's bits (the CPU
+/// pipeline has no lowering for math.ipowi). A negative exponent gives the
+/// integer part of 1 / x^|e|: 1 for x = 1, +-1 for x = -1, else 0.
+Value integerPower(OpBuilder &b, Location loc, Value x, Value e) {
+  auto type = cast<IntegerType>(x.getType());
+  auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, type, v); };
+  Value one = constant(1), zero = constant(0);
+  Value result = one, base = x;
+  for (unsigned bit = 0; bit + 1 < type.getWidth(); ++bit) {
+    Value set = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, e, constant(bit)), one),
+        zero);
+    result = arith::SelectOp::create(b, loc, set, arith::MulIOp::create(b, loc, result, base),
+                                     result);
+    base = arith::MulIOp::create(b, loc, base, base);
+  }
+  Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                    arith::AndIOp::create(b, loc, e, one), zero);
+  Value minusOne = constant(-1);
+  Value reciprocal = arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, one), one,
+      arith::SelectOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, minusOne),
+          arith::SelectOp::create(b, loc, odd, minusOne, one), zero));
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, e, zero);
+  return arith::SelectOp::create(b, loc, negative, reciprocal, result);
+}
 Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange a) {
-  return arithmetic<math::PowFOp, math::IPowIOp>(b, loc, a);
+  if (isFloat(a[0]))
+    return math::PowFOp::create(b, loc, a[0], a[1]);
+  return integerPower(b, loc, a[0], a[1]);
 }
 Value compare(OpBuilder &b, Location loc, ValueRange a, arith::CmpFPredicate f,
               arith::CmpIPredicate i) {

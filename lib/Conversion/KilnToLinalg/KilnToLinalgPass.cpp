@@ -102,7 +102,10 @@ struct ConvertKilnToLinalgPass final
     populateContractionToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
+    populateQuantizeToLinalgPatterns(patterns);
+    populateResizeToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
+    populateSelectScatterToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns, indexChecks);
     if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();

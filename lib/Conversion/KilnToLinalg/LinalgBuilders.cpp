@@ -71,6 +71,13 @@ Value createInit(OpBuilder &b, Location loc, RankedTensorType type,
   return linalg::FillOp::create(b, loc, fill, empty).getResult(0);
 }
 
+RankedTensorType signlessType(RankedTensorType type) {
+  auto integer = dyn_cast<IntegerType>(type.getElementType());
+  if (!integer || !integer.isUnsigned())
+    return type;
+  return type.clone(IntegerType::get(type.getContext(), integer.getWidth()));
+}
+
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));

@@ -31,6 +31,10 @@ mlir::Value createInit(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::RankedTensorType type, mlir::ValueRange dynamicSizes,
                        mlir::Value fill = {});
 
+/// `type` with an unsigned integer element type made signless (arith and
+/// linalg take signless integers; the pass marks the unsigned boundary).
+mlir::RankedTensorType signlessType(mlir::RankedTensorType type);
+
 /// A scalar `arith.constant` of a float or integer `type` holding `value`.
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                            double value);

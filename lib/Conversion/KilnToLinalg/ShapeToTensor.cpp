@@ -275,6 +275,10 @@ struct ConcatToTensor final : OpConversionPattern<ConcatOp> {
     OpFoldResult offset = rewriter.getIndexAttr(0);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     for (Value input : inputs) {
+      // An input with no elements along the axis adds nothing (and may sit at
+      // the end, where insert_slice cannot).
+      if (cast<RankedTensorType>(input.getType()).getDimSize(axis) == 0)
+        continue;
       SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, input);
       offsets[axis] = offset;
       acc = tensor::InsertSliceOp::create(rewriter, loc, input, acc, offsets, sizes, strides);
@@ -301,6 +305,14 @@ struct SliceToTensor final : OpConversionPattern<SliceOp> {
     RankedTensorType result = op.getType();
     int64_t rank = result.getRank();
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    // An empty slice reads nothing (its start may lie past the end, which
+    // extract_slice does not allow).
+    if (result.hasStaticShape() && result.getNumElements() == 0) {
+      rewriter.replaceOp(op, createInit(rewriter, loc, lowering::signlessType(result), {}));
+      return success();
+    }
+    if (llvm::any_of(op.getSteps(), [](int64_t step) { return step < 0; }))
+      return reversedSlice(op, adaptor, rewriter);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, adaptor.getInput());
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
@@ -316,6 +328,49 @@ struct SliceToTensor final : OpConversionPattern<SliceOp> {
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, result, adaptor.getInput(),
                                                         offsets, sizes, strides);
+    return success();
+  }
+
+  /// A slice with a negative step as a gather: out[i] reads
+  /// input[start + i * step] along each sliced dim, the start clamped into
+  /// [0, size - 1] as ONNX does for negative steps (into [0, size] for
+  /// positive ones).
+  LogicalResult reversedSlice(SliceOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    RankedTensorType result = lowering::signlessType(op.getType());
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!inputType.hasStaticShape() || !result.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "negative steps need static shapes");
+    int64_t rank = result.getRank();
+    SmallVector<int64_t> starts(rank, 0), steps(rank, 1);
+    for (auto [i, axis] : llvm::enumerate(op.getAxes())) {
+      int64_t dim = axis < 0 ? axis + rank : axis;
+      int64_t size = inputType.getDimSize(dim), step = op.getSteps()[i];
+      int64_t start = op.getStarts()[i];
+      if (step > 0) {
+        start = clampStart(start, size);
+      } else {
+        if (start < 0)
+          start += size;
+        start = std::clamp<int64_t>(start, 0, size - 1);
+      }
+      starts[dim] = start, steps[dim] = step;
+    }
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d)
+      exprs.push_back(rewriter.getAffineDimExpr(d) * steps[d] + starts[d]);
+    Value init = createInit(rewriter, loc, result, {});
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, rewriter.getContext()),
+                                   rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    rewriter.replaceOp(op, linalg::GenericOp::create(
+                               rewriter, loc, result, adaptor.getInput(), init, maps,
+                               iterators,
+                               [](OpBuilder &b, Location l, ValueRange args) {
+                                 linalg::YieldOp::create(b, l, args[0]);
+                               })
+                               .getResults());
     return success();
   }
 };
@@ -338,6 +393,17 @@ struct SplitToTensor final : OpConversionPattern<SplitOp> {
     for (auto [size, type] : llvm::zip(op.getSizes(), op.getResultTypes())) {
       SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, input);
       sizes[axis] = rewriter.getIndexAttr(size);
+      // An empty piece reads nothing (extract_slice rejects any offset into
+      // an empty dim, and one at the end of a full dim).
+      if (size == 0) {
+        auto pieceType = lowering::signlessType(cast<RankedTensorType>(type));
+        SmallVector<Value> dynamicSizes;
+        for (int64_t d = 0; d < rank; ++d)
+          if (pieceType.isDynamicDim(d))
+            dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+        pieces.push_back(createInit(rewriter, loc, pieceType, dynamicSizes));
+        continue;
+      }
       offsets[axis] = rewriter.getIndexAttr(offset);
       pieces.push_back(tensor::ExtractSliceOp::create(
           rewriter, loc, cast<RankedTensorType>(type), input, offsets, sizes, strides));
@@ -587,6 +653,90 @@ struct SizeToTensorOps final : OpConversionPattern<SizeOp> {
   }
 };
 
+/// The input index that output index `out` reads along a dim of `size` (> 0)
+/// elements padded by `begin` in front, for the border modes: edge clamps,
+/// wrap takes `j mod size`, reflect mirrors about the end elements (period
+/// 2 * (size - 1), as numpy.pad repeats it for pads longer than the dim).
+Value borderIndex(OpBuilder &b, Location loc, PadMode mode, Value out, int64_t begin,
+                  int64_t size) {
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value j = arith::SubIOp::create(b, loc, out, index(begin));
+  // Non-negative remainder of j by a positive divisor.
+  auto positiveMod = [&](int64_t divisor) -> Value {
+    Value rem = arith::RemSIOp::create(b, loc, j, index(divisor));
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, index(0));
+    return arith::SelectOp::create(b, loc, negative,
+                                   arith::AddIOp::create(b, loc, rem, index(divisor)), rem);
+  };
+  switch (mode) {
+  case PadMode::edge:
+    return arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, j, index(size - 1)),
+                                  index(0));
+  case PadMode::wrap:
+    return positiveMod(size);
+  case PadMode::reflect: {
+    if (size == 1) // A dim of one element reflects onto itself.
+      return index(0);
+    int64_t period = 2 * (size - 1);
+    Value m = positiveMod(period);
+    Value beyond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, m, index(size - 1));
+    return arith::SelectOp::create(b, loc, beyond,
+                                   arith::SubIOp::create(b, loc, index(period), m), m);
+  }
+  case PadMode::constant:
+    break;
+  }
+  return j;
+}
+
+/// Padding as a gather: out[i...] = input[src(i)...], where each dim maps its
+/// index through borderIndex (reflect, edge, wrap), or, for constant mode with
+/// negative pads (crops), reads input[i - begin] when that is in range and
+/// the fill value otherwise.
+Value padAsGather(OpBuilder &b, Location loc, PadOp op, Value input) {
+  RankedTensorType result = lowering::signlessType(op.getType());
+  int64_t rank = result.getRank();
+  ArrayRef<int64_t> pads = op.getPads();
+  PadMode mode = op.getMode();
+  Value init = createInit(b, loc, result, {});
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  ArrayRef<int64_t> sizes = cast<RankedTensorType>(input.getType()).getShape();
+  Value fill = lowering::scalarConstant(b, loc, result.getElementType(),
+                                        op.getValue().convertToDouble());
+  return linalg::GenericOp::create(
+             b, loc, result, ValueRange{}, init, maps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               SmallVector<Value> coords;
+               Value inside;
+               for (int64_t i = 0; i < rank; ++i) {
+                 Value out = linalg::IndexOp::create(nb, l, i);
+                 if (mode != PadMode::constant) {
+                   coords.push_back(borderIndex(nb, l, mode, out, pads[i], sizes[i]));
+                   continue;
+                 }
+                 Value j = arith::SubIOp::create(
+                     nb, l, out, arith::ConstantIndexOp::create(nb, l, pads[i]));
+                 Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+                 Value size = arith::ConstantIndexOp::create(nb, l, sizes[i]);
+                 Value ok = arith::AndIOp::create(
+                     nb, l,
+                     arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, j, zero),
+                     arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, j, size));
+                 inside = inside ? arith::AndIOp::create(nb, l, inside, ok).getResult() : ok;
+                 // Clamped so that the read stays in bounds; the select drops it.
+                 Value last = arith::ConstantIndexOp::create(nb, l, sizes[i] - 1);
+                 coords.push_back(arith::MaxSIOp::create(
+                     nb, l, arith::MinSIOp::create(nb, l, j, last), zero));
+               }
+               Value value = tensor::ExtractOp::create(nb, l, input, coords);
+               if (inside)
+                 value = arith::SelectOp::create(nb, l, inside, value, fill);
+               linalg::YieldOp::create(nb, l, value);
+             })
+      .getResult(0);
+}
+
 struct PadToTensor final : OpConversionPattern<PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -594,8 +744,27 @@ struct PadToTensor final : OpConversionPattern<PadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int64_t> pads = op.getPads();
     if (op.getMode() != PadMode::constant ||
-        llvm::any_of(pads, [](int64_t p) { return p < 0; }))
-      return rewriter.notifyMatchFailure(op, "only non-negative constant padding");
+        llvm::any_of(pads, [](int64_t p) { return p < 0; })) {
+      if (!op.getType().hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "border modes and crops need a static result");
+      auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+      if (!inputType.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "border modes and crops need a static input");
+      // An empty input has nothing to read: constant mode is all fill, the
+      // border modes have no border to copy.
+      if (inputType.getNumElements() == 0 && op.getType().getNumElements() != 0) {
+        if (op.getMode() != PadMode::constant)
+          return rewriter.notifyMatchFailure(op, "border modes need a non-empty input");
+        Value fill = lowering::scalarConstant(rewriter, op.getLoc(),
+                                              lowering::signlessType(op.getType()).getElementType(),
+                                              op.getValue().convertToDouble());
+        rewriter.replaceOp(op, createInit(rewriter, op.getLoc(),
+                                          lowering::signlessType(op.getType()), {}, fill));
+        return success();
+      }
+      rewriter.replaceOp(op, padAsGather(rewriter, op.getLoc(), op, adaptor.getInput()));
+      return success();
+    }
     int64_t rank = op.getType().getRank();
     SmallVector<OpFoldResult> low, high;
     for (int64_t i = 0; i < rank; ++i) {
@@ -607,6 +776,64 @@ struct PadToTensor final : OpConversionPattern<PadOp> {
                                            op.getValue().convertToDouble());
     rewriter.replaceOpWithNewOp<tensor::PadOp>(op, op.getType(), adaptor.getInput(), low,
                                                high, value);
+    return success();
+  }
+};
+
+// out[..., d, ...] = index(...) == d ? values[1] : values[0], with d at
+// `axis` and negative indices counted from depth; an index outside
+// [-depth, depth) matches no d (all off, as ONNX specifies).
+struct OneHotToLinalg final : OpConversionPattern<OneHotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OneHotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType result = lowering::signlessType(op.getType());
+    Value indices = adaptor.getIndices(), values = adaptor.getValues();
+    int64_t rank = result.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    auto valuesType = cast<RankedTensorType>(values.getType());
+    if (valuesType.getRank() != 1 || valuesType.getDimSize(0) != 2)
+      return rewriter.notifyMatchFailure(op, "values must be a static [off, on] pair");
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis)
+        indexExprs.push_back(rewriter.getAffineDimExpr(i));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, indexExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < rank; ++i)
+      if (result.isDynamicDim(i))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, indices, i < axis ? i : i - 1));
+    Value init = createInit(rewriter, loc, result, dynamicSizes);
+    int64_t depth = static_cast<int64_t>(op.getDepth());
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, result, indices, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type i64 = b.getI64Type();
+          Value index = args[0].getType() == i64
+                            ? args[0]
+                            : arith::ExtSIOp::create(b, l, i64, args[0]).getResult();
+          Value zero = arith::ConstantIntOp::create(b, l, i64, 0);
+          Value depthValue = arith::ConstantIntOp::create(b, l, i64, depth);
+          Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
+          index = arith::SelectOp::create(b, l, negative,
+                                          arith::AddIOp::create(b, l, index, depthValue), index);
+          Value position = arith::IndexCastOp::create(
+              b, l, i64, linalg::IndexOp::create(b, l, axis).getResult());
+          Value hot = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, index, position);
+          Value on = tensor::ExtractOp::create(
+              b, l, values, ValueRange{arith::ConstantIndexOp::create(b, l, 1)});
+          Value off = tensor::ExtractOp::create(
+              b, l, values, ValueRange{arith::ConstantIndexOp::create(b, l, 0)});
+          linalg::YieldOp::create(b, l, arith::SelectOp::create(b, l, hot, on, off).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };
@@ -750,7 +977,7 @@ void populateShapeToTensorPatterns(RewritePatternSet &patterns, bool indexChecks
                ExpandToLinalg, TransposeToLinalg, ConcatToTensor, SliceToTensor,
                SplitToTensor, GatherNDToLinalg,
                ShapeToTensorOps, SizeToTensorOps,
-               PadToTensor, TileToLinalg, ConstantOfShapeToFill, RangeToLinalg>(
+               PadToTensor, OneHotToLinalg, TileToLinalg, ConstantOfShapeToFill, RangeToLinalg>(
       patterns.getContext());
 }
 

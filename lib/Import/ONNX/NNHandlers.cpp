@@ -10,6 +10,8 @@
 
 #include "NodeBinder.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 
 namespace kiln::onnx_import {
@@ -178,9 +180,13 @@ LogicalResult conv(NodeBinder &b) {
 }
 
 /// ConvTranspose pads from `output_shape` or SAME auto_pad (ONNX puts the odd
-/// pixel at the end for SAME_UPPER).
+/// pixel at the end for SAME_UPPER). An output larger than the full window
+/// sweep needs negative padding, which the ONNX reference splits with floor
+/// division; a negative end pad is the same as that much more output_padding
+/// (zeros plus bias past the last window), a negative begin pad is not
+/// supported.
 LogicalResult resolveTransposePads(NodeBinder &b, RankedTensorType input,
-                                   Window &w, ArrayRef<int64_t> outputPadding) {
+                                   Window &w, MutableArrayRef<int64_t> outputPadding) {
   FailureOr<SmallVector<int64_t>> outputShape =
       b.intsAttr("output_shape", ArrayRef<int64_t>());
   if (failed(outputShape))
@@ -214,13 +220,17 @@ LogicalResult resolveTransposePads(NodeBinder &b, RankedTensorType input,
       return b.emitError() << "the padding of spatial dim " << i
                            << " overflows int64";
     int64_t total = *need;
-    if (total < 0)
-      return b.unsupported("output size " + Twine(*target) + " in spatial dim " +
-                           Twine(i) + " needs negative padding");
-    int64_t half = total / 2;
+    int64_t half = llvm::divideFloorSigned(total, 2);
     bool upper = w.autoPad == "SAME_UPPER";
     w.pads[i] = upper ? half : total - half;
     w.pads[i + k] = upper ? total - half : half;
+    if (w.pads[i] < 0)
+      return b.unsupported("output size " + Twine(*target) + " in spatial dim " +
+                           Twine(i) + " needs negative padding in front");
+    if (w.pads[i + k] < 0) {
+      outputPadding[i] -= w.pads[i + k];
+      w.pads[i + k] = 0;
+    }
   }
   return success();
 }
@@ -282,6 +292,183 @@ LogicalResult pool(NodeBinder &b) {
     out = b.make<kiln::AvgPoolOp>(*x, ArrayRef(w->kernel), ArrayRef(w->strides),
                                   ArrayRef(w->dilations), ArrayRef(w->pads),
                                   *ceilMode == 1, *countPad == 1);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p), built from kiln ops: the
+/// window sum is an average pool that counts the (zero) padding, times the
+/// window size. Ceil mode is refused: its overhang is not counted by the
+/// average, so the product would not be the sum.
+LogicalResult lpPool(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Window> w = readWindow(b, tensorType(*x), std::nullopt);
+  FailureOr<int64_t> ceilMode = b.intAttr("ceil_mode", 0);
+  FailureOr<int64_t> p = b.intAttr("p", 2);
+  if (failed(w) || failed(ceilMode) || failed(p) ||
+      failed(b.checkRange("attribute 'ceil_mode'", *ceilMode, 0, 1)) ||
+      failed(b.checkRange("attribute 'p'", *p, 1, {})) ||
+      failed(resolveSamePads(b, tensorType(*x), *w)))
+    return failure();
+  if (*ceilMode != 0)
+    return b.unsupported("LpPool with ceil_mode 1");
+  Type element = tensorType(*x).getElementType();
+  auto unary = [&](auto tag, Value v) -> FailureOr<Value> {
+    return b.make<decltype(tag)>(v);
+  };
+  auto binary = [&](auto tag, Value l, Value r) -> FailureOr<Value> {
+    return b.make<decltype(tag)>(l, r);
+  };
+  FailureOr<Value> powered = unary(kiln::AbsOp(), *x);
+  if (succeeded(powered) && *p == 2)
+    powered = binary(kiln::MulOp(), *powered, *powered);
+  else if (succeeded(powered) && *p > 2)
+    powered = binary(kiln::PowOp(), *powered, b.scalar(element, static_cast<double>(*p)));
+  if (failed(powered))
+    return failure();
+  FailureOr<Value> mean = b.make<kiln::AvgPoolOp>(
+      *powered, ArrayRef(w->kernel), ArrayRef(w->strides), ArrayRef(w->dilations),
+      ArrayRef(w->pads), /*ceil_mode=*/false, /*count_include_pad=*/true);
+  if (failed(mean))
+    return failure();
+  double count = 1;
+  for (int64_t k : w->kernel)
+    count *= static_cast<double>(k);
+  FailureOr<Value> sum = binary(kiln::MulOp(), *mean, b.scalar(element, count));
+  if (succeeded(sum) && *p == 2)
+    sum = unary(kiln::SqrtOp(), *sum);
+  else if (succeeded(sum) && *p > 2)
+    sum = binary(kiln::PowOp(), *sum, b.scalar(element, 1.0 / static_cast<double>(*p)));
+  return failed(sum) ? failure() : b.setOutput(0, *sum);
+}
+
+/// Einsum: the equation made explicit for kiln.einsum. Spaces go; each
+/// "..." becomes letters the equation does not use (right-aligned across
+/// operands, as ONNX broadcasts them; their sizes must then agree); an
+/// implicit output is the ellipsis letters, then the letters used once, in
+/// alphabetical order.
+LogicalResult einsum(NodeBinder &b) {
+  FailureOr<std::string> attr = b.stringAttr("equation", std::nullopt);
+  if (failed(attr))
+    return failure();
+  SmallVector<Value> inputs = b.givenInputs();
+  std::string equation;
+  for (char c : *attr)
+    if (c != ' ')
+      equation += c;
+  StringRef text(equation);
+  bool explicitOutput = text.contains("->");
+  auto [lhs, rhs] = text.split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != inputs.size())
+    return b.emitError() << "equation '" << *attr << "' has " << terms.size()
+                         << " operand terms for " << inputs.size() << " inputs";
+  std::string unused;
+  for (char c = 'A'; c <= 'z'; ++c)
+    if (llvm::isAlpha(c) && !text.contains(c))
+      unused += c;
+  // Ellipsis dims: as many as the operand with the most needs.
+  int64_t ellipsis = 0;
+  for (auto [term, input] : llvm::zip(terms, inputs)) {
+    if (!term.contains("..."))
+      continue;
+    int64_t letters = static_cast<int64_t>(term.size()) - 3;
+    ellipsis = std::max<int64_t>(ellipsis, tensorType(input).getRank() - letters);
+  }
+  if (ellipsis > static_cast<int64_t>(unused.size()))
+    return b.unsupported("an ellipsis of " + Twine(ellipsis) + " dims");
+  std::string ellipsisLetters = unused.substr(0, ellipsis);
+  auto expand = [&](StringRef term, int64_t rank) -> std::string {
+    size_t at = term.find("...");
+    if (at == StringRef::npos)
+      return term.str();
+    int64_t count = rank - (static_cast<int64_t>(term.size()) - 3);
+    if (count < 0)
+      return term.str(); // the verifier reports the rank mismatch
+    return (term.take_front(at) + StringRef(ellipsisLetters).take_back(count) +
+            term.drop_front(at + 3))
+        .str();
+  };
+  std::string normalized, counted;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    std::string full = expand(term, tensorType(inputs[i]).getRank());
+    normalized += (i ? "," : "") + full;
+    counted += full;
+  }
+  std::string output;
+  if (explicitOutput) {
+    if (rhs.contains("...") || ellipsis == 0)
+      output = expand(rhs, static_cast<int64_t>(rhs.size()) - 3 + ellipsis);
+    else
+      output = rhs.str();
+  } else {
+    output = ellipsisLetters;
+    std::string once;
+    for (char c : counted)
+      if (llvm::count(counted, c) == 1 && !StringRef(ellipsisLetters).contains(c))
+        once += c;
+    llvm::sort(once);
+    output += once;
+  }
+  normalized += "->" + output;
+  // The result dims: each letter's size from the first operand that has it.
+  SmallVector<int64_t> shape;
+  SmallVector<StringRef> fullTerms;
+  StringRef(normalized).split("->").first.split(fullTerms, ',');
+  for (char letter : output) {
+    int64_t size = ShapedType::kDynamic;
+    for (auto [term, input] : llvm::zip(fullTerms, inputs)) {
+      size_t at = term.find(letter);
+      if (at != StringRef::npos && at < static_cast<size_t>(tensorType(input).getRank())) {
+        size = tensorType(input).getDimSize(at);
+        break;
+      }
+    }
+    shape.push_back(size);
+  }
+  if (inputs.empty())
+    return b.emitError() << "Einsum has no inputs";
+  auto type = RankedTensorType::get(shape, tensorType(inputs.front()).getElementType());
+  FailureOr<Value> out =
+      b.makeTyped<kiln::EinsumOp>(type, inputs, b.builder().getStringAttr(normalized));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// MeanVarianceNormalization as its ONNX function body: (x - E[x]) /
+/// (sqrt(E[x^2] - E[x]^2) + 1e-9), the means over `axes` (default 0, 2, 3).
+LogicalResult meanVarianceNorm(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  FailureOr<SmallVector<int64_t>> axes = b.intsAttr("axes", ArrayRef<int64_t>{0, 2, 3});
+  if (failed(x) || failed(axes))
+    return failure();
+  FailureOr<SmallVector<int64_t>> normalized =
+      kiln::normalizeAxes(b.loc(), "axes", *axes, tensorType(*x).getRank());
+  if (failed(normalized))
+    return failure();
+  Type element = tensorType(*x).getElementType();
+  auto mean = [&](Value v) {
+    return b.make<kiln::ReduceOp>(v, ReduceKind::mean, ArrayRef(*normalized),
+                                  /*keepdims=*/true);
+  };
+  FailureOr<Value> m = mean(*x);
+  FailureOr<Value> square = b.make<kiln::MulOp>(*x, *x);
+  if (failed(m) || failed(square))
+    return failure();
+  FailureOr<Value> meanSquare = mean(*square);
+  FailureOr<Value> squaredMean = b.make<kiln::MulOp>(*m, *m);
+  if (failed(meanSquare) || failed(squaredMean))
+    return failure();
+  FailureOr<Value> deviation = b.make<kiln::SubOp>(*meanSquare, *squaredMean);
+  if (succeeded(deviation))
+    deviation = b.make<kiln::SqrtOp>(*deviation);
+  if (succeeded(deviation))
+    deviation = b.make<kiln::AddOp>(*deviation, b.scalar(element, 1e-9));
+  FailureOr<Value> centered = b.make<kiln::SubOp>(*x, *m);
+  if (failed(deviation) || failed(centered))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::DivOp>(*centered, *deviation);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -520,11 +707,13 @@ LogicalResult instanceNorm(NodeBinder &b) {
 
 void registerNNHandlers(HandlerRegistry &r) {
   r.add("MatMul", 7, matmul);
+  r.add("Einsum", 12, einsum);
   r.add("Gemm", 7, gemm);
   r.add("Conv", 7, conv);
   r.add("ConvTranspose", 7, convTranspose);
   r.add("MaxPool", 7, pool<true>);
   r.add("AveragePool", 7, pool<false>);
+  r.add("LpPool", 2, lpPool);
   r.add("GlobalAveragePool", 7, globalPool<kiln::GlobalAvgPoolOp>);
   r.add("GlobalMaxPool", 7, globalPool<kiln::GlobalMaxPoolOp>);
   r.add("Softmax", 7, softmax<kiln::SoftmaxOp>);
@@ -534,6 +723,7 @@ void registerNNHandlers(HandlerRegistry &r) {
   r.add("LpNormalization", 7, lpNorm);
   r.add("BatchNormalization", 7, batchNorm);
   r.add("InstanceNormalization", 7, instanceNorm);
+  r.add("MeanVarianceNormalization", 9, meanVarianceNorm);
 }
 
 } // namespace kiln::onnx_import

@@ -214,6 +214,21 @@ std::optional<SmallVector<int64_t>> evaluate(Operation *op,
     return slice1D(sliceOp, args.front(), out.empty() ? 0 : out.front());
   if (auto reduceOp = dyn_cast<kiln::ReduceOp>(op))
     return reduce(reduceOp, args.front());
+  if (isa<kiln::RangeOp>(op)) {
+    // start, start + delta, ...: the result type already holds the length.
+    if (out.size() != 1 || llvm::any_of(args, [](const IntTensor &t) {
+          return t.data.size() != 1;
+        }))
+      return std::nullopt;
+    SmallVector<int64_t> result;
+    int64_t value = args[0].data[0], delta = args[2].data[0];
+    for (int64_t i = 0; i < out[0]; ++i) {
+      result.push_back(value);
+      if (llvm::AddOverflow(value, delta, value) && i + 1 < out[0])
+        return std::nullopt;
+    }
+    return result;
+  }
   if (args.size() == 2)
     return elementwise(args, out, [&](ArrayRef<int64_t> a) {
       return binary(op, a[0], a[1]);

@@ -524,6 +524,9 @@ LogicalResult pad(NodeBinder &b) {
                          << (b.opset() >= 19 ? ", wrap" : "");
   FailureOr<SmallVector<int64_t>> pads;
   double value = 0.0;
+  // A constant_value computed by the graph (constant mode only: the other
+  // modes ignore it).
+  Value runtimeValue;
   if (b.opset() < 11) {
     pads = b.intsAttr("pads", std::nullopt);
     FailureOr<float> attr = b.floatAttr("value", 0.0f);
@@ -532,7 +535,17 @@ LogicalResult pad(NodeBinder &b) {
     value = *attr;
   } else {
     pads = b.requireConstantInts(1, "'pads'");
-    if (succeeded(pads) && b.hasInput(2)) {
+    if (succeeded(pads) && b.hasInput(2) && *mode == PadMode::constant &&
+        !b.constantFloats(2) && tensorType(*x).hasStaticShape()) {
+      FailureOr<Value> given = b.input(2);
+      if (failed(given))
+        return failure();
+      RankedTensorType valueType = tensorType(*given);
+      if (!valueType.hasStaticShape() || valueType.getNumElements() != 1)
+        return b.emitError() << "'constant_value' has " << valueType
+                             << ", expected one element";
+      runtimeValue = *given;
+    } else if (succeeded(pads) && b.hasInput(2)) {
       FailureOr<SmallVector<double>> given =
           b.requireConstantFloats(2, "'constant_value'");
       if (failed(given))
@@ -551,7 +564,19 @@ LogicalResult pad(NodeBinder &b) {
     return failure();
   FailureOr<Value> out =
       b.make<kiln::PadOp>(*x, *mode, ArrayRef(*full), APFloat(value));
-  return failed(out) ? failure() : b.setOutput(0, *out);
+  if (failed(out) || !runtimeValue)
+    return failed(out) ? failure() : b.setOutput(0, *out);
+  // The run-time fill: select(pad(true, false), pad(x, 0), constant_value),
+  // the mask marking where the padded result holds x.
+  RankedTensorType xType = tensorType(*x);
+  auto maskType = RankedTensorType::get(xType.getShape(), b.builder().getI1Type());
+  Value ones = b.constant(DenseElementsAttr::get(maskType, true));
+  FailureOr<Value> mask =
+      b.make<kiln::PadOp>(ones, PadMode::constant, ArrayRef(*full), APFloat(0.0));
+  if (failed(mask))
+    return failure();
+  FailureOr<Value> filled = b.make<kiln::SelectOp>(*mask, *out, runtimeValue);
+  return failed(filled) ? failure() : b.setOutput(0, *filled);
 }
 
 LogicalResult tile(NodeBinder &b) {
@@ -656,6 +681,7 @@ void registerShapeHandlers(HandlerRegistry &r) {
   r.add("Gather", 7, gather<kiln::GatherOp>);
   r.add("GatherElements", 11, gather<kiln::GatherElementsOp>);
   r.add("GatherND", 11, gatherND);
+  r.add("Scatter", 9, scatterElements); // ScatterElements' former name
   r.add("ScatterElements", 11, scatterElements);
   r.add("Squeeze", 7, squeeze<false>);
   r.add("Unsqueeze", 7, squeeze<true>);

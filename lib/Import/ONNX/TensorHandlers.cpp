@@ -212,6 +212,8 @@ struct ResizeSpec {
   CoordinateTransform transform = CoordinateTransform::asymmetric;
   NearestMode nearest = NearestMode::floor;
   float cubicA = -0.75f;
+  /// keep_aspect_ratio_policy: 0 stretch, -1 not_larger, 1 not_smaller.
+  int policy = 0;
   SmallVector<double> scales;
   SmallVector<int64_t> sizes;
 };
@@ -250,9 +252,15 @@ LogicalResult readResizeAttrs(NodeBinder &b, bool isResize11, ResizeSpec &spec) 
     return b.emitError() << "attribute 'nearest_mode' value is '" << *nearest
                          << "', accepted values are round_prefer_floor, "
                             "round_prefer_ceil, floor, ceil";
-  if (*exclude != 0 || *antialias != 0 || *policy != "stretch")
-    return b.unsupported("exclude_outside, antialias or keep_aspect_ratio_policy "
-                         "other than their defaults");
+  if (*exclude != 0 || *antialias != 0)
+    return b.unsupported("exclude_outside or antialias other than their defaults");
+  if (*policy == "not_larger")
+    spec.policy = -1;
+  else if (*policy == "not_smaller")
+    spec.policy = 1;
+  else if (*policy != "stretch")
+    return b.emitError() << "attribute 'keep_aspect_ratio_policy' value is '" << *policy
+                         << "', accepted values are stretch, not_larger, not_smaller";
   spec.transform = *ct, spec.nearest = *nm, spec.cubicA = *cubicA;
   return success();
 }
@@ -332,6 +340,42 @@ LogicalResult resize(NodeBinder &b) {
                             "dim (" << rank << ")";
   SmallVector<int64_t> dims;
   SmallVector<float> scales;
+  if (spec.policy != 0 && !spec.sizes.empty()) {
+    // keep_aspect_ratio_policy: one scale for the resized axes, the smallest
+    // (not_larger) or largest (not_smaller) of sizes / input, and sizes
+    // rounded half up from it, as the ONNX reference does.
+    FailureOr<SmallVector<int64_t>> axesAttr = b.intsAttr("axes", ArrayRef<int64_t>());
+    if (failed(axesAttr))
+      return failure();
+    SmallVector<int64_t> axes;
+    if (axesAttr->empty()) {
+      axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    } else {
+      FailureOr<SmallVector<int64_t>> normalized =
+          kiln::normalizeAxes(b.loc(), "axes", *axesAttr, rank);
+      if (failed(normalized))
+        return failure();
+      axes = *normalized;
+    }
+    std::optional<double> scale;
+    for (int64_t axis : axes) {
+      int64_t in = input.getDimSize(axis);
+      if (ShapedType::isDynamic(in) || in == 0)
+        return b.unsupported("keep_aspect_ratio_policy on a dynamic or empty dim");
+      double ratio = static_cast<double>(spec.sizes[axis]) / static_cast<double>(in);
+      scale = !scale ? ratio : spec.policy < 0 ? std::min(*scale, ratio) : std::max(*scale, ratio);
+    }
+    scales.assign(rank, 1.0f);
+    spec.scales.assign(rank, 1.0);
+    for (int64_t axis : axes) {
+      double size = *scale * static_cast<double>(input.getDimSize(axis)) + 0.5;
+      if (!(size <= INT32_MAX))
+        return b.emitError() << "'sizes' with keep_aspect_ratio_policy give dim " << axis
+                             << " size " << size << ", accepted at most " << INT32_MAX;
+      scales[axis] = static_cast<float>(*scale);
+      spec.sizes[axis] = static_cast<int64_t>(size);
+    }
+  }
   for (size_t i = 0; i < rank; ++i) {
     int64_t in = input.getDimSize(i);
     if (!spec.sizes.empty()) {
@@ -355,6 +399,50 @@ LogicalResult resize(NodeBinder &b) {
   FailureOr<Value> out = b.makeTyped<kiln::ResizeOp>(
       type, *x, spec.mode, spec.transform, spec.nearest, ArrayRef(scales),
       APFloat(spec.cubicA));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// GridSample-16 knows bilinear/bicubic and 4-D inputs; 20 renamed the modes
+/// linear/cubic and allows any number of spatial dims.
+LogicalResult gridSample(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), grid = b.input(1);
+  FailureOr<std::string> mode =
+      b.stringAttr("mode", b.opset() >= 20 ? "linear" : "bilinear");
+  FailureOr<std::string> padding = b.stringAttr("padding_mode", "zeros");
+  FailureOr<int64_t> alignCorners = b.intAttr("align_corners", 0);
+  if (failed(x) || failed(grid) || failed(mode) || failed(padding) ||
+      failed(alignCorners) ||
+      failed(b.checkRange("attribute 'align_corners'", *alignCorners, 0, 1)))
+    return failure();
+  bool newNames = b.opset() >= 20;
+  std::optional<ResizeMode> kind;
+  if (*mode == "nearest")
+    kind = ResizeMode::nearest;
+  else if (*mode == (newNames ? "linear" : "bilinear"))
+    kind = ResizeMode::linear;
+  else if (*mode == (newNames ? "cubic" : "bicubic"))
+    kind = ResizeMode::cubic;
+  if (!kind)
+    return b.emitError() << "attribute 'mode' value is '" << *mode
+                         << "', accepted values are "
+                         << (newNames ? "nearest, linear, cubic" : "bilinear, nearest, bicubic");
+  std::optional<GridSamplePadding> pad = symbolizeGridSamplePadding(*padding);
+  if (!pad)
+    return b.emitError() << "attribute 'padding_mode' value is '" << *padding
+                         << "', accepted values are zeros, border, reflection";
+  RankedTensorType input = tensorType(*x), gridType = tensorType(*grid);
+  int64_t spatial = input.getRank() - 2;
+  if (spatial < 1 || (!newNames && spatial != 2))
+    return b.emitError() << "input 0 has rank " << input.getRank() << ", expected "
+                         << (newNames ? "at least 3" : "4");
+  if (gridType.getRank() != input.getRank())
+    return b.emitError() << "input 1 (grid) has rank " << gridType.getRank()
+                         << ", expected " << input.getRank();
+  SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
+  llvm::append_range(shape, gridType.getShape().drop_front().drop_back());
+  FailureOr<Value> out = b.makeTyped<kiln::GridSampleOp>(
+      RankedTensorType::get(shape, input.getElementType()), *x, *grid, *kind, *pad,
+      *alignCorners == 1);
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -406,11 +494,11 @@ LogicalResult quantize(NodeBinder &b) {
   Type zeroType = isQuantize ? builder.getIntegerType(8, /*isSigned=*/false)
                              : tensorType(*x).getElementType();
   if (isQuantize && *outputType != 0) {
-    // TensorProto codes: INT8 = 3, UINT8 = 2 (the only 8-bit targets kiln has).
-    if (*outputType != 2 && *outputType != 3)
+    // TensorProto codes: UINT8 = 2, INT8 = 3, UINT16 = 4, INT16 = 5.
+    if (*outputType < 2 || *outputType > 5)
       return b.unsupported("output_dtype " + Twine(*outputType));
-    zeroType = *outputType == 2 ? builder.getIntegerType(8, /*isSigned=*/false)
-                                : builder.getIntegerType(8);
+    bool isSigned = *outputType == 3 || *outputType == 5;
+    zeroType = builder.getIntegerType(*outputType <= 3 ? 8 : 16, isSigned);
   }
   FailureOr<Value> zero = zeroPoint(b, *scale, zeroType);
   if (failed(zero))
@@ -426,6 +514,56 @@ LogicalResult quantize(NodeBinder &b) {
     out = b.makeTyped<kiln::DequantizeLinearOp>(type, *x, *scale, *zero,
                                                 static_cast<uint64_t>(*axis));
   return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
+/// DynamicQuantizeLinear as its ONNX function body: the range of x widened
+/// to hold 0, scale = range / 255, zero point = saturate(round(-min /
+/// scale)) as u8, then quantize_linear.
+LogicalResult dynamicQuantize(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0);
+  if (failed(x))
+    return failure();
+  Type element = tensorType(*x).getElementType();
+  if (!element.isF32())
+    return b.emitError() << "input 0 has element type " << element << ", expected f32";
+  Value zero = b.scalar(element, 0.0);
+  FailureOr<Value> low = b.make<kiln::ReduceOp>(*x, ReduceKind::min, ArrayRef<int64_t>(),
+                                                /*keepdims=*/false);
+  FailureOr<Value> high = b.make<kiln::ReduceOp>(*x, ReduceKind::max, ArrayRef<int64_t>(),
+                                                 /*keepdims=*/false);
+  if (failed(low) || failed(high))
+    return failure();
+  low = b.make<kiln::MinOp>(*low, zero);
+  high = b.make<kiln::MaxOp>(*high, zero);
+  if (failed(low) || failed(high))
+    return failure();
+  FailureOr<Value> range = b.make<kiln::SubOp>(*high, *low);
+  if (failed(range))
+    return failure();
+  FailureOr<Value> scale = b.make<kiln::DivOp>(*range, b.scalar(element, 255.0));
+  if (failed(scale))
+    return failure();
+  FailureOr<Value> point = b.make<kiln::DivOp>(*low, *scale);
+  if (succeeded(point))
+    point = b.make<kiln::SubOp>(zero, *point);
+  if (succeeded(point))
+    point = b.make<kiln::ClipOp>(*point, b.builder().getF64FloatAttr(0.0),
+                                 b.builder().getF64FloatAttr(255.0));
+  if (succeeded(point))
+    point = b.make<kiln::RoundOp>(*point);
+  if (failed(point))
+    return failure();
+  Type u8 = b.builder().getIntegerType(8, /*isSigned=*/false);
+  FailureOr<Value> zeroPoint =
+      b.makeTyped<kiln::CastOp>(RankedTensorType::get({}, u8), *point);
+  if (failed(zeroPoint))
+    return failure();
+  FailureOr<Value> y = b.makeTyped<kiln::QuantizeLinearOp>(
+      RankedTensorType::get(tensorType(*x).getShape(), u8), *x, *scale, *zeroPoint,
+      static_cast<uint64_t>(1));
+  if (failed(y) || failed(b.setOutput(0, *y)) || failed(b.setOutput(1, *scale)))
+    return failure();
+  return b.setOutput(2, *zeroPoint);
 }
 
 /// Trilu keeps x[..., i, j] where j - i >= k (upper) or j - i <= k (lower)
@@ -557,8 +695,10 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("Hardmax", 13, hardmax);
   r.add("Upsample", 7, resize);
   r.add("Resize", 10, resize);
+  r.add("GridSample", 16, gridSample);
   r.add("QuantizeLinear", 10, quantize<true>);
   r.add("DequantizeLinear", 10, quantize<false>);
+  r.add("DynamicQuantizeLinear", 11, dynamicQuantize);
 }
 
 } // namespace kiln::onnx_import

@@ -60,3 +60,22 @@ func.func @gemm_trans_b(%x: tensor<1x512xf32>, %w: tensor<1000x512xf32>, %b: ten
   %0 = kiln.gemm %x, %w, %b {trans_b = true, alpha = 2.0 : f32} : (tensor<1x512xf32>, tensor<1000x512xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
   return %0 : tensor<1x1000xf32>
 }
+
+// -----
+
+/// einsum: result letters are the parallel dims, the rest reductions; a
+/// repeated letter reads a diagonal.
+// CHECK-DAG: #[[A:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[B:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[C:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[DIAG:.+]] = affine_map<(d0) -> (d0, d0)>
+// CHECK-LABEL: func @einsum
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {indexing_maps = [#[[DIAG]], #{{.+}}], iterator_types = ["parallel"]}
+func.func @einsum(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>, %d: tensor<3x3xf32>) -> (tensor<5x2x4xf32>, tensor<3xf32>) {
+  %0 = kiln.einsum "bij,bjk->bik" %a, %b : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  %1 = kiln.einsum "ii->i" %d : (tensor<3x3xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<5x2x4xf32>, tensor<3xf32>
+}

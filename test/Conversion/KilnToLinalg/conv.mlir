@@ -147,3 +147,52 @@ func.func @pools(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x
   %1 = kiln.avg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
   return %0, %1 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+/// A grouped 1-D conv runs as the 2-D conv of a unit-height image.
+// CHECK-LABEL: func @grouped_1d
+// CHECK-SAME: (%[[X:.+]]: tensor<2x4x11xf32>, %[[W:.+]]: tensor<4x1x4xf32>)
+// CHECK-DAG: tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 4, 1, 11]
+// CHECK-DAG: tensor.expand_shape %[[W]] {{\[\[}}0], [1], [2, 3]] output_shape [4, 1, 1, 4]
+// CHECK-NOT: kiln.conv
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<2x4x1x8xf32> into tensor<2x4x8xf32>
+func.func @grouped_1d(%x: tensor<2x4x11xf32>, %w: tensor<4x1x4xf32>) -> tensor<2x4x8xf32> {
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1>, group = 4 : i64, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<2x4x11xf32>, tensor<4x1x4xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+/// A transposed conv: the input spread by the strides into a zero tensor
+/// padded by dilation * (K - 1) - pad (a 3x3 input, stride 2, kernel 3, pads
+/// 1: 5 + 1 + 1 wide), the weight flipped with its channel dims swapped, then
+/// a unit-stride conv (here im2col + matmul).
+// CHECK-LABEL: func @conv_transpose
+// CHECK-SAME: (%[[X:.+]]: tensor<1x2x3x3xf32>, %[[W:.+]]: tensor<2x4x3x3xf32>)
+// CHECK: %[[ZEROS:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x7x7xf32>)
+// CHECK: %[[SPREAD:.+]] = tensor.insert_slice %[[X]] into %[[ZEROS]][0, 0, 1, 1] [1, 2, 3, 3] [1, 1, 2, 2]
+// CHECK: %[[FLIPPED:.+]] = linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<4x2x3x3xf32>)
+// CHECK: %[[KH:.+]] = linalg.index 2
+// CHECK: arith.subi %c2{{.*}}, %[[KH]]
+// CHECK: tensor.extract %[[W]]
+// CHECK-NOT: kiln.conv
+// CHECK: ins(%[[SPREAD]] : tensor<1x2x7x7xf32>)
+// CHECK: tensor.collapse_shape %[[FLIPPED]] {{\[\[}}0], [1, 2, 3]] : tensor<4x2x3x3xf32> into tensor<4x18xf32>
+// CHECK: linalg.matmul
+func.func @conv_transpose(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x3x3xf32>) -> tensor<1x4x5x5xf32> {
+  %0 = kiln.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64} : (tensor<1x2x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<1x4x5x5xf32>
+  return %0 : tensor<1x4x5x5xf32>
+}
+
+// -----
+
+/// Pads larger than the window extent crop the spread input.
+// CHECK-LABEL: func @conv_transpose_crop
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x1x4xf32> into tensor<1x1x5xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1] [1, 1, 4] [1, 1, 1] : tensor<1x1x5xf32> to tensor<1x1x4xf32>
+func.func @conv_transpose_crop(%x: tensor<1x1x4xf32>, %w: tensor<1x1x2xf32>) -> tensor<1x1x3xf32> {
+  %0 = kiln.conv_transpose %x, %w {strides = array<i64: 1>, dilations = array<i64: 1>, pads = array<i64: 2, 0>, output_padding = array<i64: 0>, group = 1 : i64} : (tensor<1x1x4xf32>, tensor<1x1x2xf32>) -> tensor<1x1x3xf32>
+  return %0 : tensor<1x1x3xf32>
+}

@@ -96,3 +96,20 @@ func.func @mod_floored_float(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf
   %0 = kiln.mod %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+/// Integer pow: square-and-multiply over the exponent's bits (31 steps for
+/// i32), and the reciprocal's integer part for negative exponents.
+// CHECK-LABEL: func @pow_int
+// CHECK: linalg.generic
+// CHECK-NOT: math.ipowi
+// CHECK-COUNT-31: arith.shrui
+// CHECK-NOT: arith.shrui
+// CHECK: arith.cmpi slt
+// CHECK: arith.select
+// CHECK: linalg.yield
+func.func @pow_int(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = kiln.pow %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

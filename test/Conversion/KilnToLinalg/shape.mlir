@@ -121,3 +121,104 @@ func.func @range_f32(%s: tensor<f32>, %l: tensor<f32>, %d: tensor<f32>) -> tenso
   %r = kiln.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+// -----
+
+/// Border modes gather: reflect mirrors j = i - begin into [0, size) with
+/// period 2 * (size - 1).
+// CHECK-LABEL: func @pad_reflect
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<3x7xf32>)
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[J:.+]] = arith.subi %[[I]], %c1
+// CHECK: arith.remsi %[[J]], %c6
+// CHECK: arith.cmpi sgt, %{{.*}}, %c3
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<3x4xf32>
+func.func @pad_reflect(%x: tensor<3x4xf32>) -> tensor<3x7xf32> {
+  %0 = kiln.pad reflect %x {pads = array<i64: 0, 1, 0, 2>} : (tensor<3x4xf32>) -> tensor<3x7xf32>
+  return %0 : tensor<3x7xf32>
+}
+
+// -----
+
+/// Edge clamps, wrap takes the non-negative remainder.
+// CHECK-LABEL: func @pad_edge_wrap
+// CHECK: linalg.generic
+// CHECK: arith.minsi
+// CHECK: arith.maxsi
+// CHECK: linalg.generic
+// CHECK: arith.remsi %{{.*}}, %c4
+// CHECK: arith.addi %{{.*}}, %c4{{.*}} : index
+func.func @pad_edge_wrap(%x: tensor<4xf32>) -> (tensor<9xf32>, tensor<9xf32>) {
+  %0 = kiln.pad edge %x {pads = array<i64: 2, 3>} : (tensor<4xf32>) -> tensor<9xf32>
+  %1 = kiln.pad wrap %x {pads = array<i64: 2, 3>} : (tensor<4xf32>) -> tensor<9xf32>
+  return %0, %1 : tensor<9xf32>, tensor<9xf32>
+}
+
+// -----
+
+/// Constant padding that crops reads in range and selects the fill elsewhere.
+// CHECK-LABEL: func @pad_crop
+// CHECK-DAG: %[[FILL:.+]] = arith.constant 1.500000e+00 : f32
+// CHECK: linalg.generic
+// CHECK: %[[V:.+]] = tensor.extract
+// CHECK: arith.select %{{.*}}, %[[V]], %[[FILL]] : f32
+func.func @pad_crop(%x: tensor<4xf32>) -> tensor<5xf32> {
+  %0 = kiln.pad constant %x {pads = array<i64: -1, 2>, value = 1.5 : f64} : (tensor<4xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+func.func @pad_edge_dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.pad'}}
+  %0 = kiln.pad edge %x {pads = array<i64: 2, 3>} : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+/// One-hot: the new dim is a loop dim; negative indices count from depth.
+// CHECK-DAG: #[[IDX:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @one_hot
+// CHECK: linalg.generic {indexing_maps = [#[[IDX]], #{{.+}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<4xi32>) outs(%{{.*}} : tensor<10x4xf32>)
+// CHECK: %[[I:.+]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: arith.cmpi slt, %[[I]], %c0_i64
+// CHECK: arith.addi %[[I]], %c10_i64
+// CHECK: linalg.index 0
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+func.func @one_hot(%i: tensor<4xi32>, %v: tensor<2xf32>) -> tensor<10x4xf32> {
+  %0 = kiln.one_hot %i, %v {depth = 10 : i64, axis = 0 : i64} : (tensor<4xi32>, tensor<2xf32>) -> tensor<10x4xf32>
+  return %0 : tensor<10x4xf32>
+}
+
+// -----
+
+/// A negative step gathers backwards from the clamped start.
+// CHECK-DAG: #[[REV:.+]] = affine_map<(d0, d1) -> (d0, d1 * -2 + 9)>
+// CHECK-LABEL: func @slice_negative_step
+// CHECK: linalg.generic {indexing_maps = [#[[REV]], #{{.+}}]
+// CHECK-SAME: outs(%{{.*}} : tensor<2x4xf32>)
+func.func @slice_negative_step(%x: tensor<2x10xf32>) -> tensor<2x4xf32> {
+  %0 = kiln.slice %x {axes = array<i64: 1>, starts = array<i64: 20>, ends = array<i64: 1>, steps = array<i64: -2>} : (tensor<2x10xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+/// Empty slices, split pieces and concat inputs read nothing: no
+/// extract_slice or insert_slice at the end of a dim.
+// CHECK-LABEL: func @empty_pieces
+// CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x0xf32>
+// CHECK: %[[P:.+]] = tensor.empty() : tensor<2x0xf32>
+// CHECK: %[[C:.+]] = tensor.empty() : tensor<2x8xf32>
+// CHECK: %[[R:.+]] = tensor.insert_slice %[[X]] into %[[C]][0, 0] [2, 8] [1, 1]
+// CHECK-NOT: insert_slice
+// CHECK: return %[[E]], %[[P]], %[[R]]
+func.func @empty_pieces(%x: tensor<2x8xf32>) -> (tensor<2x0xf32>, tensor<2x0xf32>, tensor<2x8xf32>) {
+  %0 = kiln.slice %x {axes = array<i64: 1>, starts = array<i64: 10>, ends = array<i64: 12>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x0xf32>
+  %1:2 = kiln.split %x {axis = 1 : i64, sizes = array<i64: 8, 0>} : (tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x0xf32>)
+  %2 = kiln.concat %x, %1#1 {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x0xf32>) -> tensor<2x8xf32>
+  return %0, %1#1, %2 : tensor<2x0xf32>, tensor<2x0xf32>, tensor<2x8xf32>
+}

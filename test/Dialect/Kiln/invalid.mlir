@@ -776,3 +776,67 @@ func.func @cumprod_axis(%x: tensor<4xf32>) {
   %0 = kiln.cumprod %x {axis = 3 : i64} : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @grid_sample_grid(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x5x3xf32>) {
+  // expected-error @+1 {{grid must be [N, O1..Om, 2] for an input with 2 spatial dims}}
+  %0 = kiln.grid_sample linear zeros %x, %g : (tensor<1x3x8x8xf32>, tensor<1x4x5x3xf32>) -> tensor<1x3x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_result(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x5x2xf32>) {
+  // expected-error @+1 {{result must be [N, C, O1..Om] of the input and the grid}}
+  %0 = kiln.grid_sample linear zeros %x, %g : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_rank(%x: tensor<3x8xf32>, %g: tensor<3x2xf32>) {
+  // expected-error @+1 {{input rank 2 is below 3 ([N, C, D1..Dk])}}
+  %0 = kiln.grid_sample linear zeros %x, %g : (tensor<3x8xf32>, tensor<3x2xf32>) -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_terms(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{equation has 2 operand terms, but the op has 1 operands}}
+  %0 = kiln.einsum "ij,jk->ik" %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_rank(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{term 'ijk' has 3 letters for an operand of rank 2}}
+  %0 = kiln.einsum "ijk->i" %a : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_sizes(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{letter 'i' has sizes 2 and 3}}
+  %0 = kiln.einsum "ii->i" %a : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_result_letter(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{result letter 'k' is in no operand term}}
+  %0 = kiln.einsum "ij->k" %a : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_arrow(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{equation 'ij' has no '->'}}
+  %0 = kiln.einsum "ij" %a : (tensor<2x3xf32>) -> tensor<2xf32>
+  return
+}

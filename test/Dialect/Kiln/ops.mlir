@@ -274,3 +274,21 @@ func.func @shape_ops(%x: tensor<?x128x768xf32>, %s: tensor<2xi64>, %a: tensor<i6
   %7 = kiln.one_hot %i, %v {depth = 10 : i64, axis = -1 : i64} : (tensor<4xi64>, tensor<2xf32>) -> tensor<4x10xf32>
   return
 }
+
+// CHECK-LABEL: func @grid_sample
+func.func @grid_sample(%x: tensor<1x3x8x8xf32>, %g: tensor<1x4x5x2xf32>, %v: tensor<2x1x4x4x4xf32>, %g3: tensor<2x3x3x3x3xf32>) {
+  // CHECK: kiln.grid_sample linear zeros %{{.*}}, %{{.*}} : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+  %0 = kiln.grid_sample linear zeros %x, %g : (tensor<1x3x8x8xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+  // CHECK: kiln.grid_sample nearest reflection %{{.*}}, %{{.*}} {align_corners = true}
+  %1 = kiln.grid_sample nearest reflection %v, %g3 {align_corners = true} : (tensor<2x1x4x4x4xf32>, tensor<2x3x3x3x3xf32>) -> tensor<2x1x3x3x3xf32>
+  return
+}
+
+// CHECK-LABEL: func @einsum
+func.func @einsum(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>, %d: tensor<3x3xf64>) {
+  // CHECK: kiln.einsum "bij,bjk->bik" %{{.*}}, %{{.*}} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  %0 = kiln.einsum "bij,bjk->bik" %a, %b : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  // CHECK: kiln.einsum "ii->i" %{{.*}} : (tensor<3x3xf64>) -> tensor<3xf64>
+  %1 = kiln.einsum "ii->i" %d : (tensor<3x3xf64>) -> tensor<3xf64>
+  return
+}

@@ -246,6 +246,9 @@ def attributes(out):
                                kernel_shape=[2, 2], **a)
     one(out, "pool_ceil_mode", pool("ap", ceil_mode=2), [x])
     one(out, "pool_count_include_pad", pool("ap", count_include_pad=-1), [x])
+    one(out, "lppool_ceil_mode", N("LpPool", ["x"], ["y"], name="lp", kernel_shape=[2, 2],
+                                   ceil_mode=1), [x], opset=18)
+    one(out, "lppool_p", N("LpPool", ["x"], ["y"], name="lp", kernel_shape=[2, 2], p=0), [x])
     s = [init("s", np.ones(2, np.float32)), init("z", np.zeros(2, np.float32))]
     bn = ["x", "s", "z", "z", "s"]
     one(out, "bn_statistics", N("BatchNormalization", bn, ["y", "mean"], name="bn"),
@@ -358,6 +361,9 @@ def tensor_attributes(out):
         [x], [sc(1, 1, 2, 2)])
     one(out, "resize_antialias", resize("rs", ["x", "", "sc"], antialias=1), [x],
         [sc(1, 1, 2, 2)], opset=18)
+    one(out, "resize_policy", resize("rs", ["x", "", "", "sz"],
+                                     keep_aspect_ratio_policy="fit"),
+        [x], [sz(1, 1, 4, 4)], opset=18)
     one(out, "resize_neither", resize("rs", ["x"]), [x])
     one(out, "resize_both", resize("rs", ["x", "", "sc", "sz"]), [x],
         [sc(1, 1, 2, 2), sz(1, 1, 4, 4)])
@@ -373,6 +379,17 @@ def tensor_attributes(out):
                               output_dtype=TensorProto.INT32), [x], qs, opset=21)
     one(out, "quant_dynamic_scale", N("QuantizeLinear", ["x", "s"], ["y"], name="q"),
         [x, T("s", F, ["n"])])
+    one(out, "dynamic_quant_type", N("DynamicQuantizeLinear", ["h"], ["y", "s", "z"],
+                                     name="dq"), [T("h", TensorProto.FLOAT16, [2])], opset=11)
+    one(out, "einsum_terms", N("Einsum", ["h"], ["y"], name="es", equation="ij,jk->ik"),
+        [T("h", F, [2, 3])], opset=12)
+    img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 3, 2])
+    gs = lambda **a: N("GridSample", ["img", "grid"], ["y"], name="gs", **a)  # noqa: E731
+    one(out, "gridsample_mode", gs(mode="linear"), [img, grid], opset=16)
+    one(out, "gridsample_padding", gs(padding_mode="wrap"), [img, grid], opset=20)
+    one(out, "gridsample_rank", gs(), [T("img", F, [1, 2, 4, 4, 4]), T("grid", F, [1, 3, 3, 3, 3])],
+        opset=16)
+    one(out, "gridsample_grid_rank", gs(), [img, T("grid", F, [1, 9, 2])], opset=20)
 
 
 # --- Per-op inputs -----------------------------------------------------------

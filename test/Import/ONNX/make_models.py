@@ -193,6 +193,63 @@ def nn(out):
 
 
 @register
+def lppool(out):
+    # LpPool as |x|^p, a padded average pool times the window size, ^(1/p);
+    # Scatter-9 as ScatterElements without reduction.
+    x = T("x", F, [1, 2, 4, 4])
+    inits = [init("i", np.zeros((1, 2, 1, 4), np.int64)), init("u", rand(1, 2, 1, 4))]
+    nodes = [N("LpPool", ["x"], ["p3"], kernel_shape=[2, 2], p=3, pads=[1, 1, 1, 1]),
+             N("LpPool", ["x"], ["p2"], kernel_shape=[3, 1]),
+             N("Scatter", ["x", "i", "u"], ["sc"], axis=2)]
+    save(out, "lppool", make(nodes, [x], [T("p3"), T("p2"), T("sc")], inits, opset=10))
+
+
+@register
+def resize_policy(out):
+    # keep_aspect_ratio_policy: one scale for the given axes, sizes rounded from it.
+    x = T("x", F, [1, 1, 4, 6])
+    inits = [init("sz", np.array([6, 6], np.int64))]
+    nodes = [N("Resize", ["x", "", "", "sz"], ["a"], axes=[2, 3],
+               keep_aspect_ratio_policy="not_larger"),
+             N("Resize", ["x", "", "", "sz"], ["b"], axes=[2, 3],
+               keep_aspect_ratio_policy="not_smaller")]
+    save(out, "resize_policy", make(nodes, [x], [T("a"), T("b")], inits, opset=18))
+
+
+@register
+def dynamic_quantize(out):
+    x = T("x", F, [2, 3])
+    nodes = [N("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])]
+    save(out, "dynamic_quantize", make(nodes, [x], [T("y"), T("s"), T("z")], opset=11))
+
+
+@register
+def einsum(out):
+    # Ellipses become unused letters; an implicit output is the ellipsis
+    # letters then the letters used once, sorted.
+    a, m = T("a", F, [2, 3, 4, 4]), T("m", F, [4, 5])
+    nodes = [N("Einsum", ["a"], ["d"], equation="... ii -> ...i"),
+             N("Einsum", ["a", "m"], ["p"], equation="...ij,jk")]
+    save(out, "einsum", make(nodes, [a, m], [T("d"), T("p")], opset=12))
+
+
+@register
+def mvn(out):
+    x = T("x", F, [2, 3, 4])
+    nodes = [N("MeanVarianceNormalization", ["x"], ["y"], axes=[1, -1])]
+    save(out, "mvn", make(nodes, [x], [T("y")]))
+
+
+@register
+def grid_sample(out):
+    img, grid = T("img", F, [1, 2, 4, 4]), T("grid", F, [1, 3, 5, 2])
+    nodes = [N("GridSample", ["img", "grid"], ["a"]),
+             N("GridSample", ["img", "grid"], ["b"], mode="cubic", padding_mode="reflection",
+               align_corners=1)]
+    save(out, "grid_sample", make(nodes, [img, grid], [T("a"), T("b")], opset=20))
+
+
+@register
 def norms(out):
     x = T("x", F, [2, 4, 6])
     inits = [init("g", np.ones(6, np.float32)), init("beta", np.zeros(6, np.float32))]
@@ -415,6 +472,28 @@ def static_chain(out):
 
 
 @register
+def range_axes(out):
+    # Reduction axes from Range(1, Size(Shape(x)), 1), as the RMSNormalization
+    # function body computes them: the integer Range folds at import.
+    x = T("x", F, [2, 4, 6])
+    inits = [init("one", np.array(1, np.int64))]
+    nodes = [N("Shape", ["x"], ["s"]), N("Size", ["s"], ["rank"]),
+             N("Range", ["one", "rank", "one"], ["axes"]),
+             N("ReduceMean", ["x", "axes"], ["y"])]
+    save(out, "range_axes", make(nodes, [x], [T("y")], inits, opset=18))
+
+
+@register
+def pad_runtime_value(out):
+    # Pad's constant_value from a graph input: a mask padded with false
+    # selects between the zero-padded input and the value.
+    x, v = T("x", F, [2, 3]), T("v", F, [])
+    inits = [init("pads", np.array([0, 1, 1, -1], np.int64))]
+    nodes = [N("Pad", ["x", "pads", "v"], ["y"])]
+    save(out, "pad_runtime_value", make(nodes, [x, v], [T("y")], inits, opset=18))
+
+
+@register
 def unsorted(out):
     # Nodes out of topological order are sorted by the reader.
     nodes = [N("Relu", ["a"], ["b"]), N("Neg", ["x"], ["a"])]
@@ -552,8 +631,8 @@ def losses(out):
 @register
 def unsupported(out):
     x = T("x", F, [2, 2])
-    nodes = [N("Einsum", ["x", "x"], ["a"], name="e1", equation="ij,jk->ik"),
-             N("Einsum", ["a", "x"], ["b"], name="e2", equation="ij,jk->ik"),
+    nodes = [N("MatMulInteger", ["x", "x"], ["a"], name="e1"),
+             N("MatMulInteger", ["a", "x"], ["b"], name="e2"),
              N("Relu", ["b"], ["c"]),
              N("FusedGemm", ["c", "c"], ["d"], name="fg", domain="com.microsoft"),
              N("NonZero", ["d"], ["e"], name="nz")]

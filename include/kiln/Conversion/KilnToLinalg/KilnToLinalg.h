@@ -41,6 +41,12 @@ void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, softmax, log_softmax, norms: reduction generics.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// quantize_linear, dequantize_linear: elementwise generics.
+void populateQuantizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// resize (nearest, linear, cubic): a gathering generic over the output.
+void populateResizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// top_k, scatter_elements: generics with a reduction dim along the axis.
+void populateSelectScatterToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// cumsum: a generic with a masked reduction along the axis.
 void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape family, transpose, concat, slice, gather, shape/size: tensor ops.

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 
@@ -251,6 +253,75 @@ LogicalResult ConstantOfShapeOp::verify() {
            << getValue().getType() << ", expected the result element type "
            << out.getElementType();
   return verifyShapeOperand(*this, getShape(), out);
+}
+
+LogicalResult EinsumOp::verify() {
+  StringRef equation = getEquation();
+  auto [lhs, result] = equation.split("->");
+  if (!equation.contains("->"))
+    return emitOpError("equation '") << equation << "' has no '->'";
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != getInputs().size())
+    return emitOpError("equation has ")
+           << terms.size() << " operand terms, but the op has " << getInputs().size()
+           << " operands";
+  Type element = getOutput().getType().getElementType();
+  llvm::StringMap<int64_t> sizes;
+  for (auto [term, input] : llvm::zip(terms, getInputs())) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (type.getElementType() != element)
+      return emitOpError("operand element type ")
+             << type.getElementType() << " differs from the result's " << element;
+    if (static_cast<int64_t>(term.size()) != type.getRank())
+      return emitOpError("term '") << term << "' has " << term.size()
+                                   << " letters for an operand of rank " << type.getRank();
+    for (auto [i, letter] : llvm::enumerate(term)) {
+      if (!llvm::isAlpha(letter))
+        return emitOpError("term '") << term << "' holds '" << letter << "', expected letters";
+      int64_t size = type.getDimSize(i);
+      auto [it, inserted] = sizes.try_emplace(StringRef(&term.data()[i], 1), size);
+      if (!inserted && !ShapedType::isDynamic(size) && !ShapedType::isDynamic(it->second) &&
+          it->second != size)
+        return emitOpError("letter '") << letter << "' has sizes " << it->second << " and "
+                                       << size;
+    }
+  }
+  RankedTensorType out = getOutput().getType();
+  if (static_cast<int64_t>(result.size()) != out.getRank())
+    return emitOpError("result term '") << result << "' has " << result.size()
+                                        << " letters for a result of rank " << out.getRank();
+  for (auto [i, letter] : llvm::enumerate(result)) {
+    auto it = sizes.find(StringRef(&result.data()[i], 1));
+    if (it == sizes.end())
+      return emitOpError("result letter '") << letter << "' is in no operand term";
+    if (result.find(letter) != i)
+      return emitOpError("result letter '") << letter << "' repeats";
+    if (!ShapedType::isDynamic(it->second) && !out.isDynamicDim(i) &&
+        out.getDimSize(i) != it->second)
+      return emitOpError("result dim ") << i << " is " << out.getDimSize(i) << ", but letter '"
+                                        << letter << "' has size " << it->second;
+  }
+  return success();
+}
+
+LogicalResult GridSampleOp::verify() {
+  RankedTensorType in = getInput().getType(), grid = getGrid().getType(),
+                   out = getOutput().getType();
+  int64_t spatial = in.getRank() - 2;
+  if (spatial < 1)
+    return emitOpError("input rank ") << in.getRank() << " is below 3 ([N, C, D1..Dk])";
+  if (grid.getRank() < 2 || grid.isDynamicDim(grid.getRank() - 1) ||
+      grid.getDimSize(grid.getRank() - 1) != spatial)
+    return emitOpError("grid must be [N, O1..Om, ")
+           << spatial << "] for an input with " << spatial << " spatial dims";
+  SmallVector<int64_t> expected = {in.getDimSize(0), in.getDimSize(1)};
+  llvm::append_range(expected, grid.getShape().drop_front().drop_back());
+  if (failed(verifyCompatibleShape(out.getShape(), expected)) ||
+      failed(verifyCompatibleShape(ArrayRef<int64_t>{in.getDimSize(0)},
+                                   ArrayRef<int64_t>{grid.getDimSize(0)})))
+    return emitOpError("result must be [N, C, O1..Om] of the input and the grid");
+  return success();
 }
 
 LogicalResult ResizeOp::verify() {

@@ -49,7 +49,7 @@ def Kiln_BitsTensor : RankedTensorOf<[I1, Kiln_IntElement]>;
 def Kiln_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Kiln_ShapeTensor : 1DTensorOf<[I64]>;
 def Kiln_ScalarTensor : 0DTensorOf<[Kiln_FloatElement, Kiln_IntElement]>;
-def Kiln_QuantTensor : RankedTensorOf<[I8, UI8, I32]>;
+def Kiln_QuantTensor : RankedTensorOf<[I8, UI8, I16, UI16, I32]>;
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -95,6 +95,13 @@ def Kiln_CoordinateTransform : I32EnumAttr<"CoordinateTransform",
     I32EnumAttrCase<"half_pixel", 0>, I32EnumAttrCase<"pytorch_half_pixel", 1>,
     I32EnumAttrCase<"align_corners", 2>, I32EnumAttrCase<"asymmetric", 3>,
     I32EnumAttrCase<"half_pixel_symmetric", 4>]> {
+  let cppNamespace = "::kiln";
+}
+
+def Kiln_GridSamplePadding : I32EnumAttr<"GridSamplePadding",
+    "what kiln.grid_sample reads outside the input", [
+    I32EnumAttrCase<"zeros", 0>, I32EnumAttrCase<"border", 1>,
+    I32EnumAttrCase<"reflection", 2>]> {
   let cppNamespace = "::kiln";
 }
 

@@ -29,6 +29,28 @@ def Kiln_MatmulOp : Kiln_InferOp<"matmul", [AllElementTypesMatch<["lhs", "rhs"]>
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
+def Kiln_EinsumOp : Kiln_Op<"einsum", [Pure]> {
+  let summary = "Einstein summation over one letter per operand dim";
+  let description = [{
+    `equation` is `term,term,...->term` with one letter per dim of each
+    operand and of the result (the importer expands ONNX's ellipsis and
+    implicit output). Each result element is the sum, over every value of the
+    letters missing from the result, of the product of the operands' elements
+    addressed by the letters; a letter repeated within a term walks a
+    diagonal. All operands and the result share one element type.
+
+    Example:
+
+    ```mlir
+    %c = kiln.einsum "bij,bjk->bik" %a, %b : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_NumericTensor>:$inputs, StrAttr:$equation);
+  let results = (outs Kiln_NumericTensor:$output);
+  let assemblyFormat = "$equation $inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+}
+
 def Kiln_GemmOp : Kiln_InferOp<"gemm", [AllElementTypesMatch<["a", "b", "output"]>]> {
   let summary = "general matrix product: alpha * op(A) * op(B) + beta * C";
   let description = [{

@@ -380,6 +380,34 @@ def Kiln_ResizeOp : Kiln_Op<"resize", [Pure, AllElementTypesMatch<["input", "out
   let hasVerifier = 1;
 }
 
+def Kiln_GridSampleOp : Kiln_Op<"grid_sample",
+    [Pure, AllElementTypesMatch<["input", "grid", "output"]>]> {
+  let summary = "samples the input at normalized grid coordinates";
+  let description = [{
+    Input `[N, C, D1..Dk]`, grid `[N, O1..Om, k]` holding per output point
+    the sample position in [-1, 1] per spatial dim, innermost dim first
+    (x, then y, then z); the result is `[N, C, O1..Om]`. `mode` interpolates
+    (nearest rounds half to even; cubic uses Keys' kernel with a = -0.75),
+    `padding_mode` decides what positions outside the input read, and
+    `align_corners` maps -1 and 1 to the centers (true) or the outer edges
+    (false) of the corner elements. As ONNX GridSample.
+
+    Example:
+
+    ```mlir
+    %y = kiln.grid_sample linear zeros %x, %g {align_corners = false} : (tensor<1x3x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<1x3x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$grid,
+                       Kiln_ResizeMode:$mode, Kiln_GridSamplePadding:$padding_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Kiln_FloatTensor:$output);
+  let assemblyFormat = [{
+    $mode $padding_mode $input `,` $grid attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_OneHotOp : Kiln_InferOp<"one_hot", [AllElementTypesMatch<["values", "output"]>]> {
   let summary = "one-hot encoding with [off, on] values";
   let description = [{
