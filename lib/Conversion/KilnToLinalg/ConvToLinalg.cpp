@@ -1,4 +1,4 @@
-//===- ConvToLinalg.cpp - kiln convolution and pooling -> linalg named ops ===//
+//===- ConvToLinalg.cpp - kiln convolutions -> linalg -------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
@@ -7,11 +7,7 @@
 // splitting the channel dims; a grouped 1-D conv runs as a unit-height 2-D
 // one); static 2-D f32 convs as im2col + matmul, depthwise as a generic with
 // the output row innermost (see below).
-// 2-D pooling uses pooling_nchw_{max,sum}, 1-D and 3-D the same windows as a
-// linalg.generic; average pooling divides by the number of elements each
-// window really covered, computed the same way on ones.
-// Global pooling is rewritten as kiln.reduce, which the reduction patterns
-// lower.
+// Pooling is in PoolToLinalg.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,46 +23,10 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
+using lowering::batchDynamicSize;
 using lowering::createInit;
+using lowering::padSpatial;
 using lowering::scalarConstant;
-
-/// Pads the spatial dims (2..) of `input` by `begins`/`ends` with `value`:
-/// a filled tensor of the padded shape with `input` inserted, so that
-/// bufferization's empty-tensor elimination lets the op producing `input`
-/// write straight into the padded buffer (a tensor.pad bufferizes to a copy
-/// of the interior). tensor.pad where channel or spatial dims are dynamic.
-Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> begins,
-                 ArrayRef<int64_t> ends, Value value) {
-  if (llvm::all_of(begins, [](int64_t p) { return p == 0; }) &&
-      llvm::all_of(ends, [](int64_t p) { return p == 0; }))
-    return input;
-  auto type = cast<RankedTensorType>(input.getType());
-  if (llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic)) {
-    SmallVector<int64_t> shape(type.getShape());
-    SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0)), sizes;
-    for (auto [i, lo, hi] : llvm::enumerate(begins, ends)) {
-      shape[i + 2] += lo + hi;
-      offsets.push_back(b.getIndexAttr(lo));
-    }
-    SmallVector<Value> dynamicSizes;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      sizes.push_back(type.isDynamicDim(i) ? OpFoldResult(tensor::DimOp::create(b, loc, input, i).getResult())
-                                           : OpFoldResult(b.getIndexAttr(type.getDimSize(i))));
-    if (type.isDynamicDim(0))
-      dynamicSizes.push_back(cast<Value>(sizes.front()));
-    Value padded = createInit(b, loc, type.clone(shape), dynamicSizes, value);
-    return tensor::InsertSliceOp::create(b, loc, input, padded, offsets, sizes,
-                                         SmallVector<OpFoldResult>(type.getRank(),
-                                                                   b.getIndexAttr(1)));
-  }
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> high = low;
-  for (auto [lo, hi] : llvm::zip(begins, ends)) {
-    low.push_back(b.getIndexAttr(lo));
-    high.push_back(b.getIndexAttr(hi));
-  }
-  return tensor::PadOp::create(b, loc, Type(), input, low, high, value);
-}
 
 /// y[n, c, ...] = x[n, c, ...] + bias[c]
 Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias) {
@@ -90,16 +50,6 @@ Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias) {
 
 DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {
   return b.getI64TensorAttr(values);
-}
-
-/// Dynamic sizes of a conv/pool result: only the batch dim may be dynamic.
-SmallVector<Value> batchDynamicSize(OpBuilder &b, Location loc, RankedTensorType result,
-                                    Value input) {
-  SmallVector<Value> sizes;
-  for (int64_t i = 0; i < result.getRank(); ++i)
-    if (result.isDynamicDim(i))
-      sizes.push_back(tensor::DimOp::create(b, loc, input, i));
-  return sizes;
 }
 
 /// A 2-D, ungrouped, static-shape conv as im2col + matmul, the form the CPU
@@ -685,159 +635,10 @@ struct ConvTransposeToConv final : OpConversionPattern<ConvTransposeOp> {
   }
 };
 
-/// Extra end padding so that ceil-mode windows stay inside the input.
-SmallVector<int64_t> poolEndPads(RankedTensorType input, RankedTensorType result,
-                                 ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                                 ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads) {
-  int64_t spatial = kernel.size();
-  SmallVector<int64_t> ends;
-  for (int64_t i = 0; i < spatial; ++i) {
-    int64_t needed = (result.getDimSize(i + 2) - 1) * strides[i] +
-                     dilations[i] * (kernel[i] - 1) + 1;
-    int64_t have = input.getDimSize(i + 2) + pads[i] + pads[i + spatial];
-    ends.push_back(pads[i + spatial] + std::max<int64_t>(0, needed - have));
-  }
-  return ends;
-}
-
-/// A max or sum pooling of the padded NC... `input` into `init`: the NCHW
-/// named ops for 2-D, otherwise the same computation as a linalg.generic over
-/// (n, c, o1..ok, w1..wk) reading input[n, c, o_i * stride_i + w_i * dilation_i].
-Value poolWindows(OpBuilder &b, Location loc, RankedTensorType result, Value input,
-                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                  ArrayRef<int64_t> dilations, Value init, bool isMax) {
-  Type element = result.getElementType();
-  int64_t spatial = kernel.size(), rank = result.getRank();
-  if (spatial == 2) {
-    Value window = tensor::EmptyOp::create(b, loc, kernel, element);
-    auto stridesAttr = i64Elements(b, strides);
-    auto dilationsAttr = i64Elements(b, dilations);
-    if (isMax)
-      return linalg::PoolingNchwMaxOp::create(b, loc, result, ValueRange{input, window},
-                                              init, stridesAttr, dilationsAttr)
-          .getResult(0);
-    return linalg::PoolingNchwSumOp::create(b, loc, result, ValueRange{input, window}, init,
-                                            stridesAttr, dilationsAttr)
-        .getResult(0);
-  }
-  MLIRContext *context = b.getContext();
-  int64_t loops = rank + spatial;
-  SmallVector<AffineExpr> inputExprs = {getAffineDimExpr(0, context),
-                                        getAffineDimExpr(1, context)};
-  SmallVector<AffineExpr> windowExprs;
-  for (int64_t i = 0; i < spatial; ++i) {
-    AffineExpr out = getAffineDimExpr(2 + i, context);
-    AffineExpr tap = getAffineDimExpr(rank + i, context);
-    inputExprs.push_back(out * strides[i] + tap * dilations[i]);
-    windowExprs.push_back(tap);
-  }
-  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inputExprs, context),
-                                 AffineMap::get(loops, 0, windowExprs, context),
-                                 AffineMap::getMultiDimIdentityMap(rank, context)};
-  maps.back() = AffineMap::get(loops, 0, maps.back().getResults(), context);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  iterators.append(spatial, utils::IteratorType::reduction);
-  Value window = tensor::EmptyOp::create(b, loc, kernel, element);
-  return linalg::GenericOp::create(
-             b, loc, result, ValueRange{input, window}, init, maps, iterators,
-             [isMax](OpBuilder &nb, Location l, ValueRange args) {
-               Value combined =
-                   isMax ? arith::MaximumFOp::create(nb, l, args[0], args[2]).getResult()
-                         : arith::AddFOp::create(nb, l, args[0], args[2]).getResult();
-               linalg::YieldOp::create(nb, l, combined);
-             })
-      .getResult(0);
-}
-
-template <typename OpTy>
-struct PoolToLinalg final : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    constexpr bool isMax = std::is_same_v<OpTy, MaxPoolOp>;
-    Location loc = op.getLoc();
-    RankedTensorType result = op.getType();
-    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    int64_t spatial = inputType.getRank() - 2;
-    for (int64_t i = 1; i < inputType.getRank(); ++i)
-      if (inputType.isDynamicDim(i))
-        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
-    Type element = result.getElementType();
-    ArrayRef<int64_t> kernel = op.getKernelShape(), pads = op.getPads();
-    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
-    SmallVector<int64_t> ends =
-        poolEndPads(inputType, result, kernel, strides, dilations, pads);
-    SmallVector<Value> dynamicSizes =
-        batchDynamicSize(rewriter, loc, result, adaptor.getInput());
-    Value zero = scalarConstant(rewriter, loc, element, 0);
-
-    if constexpr (isMax) {
-      Value lowest = lowering::lowestValue(rewriter, loc, element);
-      Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(spatial),
-                               ends, lowest);
-      Value init = createInit(rewriter, loc, result, dynamicSizes, lowest);
-      rewriter.replaceOp(op, poolWindows(rewriter, loc, result, input, kernel, strides,
-                                         dilations, init, /*isMax=*/true));
-      return success();
-    } else {
-      auto sumPool = [&](Value source, ArrayRef<int64_t> begins, ArrayRef<int64_t> endPads,
-                         Value padValue) {
-        Value padded = padSpatial(rewriter, loc, source, begins, endPads, padValue);
-        Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
-        return poolWindows(rewriter, loc, result, padded, kernel, strides, dilations, init,
-                           /*isMax=*/false);
-      };
-      Value sums = sumPool(adaptor.getInput(), pads.take_front(spatial), ends, zero);
-      // Counts: the same windows over ones; explicit pads count only with
-      // count_include_pad, the ceil-mode overhang never does.
-      Value one = scalarConstant(rewriter, loc, element, 1);
-      Value ones = createInit(rewriter, loc, inputType,
-                              lowering::dynamicSizesOf(rewriter, loc, adaptor.getInput()),
-                              one);
-      Value counted = ones;
-      SmallVector<int64_t> overhang;
-      for (int64_t i = 0; i < spatial; ++i)
-        overhang.push_back(ends[i] - pads[i + spatial]);
-      if (op.getCountIncludePad())
-        counted = padSpatial(rewriter, loc, ones, pads.take_front(spatial),
-                             pads.drop_front(spatial), one);
-      SmallVector<int64_t> noPads(spatial, 0);
-      Value counts = op.getCountIncludePad()
-                         ? sumPool(counted, noPads, overhang, zero)
-                         : sumPool(counted, pads.take_front(spatial), ends, zero);
-      rewriter.replaceOp(op, lowering::buildElementwise(
-                                 rewriter, loc, result, {sums, counts},
-                                 [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                                   return arith::DivFOp::create(b, l, a[0], a[1]);
-                                 }));
-      return success();
-    }
-  }
-};
-
-/// global pooling = reduce over every spatial dim, keeping them as 1.
-template <typename OpTy, ReduceKind kind>
-struct GlobalPoolToReduce final : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    int64_t rank = op.getType().getRank();
-    rewriter.replaceOpWithNewOp<ReduceOp>(
-        op, op.getType(), adaptor.getInput(), kind,
-        llvm::to_vector(llvm::seq<int64_t>(2, rank)), /*keepdims=*/true);
-    return success();
-  }
-};
-
 } // namespace
 
 void populateConvToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvToLinalgNamed, ConvTransposeToConv, PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>,
-               GlobalPoolToReduce<GlobalAvgPoolOp, ReduceKind::mean>,
-               GlobalPoolToReduce<GlobalMaxPoolOp, ReduceKind::max>>(
-      patterns.getContext());
+  patterns.add<ConvToLinalgNamed, ConvTransposeToConv>(patterns.getContext());
 }
 
 } // namespace kiln

@@ -101,12 +101,14 @@ struct ConvertKilnToLinalgPass final
     populateElementwiseToLinalgPatterns(patterns, converter);
     populateContractionToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns);
+    populatePoolToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
     populateQuantizeToLinalgPatterns(patterns);
     populateResizeToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
     populateSelectScatterToLinalgPatterns(patterns);
-    populateShapeToTensorPatterns(patterns, indexChecks);
+    populateShapeToTensorPatterns(patterns);
+    populateGatherToLinalgPatterns(patterns, indexChecks);
     if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
     declareCheckFunction(getOperation());

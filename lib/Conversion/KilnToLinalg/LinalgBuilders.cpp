@@ -209,4 +209,46 @@ SmallVector<ReassociationIndices> unitDimGroups(int64_t rank,
   return groups;
 }
 
+Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> begins,
+                 ArrayRef<int64_t> ends, Value value) {
+  if (llvm::all_of(begins, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(ends, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  if (llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic)) {
+    SmallVector<int64_t> shape(type.getShape());
+    SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0)), sizes;
+    for (auto [i, lo, hi] : llvm::enumerate(begins, ends)) {
+      shape[i + 2] += lo + hi;
+      offsets.push_back(b.getIndexAttr(lo));
+    }
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      sizes.push_back(type.isDynamicDim(i) ? OpFoldResult(tensor::DimOp::create(b, loc, input, i).getResult())
+                                           : OpFoldResult(b.getIndexAttr(type.getDimSize(i))));
+    if (type.isDynamicDim(0))
+      dynamicSizes.push_back(cast<Value>(sizes.front()));
+    Value padded = createInit(b, loc, type.clone(shape), dynamicSizes, value);
+    return tensor::InsertSliceOp::create(b, loc, input, padded, offsets, sizes,
+                                         SmallVector<OpFoldResult>(type.getRank(),
+                                                                   b.getIndexAttr(1)));
+  }
+  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> high = low;
+  for (auto [lo, hi] : llvm::zip(begins, ends)) {
+    low.push_back(b.getIndexAttr(lo));
+    high.push_back(b.getIndexAttr(hi));
+  }
+  return tensor::PadOp::create(b, loc, Type(), input, low, high, value);
+}
+
+SmallVector<Value> batchDynamicSize(OpBuilder &b, Location loc, RankedTensorType result,
+                                    Value input) {
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < result.getRank(); ++i)
+    if (result.isDynamicDim(i))
+      sizes.push_back(tensor::DimOp::create(b, loc, input, i));
+  return sizes;
+}
+
 } // namespace kiln::lowering

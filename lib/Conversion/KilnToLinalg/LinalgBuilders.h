@@ -78,6 +78,22 @@ void emitDimCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::OpFoldResult got
 llvm::SmallVector<mlir::ReassociationIndices>
 unitDimGroups(int64_t rank, llvm::ArrayRef<int64_t> unitDims);
 
+/// Pads the spatial dims (2..) of `input` (N, C, spatial...) by
+/// `begins`/`ends` with `value`: a filled tensor of the padded shape with
+/// `input` inserted, so that bufferization's empty-tensor elimination lets the
+/// op producing `input` write straight into the padded buffer (a tensor.pad
+/// bufferizes to a copy of the interior). tensor.pad where channel or spatial
+/// dims are dynamic. `input` itself when nothing is padded.
+mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                       llvm::ArrayRef<int64_t> begins, llvm::ArrayRef<int64_t> ends,
+                       mlir::Value value);
+
+/// Dynamic sizes of a conv/pool `result` (only the batch dim may be
+/// dynamic), read from `input`.
+llvm::SmallVector<mlir::Value> batchDynamicSize(mlir::OpBuilder &b, mlir::Location loc,
+                                                mlir::RankedTensorType result,
+                                                mlir::Value input);
+
 } // namespace kiln::lowering
 
 #endif // KILN_LIB_CONVERSION_KILNTOLINALG_LINALGBUILDERS_H

@@ -37,8 +37,10 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns,
 void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter);
 /// matmul, gemm: linalg.matmul / contraction generics.
 void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// conv, pooling, global pooling: linalg named conv/pool ops.
+/// conv, conv_transpose: linalg named conv ops or matmul forms.
 void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// max/avg pooling (1-D to 3-D) and global pooling.
+void populatePoolToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, softmax, log_softmax, norms: reduction generics.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// quantize_linear, dequantize_linear: elementwise generics.
@@ -49,11 +51,13 @@ void populateResizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateSelectScatterToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// cumsum: a generic with a masked reduction along the axis.
 void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// reshape family, transpose, concat, slice, gather, shape/size: tensor ops.
+/// reshape family, transpose, concat, slice, pad, tile, shape/size: tensor ops.
+void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
+/// gather, gather_elements, gather_nd: generics over clamped indices.
 /// `indexChecks`: gather and gather_elements check their indices at run time
 /// (the CUDA target, whose host code cannot read the indices, only clamps).
-void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns,
-                                   bool indexChecks = true);
+void populateGatherToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                    bool indexChecks = true);
 
 } // namespace kiln
 
