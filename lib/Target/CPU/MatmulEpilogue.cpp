@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -373,6 +374,81 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
         vector::MaskedStoreOp::create(b, loc, out, at, masks[v], result);
       }
     }
+}
+
+/// batch_matmul = a loop over batches of 2-D matmuls on rank-reduced views.
+/// A marked epilogue becomes one per batch, sliced to it, after its matmul.
+/// A zero fill of C right before it is dropped: the batches' matmuls are
+/// then `fresh` (they start from zero accumulators).
+void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &fresh) {
+  bool dropFill = false;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+    auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+    auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+    int64_t depth = op.getStaticLoopRanges()[3];
+    if (fill.hasPureBufferSemantics() && zero && zero.getValue().isPosZero() &&
+        sameView(fill.getDpsInits()[0], op.getDpsInits()[0]) &&
+        !ShapedType::isDynamic(depth) && depth > 0) {
+      fill.erase();
+      dropFill = true;
+    }
+  }
+  linalg::GenericOp epilogue = takeBatchEpilogue(op);
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+  Value batches = memref::DimOp::create(b, loc, a, 0);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  scf::ForOp::create(b, loc, zero, batches, one, {}, [&](OpBuilder &nb, Location, Value i,
+                                                         ValueRange) {
+    auto view = [&](Value memref) -> Value {
+      auto type = cast<MemRefType>(memref.getType());
+      SmallVector<OpFoldResult> offsets = {i, nb.getIndexAttr(0), nb.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1)};
+      for (int64_t d = 1; d < 3; ++d)
+        sizes.push_back(type.isDynamicDim(d)
+                            ? OpFoldResult(memref::DimOp::create(nb, loc, memref, d).getResult())
+                            : OpFoldResult(nb.getIndexAttr(type.getDimSize(d))));
+      SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+      SmallVector<int64_t> shape = {type.getDimSize(1), type.getDimSize(2)};
+      auto reduced =
+          memref::SubViewOp::inferRankReducedResultType(shape, type, offsets, sizes, strides);
+      return memref::SubViewOp::create(nb, loc, cast<MemRefType>(reduced), memref, offsets,
+                                       sizes, strides);
+    };
+    Value cBatch = view(c);
+    auto matmul = linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)},
+                                           ValueRange{cBatch});
+    if (dropFill)
+      fresh.insert(matmul);
+    if (epilogue)
+      sliceBatchEpilogue(nb, loc, epilogue, i, cBatch);
+    scf::YieldOp::create(nb, loc);
+  });
+  op.erase();
+  if (epilogue)
+    epilogue.erase();
+}
+
+/// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
+/// the same block, the same buffer) and returns true: the kernels then
+/// write C in their first depth block instead of reading the zeros. Only
+/// for a static depth K > 0, which guarantees that first block.
+bool dropZeroFill(linalg::MatmulOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics())
+    return false;
+  int64_t depth = op.getStaticLoopRanges()[2];
+  if (depth == ShapedType::kDynamic || depth <= 0)
+    return false;
+  Value c = op.getDpsInits()[0], filled = fill.getDpsInits()[0];
+  auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
+  if (!sameView(c, filled) || !zero || !zero.getValue().isPosZero())
+    return false;
+  fill.erase();
+  return true;
 }
 
 } // namespace kiln

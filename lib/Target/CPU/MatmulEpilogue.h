@@ -4,7 +4,9 @@
 //
 // The part of kiln-cpu-matmul that fuses a marked elementwise epilogue
 // (kiln/Dispatch/Epilogue.h) into the matmul kernel: finding it after the
-// matmul, and applying its body to the kernel's accumulators.
+// matmul, and applying its body to the kernel's accumulators; splitting a
+// batch_matmul (and its epilogue) into per-batch matmuls; dropping the zero
+// fill of C that the kernel makes unnecessary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +48,19 @@ void applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::Generic
                    llvm::ArrayRef<mlir::Value> acc, llvm::ArrayRef<mlir::Value> rows,
                    llvm::ArrayRef<mlir::Value> cols, llvm::ArrayRef<mlir::Value> masks,
                    int64_t vectorWidth);
+
+/// batch_matmul = a loop over batches of 2-D matmuls on rank-reduced views.
+/// A marked epilogue becomes one per batch, sliced to it, after its matmul.
+/// A zero fill of C right before it is dropped: the batches' matmuls are
+/// then `fresh` (they start from zero accumulators).
+void splitBatches(mlir::linalg::BatchMatmulOp op,
+                  llvm::SmallPtrSetImpl<mlir::Operation *> &fresh);
+
+/// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
+/// the same block, the same buffer) and returns true: the kernels then
+/// write C in their first depth block instead of reading the zeros. Only
+/// for a static depth K > 0, which guarantees that first block.
+bool dropZeroFill(mlir::linalg::MatmulOp op);
 
 } // namespace kiln
 
