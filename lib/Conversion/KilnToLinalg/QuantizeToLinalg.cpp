@@ -40,6 +40,25 @@ SmallVector<AffineMap> quantMaps(MLIRContext *context, int64_t rank, Value scale
 
 int64_t normalizedAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
+/// The all-parallel generic of a (de)quantization: result[i...] =
+/// body(input[i...], scale, zero_point), the scale and zero point per tensor
+/// or along `axis` (negative counts from the end).
+template <typename OpTy>
+Value quantGeneric(OpBuilder &b, Location loc, OpTy op, typename OpTy::Adaptor adaptor,
+                   RankedTensorType result,
+                   function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = result.getRank();
+  int64_t axis = normalizedAxis(op.getAxis(), rank);
+  Value init = lowering::createInit(b, loc, result,
+                                    lowering::dynamicSizesOf(b, loc, adaptor.getInput()));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, result,
+             ValueRange{adaptor.getInput(), adaptor.getScale(), adaptor.getZeroPoint()}, init,
+             quantMaps(b.getContext(), rank, adaptor.getScale(), axis), iterators, body)
+      .getResult(0);
+}
+
 struct QuantizeToGeneric final : OpConversionPattern<QuantizeLinearOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -55,16 +74,8 @@ struct QuantizeToGeneric final : OpConversionPattern<QuantizeLinearOp> {
     FloatType compute = floatType.getWidth() < 32 ? rewriter.getF32Type() : floatType;
     int64_t lo = isUnsigned ? 0 : -(int64_t(1) << (width - 1));
     int64_t hi = isUnsigned ? (int64_t(1) << width) - 1 : (int64_t(1) << (width - 1)) - 1;
-    int64_t rank = result.getRank();
-    int64_t axis = normalizedAxis(op.getAxis(), rank);
-    SmallVector<Value> dynamicSizes = lowering::dynamicSizesOf(rewriter, loc, adaptor.getInput());
-    Value init = lowering::createInit(rewriter, loc, result, dynamicSizes);
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, result,
-        ValueRange{adaptor.getInput(), adaptor.getScale(), adaptor.getZeroPoint()}, init,
-        quantMaps(rewriter.getContext(), rank, adaptor.getScale(), axis), iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+    Value lowered = quantGeneric(
+        rewriter, loc, op, adaptor, result, [&](OpBuilder &b, Location l, ValueRange args) {
           // The division in the input's type, as the reference does.
           Value q = arith::DivFOp::create(b, l, args[0], args[1]);
           if (q.getType() != compute)
@@ -84,7 +95,7 @@ struct QuantizeToGeneric final : OpConversionPattern<QuantizeLinearOp> {
           Value out = arith::TruncIOp::create(b, l, target, qi);
           linalg::YieldOp::create(b, l, out);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, lowered);
     return success();
   }
 };
@@ -102,16 +113,8 @@ struct DequantizeToGeneric final : OpConversionPattern<DequantizeLinearOp> {
         cast<RankedTensorType>(adaptor.getInput().getType()).getElementType());
     Type wide = rewriter.getIntegerType(source.getWidth() >= 32 ? 64 : 32);
     FloatType compute = floatType.getWidth() < 32 ? rewriter.getF32Type() : floatType;
-    int64_t rank = result.getRank();
-    int64_t axis = normalizedAxis(op.getAxis(), rank);
-    SmallVector<Value> dynamicSizes = lowering::dynamicSizesOf(rewriter, loc, adaptor.getInput());
-    Value init = lowering::createInit(rewriter, loc, result, dynamicSizes);
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, result,
-        ValueRange{adaptor.getInput(), adaptor.getScale(), adaptor.getZeroPoint()}, init,
-        quantMaps(rewriter.getContext(), rank, adaptor.getScale(), axis), iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+    Value lowered = quantGeneric(
+        rewriter, loc, op, adaptor, result, [&](OpBuilder &b, Location l, ValueRange args) {
           auto extend = [&](Value v) -> Value {
             return isUnsigned ? arith::ExtUIOp::create(b, l, wide, v).getResult()
                               : arith::ExtSIOp::create(b, l, wide, v).getResult();
@@ -126,7 +129,7 @@ struct DequantizeToGeneric final : OpConversionPattern<DequantizeLinearOp> {
             y = arith::TruncFOp::create(b, l, floatType, y);
           linalg::YieldOp::create(b, l, y);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, lowered);
     return success();
   }
 };
