@@ -195,12 +195,17 @@ std::optional<unsigned> epilogueInput(linalg::GenericOp generic) {
   return static_cast<unsigned>(attr.getInt());
 }
 
-AffineMap convTapsInputMap(MLIRContext *context, int64_t rowStep, int64_t colStep) {
+AffineMap convTapsInputMap(MLIRContext *context, const ConvTapsLayout &layout) {
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  return AffineMap::get(5, 0, {d(2), d(1) + d(3) * rowStep + d(4) * colStep}, context);
+  AffineExpr pixel = layout.width > 1
+                         ? d(1).floorDiv(layout.width) * layout.yStep +
+                               (d(1) % layout.width) * layout.xStep
+                         : d(1) * (layout.width == 1 ? layout.yStep : layout.xStep);
+  return AffineMap::get(5, 0, {d(2), pixel + d(3) * layout.rowStep + d(4) * layout.colStep},
+                        context);
 }
 
-std::optional<std::pair<int64_t, int64_t>> convTapSteps(linalg::GenericOp generic) {
+std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
   using utils::IteratorType;
   if (generic.getNumLoops() != 5 || generic.getNumDpsInputs() != 2 ||
       generic.getNumDpsInits() != 1 ||
@@ -223,9 +228,40 @@ std::optional<std::pair<int64_t, int64_t>> convTapSteps(linalg::GenericOp generi
       maps[2] != AffineMap::get(5, 0, {d(0), d(1)}, context) || maps[1].getNumResults() != 2 ||
       maps[1].getNumSymbols() != 0)
     return std::nullopt;
-  int64_t rowStep = maps[1].compose(SmallVector<int64_t>{0, 0, 0, 1, 0})[1];
-  int64_t colStep = maps[1].compose(SmallVector<int64_t>{0, 0, 0, 0, 1})[1];
-  if (maps[1] != convTapsInputMap(context, rowStep, colStep))
+  // The width is the divisor of p; the steps are the map at unit points.
+  ConvTapsLayout layout;
+  maps[1].getResult(1).walk([&](AffineExpr expr) {
+    auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+    auto divisor = binary ? dyn_cast<AffineConstantExpr>(binary.getRHS()) : nullptr;
+    if (divisor && (binary.getKind() == AffineExprKind::FloorDiv ||
+                    binary.getKind() == AffineExprKind::Mod))
+      layout.width = divisor.getValue();
+  });
+  if (layout.width < 0 || layout.width == 1)
+    return std::nullopt;
+  auto at = [&](int64_t p, int64_t i, int64_t j) {
+    return maps[1].compose(SmallVector<int64_t>{0, p, 0, i, j})[1];
+  };
+  layout.rowStep = at(0, 1, 0);
+  layout.colStep = at(0, 0, 1);
+  layout.xStep = at(1, 0, 0);
+  if (layout.width)
+    layout.yStep = at(layout.width, 0, 0);
+  if (maps[1] != convTapsInputMap(context, layout) || layout.rowStep < 0 ||
+      layout.colStep < 0 || layout.xStep < 0 || layout.yStep < 0)
+    return std::nullopt;
+  // Every tap of every column reads inside x (the kernel loads unchecked).
+  auto w = cast<ShapedType>(generic->getOperand(0).getType());
+  auto x = cast<ShapedType>(generic->getOperand(1).getType());
+  int64_t columns = cast<ShapedType>(generic->getOperand(2).getType()).getDimSize(1);
+  if (columns == 0 || w.getNumElements() == 0)
+    return std::nullopt;
+  int64_t last = columns - 1;
+  int64_t farthest = layout.width ? (last / layout.width) * layout.yStep +
+                                        std::min(last, layout.width - 1) * layout.xStep
+                                  : last * layout.xStep;
+  farthest += (w.getDimSize(2) - 1) * layout.rowStep + (w.getDimSize(3) - 1) * layout.colStep;
+  if (w.getDimSize(1) != x.getDimSize(0) || farthest >= x.getDimSize(1))
     return std::nullopt;
   // out + w * x
   Block &body = generic.getRegion().front();
@@ -234,7 +270,7 @@ std::optional<std::pair<int64_t, int64_t>> convTapSteps(linalg::GenericOp generi
   if (body.getOperations().size() != 3 || !mul || add.getLhs() != body.getArgument(2) ||
       mul.getLhs() != body.getArgument(0) || mul.getRhs() != body.getArgument(1))
     return std::nullopt;
-  return std::make_pair(rowStep, colStep);
+  return layout;
 }
 
 LogicalResult verifyDispatchGroupsFused(Operation *root) {

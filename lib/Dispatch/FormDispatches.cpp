@@ -339,7 +339,7 @@ void mergeConvTaps(func::FuncOp func) {
     MLIRContext *context = b.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
     SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context),
-                                   convTapsInputMap(context, rowStep, colStep),
+                                   convTapsInputMap(context, ConvTapsLayout{rowStep, colStep}),
                                    AffineMap::get(5, 0, {d(0), d(1)}, context)};
     using utils::IteratorType;
     SmallVector<IteratorType> iterators = {IteratorType::parallel, IteratorType::parallel,
@@ -364,6 +364,118 @@ void mergeConvTaps(func::FuncOp func) {
           slice->erase();
     }
   }
+}
+
+/// The im2col patch generic of the linalg stage's convAsMatmul:
+///   patches[n, c, i, j, y, x] = x[n, c, y*sh + i*dh, x*sw + j*dw]
+/// (static, all parallel, a plain copy). Returns x and the layout of a
+/// conv taps generic reading one image of x flattened to [C, Hp*Wp].
+std::optional<std::pair<Value, ConvTapsLayout>> matchIm2col(linalg::GenericOp generic) {
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != 6 || generic.getNumReductionLoops() != 0 ||
+      !generic.hasPureTensorSemantics())
+    return std::nullopt;
+  auto xType = cast<RankedTensorType>(generic.getDpsInputs()[0].getType());
+  auto patchType = cast<RankedTensorType>(generic->getResult(0).getType());
+  Block &body = generic.getRegion().front();
+  if (xType.getRank() != 4 || !xType.hasStaticShape() || !patchType.hasStaticShape() ||
+      body.getOperations().size() != 1 || body.getTerminator()->getOperand(0) != body.getArgument(0))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (!maps[1].isIdentity() || maps[0].getNumSymbols() != 0)
+    return std::nullopt;
+  // The map at the unit points of (i, j, y, x) gives dh, dw, sh, sw.
+  auto at = [&](unsigned loop) {
+    SmallVector<int64_t> point(6, 0);
+    point[loop] = 1;
+    return maps[0].compose(point);
+  };
+  int64_t dh = at(2)[2], dw = at(3)[3], sh = at(4)[2], sw = at(5)[3];
+  MLIRContext *context = generic.getContext();
+  AffineExpr dn, dc, di, dj, dy, dx;
+  bindDims(context, dn, dc, di, dj, dy, dx);
+  if (maps[0] != AffineMap::get(6, 0, {dn, dc, dy * sh + di * dh, dx * sw + dj * dw}, context) ||
+      dh < 1 || dw < 1 || sh < 1 || sw < 1 || patchType.getDimSize(0) != xType.getDimSize(0) ||
+      patchType.getDimSize(1) != xType.getDimSize(1))
+    return std::nullopt;
+  int64_t wp = xType.getDimSize(3);
+  ConvTapsLayout layout{dh * wp, dw, patchType.getDimSize(5), sh * wp, sw};
+  if (layout.width == 1) // one output column: p is the output row
+    layout = ConvTapsLayout{dh * wp, dw, 0, 0, sh * wp};
+  return std::make_pair(generic.getDpsInputs()[0], layout);
+}
+
+/// An im2col matmul of one conv image -- W [F, C*kh*kw] (collapsed from
+/// [F, C, kh, kw]) times that image's patches [C*kh*kw, oh*ow] -- becomes
+/// a `kiln.conv_taps` contraction reading the image directly (with the
+/// stride: an implicit GEMM), so the patch buffer and its copy kernel go.
+/// Its epilogue, if marked, stays its epilogue. Returns whether it did.
+bool im2colToConvTaps(linalg::MatmulOp matmul) {
+  auto filter = matmul.getDpsInputs()[0].getDefiningOp<tensor::CollapseShapeOp>();
+  auto slice = matmul.getDpsInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
+  auto col = slice ? slice.getSource().getDefiningOp<tensor::CollapseShapeOp>() : nullptr;
+  auto patches = col ? col.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+  std::optional<std::pair<Value, ConvTapsLayout>> im2col = matchIm2col(patches);
+  if (!filter || !im2col || filter.getSrcType().getRank() != 4 ||
+      !filter.getSrcType().hasStaticShape() ||
+      filter.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2, 3}} ||
+      col.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}})
+    return false;
+  ArrayRef<int64_t> w = filter.getSrcType().getShape();
+  ArrayRef<int64_t> patch = cast<RankedTensorType>(patches->getResult(0).getType()).getShape();
+  auto colType = cast<RankedTensorType>(col.getType());
+  std::optional<SmallVector<int64_t>> offsets =
+      staticSlice(slice, {1, colType.getDimSize(1), colType.getDimSize(2)});
+  if (!offsets || (*offsets)[1] != 0 || (*offsets)[2] != 0 || w[1] != patch[1] ||
+      w[2] != patch[2] || w[3] != patch[3])
+    return false;
+  auto [x, layout] = *im2col;
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t channels = xType.getDimSize(1), length = xType.getDimSize(2) * xType.getDimSize(3);
+  OpBuilder b(matmul);
+  Location loc = matmul.getLoc();
+  Type element = xType.getElementType();
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({xType.getDimSize(0), channels, length}, element), x,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value image = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({channels, length}, element), flat,
+      ArrayRef<OpFoldResult>{b.getIndexAttr((*offsets)[0]), b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(channels), b.getIndexAttr(length)},
+      SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context),
+                                 convTapsInputMap(context, layout),
+                                 AffineMap::get(5, 0, {d(0), d(1)}, context)};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators = {IteratorType::parallel, IteratorType::parallel,
+                                         IteratorType::reduction, IteratorType::reduction,
+                                         IteratorType::reduction};
+  auto taps = linalg::GenericOp::create(
+      b, loc, matmul->getResultTypes(), ValueRange{filter.getSrc(), image},
+      ValueRange{matmul.getDpsInits()[0]}, maps, iterators,
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
+        linalg::YieldOp::create(nb, nl,
+                                ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
+      });
+  taps->setAttr(kConvTapsAttr, b.getUnitAttr());
+  if (!convTapsLayout(taps)) { // out of bounds or not representable
+    taps.erase();
+    image.getDefiningOp()->erase();
+    flat.getDefiningOp()->erase();
+    return false;
+  }
+  matmul->getResult(0).replaceAllUsesWith(taps->getResult(0));
+  matmul.erase();
+  // The patch buffer goes once no image reads it.
+  Operation *patchInit = patches.getDpsInits()[0].getDefiningOp();
+  for (Operation *op : {slice.getOperation(), filter.getOperation(), col.getOperation(),
+                        patches.getOperation(), patchInit})
+    if (op && op->use_empty())
+      op->erase();
+  return true;
 }
 
 /// The combiner of a reduction the row kernels vectorize: max/min, or an
@@ -602,6 +714,15 @@ struct KilnFormDispatchesPass final
     });
     for (linalg::BatchMatmulOp op : batched)
       formEpilogue(op);
+    // Im2col matmuls (strided convs, narrow rows) read their input
+    // through the conv's index map instead of a patch buffer.
+    SmallVector<linalg::MatmulOp> im2col;
+    getOperation().walk([&](linalg::MatmulOp op) {
+      if (kernelMatmul(op->getResult(0)))
+        im2col.push_back(op);
+    });
+    for (linalg::MatmulOp op : im2col)
+      im2colToConvTaps(op);
     mergeConvTaps(getOperation());
     SmallVector<linalg::GenericOp> convs;
     getOperation().walk([&](linalg::GenericOp op) {

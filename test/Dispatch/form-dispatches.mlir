@@ -777,3 +777,160 @@ func.func @own_output(%s: tensor<2x4x4x6xf32>, %v: tensor<8x6x6xf32>) -> tensor<
   } -> tensor<2x4x4x6xf32>
   return %t : tensor<2x4x4x6xf32>
 }
+
+// -----
+
+#read = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// A 3x3 stride-2 conv through im2col (the linalg stage's convAsMatmul) on
+/// a padded 10x10 input: the matmul of W [4, 27] and the image's patches
+/// becomes a conv taps contraction reading the flattened input through the
+/// conv's index map (output row p floordiv 4 at 2*10 elements, column
+/// p mod 4 at 2, tap (i, j) at 10i + j); the patch generic is gone and the
+/// bias + relu stays the epilogue.
+// CHECK: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, (d1 floordiv 4) * 20 + (d1 mod 4) * 2 + d3 * 10 + d4)>
+// CHECK-LABEL: func @im2col_conv
+// CHECK-NOT: tensor<1x3x3x3x4x4xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1], [2, 3]] : tensor<1x3x10x10xf32> into tensor<1x3x100xf32>
+// CHECK: %[[IMG:.*]] = tensor.extract_slice %[[FLAT]][0, 0, 0] [1, 3, 100] [1, 1, 1] : tensor<1x3x100xf32> to tensor<3x100xf32>
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[X]], #{{.*}}], {{.*}} ins(%arg0, %[[IMG]] : tensor<4x3x3x3xf32>, tensor<3x100xf32>)
+// CHECK-SAME: kiln.conv_taps
+// CHECK: linalg.generic {{.*}} ins(%[[T]], %arg2
+// CHECK-SAME: kiln.epilogue = 0 : i64
+// CHECK-NOT: linalg.matmul
+func.func @im2col_conv(%w: tensor<4x3x3x3xf32>, %x: tensor<1x3x10x10xf32>, %b: tensor<4xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<1x3x3x3x4x4xf32>
+  %patches = linalg.generic {indexing_maps = [#read, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x3x10x10xf32>) outs(%pe : tensor<1x3x3x3x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x3x3x3x4x4xf32>
+  %col = tensor.collapse_shape %patches [[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x4x4xf32> into tensor<1x27x16xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+  %image = tensor.extract_slice %col[0, 0, 0] [1, 27, 16] [1, 1, 1] : tensor<1x27x16xf32> to tensor<27x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%filter, %image : tensor<4x27xf32>, tensor<27x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %b : tensor<4x16xf32>, tensor<4xf32>) outs(%e2 : tensor<4x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+#read = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+
+/// A 1x1 stride-2 conv (ResNet's downsample) of two images: each image's
+/// matmul becomes conv taps on its own slice of the input; the shared patch
+/// buffer goes once neither reads it.
+// CHECK: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, (d1 floordiv 3) * 12 + (d1 mod 3) * 2 + d3 * 6 + d4)>
+// CHECK-LABEL: func @im2col_pointwise_batch
+// CHECK-NOT: tensor<2x8x1x1x3x3xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [1, 8, 36] [1, 1, 1] : tensor<2x8x36xf32> to tensor<8x36xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[X]], #{{.*}}]
+// CHECK-SAME: kiln.conv_taps
+// CHECK: tensor.extract_slice %{{.*}}[1, 0, 0] [1, 8, 36] [1, 1, 1] : tensor<2x8x36xf32> to tensor<8x36xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[X]], #{{.*}}]
+// CHECK-SAME: kiln.conv_taps
+// CHECK-NOT: linalg.matmul
+func.func @im2col_pointwise_batch(%w: tensor<16x8x1x1xf32>, %x: tensor<2x8x6x6xf32>) -> (tensor<16x9xf32>, tensor<16x9xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<2x8x1x1x3x3xf32>
+  %patches = linalg.generic {indexing_maps = [#read, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x8x6x6xf32>) outs(%pe : tensor<2x8x1x1x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8x1x1x3x3xf32>
+  %col = tensor.collapse_shape %patches [[0], [1, 2, 3], [4, 5]] : tensor<2x8x1x1x3x3xf32> into tensor<2x8x9xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<16x8x1x1xf32> into tensor<16x8xf32>
+  %i0 = tensor.extract_slice %col[0, 0, 0] [1, 8, 9] [1, 1, 1] : tensor<2x8x9xf32> to tensor<8x9xf32>
+  %e0 = tensor.empty() : tensor<16x9xf32>
+  %a0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<16x9xf32>) -> tensor<16x9xf32>
+  %m0 = linalg.matmul ins(%filter, %i0 : tensor<16x8xf32>, tensor<8x9xf32>) outs(%a0 : tensor<16x9xf32>) -> tensor<16x9xf32>
+  %i1 = tensor.extract_slice %col[1, 0, 0] [1, 8, 9] [1, 1, 1] : tensor<2x8x9xf32> to tensor<8x9xf32>
+  %e1 = tensor.empty() : tensor<16x9xf32>
+  %a1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x9xf32>) -> tensor<16x9xf32>
+  %m1 = linalg.matmul ins(%filter, %i1 : tensor<16x8xf32>, tensor<8x9xf32>) outs(%a1 : tensor<16x9xf32>) -> tensor<16x9xf32>
+  return %m0, %m1 : tensor<16x9xf32>, tensor<16x9xf32>
+}
+
+// -----
+
+#read = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
+#swapped = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5 * 2 + d3, d4 * 2 + d2)>
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+
+/// Not conv taps: patches that are not a plain copy (an elementwise
+/// producer fused into them), patches read transposed (not a conv's index
+/// map), and a filter collapsed in another order.
+// CHECK-LABEL: func @im2col_not_a_copy
+// CHECK-NOT: kiln.conv_taps
+// CHECK: linalg.matmul
+// CHECK-LABEL: func @im2col_transposed
+// CHECK-NOT: kiln.conv_taps
+// CHECK: linalg.matmul
+// CHECK-LABEL: func @im2col_filter_order
+// CHECK-NOT: kiln.conv_taps
+// CHECK: linalg.matmul
+func.func @im2col_not_a_copy(%w: tensor<4x3x3x3xf32>, %x: tensor<1x3x10x10xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<1x3x3x3x4x4xf32>
+  %patches = linalg.generic {indexing_maps = [#read, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x3x10x10xf32>) outs(%pe : tensor<1x3x3x3x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x3x3x4x4xf32>
+  %col = tensor.collapse_shape %patches [[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x4x4xf32> into tensor<1x27x16xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+  %image = tensor.extract_slice %col[0, 0, 0] [1, 27, 16] [1, 1, 1] : tensor<1x27x16xf32> to tensor<27x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%filter, %image : tensor<4x27xf32>, tensor<27x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %m : tensor<4x16xf32>
+}
+
+func.func @im2col_transposed(%w: tensor<4x3x3x3xf32>, %x: tensor<1x3x10x10xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<1x3x3x3x4x4xf32>
+  %patches = linalg.generic {indexing_maps = [#swapped, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x3x10x10xf32>) outs(%pe : tensor<1x3x3x3x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x3x3x3x4x4xf32>
+  %col = tensor.collapse_shape %patches [[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x4x4xf32> into tensor<1x27x16xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+  %image = tensor.extract_slice %col[0, 0, 0] [1, 27, 16] [1, 1, 1] : tensor<1x27x16xf32> to tensor<27x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%filter, %image : tensor<4x27xf32>, tensor<27x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %m : tensor<4x16xf32>
+}
+
+func.func @im2col_filter_order(%w: tensor<4x27x1x1xf32>, %x: tensor<1x3x10x10xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<1x3x3x3x4x4xf32>
+  %patches = linalg.generic {indexing_maps = [#read, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x3x10x10xf32>) outs(%pe : tensor<1x3x3x3x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x3x3x3x4x4xf32>
+  %col = tensor.collapse_shape %patches [[0], [1, 2, 3], [4, 5]] : tensor<1x3x3x3x4x4xf32> into tensor<1x27x16xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<4x27x1x1xf32> into tensor<4x27xf32>
+  %image = tensor.extract_slice %col[0, 0, 0] [1, 27, 16] [1, 1, 1] : tensor<1x27x16xf32> to tensor<27x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%filter, %image : tensor<4x27xf32>, tensor<27x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %m : tensor<4x16xf32>
+}

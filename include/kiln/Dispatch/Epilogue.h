@@ -91,21 +91,35 @@ std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
 /// marked generic left over.
 inline constexpr llvm::StringLiteral kRowGroupAttr = "kiln.row_group";
 
-/// On a `linalg.generic`: the taps of a stride-1 conv computed at the
-/// padded input's row pitch, as one contraction (kiln-form-dispatches
-/// merges the per-tap matmuls of the linalg stage): loops (f, p, c, i, j),
-/// out[f, p] += w[f, c, i, j] * x[c, p + i*rowStep + j*colStep]. The CPU
-/// matmul kernel runs it as one matmul with K = C*kh*kw whose B rows it
-/// packs from the shifted input rows.
+/// On a `linalg.generic`: the taps of a 2-D conv as one contraction over
+/// loops (f, p, c, i, j), out[f, p] += w[f, c, i, j] * x[c, at(p, i, j)],
+/// x one image's flattened padded input [C, Hp*Wp] (see ConvTapsLayout).
+/// The CPU matmul kernel runs it as one matmul with K = C*kh*kw whose B
+/// rows it packs straight from the input (an implicit GEMM: no im2col
+/// buffer). kiln-form-dispatches forms it from the per-tap matmuls of a
+/// stride-1 conv and from an im2col matmul.
 inline constexpr llvm::StringLiteral kConvTapsAttr = "kiln.conv_taps";
 
-/// The map of x in a conv taps generic: (d2, d1 + d3*rowStep + d4*colStep).
-mlir::AffineMap convTapsInputMap(mlir::MLIRContext *context, int64_t rowStep, int64_t colStep);
+/// Where a conv taps generic reads x: at(p, i, j) = pixel(p) + i*rowStep +
+/// j*colStep, with pixel(p) = p*xStep when `width` is 0 (a stride-1 conv
+/// computed at the padded input's row pitch: p runs along the flattened
+/// input), else (p floordiv width)*yStep + (p mod width)*xStep (p is output
+/// row p / width, column p % width: yStep = sh*Wp, xStep = sw).
+struct ConvTapsLayout {
+  int64_t rowStep = 0, colStep = 0;
+  int64_t width = 0, yStep = 0, xStep = 1;
+  /// Whether a vector of consecutive p reads consecutive elements of x.
+  bool isContiguous() const { return width == 0 && xStep == 1; }
+};
 
-/// (rowStep, colStep) when `generic` has the structure of kConvTapsAttr
-/// (f32, static w [F, C, kh, kw], x [C, L], out [F, P], the body
-/// out + w * x), else nothing.
-std::optional<std::pair<int64_t, int64_t>> convTapSteps(mlir::linalg::GenericOp generic);
+/// The map of x in a conv taps generic: (d2, at(d1, d3, d4)). A width of 1
+/// is the linear form with xStep = yStep.
+mlir::AffineMap convTapsInputMap(mlir::MLIRContext *context, const ConvTapsLayout &layout);
+
+/// The layout when `generic` has the structure of kConvTapsAttr (f32,
+/// static w [F, C, kh, kw], x [C, L], out [F, P], the body out + w * x),
+/// else nothing.
+std::optional<ConvTapsLayout> convTapsLayout(mlir::linalg::GenericOp generic);
 
 /// The body test of epilogues and row groups: every op is elementwise
 /// arith/math on scalars (no integer division) and takes block arguments,

@@ -260,12 +260,13 @@ std::optional<std::vector<float>> constantValues(Value matrix) {
 constexpr int64_t kTargetTasks = 4;
 constexpr int64_t kMinGroupBlocks = 2;
 
-/// B of a stride-1 conv's taps (the `kiln.conv_taps` generic of the
-/// dispatch stage): B[k][p] = X[c][p + i*rowStep + j*colStep] for
-/// k = (c*kh + i)*kw + j, X the image's flattened padded input [C, Hp*Wp].
+/// B of a conv's taps (the `kiln.conv_taps` generic of the dispatch
+/// stage): B[k][p] = X[c][at(p, i, j)] for k = (c*kh + i)*kw + j, X the
+/// image's flattened padded input [C, Hp*Wp], at() its ConvTapsLayout.
 struct ConvTaps {
   Value x;
-  int64_t kh, kw, rowStep, colStep;
+  int64_t kh, kw;
+  ConvTapsLayout layout;
 };
 
 struct MatmulRewriter {
@@ -280,9 +281,36 @@ struct MatmulRewriter {
     Value t = arith::RemUIOp::create(b, loc, row, window);
     Value i = arith::DivUIOp::create(b, loc, t, index(b, loc, taps->kw));
     Value j = arith::RemUIOp::create(b, loc, t, index(b, loc, taps->kw));
-    Value offset = add(b, loc, mul(b, loc, i, index(b, loc, taps->rowStep)),
-                       mul(b, loc, j, index(b, loc, taps->colStep)));
+    Value offset = add(b, loc, mul(b, loc, i, index(b, loc, taps->layout.rowStep)),
+                       mul(b, loc, j, index(b, loc, taps->layout.colStep)));
     return {channel, offset};
+  }
+
+  /// The offsets in X's rows of the pixels of columns [p0, p0 + vw):
+  /// (p / width)*yStep + (p % width)*xStep (p*xStep without a width), as
+  /// i32 lanes for a gather.
+  Value pixelOffsets(OpBuilder &b, Location loc, Value p0) {
+    int64_t vw = options.vectorWidth;
+    auto lanesType = VectorType::get({vw}, b.getI32Type());
+    auto splat = [&](int64_t v) {
+      return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(v)))
+          .getResult();
+    };
+    SmallVector<int32_t> iota(vw);
+    for (int64_t l = 0; l < vw; ++l)
+      iota[l] = static_cast<int32_t>(l);
+    Value lanes = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
+    Value first = arith::IndexCastOp::create(b, loc, b.getI32Type(), p0);
+    Value firstLanes = vector::BroadcastOp::create(b, loc, lanesType, first);
+    Value p = arith::AddIOp::create(b, loc, firstLanes, lanes);
+    const ConvTapsLayout &layout = taps->layout;
+    if (!layout.width)
+      return arith::MulIOp::create(b, loc, p, splat(layout.xStep));
+    Value y = arith::DivUIOp::create(b, loc, p, splat(layout.width));
+    Value x = arith::RemUIOp::create(b, loc, p, splat(layout.width));
+    Value rowOffset = arith::MulIOp::create(b, loc, y, splat(layout.yStep));
+    Value columnOffset = arith::MulIOp::create(b, loc, x, splat(layout.xStep));
+    return arith::AddIOp::create(b, loc, rowOffset, columnOffset);
   }
 
   /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns.
@@ -298,6 +326,12 @@ struct MatmulRewriter {
       Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, nr)));
       SmallVector<Value> masks = columnMasks(
           b1, loc, arith::SubIOp::create(b1, loc, jcEnd, jr), vw, options.tileVectors);
+      // A strided (or row-wrapping) conv gathers each vector of columns:
+      // its lanes' pixel offsets in X, computed once per panel.
+      SmallVector<Value> pixels;
+      if (taps && !taps->layout.isContiguous())
+        for (int64_t v = 0; v < options.tileVectors; ++v)
+          pixels.push_back(pixelOffsets(b1, loc, add(b1, loc, jr, index(b1, loc, v * vw))));
       forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
         Value row = add(b2, loc, pc, kk);
         Value source = bMatrix, shift;
@@ -307,11 +341,17 @@ struct MatmulRewriter {
         }
         Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
         for (int64_t v = 0; v < options.tileVectors; ++v) {
-          Value col = add(b2, loc, jr, index(b2, loc, v * vw));
-          if (shift)
-            col = add(b2, loc, col, shift);
-          Value value = vector::MaskedLoadOp::create(b2, loc, vectorType, source,
-                                                     ValueRange{row, col}, masks[v], zero);
+          Value value;
+          if (!pixels.empty()) {
+            value = vector::GatherOp::create(b2, loc, vectorType, source, ValueRange{row, shift},
+                                             pixels[v], masks[v], zero);
+          } else {
+            Value col = add(b2, loc, jr, index(b2, loc, v * vw));
+            if (shift)
+              col = add(b2, loc, col, shift);
+            value = vector::MaskedLoadOp::create(b2, loc, vectorType, source,
+                                                 ValueRange{row, col}, masks[v], zero);
+          }
           vector::StoreOp::create(b2, loc, value, bPacked,
                                   ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
         }
@@ -705,17 +745,18 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
     });
     KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
     // A conv's taps: one matmul with K = C*kh*kw, A the weights [F, C*kh*kw]
-    // and B packed from the shifted rows of the padded input.
+    // and B packed from the shifted rows of the padded input (gathered
+    // through the conv's index map where it is strided or wraps rows).
     SmallVector<linalg::GenericOp> convs;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (op->hasAttr(kConvTapsAttr) && op.hasPureBufferSemantics() && convTapSteps(op) &&
+      if (op->hasAttr(kConvTapsAttr) && op.hasPureBufferSemantics() && convTapsLayout(op) &&
           cast<MemRefType>(op.getDpsInputs()[0].getType()).getLayout().isIdentity() &&
           isKernelBuffer(op.getDpsInputs()[1], /*unitInner=*/true) &&
           isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         convs.push_back(op);
     });
     for (linalg::GenericOp op : convs) {
-      auto [rowStep, colStep] = *convTapSteps(op);
+      ConvTapsLayout layout = *convTapsLayout(op);
       Value weights = op.getDpsInputs()[0], c = op.getDpsInits()[0];
       auto wType = cast<MemRefType>(weights.getType());
       bool fresh = false;
@@ -733,7 +774,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       Value a = memref::CollapseShapeOp::create(b, op.getLoc(), weights,
                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
       MatmulRewriter rewriter{options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2),
-                                                wType.getDimSize(3), rowStep, colStep}};
+                                                wType.getDimSize(3), layout}};
       rewriter.rewrite(op, a, Value(), c, fresh, epilogue);
     }
     SharedKernels shared{getOperation(), options, {}};

@@ -307,6 +307,62 @@ func.func @conv_taps_pitch(%w: memref<4x3x3x3xf32>, %x: memref<3x110xf32>, %c: m
 
 // -----
 
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, (d1 floordiv 4) * 20 + (d1 mod 4) * 2 + d3 * 10 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+
+/// The taps of a 3x3 stride-2 conv on a padded 10x10 input (an implicit
+/// GEMM, no im2col buffer): B row k = (c, i, j) gathers, per vector of
+/// output columns p, input row c at 10i + j + (p / 4) * 20 + (p % 4) * 2;
+/// the lanes' offsets are computed once per column panel.
+// CHECK-LABEL: func @conv_taps_strided
+// CHECK-NOT: linalg.generic
+// CHECK: %[[P:.*]] = arith.addi %{{.*}}, %cst{{.*}} : vector<16xi32>
+// CHECK: %[[Y:.*]] = arith.divui %[[P]], %cst{{.*}} : vector<16xi32>
+// CHECK: %[[X:.*]] = arith.remui %[[P]], %cst{{.*}} : vector<16xi32>
+// CHECK: %[[YO:.*]] = arith.muli %[[Y]], %cst{{.*}} : vector<16xi32>
+// CHECK: %[[XO:.*]] = arith.muli %[[X]], %cst{{.*}} : vector<16xi32>
+// CHECK: %[[PIX:.*]] = arith.addi %[[YO]], %[[XO]] : vector<16xi32>
+// CHECK: scf.for
+// CHECK: %[[C:.*]] = arith.divui %{{.*}}, %c9{{.*}} : index
+// CHECK: %[[SHIFT:.*]] = arith.addi
+// CHECK: vector.gather %arg1[%[[C]], %[[SHIFT]]] [%[[PIX]]], %{{.*}}, %{{.*}} : memref<3x100xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK-NOT: vector.maskedload %arg1
+func.func @conv_taps_strided(%w: memref<4x3x3x3xf32>, %x: memref<3x100xf32>, %c: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<4x3x3x3xf32>, memref<3x100xf32>) outs(%c : memref<4x16xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#bad = affine_map<(d0, d1, d2, d3, d4) -> (d2, (d1 floordiv 4) * 20 + (d1 mod 3) * 2 + d3 * 10 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+
+/// Not run as conv taps (left to the generic lowering): a map whose row
+/// and column are not one delinearization of p (floordiv 4, mod 3).
+// CHECK-LABEL: func @conv_taps_two_widths
+// CHECK: linalg.generic
+// CHECK-NOT: vector.gather
+func.func @conv_taps_two_widths(%w: memref<4x3x3x3xf32>, %x: memref<3x100xf32>, %c: memref<4x16xf32>) {
+  linalg.generic {indexing_maps = [#w, #bad, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<4x3x3x3xf32>, memref<3x100xf32>) outs(%c : memref<4x16xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 /// An epilogue writing A's buffer cannot run in the kernel (other tiles
