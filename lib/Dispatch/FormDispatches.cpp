@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -405,42 +406,28 @@ std::optional<std::pair<Value, ConvTapsLayout>> matchIm2col(linalg::GenericOp ge
   return std::make_pair(generic.getDpsInputs()[0], layout);
 }
 
-/// An im2col matmul of one conv image -- W [F, C*kh*kw] (collapsed from
-/// [F, C, kh, kw]) times that image's patches [C*kh*kw, oh*ow] -- becomes
-/// a `kiln.conv_taps` contraction reading the image directly (with the
-/// stride: an implicit GEMM), so the patch buffer and its copy kernel go.
-/// Its epilogue, if marked, stays its epilogue. Returns whether it did.
-bool im2colToConvTaps(linalg::MatmulOp matmul) {
+/// The filter [F, C, kh, kw] of a conv matmul's A, collapsed [F, C*kh*kw].
+Value convFilter(linalg::MatmulOp matmul) {
   auto filter = matmul.getDpsInputs()[0].getDefiningOp<tensor::CollapseShapeOp>();
-  auto slice = matmul.getDpsInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
-  auto col = slice ? slice.getSource().getDefiningOp<tensor::CollapseShapeOp>() : nullptr;
-  auto patches = col ? col.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
-  std::optional<std::pair<Value, ConvTapsLayout>> im2col = matchIm2col(patches);
-  if (!filter || !im2col || filter.getSrcType().getRank() != 4 ||
-      !filter.getSrcType().hasStaticShape() ||
-      filter.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2, 3}} ||
-      col.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}})
-    return false;
-  ArrayRef<int64_t> w = filter.getSrcType().getShape();
-  ArrayRef<int64_t> patch = cast<RankedTensorType>(patches->getResult(0).getType()).getShape();
-  auto colType = cast<RankedTensorType>(col.getType());
-  std::optional<SmallVector<int64_t>> offsets =
-      staticSlice(slice, {1, colType.getDimSize(1), colType.getDimSize(2)});
-  if (!offsets || (*offsets)[1] != 0 || (*offsets)[2] != 0 || w[1] != patch[1] ||
-      w[2] != patch[2] || w[3] != patch[3])
-    return false;
-  auto [x, layout] = *im2col;
+  if (!filter || filter.getSrcType().getRank() != 4 || !filter.getSrcType().hasStaticShape() ||
+      filter.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2, 3}})
+    return nullptr;
+  return filter.getSrc();
+}
+
+/// Replaces `matmul` (one conv image) by a `kiln.conv_taps` contraction of
+/// `filter` [F, C, kh, kw] and image `image` of `x` [N, C, L] read at
+/// `layout`, into the matmul's C. Returns false, changing nothing, when the
+/// layout would not be conv taps (convTapsLayout: e.g. out of bounds).
+bool replaceByConvTaps(linalg::MatmulOp matmul, Value filter, Value x, int64_t image,
+                       const ConvTapsLayout &layout) {
   auto xType = cast<RankedTensorType>(x.getType());
-  int64_t channels = xType.getDimSize(1), length = xType.getDimSize(2) * xType.getDimSize(3);
+  int64_t channels = xType.getDimSize(1), length = xType.getDimSize(2);
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
-  Type element = xType.getElementType();
-  Value flat = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({xType.getDimSize(0), channels, length}, element), x,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  Value image = tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({channels, length}, element), flat,
-      ArrayRef<OpFoldResult>{b.getIndexAttr((*offsets)[0]), b.getIndexAttr(0), b.getIndexAttr(0)},
+  auto slice = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({channels, length}, xType.getElementType()), x,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(image), b.getIndexAttr(0), b.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(channels), b.getIndexAttr(length)},
       SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
   MLIRContext *context = b.getContext();
@@ -453,7 +440,7 @@ bool im2colToConvTaps(linalg::MatmulOp matmul) {
                                          IteratorType::reduction, IteratorType::reduction,
                                          IteratorType::reduction};
   auto taps = linalg::GenericOp::create(
-      b, loc, matmul->getResultTypes(), ValueRange{filter.getSrc(), image},
+      b, loc, matmul->getResultTypes(), ValueRange{filter, slice.getResult()},
       ValueRange{matmul.getDpsInits()[0]}, maps, iterators,
       [](OpBuilder &nb, Location nl, ValueRange args) {
         Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
@@ -461,20 +448,238 @@ bool im2colToConvTaps(linalg::MatmulOp matmul) {
                                 ValueRange{arith::AddFOp::create(nb, nl, args[2], product)});
       });
   taps->setAttr(kConvTapsAttr, b.getUnitAttr());
-  if (!convTapsLayout(taps)) { // out of bounds or not representable
+  if (!convTapsLayout(taps)) {
     taps.erase();
-    image.getDefiningOp()->erase();
-    flat.getDefiningOp()->erase();
+    slice.erase();
     return false;
   }
   matmul->getResult(0).replaceAllUsesWith(taps->getResult(0));
   matmul.erase();
-  // The patch buffer goes once no image reads it.
-  Operation *patchInit = patches.getDpsInits()[0].getDefiningOp();
-  for (Operation *op : {slice.getOperation(), filter.getOperation(), col.getOperation(),
-                        patches.getOperation(), patchInit})
+  return true;
+}
+
+/// Erases `ops` in order, each once nothing uses it.
+void eraseDead(ArrayRef<Operation *> ops) {
+  for (Operation *op : ops)
     if (op && op->use_empty())
       op->erase();
+}
+
+/// An im2col matmul of one conv image -- W [F, C*kh*kw] (collapsed from
+/// [F, C, kh, kw]) times that image's patches [C*kh*kw, oh*ow] -- becomes
+/// a `kiln.conv_taps` contraction reading the image directly (with the
+/// stride: an implicit GEMM), so the patch buffer and its copy kernel go.
+/// Its epilogue, if marked, stays its epilogue. Returns whether it did.
+bool im2colToConvTaps(linalg::MatmulOp matmul) {
+  Value filter = convFilter(matmul);
+  auto slice = matmul.getDpsInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
+  auto col = slice ? slice.getSource().getDefiningOp<tensor::CollapseShapeOp>() : nullptr;
+  auto patches = col ? col.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+  std::optional<std::pair<Value, ConvTapsLayout>> im2col = matchIm2col(patches);
+  if (!filter || !im2col ||
+      col.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}})
+    return false;
+  ArrayRef<int64_t> w = cast<RankedTensorType>(filter.getType()).getShape();
+  ArrayRef<int64_t> patch = cast<RankedTensorType>(patches->getResult(0).getType()).getShape();
+  auto colType = cast<RankedTensorType>(col.getType());
+  std::optional<SmallVector<int64_t>> offsets =
+      staticSlice(slice, {1, colType.getDimSize(1), colType.getDimSize(2)});
+  if (!offsets || (*offsets)[1] != 0 || (*offsets)[2] != 0 || w[1] != patch[1] ||
+      w[2] != patch[2] || w[3] != patch[3])
+    return false;
+  auto [x, layout] = *im2col;
+  auto xType = cast<RankedTensorType>(x.getType());
+  OpBuilder b(matmul);
+  auto flat = tensor::CollapseShapeOp::create(
+      b, matmul.getLoc(),
+      RankedTensorType::get({xType.getDimSize(0), xType.getDimSize(1),
+                             xType.getDimSize(2) * xType.getDimSize(3)},
+                            xType.getElementType()),
+      x, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Operation *filterCollapse = matmul.getDpsInputs()[0].getDefiningOp();
+  if (!replaceByConvTaps(matmul, filter, flat, (*offsets)[0], layout)) {
+    flat.erase();
+    return false;
+  }
+  // The patch buffer goes once no image reads it.
+  eraseDead({slice, filterCollapse, col, patches, patches.getDpsInits()[0].getDefiningOp()});
+  return true;
+}
+
+/// A 1x1 stride-1 conv (the linalg stage's reshape of its input) whose
+/// input is a tensor computed at a padded row pitch and sliced to its
+/// image columns (a stride-1 depthwise conv's result, [N, C, oh*Wp] viewed
+/// as [N, C, oh, Wp] and sliced to [N, C, oh, ow]): B is that slice
+/// collapsed to [C, oh*ow] -- not contiguous, so bufferization would copy
+/// it. The pitched tensor [N, C, oh*Wp] and its layout (row p / ow at Wp,
+/// column p % ow), or nothing.
+std::optional<std::pair<Value, ConvTapsLayout>> pitchedSlice(Value view) {
+  auto slice = view.getDefiningOp<tensor::ExtractSliceOp>();
+  auto expand = slice ? slice.getSource().getDefiningOp<tensor::ExpandShapeOp>() : nullptr;
+  if (!expand ||
+      expand.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}} ||
+      !expand.getSrcType().hasStaticShape() || slice.getResultType().getRank() != 4)
+    return std::nullopt;
+  ArrayRef<int64_t> wide = expand.getResultType().getShape();
+  int64_t ow = slice.getStaticSizes().back(), wp = wide[3];
+  std::optional<SmallVector<int64_t>> offsets =
+      staticSlice(slice, {wide[0], wide[1], wide[2], ow});
+  if (!offsets || !llvm::all_of(*offsets, [](int64_t o) { return o == 0; }) || ow < 1 ||
+      ow >= wp)
+    return std::nullopt;
+  ConvTapsLayout layout{0, 0, ow, wp, 1};
+  if (ow == 1)
+    layout = ConvTapsLayout{0, 0, 0, 0, wp};
+  return std::make_pair(expand.getSrc(), layout);
+}
+
+std::optional<std::pair<Value, ConvTapsLayout>> pitchedPointwiseInput(Value col) {
+  auto collapse = col.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse ||
+      collapse.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}})
+    return std::nullopt;
+  return pitchedSlice(collapse.getSrc());
+}
+
+/// The collapse [N, C, oh*ow] of a conv input that the per-image B of a
+/// 1x1 stride-1 conv matmul reads, for each image.
+bool isPointwiseConvB(OpOperand &use) {
+  auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+  if (!slice || slice.getSourceType().getRank() != 3 || !slice->hasOneUse())
+    return false;
+  ArrayRef<int64_t> shape = slice.getSourceType().getShape();
+  std::optional<SmallVector<int64_t>> offsets = staticSlice(slice, {1, shape[1], shape[2]});
+  auto matmul = dyn_cast<linalg::MatmulOp>(*slice->getUsers().begin());
+  if (!offsets || (*offsets)[1] != 0 || (*offsets)[2] != 0 || !matmul ||
+      matmul.getDpsInputs()[1] != slice.getResult() || !kernelMatmul(matmul->getResult(0)))
+    return false;
+  Value filter = convFilter(matmul);
+  if (!filter)
+    return false;
+  ArrayRef<int64_t> w = cast<RankedTensorType>(filter.getType()).getShape();
+  return w[1] == shape[1] && w[2] == 1 && w[3] == 1;
+}
+
+/// A 1x1 conv matmul reading a pitched input (pitchedPointwiseInput)
+/// becomes conv taps that read the pitched tensor through the layout: no
+/// copy of the input into a contiguous buffer.
+bool pitchedPointwiseToConvTaps(linalg::MatmulOp matmul) {
+  Value filter = convFilter(matmul);
+  auto slice = matmul.getDpsInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!filter || !slice || !isPointwiseConvB(slice->getOpOperand(0)))
+    return false;
+  std::optional<std::pair<Value, ConvTapsLayout>> pitched =
+      pitchedPointwiseInput(slice.getSource());
+  if (!pitched)
+    return false;
+  int64_t image = slice.getStaticOffsets()[0];
+  auto collapse = slice.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+  auto view = collapse.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+  auto expand = view.getSource().getDefiningOp<tensor::ExpandShapeOp>();
+  if (!replaceByConvTaps(matmul, filter, pitched->first, image, pitched->second))
+    return false;
+  eraseDead({slice, collapse, view, expand});
+  return true;
+}
+
+/// An elementwise generic E (the ReLU6 or SiLU after a stride-1 depthwise
+/// conv) that reads the pitch-sliced result of another all-parallel
+/// generic D ([N, C, oh*Wp] viewed as [N, C, oh, ow]) and whose result
+/// only 1x1 convs read: E joins D over D's pitched domain (its body runs on
+/// the discarded columns too, which nothing reads), and the 1x1 convs read
+/// the pitched result (pitchedPointwiseToConvTaps). The depthwise conv and
+/// its activation are one dispatch instead of two.
+bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
+  auto outType = dyn_cast<RankedTensorType>(consumer->getResult(0).getType());
+  if (!consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumReductionLoops() != 0 || !outType || outType.getRank() != 4 ||
+      !outType.hasStaticShape() || !consumer.getIndexingMapsArray().back().isIdentity() ||
+      consumer->hasAttr(kEpilogueAttr) || consumer->hasAttr(kRowGroupAttr) ||
+      !consumer.getRegion().front().getArguments().back().use_empty() ||
+      !hasVectorizableScalarBody(consumer))
+    return false;
+  // The pitched input: the same view in every operand that reads one.
+  Value view;
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+        slice && slice.getSource().getDefiningOp<tensor::ExpandShapeOp>())
+      view = input->get();
+  if (!view)
+    return false;
+  auto slice = view.getDefiningOp<tensor::ExtractSliceOp>();
+  auto expand = slice.getSource().getDefiningOp<tensor::ExpandShapeOp>();
+  auto producer = expand.getSrc().getDefiningOp<linalg::GenericOp>();
+  if (!pitchedSlice(view) || !producer || !producer.hasPureTensorSemantics() ||
+      producer.getNumDpsInits() != 1 || producer.getNumReductionLoops() != 0 ||
+      !producer.getIndexingMapsArray().back().isIdentity() || !producer->hasOneUse() ||
+      !expand->hasOneUse() || !producer.getRegion().front().getArguments().back().use_empty() ||
+      !hasVectorizableScalarBody(producer) ||
+      !llvm::all_of(slice->getUsers(), [&](Operation *user) { return user == consumer; }))
+    return false;
+  // Its other inputs are per (n, c) (a channel bias) or scalars.
+  MLIRContext *context = consumer.getContext();
+  SmallVector<AffineMap> otherMaps;
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    if (input->get() == view)
+      continue;
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3) || map.getNumSymbols())
+      return false;
+    otherMaps.push_back(AffineMap::get(3, 0, map.getResults(), context));
+  }
+  // Its result is read only as the input of 1x1 convs.
+  for (OpOperand &use : consumer->getResult(0).getUses()) {
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
+    if (!collapse ||
+        collapse.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}} ||
+        collapse->use_empty() || !llvm::all_of(collapse->getUses(), isPointwiseConvB))
+      return false;
+  }
+  // One generic over the producer's loops: its body, then the consumer's.
+  SmallVector<Value> inputs(producer.getDpsInputs());
+  SmallVector<AffineMap> maps(llvm::map_range(
+      producer.getDpsInputOperands(),
+      [&](OpOperand *o) { return producer.getMatchingIndexingMap(o); }));
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get() != view)
+      inputs.push_back(input->get());
+  llvm::append_range(maps, otherMaps);
+  auto wideType = cast<RankedTensorType>(producer->getResult(0).getType())
+                      .clone(outType.getElementType());
+  maps.push_back(AffineMap::getMultiDimIdentityMap(3, context));
+  OpBuilder b(consumer);
+  Location loc = consumer.getLoc();
+  Value init = tensor::EmptyOp::create(b, loc, wideType.getShape(), wideType.getElementType());
+  unsigned producerInputs = producer.getNumDpsInputs();
+  auto fused = linalg::GenericOp::create(
+      b, loc, wideType, inputs, init, maps,
+      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location, ValueRange args) {
+        IRMapping mapping;
+        Block &first = producer.getRegion().front();
+        for (unsigned i = 0; i < producerInputs; ++i)
+          mapping.map(first.getArgument(i), args[i]);
+        for (Operation &op : first.without_terminator())
+          nb.clone(op, mapping);
+        Value value = mapping.lookupOrDefault(first.getTerminator()->getOperand(0));
+        Block &second = consumer.getRegion().front();
+        unsigned next = producerInputs;
+        for (OpOperand *input : consumer.getDpsInputOperands())
+          mapping.map(second.getArgument(input->getOperandNumber()),
+                      input->get() == view ? value : args[next++]);
+        for (Operation &op : second.without_terminator())
+          nb.clone(op, mapping);
+        linalg::YieldOp::create(
+            nb, loc, mapping.lookupOrDefault(second.getTerminator()->getOperand(0)));
+      });
+  fused->setLoc(FusedLoc::get(context, {producer.getLoc(), consumer.getLoc()}));
+  Value wide = tensor::ExpandShapeOp::create(b, loc, expand.getResultType().clone(outType.getElementType()),
+                                             fused->getResult(0), expand.getReassociationIndices());
+  Value result = tensor::ExtractSliceOp::create(b, loc, outType, wide, slice.getMixedOffsets(),
+                                                slice.getMixedSizes(), slice.getMixedStrides());
+  consumer->getResult(0).replaceAllUsesWith(result);
+  consumer.erase();
+  eraseDead({slice, expand, producer});
   return true;
 }
 
@@ -695,6 +900,12 @@ struct KilnFormDispatchesPass final
     }
     if (failed(simplify(true)))
       return signalPassFailure();
+    // A stride-1 depthwise conv's activation joins it at the row pitch
+    // where only 1x1 convs read the result.
+    SmallVector<linalg::GenericOp> pitchConsumers;
+    getOperation().walk([&](linalg::GenericOp op) { pitchConsumers.push_back(op); });
+    for (linalg::GenericOp op : pitchConsumers)
+      fuseIntoPitchedProducer(op);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (kernelMatmul(op->getResult(0)))
@@ -722,7 +933,8 @@ struct KilnFormDispatchesPass final
         im2col.push_back(op);
     });
     for (linalg::MatmulOp op : im2col)
-      im2colToConvTaps(op);
+      if (!im2colToConvTaps(op))
+        pitchedPointwiseToConvTaps(op);
     mergeConvTaps(getOperation());
     SmallVector<linalg::GenericOp> convs;
     getOperation().walk([&](linalg::GenericOp op) {
