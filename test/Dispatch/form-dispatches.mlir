@@ -934,3 +934,131 @@ func.func @im2col_filter_order(%w: tensor<4x27x1x1xf32>, %x: tensor<1x3x10x10xf3
   %m = linalg.matmul ins(%filter, %image : tensor<4x27xf32>, tensor<27x16xf32>) outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %m : tensor<4x16xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch3 = affine_map<(d0, d1, d2) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// A stride-1 depthwise conv's result at the row pitch 5 ([1, 4, 20] for
+/// 4x4 images), its ReLU6 on the [:, :, :, :4] view, and a 1x1 conv of
+/// that: the ReLU6 joins the depthwise generic over its pitched domain,
+/// and the 1x1 conv reads the pitched result as conv taps (row p / 4 at
+/// 5, column p % 4): two dispatches instead of three, no compaction copy.
+// CHECK: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, (d1 floordiv 4) * 5 + d1 mod 4)>
+// CHECK-LABEL: func @pitched_activation
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<1x4x20xf32>, tensor<4xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: } -> tensor<1x4x20xf32>
+// CHECK: %[[IMG:.*]] = tensor.extract_slice %[[D]][0, 0, 0] [1, 4, 20] [1, 1, 1] : tensor<1x4x20xf32> to tensor<4x20xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[X]], #{{.*}}], {{.*}} ins(%arg2, %[[IMG]] : tensor<8x4x1x1xf32>, tensor<4x20xf32>)
+// CHECK-SAME: kiln.conv_taps
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: linalg.matmul
+func.func @pitched_activation(%t: tensor<1x4x20xf32>, %wd: tensor<4xf32>, %w: tensor<8x4x1x1xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<1x4x20xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #ch3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t, %wd : tensor<1x4x20xf32>, tensor<4xf32>) outs(%e : tensor<1x4x20xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x20xf32>
+  %wide = tensor.expand_shape %d [[0], [1], [2, 3]] output_shape [1, 4, 4, 5] : tensor<1x4x20xf32> into tensor<1x4x4x5xf32>
+  %v = tensor.extract_slice %wide[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 1, 1] : tensor<1x4x4x5xf32> to tensor<1x4x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x4x4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x4x4x4xf32>) outs(%e2 : tensor<1x4x4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %lo = arith.maximumf %a, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    linalg.yield %hi : f32
+  } -> tensor<1x4x4x4xf32>
+  %col = tensor.collapse_shape %r [[0], [1], [2, 3]] : tensor<1x4x4x4xf32> into tensor<1x4x16xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<8x4x1x1xf32> into tensor<8x4xf32>
+  %img = tensor.extract_slice %col[0, 0, 0] [1, 4, 16] [1, 1, 1] : tensor<1x4x16xf32> to tensor<4x16xf32>
+  %ez = tensor.empty() : tensor<8x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%filter, %img : tensor<8x4xf32>, tensor<4x16xf32>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %m : tensor<8x16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch3 = affine_map<(d0, d1, d2) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// Not joined: the activation's result is also returned (its compact
+/// layout is needed), and an activation that adds a compact residual (its
+/// other input depends on the image columns). Their 1x1 convs stay
+/// matmuls on the compact result.
+// CHECK-LABEL: func @pitched_other_reader
+// CHECK: linalg.generic
+// CHECK-NOT: arith.maximumf
+// CHECK: } -> tensor<1x4x20xf32>
+// CHECK: arith.maximumf
+// CHECK: } -> tensor<1x4x4x4xf32>
+// CHECK: linalg.matmul
+// CHECK-LABEL: func @pitched_residual
+// CHECK: } -> tensor<1x4x20xf32>
+// CHECK: arith.addf
+// CHECK: } -> tensor<1x4x4x4xf32>
+// CHECK: linalg.matmul
+func.func @pitched_other_reader(%t: tensor<1x4x20xf32>, %wd: tensor<4xf32>, %w: tensor<8x4x1x1xf32>) -> (tensor<8x16xf32>, tensor<1x4x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x20xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #ch3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t, %wd : tensor<1x4x20xf32>, tensor<4xf32>) outs(%e : tensor<1x4x20xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x20xf32>
+  %wide = tensor.expand_shape %d [[0], [1], [2, 3]] output_shape [1, 4, 4, 5] : tensor<1x4x20xf32> into tensor<1x4x4x5xf32>
+  %v = tensor.extract_slice %wide[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 1, 1] : tensor<1x4x4x5xf32> to tensor<1x4x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x4x4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x4x4x4xf32>) outs(%e2 : tensor<1x4x4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %lo = arith.maximumf %a, %zero : f32
+    linalg.yield %lo : f32
+  } -> tensor<1x4x4x4xf32>
+  %col = tensor.collapse_shape %r [[0], [1], [2, 3]] : tensor<1x4x4x4xf32> into tensor<1x4x16xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<8x4x1x1xf32> into tensor<8x4xf32>
+  %img = tensor.extract_slice %col[0, 0, 0] [1, 4, 16] [1, 1, 1] : tensor<1x4x16xf32> to tensor<4x16xf32>
+  %ez = tensor.empty() : tensor<8x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%filter, %img : tensor<8x4xf32>, tensor<4x16xf32>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %m, %r : tensor<8x16xf32>, tensor<1x4x4x4xf32>
+}
+
+func.func @pitched_residual(%t: tensor<1x4x20xf32>, %wd: tensor<4xf32>, %w: tensor<8x4x1x1xf32>, %res: tensor<1x4x4x4xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x20xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #ch3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t, %wd : tensor<1x4x20xf32>, tensor<4xf32>) outs(%e : tensor<1x4x20xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x20xf32>
+  %wide = tensor.expand_shape %d [[0], [1], [2, 3]] output_shape [1, 4, 4, 5] : tensor<1x4x20xf32> into tensor<1x4x4x5xf32>
+  %v = tensor.extract_slice %wide[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 1, 1] : tensor<1x4x4x5xf32> to tensor<1x4x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x4x4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %res : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) outs(%e2 : tensor<1x4x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x4xf32>
+  %col = tensor.collapse_shape %r [[0], [1], [2, 3]] : tensor<1x4x4x4xf32> into tensor<1x4x16xf32>
+  %filter = tensor.collapse_shape %w [[0], [1, 2, 3]] : tensor<8x4x1x1xf32> into tensor<8x4xf32>
+  %img = tensor.extract_slice %col[0, 0, 0] [1, 4, 16] [1, 1, 1] : tensor<1x4x16xf32> to tensor<4x16xf32>
+  %ez = tensor.empty() : tensor<8x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%filter, %img : tensor<8x4xf32>, tensor<4x16xf32>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %m : tensor<8x16xf32>
+}
