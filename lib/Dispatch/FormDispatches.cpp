@@ -16,6 +16,12 @@
 // attention product's head merge (a batch_matmul epilogue), cost no pass
 // of their own.
 //
+// Convolutions: the per-tap matmuls of a stride-1 conv and the im2col
+// matmul of any other conv become one `kiln.conv_taps` contraction each,
+// which the CPU kernel runs as an implicit GEMM (its B packing reads the
+// input through the conv's index map); a stride-1 depthwise conv's
+// activation joins it at the row pitch when only 1x1 convs read it.
+//
 // Row groups: softmax, layer norm and other last-axis reductions with their
 // elementwise neighbours over the same rows (the scale and mask before a
 // softmax, the normalization after the statistics) are marked
@@ -506,13 +512,11 @@ bool im2colToConvTaps(linalg::MatmulOp matmul) {
   return true;
 }
 
-/// A 1x1 stride-1 conv (the linalg stage's reshape of its input) whose
-/// input is a tensor computed at a padded row pitch and sliced to its
-/// image columns (a stride-1 depthwise conv's result, [N, C, oh*Wp] viewed
-/// as [N, C, oh, Wp] and sliced to [N, C, oh, ow]): B is that slice
-/// collapsed to [C, oh*ow] -- not contiguous, so bufferization would copy
-/// it. The pitched tensor [N, C, oh*Wp] and its layout (row p / ow at Wp,
-/// column p % ow), or nothing.
+/// A tensor computed at a padded row pitch and sliced to its image columns
+/// (a stride-1 depthwise conv's result, [N, C, oh*Wp] viewed as
+/// [N, C, oh, Wp] and sliced to [N, C, oh, ow]): the pitched tensor and
+/// the layout a 1x1 conv reads it with (row p / ow at Wp, column p % ow),
+/// or nothing.
 std::optional<std::pair<Value, ConvTapsLayout>> pitchedSlice(Value view) {
   auto slice = view.getDefiningOp<tensor::ExtractSliceOp>();
   auto expand = slice ? slice.getSource().getDefiningOp<tensor::ExpandShapeOp>() : nullptr;
@@ -533,6 +537,9 @@ std::optional<std::pair<Value, ConvTapsLayout>> pitchedSlice(Value view) {
   return std::make_pair(expand.getSrc(), layout);
 }
 
+/// The same for the input of a 1x1 stride-1 conv (the linalg stage's
+/// reshape of its input to [N, C, oh*ow]) that is such a slice: as a
+/// matmul, its B would be a non-contiguous view, which bufferization copies.
 std::optional<std::pair<Value, ConvTapsLayout>> pitchedPointwiseInput(Value col) {
   auto collapse = col.getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse ||

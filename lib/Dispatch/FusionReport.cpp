@@ -28,6 +28,8 @@ struct Member {
 /// the model nodes it covers.
 struct Dispatch {
   std::string kind;
+  /// How a conv taps root reads its input (convDetail), else empty.
+  std::string conv;
   Member root;
   std::vector<Member> fused;
   std::vector<std::string> nodes;
@@ -123,6 +125,29 @@ std::vector<std::string> sourceNodeNames(Location loc) {
 
 namespace {
 
+/// A conv taps contraction in words: its window and depth, and how the
+/// kernel's B packing reads the input: shifted rows at the padded row
+/// pitch (stride 1 on wide rows), or gathered through the conv's index map
+/// (an implicit GEMM: the output width, the input steps per output row and
+/// column).
+std::string convDetail(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  std::optional<ConvTapsLayout> layout =
+      generic && generic->hasAttr(kConvTapsAttr) ? convTapsLayout(generic) : std::nullopt;
+  if (!layout)
+    return "";
+  ArrayRef<int64_t> w = cast<ShapedType>(generic.getDpsInputs()[0].getType()).getShape();
+  std::string text = llvm::formatv("{0}x{1} conv taps, K = {2}, ", w[2], w[3],
+                                   w[1] * w[2] * w[3]);
+  if (layout->isContiguous())
+    return text + "B from shifted input rows";
+  if (!layout->width)
+    return text + llvm::formatv("B gathered (column step {0})", layout->xStep).str();
+  return text + llvm::formatv("B gathered (output width {0}, row step {1}, column step {2})",
+                              layout->width, layout->yStep, layout->xStep)
+                    .str();
+}
+
 Member describe(Operation *op) {
   Member m;
   m.op = op->getName().getStringRef().str();
@@ -151,6 +176,7 @@ std::vector<Dispatch> collect(ModuleOp module) {
     }
     Dispatch d;
     d.kind = op->hasAttr(kRowGroupAttr) ? "row kernel" : dispatchKind(op);
+    d.conv = convDetail(op);
     d.root = describe(op);
     d.nodes = std::move(nodes);
     first = op.getOperation();
@@ -181,6 +207,8 @@ void printFusionReport(ModuleOp module, llvm::raw_ostream &os, bool json) {
     for (const Dispatch &d : dispatches) {
       llvm::json::Object object = toJSON(d.root);
       object["kind"] = d.kind;
+      if (!d.conv.empty())
+        object["conv"] = d.conv;
       llvm::json::Array fused;
       for (const Member &m : d.fused)
         fused.push_back(toJSON(m));
@@ -196,7 +224,10 @@ void printFusionReport(ModuleOp module, llvm::raw_ostream &os, bool json) {
   }
   os << "fusion report: " << dispatches.size() << " dispatches\n";
   for (auto [i, d] : llvm::enumerate(dispatches)) {
-    os << "  #" << i << " " << d.kind << ": ";
+    os << "  #" << i << " " << d.kind;
+    if (!d.conv.empty())
+      os << " (" << d.conv << ")";
+    os << ": ";
     printMember(d.root, os);
     for (const Member &m : d.fused) {
       os << (d.kind == "row kernel" ? " + " : " + epilogue ");

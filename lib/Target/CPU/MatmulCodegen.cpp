@@ -24,6 +24,12 @@
 // could not be fused is an error, so a dispatch counted as one kernel by
 // --report=fusion is one kernel here.
 //
+// A conv's taps (`kiln.conv_taps`) are a matmul whose B is virtual: B's
+// row (c, i, j) is read from the conv's input at the tap's offset, with
+// masked vector loads where consecutive columns are consecutive input
+// elements (stride 1 at the row pitch), else with gathers whose lane
+// offsets are computed once per column panel (an implicit GEMM).
+//
 //===----------------------------------------------------------------------===//
 
 #include "MatmulEpilogue.h"
