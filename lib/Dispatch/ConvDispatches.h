@@ -1,0 +1,48 @@
+//===- ConvDispatches.h - Convolution dispatches of the CPU -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The convolution rewrites of kiln-form-dispatches (CPU): the per-tap
+// matmuls of a stride-1 conv and the im2col matmul of any other conv
+// become one `kiln.conv_taps` contraction (kiln/Dispatch/Epilogue.h),
+// which the CPU matmul kernel runs as an implicit GEMM; a stride-1
+// depthwise conv's activation joins it at the row pitch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_DISPATCH_CONVDISPATCHES_H
+#define KILN_LIB_DISPATCH_CONVDISPATCHES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace kiln {
+
+/// A matmul on tensors the CPU kernel generator takes (f32, 2-D, the
+/// default indexing maps), or null. (FormDispatches.cpp)
+mlir::linalg::MatmulOp kernelMatmul(mlir::Value value);
+
+/// The per-tap matmuls of each stride-1 conv image, accumulating from a
+/// zero fill, become one conv taps contraction.
+void mergeConvTaps(mlir::func::FuncOp func);
+
+/// An im2col matmul of one conv image (W [F, C*kh*kw] times the image's
+/// patches) becomes conv taps reading the image through the conv's index
+/// map; the patch generic goes once no image reads it. Returns whether it
+/// did.
+bool im2colToConvTaps(mlir::linalg::MatmulOp matmul);
+
+/// A 1x1 conv matmul whose input is a tensor computed at a padded row
+/// pitch and sliced to the image columns becomes conv taps reading the
+/// pitched tensor. Returns whether it did.
+bool pitchedPointwiseToConvTaps(mlir::linalg::MatmulOp matmul);
+
+/// An elementwise consumer of a pitch-sliced all-parallel generic (the
+/// activation of a stride-1 depthwise conv) whose result only 1x1 convs
+/// read joins that generic over its pitched domain. Returns whether it
+/// did.
+bool fuseIntoPitchedProducer(mlir::linalg::GenericOp consumer);
+
+} // namespace kiln
+
+#endif // KILN_LIB_DISPATCH_CONVDISPATCHES_H
