@@ -139,6 +139,27 @@ def conv_case(name, xs, ws, stride=1, pad=0, dilation=1, group=1, bias=True):
                                       stride, pad, dilation, group)])
 
 
+def depthwise_block_case(name, xs, f):
+    """A stride-1 3x3 depthwise conv (pad 1), ReLU6, then a 1x1 conv with bias: on the
+    CPU the ReLU6 runs in the depthwise kernel at the padded row pitch and the 1x1 conv
+    reads that pitched result (conv taps)."""
+    n, c, h, w = xs
+    x, wd, bd, wp, bp = rand(*xs), rand(c, 1, 3, 3), rand(c), rand(f, c, 1, 1), rand(f)
+    mid, out = (n, c, h, w), (n, f, h, w)
+    body = f"""func.func @main(%x: {ty(xs)}, %wd: {ty((c, 1, 3, 3))}, %bd: {ty((c,))}, %wp: {ty((f, c, 1, 1))}, %bp: {ty((f,))}) -> {ty(out)} {{
+  %d = kiln.conv %x, %wd, %bd {{strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = {c} : i64}} : ({ty(xs)}, {ty((c, 1, 3, 3))}, {ty((c,))}) -> {ty(mid)}
+  %r = kiln.clip %d {{min = 0.0 : f64, max = 6.0 : f64}} : {ty(mid)}
+  %y = kiln.conv %r, %wp, %bp {{strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64}} : ({ty(mid)}, {ty((f, c, 1, 1))}, {ty((f,))}) -> {ty(out)}
+  return %y : {ty(out)}
+}}"""
+    f64 = lambda a: a.astype(np.float64)
+
+    def reference(a):
+        d = conv_reference(f64(a[0]), f64(a[1]), f64(a[2]), 1, 1, 1, c)
+        return [conv_reference(np.clip(d, 0, 6), f64(a[3]), f64(a[4]), 1, 0, 1, 1)]
+    return (name, body, [x, wd, bd, wp, bp], reference)
+
+
 def pool_reference(x, k, stride, pad, kind, include_pad=False, dilation=1):
     n, c, h, w = x.shape
     fill = -np.inf if kind == "max" else 0.0
@@ -206,6 +227,9 @@ def conv_cases():
         conv_case("conv_depthwise_127w", (1, 2, 5, 127), (2, 1, 3, 3), stride=2, group=2,
                   bias=False),
         conv_case("conv_grouped_3", (1, 9, 7, 7), (6, 3, 3, 3), stride=2, pad=1, group=3),
+        depthwise_block_case("depthwise_relu6_pointwise_9x9", (2, 6, 9, 9), 5),
+        depthwise_block_case("depthwise_relu6_pointwise_20x20", (1, 17, 20, 20), 33),
+        depthwise_block_case("depthwise_relu6_pointwise_1x3", (1, 4, 1, 3), 3),
         pool_case("max_pool_3x3_s2_p1", "max_pool", (1, 3, 9, 9), 3, 2, 1),
         pool_case("avg_pool_exclude_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1),
         pool_case("avg_pool_include_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1, include_pad=True),
