@@ -169,6 +169,42 @@ bool isMatmulResultReshape(OpOperand *operand) {
          kernelMatmul(expand.getSrc()) && expand.getSrc().hasOneUse();
 }
 
+/// A generic input that is a reduction's result with unit dims added (a
+/// global average pool's sum [N, C] read as [N, C, 1] by its division, in
+/// EfficientNet's squeeze): collapsing the generic's loops reads the sums
+/// directly, so the division can join the reduction's row group.
+bool isReductionResultUnitExpand(OpOperand *operand) {
+  auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+  auto reduction = expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  return reduction && consumer && expand->hasOneUse() && expand.getSrc().hasOneUse() &&
+         reduction.getNumReductionLoops() == 1 && consumer.getNumReductionLoops() == 0 &&
+         expand.getResultType().hasStaticShape() &&
+         expand.getResultType().getNumElements() == expand.getSrcType().getNumElements() &&
+         llvm::all_of(expand.getReassociationIndices(), [&](const ReassociationIndices &group) {
+           return llvm::count_if(group, [&](int64_t dim) {
+                    return expand.getResultType().getDimSize(dim) != 1;
+                  }) <= 1;
+         });
+}
+
+/// A generic input that collapses only unit dims of a matmul result (the
+/// squeeze-excite FC of EfficientNet: C [F, 1] read as [F]): expanding the
+/// generic's loops by them reads C directly, as its epilogue.
+bool isMatmulResultUnitCollapse(OpOperand *operand) {
+  auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !isa<linalg::GenericOp>(operand->getOwner()) || !collapse->hasOneUse() ||
+      !kernelMatmul(collapse.getSrc()) || !collapse.getSrc().hasOneUse())
+    return false;
+  // Only where C then covers every loop (an epilogue), not broadcast into
+  // a bigger iteration space.
+  auto type = cast<RankedTensorType>(collapse.getSrc().getType());
+  auto generic = cast<linalg::GenericOp>(operand->getOwner());
+  return type.hasStaticShape() && type.getDimSize(1) == 1 &&
+         generic.getMatchingIndexingMap(operand).isIdentity() &&
+         ArrayRef<int64_t>(generic.getStaticLoopRanges()) == collapse.getResultType().getShape();
+}
+
 /// A batch_matmul on tensors the CPU kernel generator takes (f32, 3-D, the
 /// default indexing maps): it runs as one matmul kernel per batch.
 linalg::BatchMatmulOp kernelBatchMatmul(Value value) {
@@ -441,8 +477,12 @@ struct KilnFormDispatchesPass final
     auto simplify = [&](bool collapseLoops) {
       RewritePatternSet patterns(context);
       patterns.add<WholeInsertIntoEmpty, IndexedCopyToSlice>(context);
-      if (collapseLoops)
-        linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, isMatmulResultReshape);
+      if (collapseLoops) {
+        linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, [](OpOperand *operand) {
+          return isMatmulResultReshape(operand) || isReductionResultUnitExpand(operand);
+        });
+        linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, isMatmulResultUnitCollapse);
+      }
       tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
       tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
       return applyPatternsGreedily(getOperation(), std::move(patterns));

@@ -231,7 +231,7 @@ func.func @strict_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
   return %twice : tensor<8xf32>
 }
 
-func.func @through_reshape(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+func.func @through_reshape(%x: tensor<8x16xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
   %zero = arith.constant 0.0 : f32
   %e8 = tensor.empty() : tensor<8xf32>
   %zeros = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
@@ -249,7 +249,7 @@ func.func @through_reshape(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
     %r = arith.mulf %a, %a : f32
     linalg.yield %r : f32
   } -> tensor<8x1xf32>
-  return %sq : tensor<8x1xf32>
+  return %sq, %col : tensor<8x1xf32>, tensor<8x1xf32>
 }
 
 /// log_softmax's max and sum fill the same empty [rows] tensor: the sum may
@@ -1061,4 +1061,127 @@ func.func @pitched_residual(%t: tensor<1x4x20xf32>, %wd: tensor<4xf32>, %w: tens
   %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<8x16xf32>) -> tensor<8x16xf32>
   %m = linalg.matmul ins(%filter, %img : tensor<8x4xf32>, tensor<4x16xf32>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %m : tensor<8x16xf32>
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+#bcast = affine_map<(d0, d1) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+/// A matmul with one column (EfficientNet's squeeze FC, C [8, 1]) read as
+/// [8] by its bias + SiLU: the generic's loops expand by the unit dim, so
+/// it reads C directly and becomes the matmul's epilogue. Not when C is
+/// broadcast into a bigger iteration space (the excite multiply over
+/// [8, 16]): that generic keeps its loops and stays a dispatch of its own.
+// CHECK-LABEL: func @unit_column_epilogue
+// CHECK: %[[M:.*]] = linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[M]], %{{.*}} : tensor<8x1xf32>, tensor<8x1xf32>)
+// CHECK-SAME: kiln.epilogue = 0 : i64
+// CHECK: arith.negf
+// CHECK: } -> tensor<8x1xf32>
+// CHECK-LABEL: func @unit_column_broadcast
+// CHECK: linalg.matmul
+// CHECK: tensor.collapse_shape
+// CHECK: linalg.generic
+// CHECK-NOT: kiln.epilogue
+// CHECK: } -> tensor<8x16xf32>
+func.func @unit_column_epilogue(%w: tensor<8x32xf32>, %x: tensor<32x1xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8x1xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %m = linalg.matmul ins(%w, %x : tensor<8x32xf32>, tensor<32x1xf32>) outs(%acc : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %c = tensor.collapse_shape %m [[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%c, %b : tensor<8xf32>, tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    %n = arith.negf %s : f32
+    %x2 = math.exp %n : f32
+    %d = arith.addf %x2, %one : f32
+    %r = arith.divf %s, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+func.func @unit_column_broadcast(%w: tensor<8x32xf32>, %x: tensor<32x1xf32>, %act: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %m = linalg.matmul ins(%w, %x : tensor<8x32xf32>, tensor<32x1xf32>) outs(%acc : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %c = tensor.collapse_shape %m [[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#bcast, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %act : tensor<8xf32>, tensor<8x16xf32>) outs(%e1 : tensor<8x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.mulf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+#in3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#sum = affine_map<(d0, d1, d2) -> (d0, d1)>
+#unit = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+
+/// A global average pool's sum [1, 4] read as [1, 4, 1] by its division:
+/// the division's loops collapse, it reads the sums directly and joins the
+/// reduction's row group. Not when the reader broadcasts the sums along a
+/// longer dim (the normalization of a layer norm): it keeps its loops.
+// CHECK-LABEL: func @pool_division_row_group
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME: kiln.row_group = 0
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x4xf32>)
+// CHECK-SAME: kiln.row_group = 0
+// CHECK: arith.divf
+// CHECK: tensor.expand_shape
+// CHECK-LABEL: func @sum_broadcast
+// CHECK: %[[E:.*]] = tensor.expand_shape
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[E]] : tensor<1x4x8xf32>, tensor<1x4x1xf32>)
+func.func @pool_division_row_group(%x: tensor<1x4x8xf32>) -> tensor<1x4x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 8.0 : f32
+  %e = tensor.empty() : tensor<1x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %s = linalg.generic {indexing_maps = [#in3, #sum], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<1x4x8xf32>) outs(%acc : tensor<1x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4xf32>
+  %x3 = tensor.expand_shape %s [[0], [1, 2]] output_shape [1, 4, 1] : tensor<1x4xf32> into tensor<1x4x1xf32>
+  %e3 = tensor.empty() : tensor<1x4x1xf32>
+  %m = linalg.generic {indexing_maps = [#in3, #in3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x3 : tensor<1x4x1xf32>) outs(%e3 : tensor<1x4x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.divf %a, %n : f32
+    linalg.yield %d : f32
+  } -> tensor<1x4x1xf32>
+  return %m : tensor<1x4x1xf32>
+}
+
+func.func @sum_broadcast(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %s = linalg.generic {indexing_maps = [#in3, #sum], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<1x4x8xf32>) outs(%acc : tensor<1x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4xf32>
+  %x3 = tensor.expand_shape %s [[0], [1, 2]] output_shape [1, 4, 1] : tensor<1x4xf32> into tensor<1x4x1xf32>
+  %e3 = tensor.empty() : tensor<1x4x8xf32>
+  %m = linalg.generic {indexing_maps = [#in3, #unit, #in3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %x3 : tensor<1x4x8xf32>, tensor<1x4x1xf32>) outs(%e3 : tensor<1x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<1x4x8xf32>
+  return %m : tensor<1x4x8xf32>
 }
