@@ -79,6 +79,13 @@ uint16_t floatToBf16(float value) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
+int32_t rawBitsDtype(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_BF16: return KILN_DTYPE_U16;
+  default: return 0;
+  }
+}
+
 double elementAsDouble(int32_t dtype, const void *data, size_t i) {
   switch (dtype) {
   case KILN_DTYPE_F32: return load<float>(data, i);

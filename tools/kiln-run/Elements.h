@@ -16,6 +16,12 @@ uint16_t floatToHalf(float value);
 float bf16ToFloat(uint16_t bits);
 uint16_t floatToBf16(float value);
 
+/// The dtype whose .npy files hold `dtype`'s raw bit patterns when NumPy has
+/// no type for it (bf16: u16), or 0. kiln-run reads such a file for an input
+/// or reference of `dtype` and writes `dtype`'s outputs as such files
+/// (docs/cli.md, kiln-run).
+int32_t rawBitsDtype(int32_t dtype);
+
 /// Element `i` of a dense array of `dtype`, widened to double.
 double elementAsDouble(int32_t dtype, const void *data, size_t i);
 /// Element `i` as text: shortest round-trip form for floats.
