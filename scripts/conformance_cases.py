@@ -25,7 +25,9 @@ NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32"
               "uint16", "uint32", "uint64"}
 # ONNX types without a NumPy dtype: kiln-run reads and writes their raw bit patterns
 # as this NumPy dtype when the model's signature has the type (docs/cli.md).
-RAW_BITS = {onnx.TensorProto.BFLOAT16: np.uint16}
+RAW_BITS = {onnx.TensorProto.BFLOAT16: np.uint16, onnx.TensorProto.FLOAT8E4M3FN: np.uint8,
+            onnx.TensorProto.FLOAT8E4M3FNUZ: np.uint8, onnx.TensorProto.FLOAT8E5M2: np.uint8,
+            onnx.TensorProto.FLOAT8E5M2FNUZ: np.uint8}
 
 
 def shipped_node_dir():
