@@ -286,7 +286,7 @@ TEST(Dtype, ByteSizeChecksOverflow) {
   int64_t negative[] = {2, -1};
   EXPECT_EQ(messageOf(kiln_byte_size(KILN_DTYPE_I8, 2, negative, &bytes)),
             "dim 1: got -1, expected >= 0");
-  EXPECT_EQ(messageOf(kiln_byte_size(14, 1, dims, &bytes)), "unknown dtype 14");
+  EXPECT_EQ(messageOf(kiln_byte_size(18, 1, dims, &bytes)), "unknown dtype 18");
 }
 
 } // namespace
