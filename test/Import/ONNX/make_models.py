@@ -194,6 +194,10 @@ def qmatmul(out):
     blocked = [N("QuantizeLinear", ["x", "sb"], ["q"], axis=1, block_size=2, output_dtype=5)]
     save(out, "quant_blocked", make(blocked, [T("x", F, [3, 4]), T("sb", F, [3, 2])],
                                     [T("q", None)], opset=25, ir=11))
+    # ConvInteger: f64 conv of the shifted integers.
+    ci = [N("ConvInteger", ["cx", "cw", "cz"], ["cy"], pads=[1, 1, 1, 1])]
+    save(out, "convinteger", make(ci, [T("cx", u8, [1, 1, 3, 3]), T("cw", u8, [1, 1, 2, 2]),
+                                       T("cz", u8, [])], [T("cy", None)], opset=10))
     # Per-row scales are not supported.
     inputs[1] = T("sa", F, [2])
     save(out, "qmatmul_per_row", make(nodes[:1], inputs, [T("y", None)], opset=21))
@@ -671,8 +675,8 @@ def losses(out):
 @register
 def unsupported(out):
     x = T("x", F, [2, 2])
-    nodes = [N("ConvInteger", ["x", "x"], ["a"], name="e1"),
-             N("ConvInteger", ["a", "x"], ["b"], name="e2"),
+    nodes = [N("QLinearConv", ["x", "x"], ["a"], name="e1"),
+             N("QLinearConv", ["a", "x"], ["b"], name="e2"),
              N("Relu", ["b"], ["c"]),
              N("FusedGemm", ["c", "c"], ["d"], name="fg", domain="com.microsoft"),
              N("NonZero", ["d"], ["e"], name="nz")]
