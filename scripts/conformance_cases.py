@@ -23,6 +23,11 @@ EXPANDED = re.compile(r"_expanded(_ver\d+)?$")
 # What kiln-run reads and writes (docs/runtime.md, ".npy files").
 NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool",
               "uint16", "uint32", "uint64"}
+# ONNX types without a NumPy dtype: kiln-run reads and writes their raw bit patterns
+# as this NumPy dtype when the model's signature has the type (docs/cli.md).
+RAW_BITS = {onnx.TensorProto.BFLOAT16: np.uint16, onnx.TensorProto.FLOAT8E4M3FN: np.uint8,
+            onnx.TensorProto.FLOAT8E4M3FNUZ: np.uint8, onnx.TensorProto.FLOAT8E5M2: np.uint8,
+            onnx.TensorProto.FLOAT8E5M2FNUZ: np.uint8}
 
 
 def shipped_node_dir():
@@ -155,6 +160,15 @@ def bind_constant_inputs(case_dir, work_dir, names):
     return path
 
 
+def has_output_type(case_dir, type_name):
+    """Whether a graph output of the case's model has the ONNX element type named
+    type_name ("BFLOAT16")."""
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    elem_type = onnx.TensorProto.DataType.Value(type_name)
+    return any(v.type.tensor_type.elem_type == elem_type for v in model.graph.output
+               if v.type.HasField("tensor_type"))
+
+
 def convert_data(case_dir, work_dir, bound=()):
     """Converts test_data_set_0's .pb files to .npy under work_dir.
 
@@ -180,7 +194,9 @@ def convert_data(case_dir, work_dir, bound=()):
             pb = os.path.join(data_dir, f"{kind}_{j}.pb")
             array = _read_tensor(pb)
             elem = info.type.tensor_type.elem_type
-            if array.dtype.name not in NPY_DTYPES or elem == onnx.TensorProto.BFLOAT16:
+            if elem in RAW_BITS:
+                array = array.view(RAW_BITS[elem])
+            elif array.dtype.name not in NPY_DTYPES:
                 raise ValueError(f"{kind} '{info.name}' has dtype "
                                  f"{onnx.TensorProto.DataType.Name(elem)}, which kiln-run's "
                                  ".npy files cannot hold")

@@ -97,7 +97,8 @@ def markdown(summary, tolerances, limit=30):
     else:
         out += ["(No op needs other tolerances today.)"]
     out += ["", "Cases with a float16 output use rtol 4e-3 (four fp16 ulps): a chain of fp16",
-            "operations legitimately differs from the reference by a few ulps.",
+            "operations legitimately differs from the reference by a few ulps. Cases with a",
+            "bfloat16 output use rtol 3.2e-2 (four bf16 ulps) for the same reason.",
             "", "kiln-run compares elements as doubles, so int64/uint64 values above 2^53 are",
             "compared to double precision (about 1e-16 relative), not exactly."]
     out += ["", f"## Failures by reason (top {limit})", "",

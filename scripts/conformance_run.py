@@ -26,6 +26,10 @@ DEFAULT_RTOL, DEFAULT_ATOL = 1e-3, 1e-5
 # fp16 outputs: 1e-3 is one fp16 ulp; a chain of fp16 ops (the expanded
 # attention cases) legitimately differs by a few ulps from the reference.
 FP16_RTOL = 4e-3
+# bf16 outputs, the same rule: four bf16 ulps (4 * 2^-7), for the same chains (the
+# bf16 attention cases are within about 2 ulps of an exact f64 computation, and so is
+# ONNX's own reference).
+BF16_RTOL = 3.2e-2
 
 # Per-op tolerances, (rtol, atol, why), where the default is too strict for a correct
 # fp32 implementation; docs/conformance.md lists them.
@@ -153,6 +157,8 @@ def run_case(name, op, case_dir, work_dir, tools, timeout, threads, constant_inp
     rtol, atol = tolerances(op)
     if has_fp16_output(expected):
         rtol = max(rtol, FP16_RTOL)
+    if conformance_cases.has_output_type(case_dir, "BFLOAT16"):
+        rtol = max(rtol, BF16_RTOL)
     args = [tools["kiln_run"], artifact, "--compare", expected, "--threads", str(threads),
             "--rtol", repr(rtol), "--atol", repr(atol)]
     for input_name, path in inputs:

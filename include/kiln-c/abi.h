@@ -36,7 +36,12 @@ typedef enum kiln_abi_dtype {
   KILN_ABI_BOOL = 10, /* one byte per element, 0 or 1 */
   KILN_ABI_U16 = 11,
   KILN_ABI_U32 = 12,
-  KILN_ABI_U64 = 13
+  KILN_ABI_U64 = 13,
+  /* ONNX's 8-bit floats (one byte, the bit pattern); ml_dtypes' names */
+  KILN_ABI_F8E4M3FN = 14,
+  KILN_ABI_F8E4M3FNUZ = 15,
+  KILN_ABI_F8E5M2 = 16,
+  KILN_ABI_F8E5M2FNUZ = 17
 } kiln_abi_dtype;
 
 /* One input or output. A dim of -1 is symbolic; dim_names[i] then names it

@@ -70,10 +70,16 @@ typedef enum kiln_dtype {
   KILN_DTYPE_BOOL = 10, /* one byte per element, 0 or 1 */
   KILN_DTYPE_U16 = 11,
   KILN_DTYPE_U32 = 12,
-  KILN_DTYPE_U64 = 13
+  KILN_DTYPE_U64 = 13,
+  /* ONNX's 8-bit floats: one byte per element, the bit pattern */
+  KILN_DTYPE_F8E4M3FN = 14,
+  KILN_DTYPE_F8E4M3FNUZ = 15,
+  KILN_DTYPE_F8E5M2 = 16,
+  KILN_DTYPE_F8E5M2FNUZ = 17
 } kiln_dtype;
 
-/* "f32", "f16", "bf16", "f64", "i8", "u8", "i16", "i32", "i64", "bool";
+/* "f32", "f16", "bf16", "f64", "i8", "u8", "i16", "i32", "i64", "bool", "u16",
+ * "u32", "u64", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz";
  * NULL for a value that is not a kiln_dtype. */
 KILN_API const char *kiln_dtype_name(int32_t dtype);
 /* Bytes per element; 0 for a value that is not a kiln_dtype. */

@@ -32,6 +32,10 @@ KILN_SAME_DTYPE(BOOL);
 KILN_SAME_DTYPE(U16);
 KILN_SAME_DTYPE(U32);
 KILN_SAME_DTYPE(U64);
+KILN_SAME_DTYPE(F8E4M3FN);
+KILN_SAME_DTYPE(F8E4M3FNUZ);
+KILN_SAME_DTYPE(F8E5M2);
+KILN_SAME_DTYPE(F8E5M2FNUZ);
 #undef KILN_SAME_DTYPE
 
 constexpr DtypeEntry kDtypes[] = {
@@ -42,6 +46,10 @@ constexpr DtypeEntry kDtypes[] = {
     {KILN_DTYPE_I64, "i64", 8}, {KILN_DTYPE_BOOL, "bool", 1},
     {KILN_DTYPE_U16, "u16", 2}, {KILN_DTYPE_U32, "u32", 4},
     {KILN_DTYPE_U64, "u64", 8},
+    {KILN_DTYPE_F8E4M3FN, "f8e4m3fn", 1},
+    {KILN_DTYPE_F8E4M3FNUZ, "f8e4m3fnuz", 1},
+    {KILN_DTYPE_F8E5M2, "f8e5m2", 1},
+    {KILN_DTYPE_F8E5M2FNUZ, "f8e5m2fnuz", 1},
 };
 
 const DtypeEntry *findDtype(int32_t dtype) {

@@ -69,6 +69,28 @@ uint16_t floatToHalf(float value) {
   return sign | static_cast<uint16_t>(half);
 }
 
+double float8ToDouble(int32_t dtype, uint8_t bits) {
+  bool e4m3 = dtype == KILN_DTYPE_F8E4M3FN || dtype == KILN_DTYPE_F8E4M3FNUZ;
+  bool fnuz = dtype == KILN_DTYPE_F8E4M3FNUZ || dtype == KILN_DTYPE_F8E5M2FNUZ;
+  int mantissaBits = e4m3 ? 3 : 2;
+  int bias = (e4m3 ? 7 : 15) + (fnuz ? 1 : 0);
+  int exponent = (bits & 0x7F) >> mantissaBits;
+  int mantissa = bits & ((1 << mantissaBits) - 1);
+  int allOnes = 0x7F >> mantissaBits;
+  bool negative = bits & 0x80;
+  if (fnuz ? bits == 0x80
+           : exponent == allOnes &&
+                 (e4m3 ? mantissa == (1 << mantissaBits) - 1 : mantissa != 0))
+    return std::nan("");
+  if (!e4m3 && !fnuz && exponent == allOnes)
+    return negative ? -INFINITY : INFINITY;
+  double magnitude =
+      exponent == 0
+          ? std::ldexp(mantissa, 1 - bias - mantissaBits)
+          : std::ldexp(mantissa + (1 << mantissaBits), exponent - bias - mantissaBits);
+  return negative ? -magnitude : magnitude;
+}
+
 float bf16ToFloat(uint16_t bits) { return bitsFloat(static_cast<uint32_t>(bits) << 16); }
 
 uint16_t floatToBf16(float value) {
@@ -77,6 +99,17 @@ uint16_t floatToBf16(float value) {
     return static_cast<uint16_t>((bits >> 16) | 0x40);
   bits += 0x7FFF + ((bits >> 16) & 1); // round to nearest even
   return static_cast<uint16_t>(bits >> 16);
+}
+
+int32_t rawBitsDtype(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_BF16: return KILN_DTYPE_U16;
+  case KILN_DTYPE_F8E4M3FN:
+  case KILN_DTYPE_F8E4M3FNUZ:
+  case KILN_DTYPE_F8E5M2:
+  case KILN_DTYPE_F8E5M2FNUZ: return KILN_DTYPE_U8;
+  default: return 0;
+  }
 }
 
 double elementAsDouble(int32_t dtype, const void *data, size_t i) {
@@ -94,6 +127,10 @@ double elementAsDouble(int32_t dtype, const void *data, size_t i) {
   case KILN_DTYPE_U16: return load<uint16_t>(data, i);
   case KILN_DTYPE_U32: return load<uint32_t>(data, i);
   case KILN_DTYPE_U64: return static_cast<double>(load<uint64_t>(data, i));
+  case KILN_DTYPE_F8E4M3FN:
+  case KILN_DTYPE_F8E4M3FNUZ:
+  case KILN_DTYPE_F8E5M2:
+  case KILN_DTYPE_F8E5M2FNUZ: return float8ToDouble(dtype, load<uint8_t>(data, i));
   default: return std::nan("");
   }
 }
@@ -136,6 +173,14 @@ void fillRandom(int32_t dtype, void *data, size_t count, Random &random) {
     case KILN_DTYPE_U16: store(data, i, static_cast<uint16_t>(small + 8)); break;
     case KILN_DTYPE_U32: store(data, i, static_cast<uint32_t>(small + 8)); break;
     case KILN_DTYPE_U64: store(data, i, static_cast<uint64_t>(small + 8)); break;
+    // 8-bit floats: small values (exponent field 4..8, any mantissa and sign).
+    case KILN_DTYPE_F8E4M3FN:
+    case KILN_DTYPE_F8E4M3FNUZ:
+    case KILN_DTYPE_F8E5M2:
+    case KILN_DTYPE_F8E5M2FNUZ:
+      store(data, i, static_cast<uint8_t>(0x20 + random.next() % 0x20 +
+                                          (random.next() % 2) * 0x80));
+      break;
     default: break;
     }
   }

@@ -14,7 +14,15 @@ namespace kilnrun {
 float halfToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);
 float bf16ToFloat(uint16_t bits);
+/// An 8-bit float (KILN_DTYPE_F8E4M3FN...F8E5M2FNUZ) from its bits.
+double float8ToDouble(int32_t dtype, uint8_t bits);
 uint16_t floatToBf16(float value);
+
+/// The dtype whose .npy files hold `dtype`'s raw bit patterns when NumPy has
+/// no type for it (bf16: u16; 8-bit floats: u8), or 0. kiln-run reads such a file for an input
+/// or reference of `dtype` and writes `dtype`'s outputs as such files
+/// (docs/cli.md, kiln-run).
+int32_t rawBitsDtype(int32_t dtype);
 
 /// Element `i` of a dense array of `dtype`, widened to double.
 double elementAsDouble(int32_t dtype, const void *data, size_t i);

@@ -160,6 +160,10 @@ Inputs prepareInputs(const kiln_model *model, const InputOptions &options) {
       std::string error;
       if (!kiln::npy::read(file->second, inputs.arrays[i], error))
         throw ToolError(fmt::format("input '{}': {}", descs[i].name, error));
+      // A type without a NumPy dtype is read as its raw bits (rawBitsDtype).
+      int32_t raw = rawBitsDtype(descs[i].dtype);
+      if (raw && inputs.arrays[i].dtype == raw)
+        inputs.arrays[i].dtype = descs[i].dtype;
       bindSymbols(descs[i], inputs.arrays[i].shape, symbols);
     } else if (shape != shapes.end()) {
       bindSymbols(descs[i], shape->second, symbols);

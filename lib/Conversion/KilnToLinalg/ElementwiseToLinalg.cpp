@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LinalgBuilders.h"
+#include "LowFloat.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -369,6 +370,20 @@ Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange a) {
   bool toUnsigned = op.getType().getElementType().isUnsignedInteger();
   if (from == to)
     return x;
+  // 8-bit floats go through f32 (LowFloat.h).
+  if (lowering::isLowFloat(from)) {
+    if (auto toFloat = dyn_cast<FloatType>(to); toFloat && !lowering::isLowFloat(to))
+      return lowering::extendLowFloat(b, loc, x, toFloat);
+    x = lowering::extendLowFloat(b, loc, x, b.getF32Type());
+    from = x.getType();
+  }
+  if (lowering::isLowFloat(to)) {
+    if (!isa<FloatType>(from))
+      x = fromUnsigned || from.isInteger(1)
+              ? arith::UIToFPOp::create(b, loc, b.getF32Type(), x).getResult()
+              : arith::SIToFPOp::create(b, loc, b.getF32Type(), x).getResult();
+    return lowering::truncateToLowFloat(b, loc, x, cast<FloatType>(to), op.getSaturate());
+  }
   if (to.isInteger(1)) {
     if (isa<FloatType>(from))
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,

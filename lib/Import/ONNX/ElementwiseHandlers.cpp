@@ -200,6 +200,19 @@ LogicalResult clip(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// Cast's `saturate` (from opset 19, default 1) on a new kiln.cast.
+static LogicalResult setSaturate(NodeBinder &b, Value out) {
+  FailureOr<int64_t> saturate =
+      b.opset() >= 19 ? b.intAttr("saturate", 1) : FailureOr<int64_t>(1);
+  if (failed(saturate))
+    return failure();
+  if (*saturate != 0 && *saturate != 1)
+    return b.emitError() << "attribute 'saturate' is " << *saturate << ", expected 0 or 1";
+  if (auto cast = out.getDefiningOp<kiln::CastOp>())
+    cast.setSaturate(*saturate != 0);
+  return success();
+}
+
 /// Cast, BitCast: input 0 as the tensor type with element `to`; BitCast
 /// keeps the bits, so `to` must be as wide (a bool counts as a byte).
 template <typename OpTy>
@@ -221,6 +234,8 @@ LogicalResult castTo(NodeBinder &b) {
   if (type == x->getType())
     return b.setOutput(0, *x);
   FailureOr<Value> out = b.makeTyped<OpTy>(type, *x);
+  if (succeeded(out) && !keepBits && failed(setSaturate(b, *out)))
+    return failure();
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -232,6 +247,8 @@ LogicalResult castLike(NodeBinder &b) {
   if (type == x->getType())
     return b.setOutput(0, *x);
   FailureOr<Value> out = b.makeTyped<kiln::CastOp>(type, *x);
+  if (succeeded(out) && failed(setSaturate(b, *out)))
+    return failure();
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -589,7 +606,7 @@ void registerElementwiseHandlers(HandlerRegistry &r) {
   r.add("Ceil", 7, unary<kiln::CeilOp>);
   r.add("Round", 11, unary<kiln::RoundOp>);
   r.add("Sign", 9, unary<kiln::SignOp>);
-  r.add("Not", 7, unary<kiln::NotOp>);
+  r.add("Not", 1, unary<kiln::NotOp>); // one version since opset 1
   r.add("LeakyRelu", 7, leakyRelu);
   r.add("Gelu", 20, gelu);
   r.add("Clip", 7, clip);

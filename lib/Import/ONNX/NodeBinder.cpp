@@ -416,6 +416,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerReductionHandlers(r);
     registerShapeHandlers(r);
     registerTensorHandlers(r);
+    registerQuantHandlers(r);
     return r;
   }();
   return registry;

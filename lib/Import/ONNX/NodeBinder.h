@@ -212,6 +212,14 @@ void registerAttentionHandlers(HandlerRegistry &registry);
 void registerElementwiseHandlers(HandlerRegistry &registry);
 void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
+void registerQuantHandlers(HandlerRegistry &registry);
+
+/// Quantize/DequantizeLinear to or from the 8-bit float `narrow`, or blocked
+/// (`block` > 0) to or from the integer type `narrow`, as a composition of
+/// kiln ops (QuantHandlers.cpp); `zero` may be null.
+mlir::LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, mlir::Value x,
+                                     mlir::Value scale, mlir::Value zero, mlir::Type narrow,
+                                     int64_t axis, int64_t block, bool saturate);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);

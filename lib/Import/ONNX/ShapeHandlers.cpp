@@ -674,7 +674,7 @@ void registerShapeHandlers(HandlerRegistry &r) {
   r.add("SpaceToDepth", 7, depthSpace<false>);
   r.add("Reshape", 7, reshape);
   r.add("Expand", 8, expand);
-  r.add("Transpose", 7, transpose);
+  r.add("Transpose", 1, transpose); // Transpose-13 adds types only
   r.add("Concat", 7, concat);
   r.add("Split", 7, split);
   r.add("Slice", 7, slice);

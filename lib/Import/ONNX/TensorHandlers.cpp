@@ -485,11 +485,29 @@ LogicalResult quantize(NodeBinder &b) {
   if (failed(x) || failed(scaleInput) || failed(axis) || failed(blockSize) ||
       failed(outputType))
     return failure();
-  if (*blockSize != 0)
-    return b.unsupported("blocked quantization (block_size != 0)");
-  FailureOr<Value> scale = scalarIfSingle(b, *scaleInput);
+  FailureOr<Value> scale =
+      *blockSize != 0 ? FailureOr<Value>(*scaleInput) : scalarIfSingle(b, *scaleInput);
   if (failed(scale))
     return failure();
+  // QuantizeLinear's saturate (opset 19, for the 8-bit floats).
+  FailureOr<int64_t> saturate =
+      isQuantize && b.opset() >= 19 ? b.intAttr("saturate", 1) : FailureOr<int64_t>(1);
+  if (failed(saturate))
+    return failure();
+  if (*saturate != 0 && *saturate != 1)
+    return b.emitError() << "attribute 'saturate' is " << *saturate << ", expected 0 or 1";
+  // The 8-bit floats and blocked quantization: a composition of kiln ops
+  // (QuantHandlers.cpp).
+  Type narrow = tensorType(*x).getElementType();
+  if (isQuantize)
+    narrow = b.hasInput(2) ? tensorType(*b.input(2)).getElementType()
+             : *outputType ? convertElementType(b.context(), static_cast<int32_t>(*outputType))
+                           : IntegerType::get(b.context(), 8, IntegerType::Unsigned);
+  if (!narrow)
+    return b.unsupported("output_dtype " + elementTypeName(static_cast<int32_t>(*outputType)));
+  if (isa<FloatType>(narrow) || *blockSize != 0)
+    return quantizeComposed(b, isQuantize, *x, *scale, b.hasInput(2) ? *b.input(2) : Value(),
+                            narrow, *axis, *blockSize, *saturate != 0);
   Builder builder(b.context());
   Type zeroType = isQuantize ? builder.getIntegerType(8, /*isSigned=*/false)
                              : tensorType(*x).getElementType();
@@ -685,7 +703,7 @@ LogicalResult hardmax(NodeBinder &b) {
 
 void registerTensorHandlers(HandlerRegistry &r) {
   r.add("Constant", 7, constantNode);
-  r.add("Identity", 7, identity);
+  r.add("Identity", 1, identity); // later versions add types only
   r.add("Dropout", 7, dropout);
   r.add("ConstantOfShape", 9, constantOfShape);
   r.add("Range", 11, range);

@@ -41,11 +41,21 @@ Type convertElementType(MLIRContext *context, int32_t onnxType) {
   case TensorProto::UINT16: return b.getIntegerType(16, false);
   case TensorProto::UINT32: return b.getIntegerType(32, false);
   case TensorProto::UINT64: return b.getIntegerType(64, false);
+  // The 8-bit floats (ONNX 1.14; the 1.12 schema has no names for them).
+  case 17: return b.getType<Float8E4M3FNType>();
+  case 18: return b.getType<Float8E4M3FNUZType>();
+  case 19: return b.getType<Float8E5M2Type>();
+  case 20: return b.getType<Float8E5M2FNUZType>();
   default: return Type();
   }
 }
 
 std::string elementTypeName(int32_t onnxType) {
+  static const char *const newer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
+      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
+  if (onnxType >= 17 && onnxType <= 26)
+    return newer[onnxType - 17];
   if (TensorProto::DataType_IsValid(onnxType))
     return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(onnxType));
   return "data type " + std::to_string(onnxType);
@@ -267,6 +277,7 @@ FailureOr<ElementsAttr> TensorLoader::load(TensorProto &tensor,
     return emitError(loc) << what << ": element type "
                           << elementTypeName(tensor.data_type())
                           << " is not supported";
+
   SmallVector<int64_t> dims;
   int64_t count = 1;
   for (auto [i, dim] : llvm::enumerate(tensor.dims())) {

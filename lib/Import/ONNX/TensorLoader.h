@@ -28,7 +28,7 @@ class TensorProto;
 namespace kiln::onnx_import {
 
 /// The MLIR element type of an ONNX `TensorProto.DataType`, or null when Kiln
-/// has no such type (strings, complex, 8-bit and 4-bit floats, ...).
+/// has no such type (strings, complex, 4-bit types, ...).
 mlir::Type convertElementType(mlir::MLIRContext *context, int32_t onnxType);
 
 /// The ONNX spelling of a data type code ("FLOAT", "INT64", ...).

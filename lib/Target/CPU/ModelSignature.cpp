@@ -44,6 +44,14 @@ static std::optional<int32_t> abiDtype(Type type, bool isUnsigned) {
     return KILN_ABI_BF16;
   if (type.isF64())
     return KILN_ABI_F64;
+  if (isa<Float8E4M3FNType>(type))
+    return KILN_ABI_F8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(type))
+    return KILN_ABI_F8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(type))
+    return KILN_ABI_F8E5M2;
+  if (isa<Float8E5M2FNUZType>(type))
+    return KILN_ABI_F8E5M2FNUZ;
   if (type.isInteger(1))
     return KILN_ABI_BOOL;
   if (type.isUnsignedInteger(8) || (isUnsigned && type.isSignlessInteger(8)))

@@ -213,6 +213,12 @@ def attributes(out):
     one(out, "cast_string", N("Cast", ["v"], ["y"], name="c", to=TensorProto.STRING),
         [v])
     one(out, "isinf_int", N("IsInf", ["i"], ["y"], name="inf"), [i32])
+    one(out, "cast_saturate", N("Cast", ["v"], ["y"], name="c", to=17, saturate=2), [v],
+        opset=21)
+    one(out, "cast_e8m0", N("Cast", ["v"], ["y"], name="c", to=24), [v], opset=24)
+    one(out, "quantize_saturate",
+        N("QuantizeLinear", ["v", "s"], ["y"], name="q", saturate=-1, output_dtype=17),
+        [v], [init("s", np.ones(1, np.float32))], opset=21)
     # Contractions, windows, normalizations
     one(out, "gemm_trans_a", N("Gemm", ["a", "a"], ["y"], name="gm", transA=2),
         [T("a", F, [2, 2])])

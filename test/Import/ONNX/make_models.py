@@ -164,6 +164,46 @@ def cast(out):
 
 
 @register
+def cast8(out):
+    # The 8-bit floats (ONNX types 17-20): inputs, Cast with saturate, CastLike,
+    # an initializer from int32_data (bit patterns).
+    nodes = [N("Cast", ["x"], ["e4m3fn"], to=17),
+             N("Cast", ["x"], ["e4m3fnuz"], to=18, saturate=0),
+             N("Cast", ["x"], ["e5m2"], to=19),
+             N("CastLike", ["x", "like"], ["e5m2fnuz"], saturate=0),
+             N("Cast", ["f8"], ["back"], to=F),
+             N("Cast", ["w"], ["w32"], to=F),
+             N("QuantizeLinear", ["x", "s"], ["q"], output_dtype=19, saturate=0),
+             N("DequantizeLinear", ["f8", "s"], ["dq"])]
+    w = TensorProto(name="w", data_type=17, dims=[2], int32_data=[0x38, 0xC0])  # 1, -2
+    s = init("s", np.array([0.5], np.float32))
+    inputs = [T("x", F, [2]), T("like", 20, [1]), T("f8", 17, [2])]
+    save(out, "cast8", make(nodes, inputs, [T(n.output[0], None) for n in nodes],
+                            opset=21, ir=9, inits=[w, s]))
+
+
+@register
+def qmatmul(out):
+    u8, i8 = TensorProto.UINT8, TensorProto.INT8
+    nodes = [N("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"]),
+             N("MatMulInteger", ["a", "b", "za"], ["c"])]
+    inputs = [T("a", u8, [2, 3]), T("sa", F, []), T("za", u8, []), T("b", u8, [3, 4]),
+              T("sb", F, [1]), T("zb", u8, [1]), T("sy", F, []), T("zy", i8, [])]
+    save(out, "qmatmul", make(nodes, inputs, [T("y", None), T("c", None)], opset=21))
+    # Blocked quantization: the scale repeated along the axis.
+    blocked = [N("QuantizeLinear", ["x", "sb"], ["q"], axis=1, block_size=2, output_dtype=5)]
+    save(out, "quant_blocked", make(blocked, [T("x", F, [3, 4]), T("sb", F, [3, 2])],
+                                    [T("q", None)], opset=25, ir=11))
+    # ConvInteger: f64 conv of the shifted integers.
+    ci = [N("ConvInteger", ["cx", "cw", "cz"], ["cy"], pads=[1, 1, 1, 1])]
+    save(out, "convinteger", make(ci, [T("cx", u8, [1, 1, 3, 3]), T("cw", u8, [1, 1, 2, 2]),
+                                       T("cz", u8, [])], [T("cy", None)], opset=10))
+    # Per-row scales are not supported.
+    inputs[1] = T("sa", F, [2])
+    save(out, "qmatmul_per_row", make(nodes[:1], inputs, [T("y", None)], opset=21))
+
+
+@register
 def nn(out):
     x = T("x", F, [1, 3, 8, 8])
     inits = [init("w", rand(4, 3, 3, 3)), init("b", rand(4, seed=1)),
@@ -520,6 +560,10 @@ def errors(out):
                                 opset=99))
     save(out, "old_opset", make([N("Relu", ["x"], ["y"])], [T("x", F, [2])], [T("y")],
                                 opset=5))
+    save(out, "zero_opset", make([N("Relu", ["x"], ["y"])], [T("x", F, [2])], [T("y")],
+                                 opset=0))
+    save(out, "not_opset1", make([N("Not", ["b"], ["y"]), N("Identity", ["y"], ["z"])],
+                                 [T("b", TensorProto.BOOL, [2])], [T("z")], opset=1))
     save(out, "unknown_domain", make([N("Foo", ["x"], ["y"], domain="com.foo")],
                                      [T("x", F, [2])], [T("y")]))
     save(out, "cycle", make([N("Add", ["x", "c"], ["a"]), N("Relu", ["a"], ["b"]),
@@ -631,8 +675,8 @@ def losses(out):
 @register
 def unsupported(out):
     x = T("x", F, [2, 2])
-    nodes = [N("MatMulInteger", ["x", "x"], ["a"], name="e1"),
-             N("MatMulInteger", ["a", "x"], ["b"], name="e2"),
+    nodes = [N("QLinearConv", ["x", "x"], ["a"], name="e1"),
+             N("QLinearConv", ["a", "x"], ["b"], name="e2"),
              N("Relu", ["b"], ["c"]),
              N("FusedGemm", ["c", "c"], ["d"], name="fg", domain="com.microsoft"),
              N("NonZero", ["d"], ["e"], name="nz")]

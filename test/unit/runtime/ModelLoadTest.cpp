@@ -260,13 +260,16 @@ TEST(Dtype, NamesAndSizes) {
               {KILN_DTYPE_I16, "i16", 2}, {KILN_DTYPE_I32, "i32", 4},
               {KILN_DTYPE_I64, "i64", 8}, {KILN_DTYPE_BOOL, "bool", 1},
               {KILN_DTYPE_U16, "u16", 2}, {KILN_DTYPE_U32, "u32", 4},
-              {KILN_DTYPE_U64, "u64", 8}};
+              {KILN_DTYPE_U64, "u64", 8}, {KILN_DTYPE_F8E4M3FN, "f8e4m3fn", 1},
+              {KILN_DTYPE_F8E4M3FNUZ, "f8e4m3fnuz", 1},
+              {KILN_DTYPE_F8E5M2, "f8e5m2", 1},
+              {KILN_DTYPE_F8E5M2FNUZ, "f8e5m2fnuz", 1}};
   for (const Row &row : rows) {
     EXPECT_STREQ(kiln_dtype_name(row.dtype), row.name);
     EXPECT_EQ(kiln_dtype_size(row.dtype), row.size) << row.name;
   }
   EXPECT_EQ(kiln_dtype_name(0), nullptr);
-  EXPECT_EQ(kiln_dtype_size(14), 0u);
+  EXPECT_EQ(kiln_dtype_size(18), 0u);
 }
 
 TEST(Dtype, ByteSizeChecksOverflow) {
@@ -283,7 +286,7 @@ TEST(Dtype, ByteSizeChecksOverflow) {
   int64_t negative[] = {2, -1};
   EXPECT_EQ(messageOf(kiln_byte_size(KILN_DTYPE_I8, 2, negative, &bytes)),
             "dim 1: got -1, expected >= 0");
-  EXPECT_EQ(messageOf(kiln_byte_size(14, 1, dims, &bytes)), "unknown dtype 14");
+  EXPECT_EQ(messageOf(kiln_byte_size(18, 1, dims, &bytes)), "unknown dtype 18");
 }
 
 } // namespace

@@ -48,7 +48,11 @@ int checkModel(llvm::StringRef path, mlir::MLIRContext &context,
 /// rejects. The conformance suite (onnx 1.23 writes IR 14 / opset 28 cases)
 /// checks this stays true.
 constexpr int64_t kMaxOpsetVersion = 28;
-constexpr int64_t kMinOpsetVersion = 7;
+/// Opsets 1-6 are read too; an op is imported there only if its handler is
+/// registered from a version at or below the model's opset (those whose
+/// semantics did not change since opset 1, e.g. Not), others report the
+/// opset they are supported from.
+constexpr int64_t kMinOpsetVersion = 1;
 constexpr int64_t kMaxIRVersion = 14;
 
 /// The largest rank of any tensor a model declares or produces: the

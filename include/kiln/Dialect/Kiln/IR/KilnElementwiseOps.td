@@ -98,6 +98,10 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, Elementwise, SameOperandsAndResultShape
   let description = [{
     Converts every element to the result's element type with ONNX `Cast`
     semantics (floats to integers truncate toward zero; to `i1` is `x != 0`).
+    Casts to an 8-bit float round to nearest even; `saturate` (ONNX's
+    attribute, default true) makes an out-of-range value the largest finite
+    value of its sign, else it becomes infinity (f8E5M2) or NaN. `saturate`
+    means nothing for other result types.
 
     Example:
 
@@ -105,7 +109,8 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, Elementwise, SameOperandsAndResultShape
     %y = kiln.cast %x : tensor<4xf32> -> tensor<4xi64>
     ```
   }];
-  let arguments = (ins Kiln_Tensor:$input);
+  let arguments = (ins Kiln_Tensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs Kiln_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasFolder = 1;
