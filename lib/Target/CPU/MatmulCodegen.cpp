@@ -50,6 +50,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "llvm/ADT/SetVector.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -430,6 +432,48 @@ struct MatmulRewriter {
     return FlatSymbolRefAttr::get(global.getSymNameAttr());
   }
 
+  /// Packs a constant A (a conv's weights, `weights` a get_global of them)
+  /// at compile time into the panels the kernels read: the full MR-row
+  /// panel P is Apack[P*MR*K + k*MR + r] = A[P*MR + r][k] over the whole
+  /// depth, the leftover rows' panel after them the same with its height.
+  /// Returns the new global's name (one per weights global, kept in
+  /// `packedA`), or null when the weights are not a constant global.
+  FlatSymbolRefAttr packConstantA(Value weights, int64_t M, int64_t K,
+                                  llvm::StringMap<FlatSymbolRefAttr> &packedA) {
+    auto getGlobal = weights.getDefiningOp<memref::GetGlobalOp>();
+    if (!getGlobal)
+      return {};
+    std::string key = (getGlobal.getName() + "@" + Twine(options.tileRows)).str();
+    if (FlatSymbolRefAttr known = packedA.lookup(key))
+      return known;
+    std::optional<std::vector<float>> values = constantValues(weights);
+    if (!values || static_cast<int64_t>(values->size()) != M * K)
+      return {};
+    int64_t mr = options.tileRows;
+    std::vector<float> packed(M * K);
+    for (int64_t p0 = 0; p0 < M; p0 += mr) {
+      int64_t rows = std::min(mr, M - p0);
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t r = 0; r < rows; ++r)
+          packed[p0 * K + k * rows + r] = (*values)[(p0 + r) * K + k];
+    }
+    auto module = getGlobal->getParentOfType<ModuleOp>();
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto packedType = MemRefType::get({M * K}, b.getF32Type());
+    auto tensorType = RankedTensorType::get(packedType.getShape(), b.getF32Type());
+    std::string name = getGlobal.getName().str() + "_packed_a";
+    while (SymbolTable::lookupSymbolIn(module, name))
+      name += "_";
+    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed));
+    auto global = memref::GlobalOp::create(
+        b, getGlobal.getLoc(), name, b.getStringAttr("private"), packedType,
+        DenseResourceElementsAttr::get(tensorType, name, std::move(blob)),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    auto symbol = FlatSymbolRefAttr::get(global.getSymNameAttr());
+    packedA[key] = symbol;
+    return symbol;
+  }
+
   /// With `fresh`, C's previous contents are not read: the first depth
   /// block overwrites it (used when C was only zero-filled). With an
   /// `epilogue` (right after `op`, reading its C), the last depth block
@@ -441,9 +485,11 @@ struct MatmulRewriter {
   }
 
   /// C (+)= A B for `op` (a matmul, or a conv's taps with `taps` set and
-  /// `bMatrix` unused), which is erased.
+  /// `bMatrix` unused), which is erased. `packedAGlobal` names A packed at
+  /// compile time (packConstantA; static M and K), else A is packed per
+  /// cache block at run time.
   void rewrite(Operation *op, Value aMatrix, Value bMatrix, Value c, bool fresh,
-               linalg::GenericOp epilogue) {
+               linalg::GenericOp epilogue, FlatSymbolRefAttr packedAGlobal = {}) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value M = b.createOrFold<memref::DimOp>(loc, aMatrix, 0);
@@ -468,6 +514,14 @@ struct MatmulRewriter {
     if (packedB) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
       bConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedB.getValue());
+    }
+
+    Value aConstant;
+    int64_t staticK = 0;
+    if (packedAGlobal) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedAGlobal);
+      aConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedAGlobal.getValue());
+      staticK = cast<MemRefType>(aMatrix.getType()).getDimSize(1);
     }
 
     // (column block, row group) tasks are independent: they run in parallel
@@ -507,8 +561,11 @@ struct MatmulRewriter {
                                                           packType(tileN * options.tileK),
                                                           ValueRange{}, alignment)
                                       .getResult();
-      Value aPacked = memref::AllocOp::create(b1, loc, packType(tileM * options.tileK),
-                                              ValueRange{}, alignment);
+      Value aPacked = aConstant ? aConstant
+                                : memref::AllocOp::create(b1, loc,
+                                                          packType(tileM * options.tileK),
+                                                          ValueRange{}, alignment)
+                                      .getResult();
       forLoop(b1, loc, index(b1, loc, 0), K, index(b1, loc, options.tileK),
               [&](OpBuilder &b2, Value pc) {
         Value depth = arith::SubIOp::create(
@@ -530,9 +587,11 @@ struct MatmulRewriter {
                                                       index(b3, loc, mr)),
                                index(b3, loc, mr));
           Value fullEnd = add(b3, loc, ic, fullRows);
-          packA(b3, loc, aMatrix, aPacked, pc, depth, ic, ic, fullEnd, mr);
-          if (leftover)
-            packA(b3, loc, aMatrix, aPacked, pc, depth, ic, fullEnd, icEnd, leftover);
+          if (!aConstant) {
+            packA(b3, loc, aMatrix, aPacked, pc, depth, ic, ic, fullEnd, mr);
+            if (leftover)
+              packA(b3, loc, aMatrix, aPacked, pc, depth, ic, fullEnd, icEnd, leftover);
+          }
           forLoop(b3, loc, jc, jcEnd, index(b3, loc, nr), [&](OpBuilder &b4, Value jr) {
             Value cols = arith::SubIOp::create(b4, loc, jcEnd, jr);
             Value panel = arith::DivUIOp::create(b4, loc, arith::SubIOp::create(b4, loc, jr, jc),
@@ -556,9 +615,16 @@ struct MatmulRewriter {
               forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
                 KernelSource packed = src;
                 packed.a = aPacked;
-                Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, ic),
-                                                 index(kb, loc, mr));
-                packed.aPanel = mul(kb, loc, q, mul(kb, loc, depth, index(kb, loc, mr)));
+                if (aConstant) {
+                  // Panel ir / MR of the whole A, at this depth block.
+                  Value p = arith::DivUIOp::create(kb, loc, ir, index(kb, loc, mr));
+                  packed.aPanel = add(kb, loc, mul(kb, loc, p, index(kb, loc, mr * staticK)),
+                                      mul(kb, loc, pc, index(kb, loc, rows)));
+                } else {
+                  Value q = arith::DivUIOp::create(
+                      kb, loc, arith::SubIOp::create(kb, loc, ir, ic), index(kb, loc, mr));
+                  packed.aPanel = mul(kb, loc, q, mul(kb, loc, depth, index(kb, loc, mr)));
+                }
                 emitKernel(kb, loc, c, packed, {vw, nv, rows}, ir, jr, masks);
               });
             };
@@ -589,7 +655,8 @@ struct MatmulRewriter {
           });
         });
       });
-      memref::DeallocOp::create(b1, loc, aPacked);
+      if (!aConstant)
+        memref::DeallocOp::create(b1, loc, aPacked);
       if (!bConstant)
         memref::DeallocOp::create(b1, loc, bPacked);
     });
@@ -761,6 +828,8 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         convs.push_back(op);
     });
+    llvm::StringMap<FlatSymbolRefAttr> packedA;
+    llvm::SetVector<Operation *> unpacked;
     for (linalg::GenericOp op : convs) {
       ConvTapsLayout layout = *convTapsLayout(op);
       Value weights = op.getDpsInputs()[0], c = op.getDpsInits()[0];
@@ -781,7 +850,31 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
       MatmulRewriter rewriter{options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2),
                                                 wType.getDimSize(3), layout}};
-      rewriter.rewrite(op, a, Value(), c, fresh, epilogue);
+      // Constant weights are packed into the kernels' A panels once, at
+      // compile time (the weights are not re-packed per column block).
+      FlatSymbolRefAttr packed;
+      if (wType.hasStaticShape())
+        packed = rewriter.packConstantA(weights, wType.getDimSize(0),
+                                        wType.getNumElements() / wType.getDimSize(0), packedA);
+      rewriter.rewrite(op, a, Value(), c, fresh, epilogue, packed);
+      if (packed && a.use_empty()) {
+        Operation *source = weights.getDefiningOp();
+        a.getDefiningOp()->erase();
+        if (source->use_empty())
+          unpacked.insert(source);
+      }
+    }
+    // The unpacked weights are dead once nothing else reads them.
+    for (Operation *source : unpacked) {
+      auto getGlobal = cast<memref::GetGlobalOp>(source);
+      if (!getGlobal->use_empty())
+        continue;
+      auto module = getGlobal->getParentOfType<ModuleOp>();
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      getGlobal.erase();
+      if (global && SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
     }
     SharedKernels shared{getOperation(), options, {}};
     for (linalg::MatmulOp op : matmuls) {
