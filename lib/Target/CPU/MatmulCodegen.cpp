@@ -440,6 +440,9 @@ struct MatmulRewriter {
   /// `packedA`), or null when the weights are not a constant global.
   FlatSymbolRefAttr packConstantA(Value weights, int64_t M, int64_t K,
                                   llvm::StringMap<FlatSymbolRefAttr> &packedA) {
+    // A 1x1 conv's A is its weights [F, C, 1, 1] collapsed.
+    if (auto collapse = weights.getDefiningOp<memref::CollapseShapeOp>())
+      weights = collapse.getSrc();
     auto getGlobal = weights.getDefiningOp<memref::GetGlobalOp>();
     if (!getGlobal)
       return {};
@@ -485,11 +488,11 @@ struct MatmulRewriter {
   }
 
   /// C (+)= A B for `op` (a matmul, or a conv's taps with `taps` set and
-  /// `bMatrix` unused), which is erased. `packedAGlobal` names A packed at
-  /// compile time (packConstantA; static M and K), else A is packed per
-  /// cache block at run time.
+  /// `bMatrix` unused), which is erased. `aConstant` is A packed at
+  /// compile time (packConstantA's layout, 1-D; A of static shape), else A
+  /// is packed per cache block at run time.
   void rewrite(Operation *op, Value aMatrix, Value bMatrix, Value c, bool fresh,
-               linalg::GenericOp epilogue, FlatSymbolRefAttr packedAGlobal = {}) {
+               linalg::GenericOp epilogue, Value aConstant = {}) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value M = b.createOrFold<memref::DimOp>(loc, aMatrix, 0);
@@ -516,13 +519,7 @@ struct MatmulRewriter {
       bConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedB.getValue());
     }
 
-    Value aConstant;
-    int64_t staticK = 0;
-    if (packedAGlobal) {
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedAGlobal);
-      aConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedAGlobal.getValue());
-      staticK = cast<MemRefType>(aMatrix.getType()).getDimSize(1);
-    }
+    int64_t staticK = aConstant ? cast<MemRefType>(aMatrix.getType()).getDimSize(1) : 0;
 
     // (column block, row group) tasks are independent: they run in parallel
     // (kiln-outline-parallel-loops), each with its own packing buffers. Row
@@ -719,10 +716,29 @@ struct SharedKernels {
   ModuleOp module;
   const KilnCPUMatmulPassOptions &options;
   llvm::StringMap<func::FuncOp> functions;
+  /// Constant A matrices packed at compile time (MatmulRewriter::packConstantA),
+  /// and the unpacked weights' views that may have become dead.
+  llvm::StringMap<FlatSymbolRefAttr> &packedA;
+  llvm::SetVector<Operation *> &unpacked;
 
   void call(linalg::MatmulOp op, Value host, bool fresh, linalg::GenericOp epilogue) {
     // Operands: host, A, B, C, then the epilogue's other inputs and output.
     SmallVector<Value> operands(op->getOperands());
+    // A constant A (a 1x1 conv's weights) is passed packed, viewed as [M, K].
+    OpBuilder b(op);
+    auto aType = cast<MemRefType>(operands[0].getType());
+    FlatSymbolRefAttr packed;
+    if (aType.hasStaticShape() && aType.getLayout().isIdentity())
+      packed = MatmulRewriter{options}.packConstantA(operands[0], aType.getDimSize(0),
+                                                     aType.getDimSize(1), packedA);
+    if (packed) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
+      Value flat = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
+      if (Operation *source = operands[0].getDefiningOp())
+        unpacked.insert(source);
+      operands[0] = memref::ExpandShapeOp::create(b, op.getLoc(), aType.getShape(), flat,
+                                                  ArrayRef<ReassociationIndices>{{0, 1}});
+    }
     unsigned cIndex = epilogue ? epilogueInput(epilogue).value_or(0) : 0;
     if (epilogue) {
       for (auto [i, input] : llvm::enumerate(epilogue.getDpsInputs()))
@@ -733,7 +749,6 @@ struct SharedKernels {
     SmallVector<Type> types = {host.getType()};
     for (Value operand : operands)
       types.push_back(withDynamicOffset(cast<MemRefType>(operand.getType())));
-    OpBuilder b(op);
     auto type = b.getFunctionType(types, {});
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     auto function = func::FuncOp::create(mb, op.getLoc(), "kiln_matmul", type);
@@ -768,9 +783,18 @@ struct SharedKernels {
       });
       body = cast<linalg::GenericOp>(fb.clone(*epilogue, map));
     }
+    // Its A argument holds the packed panels (a 1-D view of them).
+    Value aConstant;
+    if (packed) {
+      OpBuilder ab(matmul);
+      aConstant = memref::CollapseShapeOp::create(ab, op.getLoc(), entry->getArgument(1),
+                                                  ArrayRef<ReassociationIndices>{{0, 1}});
+    }
     func::ReturnOp::create(fb, op.getLoc());
     // Same text, same kernel: one function per distinct matmul + epilogue.
     std::string key = fresh ? "fresh " : "";
+    if (packed)
+      key += "packed-a ";
     llvm::raw_string_ostream os(key);
     function.print(os);
     func::FuncOp &existing = functions[key];
@@ -778,7 +802,9 @@ struct SharedKernels {
       function.erase();
     } else {
       function.setName("kiln_matmul_" + std::to_string(functions.size() - 1));
-      MatmulRewriter{options}.rewrite(matmul, fresh, body);
+      MatmulRewriter{options}.rewrite(matmul, matmul.getDpsInputs()[0],
+                                      matmul.getDpsInputs()[1], matmul.getDpsInits()[0], fresh,
+                                      body, aConstant);
       existing = function;
     }
     SmallVector<Value> args = {host};
@@ -856,27 +882,16 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       if (wType.hasStaticShape())
         packed = rewriter.packConstantA(weights, wType.getDimSize(0),
                                         wType.getNumElements() / wType.getDimSize(0), packedA);
-      rewriter.rewrite(op, a, Value(), c, fresh, epilogue, packed);
-      if (packed && a.use_empty()) {
-        Operation *source = weights.getDefiningOp();
-        a.getDefiningOp()->erase();
-        if (source->use_empty())
-          unpacked.insert(source);
+      Value aConstant;
+      if (packed) {
+        auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
+        aConstant = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
       }
+      rewriter.rewrite(op, a, Value(), c, fresh, epilogue, aConstant);
+      if (packed)
+        unpacked.insert(a.getDefiningOp());
     }
-    // The unpacked weights are dead once nothing else reads them.
-    for (Operation *source : unpacked) {
-      auto getGlobal = cast<memref::GetGlobalOp>(source);
-      if (!getGlobal->use_empty())
-        continue;
-      auto module = getGlobal->getParentOfType<ModuleOp>();
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          getGlobal, getGlobal.getNameAttr());
-      getGlobal.erase();
-      if (global && SymbolTable::symbolKnownUseEmpty(global, module))
-        global.erase();
-    }
-    SharedKernels shared{getOperation(), options, {}};
+    SharedKernels shared{getOperation(), options, {}, packedA, unpacked};
     for (linalg::MatmulOp op : matmuls) {
       bool fresh = dropZeroFill(op) || freshBatches.contains(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
@@ -885,6 +900,25 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
         shared.call(op, host, fresh, epilogue);
       else
         MatmulRewriter{options}.rewrite(op, fresh, epilogue);
+    }
+    // The unpacked weights (and their views) are dead once nothing else
+    // reads them.
+    for (Operation *source : unpacked) {
+      if (auto collapse = dyn_cast<memref::CollapseShapeOp>(source)) {
+        if (!collapse->use_empty())
+          continue;
+        source = collapse.getSrc().getDefiningOp();
+        collapse.erase();
+      }
+      auto getGlobal = dyn_cast_or_null<memref::GetGlobalOp>(source);
+      if (!getGlobal || !getGlobal->use_empty())
+        continue;
+      auto module = getGlobal->getParentOfType<ModuleOp>();
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      getGlobal.erase();
+      if (global && SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
     }
     // The dispatch stage counted each marked epilogue as part of its
     // matmul's kernel, and each row group (kiln-cpu-row-kernels ran before

@@ -388,12 +388,12 @@ func.func @output_is_a(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8x
 // CHECK-LABEL: memref.global "private" constant @conv_w_packed_a : memref<14xf32> = dense_resource<conv_w_packed_a> {alignment = 64 : i64}
 // CHECK-NOT: memref.global "private" constant @conv_w :
 // CHECK-LABEL: func @conv_taps_constant_weights
-// CHECK-NOT: memref<18432xf32>
+// CHECK-NOT: memref<16896xf32>
 // CHECK: memref.get_global @conv_w_packed_a : memref<14xf32>
 // CHECK: %[[P:.*]] = arith.divui %arg{{[0-9]+}}, %c6{{(_[0-9]+)?}} : index
 // CHECK: arith.muli %[[P]], %c12 : index
 // CHECK: memref.get_global @conv_w_packed_a : memref<14xf32>
-// CHECK-NOT: memref<18432xf32>
+// CHECK-NOT: memref<16896xf32>
 // CHECK: conv_w_packed_a: "0x040000000000000000000040000080400000C04000000041000020410000803F000040400000A0400000E04000001041000030410000404100005041"
 #w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
 #x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 6 + d4)>
