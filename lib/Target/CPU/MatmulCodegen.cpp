@@ -30,6 +30,10 @@
 // elements (stride 1 at the row pitch), else with gathers whose lane
 // offsets are computed once per column panel (an implicit GEMM).
 //
+// A constant A (a conv's weights, in conv taps or a 1x1 conv's matmul) is
+// packed at compile time into MR-row panels over the whole depth, so the
+// kernels read it in place instead of packing an A block per column block.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MatmulEpilogue.h"
