@@ -30,6 +30,10 @@
 // elements (stride 1 at the row pitch), else with gathers whose lane
 // offsets are computed once per column panel (an implicit GEMM).
 //
+// A constant A (a conv's weights, in conv taps or a 1x1 conv's matmul) is
+// packed at compile time into MR-row panels over the whole depth, so the
+// kernels read it in place instead of packing an A block per column block.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MatmulEpilogue.h"
@@ -49,6 +53,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
 #include <cstring>
@@ -430,6 +436,51 @@ struct MatmulRewriter {
     return FlatSymbolRefAttr::get(global.getSymNameAttr());
   }
 
+  /// Packs a constant A (a conv's weights, `weights` a get_global of them)
+  /// at compile time into the panels the kernels read: the full MR-row
+  /// panel P is Apack[P*MR*K + k*MR + r] = A[P*MR + r][k] over the whole
+  /// depth, the leftover rows' panel after them the same with its height.
+  /// Returns the new global's name (one per weights global, kept in
+  /// `packedA`), or null when the weights are not a constant global.
+  FlatSymbolRefAttr packConstantA(Value weights, int64_t M, int64_t K,
+                                  llvm::StringMap<FlatSymbolRefAttr> &packedA) {
+    // A 1x1 conv's A is its weights [F, C, 1, 1] collapsed.
+    if (auto collapse = weights.getDefiningOp<memref::CollapseShapeOp>())
+      weights = collapse.getSrc();
+    auto getGlobal = weights.getDefiningOp<memref::GetGlobalOp>();
+    if (!getGlobal)
+      return {};
+    std::string key = (getGlobal.getName() + "@" + Twine(options.tileRows)).str();
+    if (FlatSymbolRefAttr known = packedA.lookup(key))
+      return known;
+    std::optional<std::vector<float>> values = constantValues(weights);
+    if (!values || static_cast<int64_t>(values->size()) != M * K)
+      return {};
+    int64_t mr = options.tileRows;
+    std::vector<float> packed(M * K);
+    for (int64_t p0 = 0; p0 < M; p0 += mr) {
+      int64_t rows = std::min(mr, M - p0);
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t r = 0; r < rows; ++r)
+          packed[p0 * K + k * rows + r] = (*values)[(p0 + r) * K + k];
+    }
+    auto module = getGlobal->getParentOfType<ModuleOp>();
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto packedType = MemRefType::get({M * K}, b.getF32Type());
+    auto tensorType = RankedTensorType::get(packedType.getShape(), b.getF32Type());
+    std::string name = getGlobal.getName().str() + "_packed_a";
+    while (SymbolTable::lookupSymbolIn(module, name))
+      name += "_";
+    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed));
+    auto global = memref::GlobalOp::create(
+        b, getGlobal.getLoc(), name, b.getStringAttr("private"), packedType,
+        DenseResourceElementsAttr::get(tensorType, name, std::move(blob)),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    auto symbol = FlatSymbolRefAttr::get(global.getSymNameAttr());
+    packedA[key] = symbol;
+    return symbol;
+  }
+
   /// With `fresh`, C's previous contents are not read: the first depth
   /// block overwrites it (used when C was only zero-filled). With an
   /// `epilogue` (right after `op`, reading its C), the last depth block
@@ -441,9 +492,11 @@ struct MatmulRewriter {
   }
 
   /// C (+)= A B for `op` (a matmul, or a conv's taps with `taps` set and
-  /// `bMatrix` unused), which is erased.
+  /// `bMatrix` unused), which is erased. `aConstant` is A packed at
+  /// compile time (packConstantA's layout, 1-D; A of static shape), else A
+  /// is packed per cache block at run time.
   void rewrite(Operation *op, Value aMatrix, Value bMatrix, Value c, bool fresh,
-               linalg::GenericOp epilogue) {
+               linalg::GenericOp epilogue, Value aConstant = {}) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value M = b.createOrFold<memref::DimOp>(loc, aMatrix, 0);
@@ -469,6 +522,8 @@ struct MatmulRewriter {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
       bConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedB.getValue());
     }
+
+    int64_t staticK = aConstant ? cast<MemRefType>(aMatrix.getType()).getDimSize(1) : 0;
 
     // (column block, row group) tasks are independent: they run in parallel
     // (kiln-outline-parallel-loops), each with its own packing buffers. Row
@@ -507,8 +562,11 @@ struct MatmulRewriter {
                                                           packType(tileN * options.tileK),
                                                           ValueRange{}, alignment)
                                       .getResult();
-      Value aPacked = memref::AllocOp::create(b1, loc, packType(tileM * options.tileK),
-                                              ValueRange{}, alignment);
+      Value aPacked = aConstant ? aConstant
+                                : memref::AllocOp::create(b1, loc,
+                                                          packType(tileM * options.tileK),
+                                                          ValueRange{}, alignment)
+                                      .getResult();
       forLoop(b1, loc, index(b1, loc, 0), K, index(b1, loc, options.tileK),
               [&](OpBuilder &b2, Value pc) {
         Value depth = arith::SubIOp::create(
@@ -530,9 +588,11 @@ struct MatmulRewriter {
                                                       index(b3, loc, mr)),
                                index(b3, loc, mr));
           Value fullEnd = add(b3, loc, ic, fullRows);
-          packA(b3, loc, aMatrix, aPacked, pc, depth, ic, ic, fullEnd, mr);
-          if (leftover)
-            packA(b3, loc, aMatrix, aPacked, pc, depth, ic, fullEnd, icEnd, leftover);
+          if (!aConstant) {
+            packA(b3, loc, aMatrix, aPacked, pc, depth, ic, ic, fullEnd, mr);
+            if (leftover)
+              packA(b3, loc, aMatrix, aPacked, pc, depth, ic, fullEnd, icEnd, leftover);
+          }
           forLoop(b3, loc, jc, jcEnd, index(b3, loc, nr), [&](OpBuilder &b4, Value jr) {
             Value cols = arith::SubIOp::create(b4, loc, jcEnd, jr);
             Value panel = arith::DivUIOp::create(b4, loc, arith::SubIOp::create(b4, loc, jr, jc),
@@ -556,9 +616,16 @@ struct MatmulRewriter {
               forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
                 KernelSource packed = src;
                 packed.a = aPacked;
-                Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, ic),
-                                                 index(kb, loc, mr));
-                packed.aPanel = mul(kb, loc, q, mul(kb, loc, depth, index(kb, loc, mr)));
+                if (aConstant) {
+                  // Panel ir / MR of the whole A, at this depth block.
+                  Value p = arith::DivUIOp::create(kb, loc, ir, index(kb, loc, mr));
+                  packed.aPanel = add(kb, loc, mul(kb, loc, p, index(kb, loc, mr * staticK)),
+                                      mul(kb, loc, pc, index(kb, loc, rows)));
+                } else {
+                  Value q = arith::DivUIOp::create(
+                      kb, loc, arith::SubIOp::create(kb, loc, ir, ic), index(kb, loc, mr));
+                  packed.aPanel = mul(kb, loc, q, mul(kb, loc, depth, index(kb, loc, mr)));
+                }
                 emitKernel(kb, loc, c, packed, {vw, nv, rows}, ir, jr, masks);
               });
             };
@@ -589,7 +656,8 @@ struct MatmulRewriter {
           });
         });
       });
-      memref::DeallocOp::create(b1, loc, aPacked);
+      if (!aConstant)
+        memref::DeallocOp::create(b1, loc, aPacked);
       if (!bConstant)
         memref::DeallocOp::create(b1, loc, bPacked);
     });
@@ -652,10 +720,29 @@ struct SharedKernels {
   ModuleOp module;
   const KilnCPUMatmulPassOptions &options;
   llvm::StringMap<func::FuncOp> functions;
+  /// Constant A matrices packed at compile time (MatmulRewriter::packConstantA),
+  /// and the unpacked weights' views that may have become dead.
+  llvm::StringMap<FlatSymbolRefAttr> &packedA;
+  llvm::SetVector<Operation *> &unpacked;
 
   void call(linalg::MatmulOp op, Value host, bool fresh, linalg::GenericOp epilogue) {
     // Operands: host, A, B, C, then the epilogue's other inputs and output.
     SmallVector<Value> operands(op->getOperands());
+    // A constant A (a 1x1 conv's weights) is passed packed, viewed as [M, K].
+    OpBuilder b(op);
+    auto aType = cast<MemRefType>(operands[0].getType());
+    FlatSymbolRefAttr packed;
+    if (aType.hasStaticShape() && aType.getLayout().isIdentity())
+      packed = MatmulRewriter{options}.packConstantA(operands[0], aType.getDimSize(0),
+                                                     aType.getDimSize(1), packedA);
+    if (packed) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
+      Value flat = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
+      if (Operation *source = operands[0].getDefiningOp())
+        unpacked.insert(source);
+      operands[0] = memref::ExpandShapeOp::create(b, op.getLoc(), aType.getShape(), flat,
+                                                  ArrayRef<ReassociationIndices>{{0, 1}});
+    }
     unsigned cIndex = epilogue ? epilogueInput(epilogue).value_or(0) : 0;
     if (epilogue) {
       for (auto [i, input] : llvm::enumerate(epilogue.getDpsInputs()))
@@ -666,7 +753,6 @@ struct SharedKernels {
     SmallVector<Type> types = {host.getType()};
     for (Value operand : operands)
       types.push_back(withDynamicOffset(cast<MemRefType>(operand.getType())));
-    OpBuilder b(op);
     auto type = b.getFunctionType(types, {});
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     auto function = func::FuncOp::create(mb, op.getLoc(), "kiln_matmul", type);
@@ -701,9 +787,18 @@ struct SharedKernels {
       });
       body = cast<linalg::GenericOp>(fb.clone(*epilogue, map));
     }
+    // Its A argument holds the packed panels (a 1-D view of them).
+    Value aConstant;
+    if (packed) {
+      OpBuilder ab(matmul);
+      aConstant = memref::CollapseShapeOp::create(ab, op.getLoc(), entry->getArgument(1),
+                                                  ArrayRef<ReassociationIndices>{{0, 1}});
+    }
     func::ReturnOp::create(fb, op.getLoc());
     // Same text, same kernel: one function per distinct matmul + epilogue.
     std::string key = fresh ? "fresh " : "";
+    if (packed)
+      key += "packed-a ";
     llvm::raw_string_ostream os(key);
     function.print(os);
     func::FuncOp &existing = functions[key];
@@ -711,7 +806,9 @@ struct SharedKernels {
       function.erase();
     } else {
       function.setName("kiln_matmul_" + std::to_string(functions.size() - 1));
-      MatmulRewriter{options}.rewrite(matmul, fresh, body);
+      MatmulRewriter{options}.rewrite(matmul, matmul.getDpsInputs()[0],
+                                      matmul.getDpsInputs()[1], matmul.getDpsInits()[0], fresh,
+                                      body, aConstant);
       existing = function;
     }
     SmallVector<Value> args = {host};
@@ -761,6 +858,8 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         convs.push_back(op);
     });
+    llvm::StringMap<FlatSymbolRefAttr> packedA;
+    llvm::SetVector<Operation *> unpacked;
     for (linalg::GenericOp op : convs) {
       ConvTapsLayout layout = *convTapsLayout(op);
       Value weights = op.getDpsInputs()[0], c = op.getDpsInits()[0];
@@ -781,9 +880,22 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
       MatmulRewriter rewriter{options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2),
                                                 wType.getDimSize(3), layout}};
-      rewriter.rewrite(op, a, Value(), c, fresh, epilogue);
+      // Constant weights are packed into the kernels' A panels once, at
+      // compile time (the weights are not re-packed per column block).
+      FlatSymbolRefAttr packed;
+      if (wType.hasStaticShape())
+        packed = rewriter.packConstantA(weights, wType.getDimSize(0),
+                                        wType.getNumElements() / wType.getDimSize(0), packedA);
+      Value aConstant;
+      if (packed) {
+        auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
+        aConstant = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
+      }
+      rewriter.rewrite(op, a, Value(), c, fresh, epilogue, aConstant);
+      if (packed)
+        unpacked.insert(a.getDefiningOp());
     }
-    SharedKernels shared{getOperation(), options, {}};
+    SharedKernels shared{getOperation(), options, {}, packedA, unpacked};
     for (linalg::MatmulOp op : matmuls) {
       bool fresh = dropZeroFill(op) || freshBatches.contains(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
@@ -792,6 +904,25 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
         shared.call(op, host, fresh, epilogue);
       else
         MatmulRewriter{options}.rewrite(op, fresh, epilogue);
+    }
+    // The unpacked weights (and their views) are dead once nothing else
+    // reads them.
+    for (Operation *source : unpacked) {
+      if (auto collapse = dyn_cast<memref::CollapseShapeOp>(source)) {
+        if (!collapse->use_empty())
+          continue;
+        source = collapse.getSrc().getDefiningOp();
+        collapse.erase();
+      }
+      auto getGlobal = dyn_cast_or_null<memref::GetGlobalOp>(source);
+      if (!getGlobal || !getGlobal->use_empty())
+        continue;
+      auto module = getGlobal->getParentOfType<ModuleOp>();
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      getGlobal.erase();
+      if (global && SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
     }
     // The dispatch stage counted each marked epilogue as part of its
     // matmul's kernel, and each row group (kiln-cpu-row-kernels ran before

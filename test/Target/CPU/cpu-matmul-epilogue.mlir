@@ -377,3 +377,45 @@ func.func @output_is_a(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8x
   }
   return
 }
+
+// -----
+
+/// Constant weights of conv taps are packed at compile time into the A
+/// panels the kernels read (one global for both convs on them; the
+/// unpacked global is gone): panel P of 6 rows over the whole depth K = 2
+/// at P * 12, then the 1-row leftover panel. A[m][k] = 2m + k, so the blob
+/// is 0 2 4 6 8 10 1 3 5 7 9 11 12 13. No A block is packed at run time.
+// CHECK-LABEL: memref.global "private" constant @conv_w_packed_a : memref<14xf32> = dense_resource<conv_w_packed_a> {alignment = 64 : i64}
+// CHECK-NOT: memref.global "private" constant @conv_w :
+// CHECK-LABEL: func @conv_taps_constant_weights
+// CHECK-NOT: memref<16896xf32>
+// CHECK: memref.get_global @conv_w_packed_a : memref<14xf32>
+// CHECK: %[[P:.*]] = arith.divui %arg{{[0-9]+}}, %c6{{(_[0-9]+)?}} : index
+// CHECK: arith.muli %[[P]], %c12 : index
+// CHECK: memref.get_global @conv_w_packed_a : memref<14xf32>
+// CHECK-NOT: memref<16896xf32>
+// CHECK: conv_w_packed_a: "0x040000000000000000000040000080400000C04000000041000020410000803F000040400000A0400000E04000001041000030410000404100005041"
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 6 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+memref.global "private" constant @conv_w : memref<7x1x1x2xf32> = dense<[[[[0.0, 1.0]]], [[[2.0, 3.0]]], [[[4.0, 5.0]]], [[[6.0, 7.0]]], [[[8.0, 9.0]]], [[[10.0, 11.0]]], [[[12.0, 13.0]]]]>
+func.func @conv_taps_constant_weights(%x: memref<1x40xf32>, %c: memref<7x30xf32>, %d: memref<7x30xf32>) {
+  %w = memref.get_global @conv_w : memref<7x1x1x2xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<7x30xf32>)
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<7x1x1x2xf32>, memref<1x40xf32>) outs(%c : memref<7x30xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<7x1x1x2xf32>, memref<1x40xf32>) outs(%d : memref<7x30xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

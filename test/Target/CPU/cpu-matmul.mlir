@@ -122,6 +122,45 @@ func.func private @taps(%host: !llvm.ptr {kiln.host}, %a: memref<8x4xf32>, %x: m
 
 // -----
 
+/// A constant A (a 1x1 conv's weights [F, C, 1, 1], collapsed) is packed at
+/// compile time into the kernels' A panels (6-row panels over the whole
+/// depth, then the leftover row; A[m][k] = 2m + k), once for both matmuls,
+/// and passed to the shared kernel viewed as [M, K]; the kernel reads panel
+/// ir / 6 at (ir / 6) * 12 and packs no A block. A matmul of the same
+/// shapes with a run-time A gets another kernel function.
+// CHECK-LABEL: memref.global "private" constant @conv_w_packed_a : memref<14xf32>
+// CHECK-NOT: memref.global "private" constant @conv_w :
+// CHECK-LABEL: func.func private @conv_1x1
+// CHECK: %[[P0:.+]] = memref.get_global @conv_w_packed_a : memref<14xf32>
+// CHECK: %[[A0:.+]] = memref.expand_shape %[[P0]] {{\[\[}}0, 1]] output_shape [7, 2]
+// CHECK: %[[C0:.+]] = memref.cast %[[A0]]
+// CHECK: call @kiln_matmul_0(%{{.*}}, %[[C0]],
+// CHECK: memref.get_global @conv_w_packed_a : memref<14xf32>
+// CHECK: call @kiln_matmul_0(
+// CHECK: call @kiln_matmul_1(%{{.*}}, %{{.*}}, 
+// CHECK-LABEL: func.func private @kiln_matmul_0
+// CHECK-NOT: memref<16896xf32>
+// CHECK: %[[PANELS:.+]] = memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<7x2xf32, strided<[2, 1], offset: ?>> into memref<14xf32, strided<[1], offset: ?>>
+// CHECK: %[[P:.+]] = arith.divui %arg{{[0-9]+}}, %c6{{(_[0-9]+)?}} : index
+// CHECK: arith.muli %[[P]], %c12 : index
+// CHECK: memref.load %[[PANELS]]
+// CHECK-LABEL: func.func private @kiln_matmul_1
+// CHECK: memref<16896xf32>
+// CHECK: conv_w_packed_a: "0x040000000000000000000040000080400000C04000000041000020410000803F000040400000A0400000E04000001041000030410000404100005041"
+memref.global "private" constant @conv_w : memref<7x2x1x1xf32> = dense<[[[[0.0]], [[1.0]]], [[[2.0]], [[3.0]]], [[[4.0]], [[5.0]]], [[[6.0]], [[7.0]]], [[[8.0]], [[9.0]]], [[[10.0]], [[11.0]]], [[[12.0]], [[13.0]]]]>
+func.func private @conv_1x1(%host: !llvm.ptr {kiln.host}, %x: memref<4x64xf32>, %a: memref<7x2xf32>, %c: memref<7x64xf32>, %d: memref<7x64xf32>) {
+  %w = memref.get_global @conv_w : memref<7x2x1x1xf32>
+  %w2 = memref.collapse_shape %w [[0], [1, 2, 3]] : memref<7x2x1x1xf32> into memref<7x2xf32>
+  %s0 = memref.reinterpret_cast %x to offset: [0], sizes: [2, 64], strides: [64, 1] : memref<4x64xf32> to memref<2x64xf32, strided<[64, 1]>>
+  %s1 = memref.reinterpret_cast %x to offset: [128], sizes: [2, 64], strides: [64, 1] : memref<4x64xf32> to memref<2x64xf32, strided<[64, 1], offset: 128>>
+  linalg.matmul ins(%w2, %s0 : memref<7x2xf32>, memref<2x64xf32, strided<[64, 1]>>) outs(%c : memref<7x64xf32>)
+  linalg.matmul ins(%w2, %s1 : memref<7x2xf32>, memref<2x64xf32, strided<[64, 1], offset: 128>>) outs(%d : memref<7x64xf32>)
+  linalg.matmul ins(%a, %s1 : memref<7x2xf32>, memref<2x64xf32, strided<[64, 1], offset: 128>>) outs(%d : memref<7x64xf32>)
+  return
+}
+
+// -----
+
 /// A zero fill of C right before the matmul is dropped: the kernels start
 /// their first depth block (pc == 0) from zero accumulators instead of
 /// loading C. A fill of another value, or of another buffer, stays.
