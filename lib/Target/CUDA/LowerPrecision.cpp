@@ -255,6 +255,11 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
                     linalg::YieldOp::create(b, l, v);
                   })
                   .getResult(0);
+  // Names the generic for kiln-cuda-gemm's im2col kernel, which checks the
+  // maps against these numbers.
+  col.getDefiningOp()->setAttr(
+      kIm2colAttrName,
+      rewriter.getDenseI64ArrayAttr({strides[0], strides[1], dilations[0], dilations[1]}));
   col = tensor::CollapseShapeOp::create(rewriter, loc, RankedTensorType::get({n, p, k}, type),
                                         col,
                                         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});

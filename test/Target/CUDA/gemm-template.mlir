@@ -1,8 +1,8 @@
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="chip=sm_80" %s | FileCheck %s --check-prefix=SM80
 
-// A zero-filled f16 product of tile multiples: the fill goes, the kernel
-// stores the accumulators.
+// A zero-filled f16 product of tile multiples (3 k steps, so the main loop
+// refills a stage): the fill goes, the kernel stores the accumulators.
 // CHECK-LABEL: func.func @f16
 // CHECK-NOT: linalg.fill
 // CHECK: %[[A:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b
@@ -27,10 +27,10 @@
 // SM80-LABEL: func.func @f16
 // SM80: linalg.fill
 // SM80: linalg.matmul
-func.func @f16(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %c: memref<256x256xf32>) {
+func.func @f16(%a: memref<256x192xf16>, %b: memref<192x256xf16>, %c: memref<256x256xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
-  linalg.matmul ins(%a, %b : memref<256x128xf16>, memref<128x256xf16>) outs(%c : memref<256x256xf32>)
+  linalg.matmul ins(%a, %b : memref<256x192xf16>, memref<192x256xf16>) outs(%c : memref<256x256xf32>)
   return
 }
 
