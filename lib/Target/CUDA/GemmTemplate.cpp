@@ -197,6 +197,43 @@ linalg::FillOp zeroFillBefore(Operation *gemm, Value output) {
   return {};
 }
 
+/// The linalg.copy into `gemm`'s output right before it (nothing in between
+/// touches that buffer) whose source is a zero-filled buffer nothing wrote
+/// since its fill (a zero tensor bufferized once and copied into each
+/// product's output), or null: the product then starts from zero too.
+linalg::CopyOp zeroCopyBefore(Operation *gemm, Value output) {
+  Value root = rootOf(output);
+  for (Operation *op = gemm->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto copy = dyn_cast<linalg::CopyOp>(op); copy && copy.getDpsInits()[0] == output) {
+      Value source = copy.getInputs()[0];
+      if (!copy.hasPureBufferSemantics() || source.getType() != output.getType())
+        return {};
+      for (Operation *prev = copy->getPrevNode(); prev; prev = prev->getPrevNode()) {
+        if (auto fill = dyn_cast<linalg::FillOp>(prev); fill && fill.getDpsInits()[0] == source) {
+          auto zero = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+          auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+          return value && value.getValue().isPosZero() ? copy : linalg::CopyOp();
+        }
+        if (prev->getNumRegions() != 0 && !isa<linalg::LinalgOp>(prev))
+          return {};
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(prev))
+          for (Value init : linalgOp.getDpsInits())
+            if (rootOf(init) == rootOf(source))
+              return {};
+      }
+      return {};
+    }
+    if (isMemoryEffectFree(op) && op->getNumRegions() == 0)
+      continue;
+    if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+      return {};
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && rootOf(operand) == root)
+        return {};
+  }
+  return {};
+}
+
 /// Ops between a product and its consumer that the search steps over:
 /// allocations, pure ops, and the dispatch trace hooks of
 /// kiln-instrument-dispatches (the consumer's span then holds the fused kernel
@@ -218,7 +255,7 @@ bool skippable(Operation *op) {
 /// temporary (an allocation used only by its zero fill, the gemm, the
 /// consumer and deallocations), so it need not be stored at all, unless the
 /// consumer writes its result in place, into the product's buffer.
-linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp fill) {
+linalg::GenericOp fusableConsumer(Operation *gemm, Value output, Operation *fill) {
   auto alloc = output.getDefiningOp<memref::AllocOp>();
   if (!fill || !alloc)
     return {};
@@ -835,8 +872,17 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       if (std::optional<Gemm> gemm = matchGemm(op, tf32))
         gemms.emplace_back(op, *gemm);
     });
+    // A zero initial value: a zero fill, or a copy of a zero-filled buffer
+    // (found before any kernel is emitted: the searches do not step over
+    // kernels).
+    SmallVector<Operation *> zeroInits;
     for (auto &[op, gemm] : gemms) {
-      linalg::FillOp fill = zeroFillBefore(op, gemm.c);
+      Operation *init = zeroFillBefore(op, gemm.c);
+      zeroInits.push_back(init ? init : zeroCopyBefore(op, gemm.c).getOperation());
+    }
+    for (auto [index, entry] : llvm::enumerate(gemms)) {
+      auto &[op, gemm] = entry;
+      Operation *fill = zeroInits[index];
       if (fill)
         collapseThroughExpand(op, gemm.c, rewriter);
       linalg::GenericOp consumer = fusableConsumer(op, gemm.c, fill);
@@ -845,8 +891,23 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       if (gemm.kMajorB)
         if (linalg::TransposeOp transpose = transposeWriting(gemm.b, op))
           emitTiledTranspose(rewriter, transpose);
-      if (fill)
+      if (auto copy = dyn_cast_or_null<linalg::CopyOp>(fill)) {
+        // The zero-filled source goes with its last copy.
+        Value source = copy.getInputs()[0];
+        rewriter.eraseOp(copy);
+        if (auto alloc = source.getDefiningOp<memref::AllocOp>()) {
+          bool unread = llvm::all_of(alloc->getUsers(), [](Operation *user) {
+            return isa<linalg::FillOp, memref::DeallocOp>(user);
+          });
+          if (unread) {
+            for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+              rewriter.eraseOp(user);
+            rewriter.eraseOp(alloc);
+          }
+        }
+      } else if (fill) {
         rewriter.eraseOp(fill);
+      }
       // The output copied to a model output right after: write that instead.
       Operation *producer = consumer ? consumer.getOperation() : op;
       Value result = consumer ? consumer.getDpsInits()[0] : gemm.c;

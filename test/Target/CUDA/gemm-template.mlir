@@ -207,3 +207,30 @@ func.func @in_place(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memre
   memref.dealloc %c : memref<128x128xf32>
   return
 }
+
+// -----
+
+// One zero tensor bufferized once and copied into each product's output:
+// each copy counts as a zero fill (no initial value added), and the zero
+// buffer goes with its last copy.
+// CHECK-LABEL: func.func @zero_copies
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.copy
+// CHECK: gpu.launch
+// CHECK-NOT: arith.addf
+// CHECK: gpu.launch
+// CHECK-NOT: arith.addf
+// CHECK-NOT: memref.alloc() : memref<128x128xf32>
+// CHECK: return
+func.func @zero_copies(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf32>,
+                       %d: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<128x128xf32>)
+  linalg.copy ins(%z : memref<128x128xf32>) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.copy ins(%z : memref<128x128xf32>) outs(%d : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%d : memref<128x128xf32>)
+  memref.dealloc %z : memref<128x128xf32>
+  return
+}
