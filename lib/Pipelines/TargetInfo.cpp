@@ -100,6 +100,10 @@ public:
     //     take tensor maps as pointers; then kernel bodies move into
     //     gpu.modules and launches stay in the host.
     pm.addPass(createConvertNVGPUToNVVMPass());
+    //     Constants and index computations move into the launch bodies
+    //     first: else they become kernel parameters, and a generic
+    //     kernel's index delinearization divides by run-time values.
+    pm.addPass(createGpuLaunchSinkIndexComputationsPass());
     pm.addPass(createGpuKernelOutliningPass());
     pm.addPass(createKilnCUDAMergeKernelModulesPass());
     pm.addPass(createCanonicalizerPass());

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Im2colKernel.h"
 #include "TiledTranspose.h"
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/CUDA/Passes.h"
@@ -196,6 +197,43 @@ linalg::FillOp zeroFillBefore(Operation *gemm, Value output) {
   return {};
 }
 
+/// The linalg.copy into `gemm`'s output right before it (nothing in between
+/// touches that buffer) whose source is a zero-filled buffer nothing wrote
+/// since its fill (a zero tensor bufferized once and copied into each
+/// product's output), or null: the product then starts from zero too.
+linalg::CopyOp zeroCopyBefore(Operation *gemm, Value output) {
+  Value root = rootOf(output);
+  for (Operation *op = gemm->getPrevNode(); op; op = op->getPrevNode()) {
+    if (auto copy = dyn_cast<linalg::CopyOp>(op); copy && copy.getDpsInits()[0] == output) {
+      Value source = copy.getInputs()[0];
+      if (!copy.hasPureBufferSemantics() || source.getType() != output.getType())
+        return {};
+      for (Operation *prev = copy->getPrevNode(); prev; prev = prev->getPrevNode()) {
+        if (auto fill = dyn_cast<linalg::FillOp>(prev); fill && fill.getDpsInits()[0] == source) {
+          auto zero = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+          auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+          return value && value.getValue().isPosZero() ? copy : linalg::CopyOp();
+        }
+        if (prev->getNumRegions() != 0 && !isa<linalg::LinalgOp>(prev))
+          return {};
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(prev))
+          for (Value init : linalgOp.getDpsInits())
+            if (rootOf(init) == rootOf(source))
+              return {};
+      }
+      return {};
+    }
+    if (isMemoryEffectFree(op) && op->getNumRegions() == 0)
+      continue;
+    if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+      return {};
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && rootOf(operand) == root)
+        return {};
+  }
+  return {};
+}
+
 /// Ops between a product and its consumer that the search steps over:
 /// allocations, pure ops, and the dispatch trace hooks of
 /// kiln-instrument-dispatches (the consumer's span then holds the fused kernel
@@ -217,7 +255,7 @@ bool skippable(Operation *op) {
 /// temporary (an allocation used only by its zero fill, the gemm, the
 /// consumer and deallocations), so it need not be stored at all, unless the
 /// consumer writes its result in place, into the product's buffer.
-linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp fill) {
+linalg::GenericOp fusableConsumer(Operation *gemm, Value output, Operation *fill) {
   auto alloc = output.getDefiningOp<memref::AllocOp>();
   if (!fill || !alloc)
     return {};
@@ -261,13 +299,90 @@ linalg::GenericOp fusableConsumer(Operation *gemm, Value output, linalg::FillOp 
   return readsProduct ? consumer : linalg::GenericOp();
 }
 
+/// A convolution's product [N, F, OH*OW] reaches its elementwise consumer
+/// (bias, activation, residual) through a memref.expand_shape to
+/// [N, F, OH, OW]. When the next op after `gemm` is such an all-parallel
+/// generic (its output and the product with identity maps, other operands
+/// with identity maps or using only dims that stay whole), it is rewritten
+/// over the product's rank: the product read directly, the other identity
+/// operands through memref.collapse_shape. Returns the new generic, or null.
+linalg::GenericOp collapseThroughExpand(Operation *gemm, Value output, IRRewriter &rewriter) {
+  Operation *next = gemm->getNextNode();
+  while (next && skippable(next))
+    next = next->getNextNode();
+  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!consumer || !consumer.hasPureBufferSemantics() || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+      !consumer.getBody()->getOps<linalg::IndexOp>().empty())
+    return {};
+  memref::ExpandShapeOp expand;
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (auto e = input->get().getDefiningOp<memref::ExpandShapeOp>())
+      if (e.getSrc() == output && consumer.getMatchingIndexingMap(input).isIdentity())
+        expand = e;
+  if (!expand)
+    return {};
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  int64_t rank = static_cast<int64_t>(groups.size());
+  SmallVector<int64_t> groupOf(consumer.getNumLoops());
+  for (auto [g, group] : llvm::enumerate(groups))
+    for (int64_t d : group)
+      groupOf[d] = static_cast<int64_t>(g);
+  MLIRContext *context = consumer.getContext();
+  rewriter.setInsertionPoint(consumer);
+  SmallVector<Value> inputs, inits;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : consumer->getOpOperands()) {
+    Value value = operand.get();
+    AffineMap map = consumer.getMatchingIndexingMap(&operand);
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type)
+      return {};
+    if (map.isIdentity()) {
+      if (value == expand.getResult()) {
+        value = output;
+      } else {
+        if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups))
+          return {};
+        value = memref::CollapseShapeOp::create(rewriter, consumer.getLoc(), value, groups);
+      }
+      maps.push_back(AffineMap::getMultiDimIdentityMap(rank, context));
+    } else {
+      if (!map.isProjectedPermutation())
+        return {};
+      SmallVector<AffineExpr> results;
+      for (AffineExpr expr : map.getResults()) {
+        int64_t d = cast<AffineDimExpr>(expr).getPosition();
+        if (groups[groupOf[d]].size() != 1)
+          return {};
+        results.push_back(getAffineDimExpr(groupOf[d], context));
+      }
+      maps.push_back(AffineMap::get(rank, 0, results, context));
+    }
+    (consumer.isDpsInit(&operand) ? inits : inputs).push_back(value);
+  }
+  auto collapsed = linalg::GenericOp::create(
+      rewriter, consumer.getLoc(), TypeRange{}, inputs, inits, maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
+  rewriter.inlineRegionBefore(consumer.getRegion(), collapsed.getRegion(),
+                              collapsed.getRegion().end());
+  rewriter.eraseOp(consumer);
+  if (expand->use_empty())
+    rewriter.eraseOp(expand);
+  return collapsed;
+}
+
 /// When `result` (the buffer the kernel writes, produced by `producer`) is an
 /// allocation whose only other readers are one copy into a function
 /// argument, the next op after `producer` that touches memory, and its
 /// deallocations: that copy, and returns its target so that the kernel
 /// writes the argument (the model's output) directly.
 Operation *finalCopyOf(Value result, Operation *producer, Operation *gemm) {
-  if (!result.getDefiningOp<memref::AllocOp>())
+  // A convolution's epilogue writes its [N, F, OH, OW] buffer collapsed.
+  Value buffer = result;
+  if (auto collapse = result.getDefiningOp<memref::CollapseShapeOp>())
+    buffer = collapse.getSrc();
+  if (!buffer.getDefiningOp<memref::AllocOp>())
     return nullptr;
   Operation *next = producer->getNextNode();
   while (next && skippable(next))
@@ -275,12 +390,65 @@ Operation *finalCopyOf(Value result, Operation *producer, Operation *gemm) {
   if (!next || !isa<linalg::CopyOp, memref::CopyOp>(next))
     return nullptr;
   Value source = next->getOperand(0), target = next->getOperand(1);
-  if (source != result || !isa<BlockArgument>(target) || target.getType() != result.getType())
+  if (source != buffer || !isa<BlockArgument>(target) || target.getType() != buffer.getType())
     return nullptr;
-  for (Operation *user : result.getUsers())
-    if (user != producer && user != gemm && user != next && !isa<memref::DeallocOp>(user))
+  for (Operation *user : buffer.getUsers())
+    if (user != producer && user != gemm && user != next && user != result.getDefiningOp() &&
+        !isa<memref::DeallocOp>(user))
       return nullptr;
   return next;
+}
+
+/// Whether `op` writes every element of the buffer `buffer` without reading
+/// it: a linalg.copy into it, or an all-parallel generic whose only output
+/// is `buffer` or a reshape of it (identity map, its value unused) and whose
+/// inputs do not alias it.
+bool overwrites(Operation *op, Value buffer) {
+  Value root = rootOf(buffer);
+  if (auto copy = dyn_cast<linalg::CopyOp>(op))
+    return copy.hasPureBufferSemantics() && copy.getDpsInits()[0] == buffer &&
+           rootOf(copy.getInputs()[0]) != root;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  Value target = init->get();
+  while (target != buffer && (target.getDefiningOp<memref::ExpandShapeOp>() ||
+                              target.getDefiningOp<memref::CollapseShapeOp>()))
+    target = target.getDefiningOp()->getOperand(0);
+  if (target != buffer || !generic.getMatchingIndexingMap(init).isIdentity() ||
+      generic.payloadUsesValueFromOperand(init))
+    return false;
+  return llvm::none_of(generic.getDpsInputs(),
+                       [&](Value input) { return rootOf(input) == root; });
+}
+
+/// Drops each linalg.fill of a buffer that the next op touching it
+/// overwrites entirely (a convolution's initial value, once its epilogue or
+/// bias generic writes the whole buffer): otherwise a kernel of its own.
+void eraseDeadFills(func::FuncOp func, IRRewriter &rewriter) {
+  SmallVector<linalg::FillOp> dead;
+  func.walk([&](linalg::FillOp fill) {
+    if (!fill.hasPureBufferSemantics())
+      return;
+    Value target = fill.getDpsInits()[0], root = rootOf(target);
+    for (Operation *op = fill->getNextNode(); op; op = op->getNextNode()) {
+      if (overwrites(op, target)) {
+        dead.push_back(fill);
+        return;
+      }
+      if (skippable(op))
+        continue;
+      if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+        return;
+      for (Value operand : op->getOperands())
+        if (isa<MemRefType>(operand.getType()) && rootOf(operand) == root)
+          return;
+    }
+  });
+  for (linalg::FillOp fill : dead)
+    rewriter.eraseOp(fill);
 }
 
 /// Emits the kernel for one gemm in place of `op`.
@@ -592,10 +760,14 @@ void GemmEmitter::emit() {
                                          b.getUnitAttr(), loop.getRegionIterArgs()[0]);
     }
     Value nextStep = add(iv, idx(ahead));
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, nextStep,
-                                          idx(kSteps));
-    Value refill = arith::AndIOp::create(b, loc, primary, inRange);
-    load(arith::RemUIOp::create(b, loc, nextStep, idx(stages)), nextStep, refill);
+    // Nothing to refill when the prologue loaded every k step (a constant
+    // false predicate would reach the PTX as `@0`, which ptxas rejects).
+    if (kSteps > ahead) {
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, nextStep,
+                                            idx(kSteps));
+      Value refill = arith::AndIOp::create(b, loc, primary, inRange);
+      load(arith::RemUIOp::create(b, loc, nextStep, idx(stages)), nextStep, refill);
+    }
     Value lastSlot = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
                                            idx(stages - 1));
     Value one = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
@@ -693,35 +865,62 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
                                  << ", expected 2, 3 or 4";
       return signalPassFailure();
     }
+    IRRewriter rewriter(&getContext());
+    eraseDeadFills(getOperation(), rewriter);
     SmallVector<std::pair<Operation *, Gemm>> gemms;
     getOperation().walk([&](Operation *op) {
       if (std::optional<Gemm> gemm = matchGemm(op, tf32))
         gemms.emplace_back(op, *gemm);
     });
-    IRRewriter rewriter(&getContext());
+    // A zero initial value: a zero fill, or a copy of a zero-filled buffer
+    // (found before any kernel is emitted: the searches do not step over
+    // kernels).
+    SmallVector<Operation *> zeroInits;
     for (auto &[op, gemm] : gemms) {
-      linalg::FillOp fill = zeroFillBefore(op, gemm.c);
+      Operation *init = zeroFillBefore(op, gemm.c);
+      zeroInits.push_back(init ? init : zeroCopyBefore(op, gemm.c).getOperation());
+    }
+    for (auto [index, entry] : llvm::enumerate(gemms)) {
+      auto &[op, gemm] = entry;
+      Operation *fill = zeroInits[index];
+      if (fill)
+        collapseThroughExpand(op, gemm.c, rewriter);
       linalg::GenericOp consumer = fusableConsumer(op, gemm.c, fill);
       // B made K-major at run time: a tiled transpose kernel (after the
       // searches above, which step over linalg ops but not over kernels).
       if (gemm.kMajorB)
         if (linalg::TransposeOp transpose = transposeWriting(gemm.b, op))
           emitTiledTranspose(rewriter, transpose);
-      if (fill)
+      if (auto copy = dyn_cast_or_null<linalg::CopyOp>(fill)) {
+        // The zero-filled source goes with its last copy.
+        Value source = copy.getInputs()[0];
+        rewriter.eraseOp(copy);
+        if (auto alloc = source.getDefiningOp<memref::AllocOp>()) {
+          bool unread = llvm::all_of(alloc->getUsers(), [](Operation *user) {
+            return isa<linalg::FillOp, memref::DeallocOp>(user);
+          });
+          if (unread) {
+            for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+              rewriter.eraseOp(user);
+            rewriter.eraseOp(alloc);
+          }
+        }
+      } else if (fill) {
         rewriter.eraseOp(fill);
+      }
       // The output copied to a model output right after: write that instead.
       Operation *producer = consumer ? consumer.getOperation() : op;
       Value result = consumer ? consumer.getDpsInits()[0] : gemm.c;
       if (Operation *copy = finalCopyOf(result, producer, op)) {
-        Value target = copy->getOperand(1);
+        Value buffer = copy->getOperand(0), target = copy->getOperand(1);
         rewriter.eraseOp(copy);
-        Operation *alloc = result.getDefiningOp();
-        for (Operation *user : llvm::make_early_inc_range(result.getUsers()))
+        Operation *alloc = buffer.getDefiningOp();
+        for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
           if (isa<memref::DeallocOp>(user))
             rewriter.eraseOp(user);
-        rewriter.replaceAllUsesWith(result, target);
+        rewriter.replaceAllUsesWith(buffer, target);
         rewriter.eraseOp(alloc);
-        if (result == gemm.c)
+        if (buffer == gemm.c)
           gemm.c = target;
       }
       rewriter.setInsertionPoint(op);
@@ -752,6 +951,15 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
         rewriter.eraseOp(alloc);
       }
     }
+    // Convolutions' im2col generics (after the searches above, which step
+    // over linalg ops but not over kernels).
+    SmallVector<linalg::GenericOp> im2cols;
+    getOperation().walk([&](linalg::GenericOp generic) {
+      if (generic->hasAttr(kIm2colAttrName))
+        im2cols.push_back(generic);
+    });
+    for (linalg::GenericOp generic : im2cols)
+      emitIm2colKernel(rewriter, generic);
   }
 };
 

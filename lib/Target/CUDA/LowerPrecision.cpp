@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/APFloat.h"
 
@@ -255,6 +256,11 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
                     linalg::YieldOp::create(b, l, v);
                   })
                   .getResult(0);
+  // Names the generic for kiln-cuda-gemm's im2col kernel, which checks the
+  // maps against these numbers.
+  col.getDefiningOp()->setAttr(
+      kIm2colAttrName,
+      rewriter.getDenseI64ArrayAttr({strides[0], strides[1], dilations[0], dilations[1]}));
   col = tensor::CollapseShapeOp::create(rewriter, loc, RankedTensorType::get({n, p, k}, type),
                                         col,
                                         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
@@ -293,14 +299,30 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
       op, y, product, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
+/// `value` converted by convertOperand, reusing an earlier conversion of the
+/// same activation that dominates `user` (the Q, K and V projections of an
+/// attention layer read one input: one truncf kernel, not three).
+Value convertOnce(OpBuilder &b, Operation *user, Value value, FloatType type,
+                  DenseMap<Value, Value> &converted, DominanceInfo &dominance) {
+  auto known = converted.find(value);
+  if (known != converted.end() && dominance.properlyDominates(known->second, user))
+    return known->second;
+  Value result = convertOperand(b, user->getLoc(), value, type);
+  if (!result.getDefiningOp<arith::ConstantOp>())
+    converted[value] = result;
+  return result;
+}
+
 /// An f32 matmul gets `type` operands; a matmul already in `type` (a model
 /// in f16 or bf16) accumulates in f32 and rounds its result to `type` once.
-template <typename OpTy> void lower(OpTy op, FloatType type, IRRewriter &rewriter) {
+template <typename OpTy>
+void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value> &converted,
+           DominanceInfo &dominance) {
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   if (isPlainMatmulOf(op, rewriter.getF32Type())) {
-    Value lhs = convertOperand(rewriter, loc, op.getDpsInputs()[0], type);
-    Value rhs = convertOperand(rewriter, loc, op.getDpsInputs()[1], type);
+    Value lhs = convertOnce(rewriter, op, op.getDpsInputs()[0], type, converted, dominance);
+    Value rhs = convertOnce(rewriter, op, op.getDpsInputs()[1], type, converted, dominance);
     auto narrow = OpTy::create(rewriter, loc, op->getResultTypes(), ValueRange{lhs, rhs},
                                op.getDpsInits());
     rewriter.replaceOp(op, narrow->getResults());
@@ -337,6 +359,8 @@ struct KilnCUDALowerPrecisionPass final
         matmuls.push_back(op);
     });
     IRRewriter rewriter(context);
+    DenseMap<Value, Value> converted;
+    DominanceInfo dominance(getOperation());
     for (Operation *op : matmuls) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
         if (convolutions)
@@ -351,9 +375,9 @@ struct KilnCUDALowerPrecisionPass final
         continue;
       }
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
-        lower(matmul, type, rewriter);
+        lower(matmul, type, rewriter, converted, dominance);
       else
-        lower(cast<linalg::BatchMatmulOp>(op), type, rewriter);
+        lower(cast<linalg::BatchMatmulOp>(op), type, rewriter, converted, dominance);
     }
   }
 };

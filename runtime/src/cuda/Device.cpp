@@ -452,14 +452,19 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                                          plan.inputs[i]->data, plan.inputs[i]->byte_size,
                                          stream),
                   cat("copying input '", plan.inputs[i]->name, "' to the device").c_str());
-  // KILN_CUDA_POISON_OUTPUTS=1 (tests): outputs start as NaN (0x7fc00000
-  // words), so an element no kernel writes shows.
+  // KILN_CUDA_POISON_OUTPUTS=1 (tests): outputs and the arena (the
+  // intermediates) start as NaN (0x7fc00000 words), so an element no
+  // kernel writes shows.
   std::vector<uint32_t> poison;
   if (poisonOutputs) {
-    size_t largest = 0;
+    size_t largest = arenas->arenaSize();
     for (size_t bytes : plan.outputBytes)
       largest = std::max(largest, bytes);
     poison.assign((largest + 3) / 4, 0x7fc00000u);
+    if (lease.get()->arena && arenas->arenaSize())
+      state.check(driver.memcpyHtoDAsync(lease.get()->arena, poison.data(),
+                                         arenas->arenaSize(), stream),
+                  "poisoning the arena");
     for (size_t i = 0; i < plan.outputBytes.size(); ++i)
       if (void *ptr = buffers[plan.inputs.size() + i]; ptr && plan.outputBytes[i])
         state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(ptr), poison.data(),

@@ -72,7 +72,7 @@ public:
   /// KILN_CUDA_SYNC=1: synchronize after every launch, so that a failing
   /// kernel is named exactly.
   bool syncEachLaunch = false;
-  /// KILN_CUDA_POISON_OUTPUTS=1: outputs are filled with NaN before each run.
+  /// KILN_CUDA_POISON_OUTPUTS=1: outputs and the arena are filled with NaN before each run.
   bool poisonOutputs = false;
 
 private:

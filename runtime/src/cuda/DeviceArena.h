@@ -49,6 +49,8 @@ public:
   bool reserveIO(DeviceScratch &scratch, uint64_t bytes, std::string &error);
   /// Scratches made so far (the most runs that were in flight at once).
   size_t size() const;
+  /// Bytes of each scratch's arena.
+  uint64_t arenaSize() const { return arenaBytes; }
 
 private:
   const Driver &driver;

@@ -167,3 +167,76 @@ func.func @transposed_at_run_time(%a: memref<2x128x64xf32>, %b: memref<2x64x96xf
   memref.dealloc %bt : memref<2x96x64xf32>
   return
 }
+
+// -----
+
+// A convolution's epilogue: the product [N, F, OH*OW] reaches its bias +
+// residual + relu generic through memref.expand_shape to [N, F, OH, OW]. The
+// generic is rewritten over the product's rank (the residual and the output
+// through memref.collapse_shape, the bias by channel), so the epilogue
+// computes it; the product's buffer and fill go, and so does the zero fill
+// of the output, which the generic overwrites entirely.
+// CHECK-LABEL: func.func @conv_epilogue
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[RES:.*]] = memref.collapse_shape %arg3 {{\[}}[0], [1], [2, 3]] : memref<4x64x14x14xf32> into memref<4x64x196xf32>
+// CHECK-DAG: %[[OUT:.*]] = memref.collapse_shape %arg4 {{\[}}[0], [1], [2, 3]] : memref<4x64x14x14xf32> into memref<4x64x196xf32>
+// CHECK: gpu.launch
+// CHECK: nvgpu.warpgroup.mma.store
+// CHECK: memref.load %arg2[
+// CHECK: memref.load %[[RES]][
+// CHECK: arith.maximumf
+// CHECK: vector.store {{.*}}, %[[OUT]][
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.alloc
+#eA = affine_map<(b, m, n, k) -> (m, k)>
+#eB = affine_map<(b, m, n, k) -> (b, n, k)>
+#eC = affine_map<(b, m, n, k) -> (b, m, n)>
+#e4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#eBias = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @conv_epilogue(%w: memref<64x576xf16>, %col: memref<4x196x576xf16>, %bias: memref<64xf32>,
+                         %res: memref<4x64x14x14xf32>, %y: memref<4x64x14x14xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<4x64x14x14xf32>)
+  %p = memref.alloc() : memref<4x64x196xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x64x196xf32>)
+  linalg.batch_matmul indexing_maps = [#eA, #eB, #eC]
+      ins(%w, %col : memref<64x576xf16>, memref<4x196x576xf16>) outs(%p : memref<4x64x196xf32>)
+  %e = memref.expand_shape %p [[0], [1], [2, 3]] output_shape [4, 64, 14, 14] : memref<4x64x196xf32> into memref<4x64x14x14xf32>
+  linalg.generic {indexing_maps = [#e4, #eBias, #e4, #e4],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e, %bias, %res : memref<4x64x14x14xf32>, memref<64xf32>, memref<4x64x14x14xf32>)
+      outs(%y : memref<4x64x14x14xf32>) {
+  ^bb0(%x: f32, %b: f32, %r: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    %t = arith.addf %s, %r : f32
+    %u = arith.maximumf %t, %zero : f32
+    linalg.yield %u : f32
+  }
+  memref.dealloc %p : memref<4x64x196xf32>
+  return
+}
+
+// -----
+
+// The fill of a buffer that is read before it is overwritten stays.
+// CHECK-LABEL: func.func @live_fill
+// CHECK: linalg.fill
+func.func @live_fill(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%t : memref<64xf32>) outs(%out : memref<64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%in : memref<64xf32>) outs(%t : memref<64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  memref.dealloc %t : memref<64xf32>
+  return
+}

@@ -1,8 +1,8 @@
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="chip=sm_80" %s | FileCheck %s --check-prefix=SM80
 
-// A zero-filled f16 product of tile multiples: the fill goes, the kernel
-// stores the accumulators.
+// A zero-filled f16 product of tile multiples (3 k steps, so the main loop
+// refills a stage): the fill goes, the kernel stores the accumulators.
 // CHECK-LABEL: func.func @f16
 // CHECK-NOT: linalg.fill
 // CHECK: %[[A:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b
@@ -27,10 +27,10 @@
 // SM80-LABEL: func.func @f16
 // SM80: linalg.fill
 // SM80: linalg.matmul
-func.func @f16(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %c: memref<256x256xf32>) {
+func.func @f16(%a: memref<256x192xf16>, %b: memref<192x256xf16>, %c: memref<256x256xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
-  linalg.matmul ins(%a, %b : memref<256x128xf16>, memref<128x256xf16>) outs(%c : memref<256x256xf32>)
+  linalg.matmul ins(%a, %b : memref<256x192xf16>, memref<192x256xf16>) outs(%c : memref<256x256xf32>)
   return
 }
 
@@ -205,5 +205,32 @@ func.func @in_place(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memre
   }
   linalg.copy ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xf32>)
   memref.dealloc %c : memref<128x128xf32>
+  return
+}
+
+// -----
+
+// One zero tensor bufferized once and copied into each product's output:
+// each copy counts as a zero fill (no initial value added), and the zero
+// buffer goes with its last copy.
+// CHECK-LABEL: func.func @zero_copies
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.copy
+// CHECK: gpu.launch
+// CHECK-NOT: arith.addf
+// CHECK: gpu.launch
+// CHECK-NOT: arith.addf
+// CHECK-NOT: memref.alloc() : memref<128x128xf32>
+// CHECK: return
+func.func @zero_copies(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf32>,
+                       %d: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<128x128xf32>)
+  linalg.copy ins(%z : memref<128x128xf32>) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.copy ins(%z : memref<128x128xf32>) outs(%d : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%d : memref<128x128xf32>)
+  memref.dealloc %z : memref<128x128xf32>
   return
 }

@@ -66,27 +66,46 @@ CASES = [
 
 # Convolutions (NCHW, batch > 16 so that they reach the CUDA codegen as
 # linalg.conv_2d_nchw_fchw, then im2col + one product per image through the
-# template; relu after): name, x shape, w shape, stride, pad, precision.
+# template; relu after): name, x shape, w shape, stride, pad, precision, and
+# whether a bias and a residual input come before the relu. Every case must
+# compile to two kernels: the im2col kernel (reading the unpadded input) and
+# the GEMM whose epilogue computes bias, residual and relu.
 CONV_CASES = [
-    ("conv_f16_3x3_17x16x12x12_f32", (17, 16, 12, 12), (32, 16, 3, 3), 1, 1, "fp16"),
-    ("conv_bf16_3x3s2_17x8x15x15_f24", (17, 8, 15, 15), (24, 8, 3, 3), 2, 1, "bf16"),
-    ("conv_f16_3x3_17x16x7x7_f64_p49", (17, 16, 7, 7), (64, 16, 3, 3), 1, 1, "fp16"),
-    ("conv_tf32_3x3_17x32x7x7_f40_p49", (17, 32, 7, 7), (40, 32, 3, 3), 1, 1, "tf32"),
-    ("conv_tf32_1x1_17x64x14x14_f36", (17, 64, 14, 14), (36, 64, 1, 1), 1, 0, "tf32"),
-    ("conv_bf16_3x3_33x64x28x28_f128", (33, 64, 28, 28), (128, 64, 3, 3), 1, 1, "bf16"),
+    ("conv_f16_3x3_17x16x12x12_f32", (17, 16, 12, 12), (32, 16, 3, 3), 1, 1, "fp16", False),
+    ("conv_bf16_3x3s2_17x8x15x15_f24", (17, 8, 15, 15), (24, 8, 3, 3), 2, 1, "bf16", False),
+    ("conv_f16_3x3_17x16x7x7_f64_p49", (17, 16, 7, 7), (64, 16, 3, 3), 1, 1, "fp16", False),
+    ("conv_tf32_3x3_17x32x7x7_f40_p49", (17, 32, 7, 7), (40, 32, 3, 3), 1, 1, "tf32", False),
+    ("conv_tf32_1x1_17x64x14x14_f36", (17, 64, 14, 14), (36, 64, 1, 1), 1, 0, "tf32", False),
+    ("conv_bf16_3x3_33x64x28x28_f128", (33, 64, 28, 28), (128, 64, 3, 3), 1, 1, "bf16", False),
     # An RGB stem (K = 3*7*7 = 147): zero channels pad K to 8*49 (f16) or 4*49.
-    ("conv_f16_7x7s2_17x3x40x40_f64_stem", (17, 3, 40, 40), (64, 3, 7, 7), 2, 3, "fp16"),
-    ("conv_tf32_7x7s2_17x3x40x40_f64_stem", (17, 3, 40, 40), (64, 3, 7, 7), 2, 3, "tf32"),
+    ("conv_f16_7x7s2_17x3x40x40_f64_stem", (17, 3, 40, 40), (64, 3, 7, 7), 2, 3, "fp16", False),
+    ("conv_tf32_7x7s2_17x3x40x40_f64_stem", (17, 3, 40, 40), (64, 3, 7, 7), 2, 3, "tf32", False),
+    # relu(conv + bias + residual): tile multiples (P = 256, F = 128), a
+    # strided 1x1 downsample with ragged P and F, tf32.
+    ("conv_f16_3x3_17x32x16x16_f128_bias_res", (17, 32, 16, 16), (128, 32, 3, 3), 1, 1, "fp16",
+     True),
+    ("conv_bf16_1x1s2_17x64x14x14_f72_bias_res", (17, 64, 14, 14), (72, 64, 1, 1), 2, 0, "bf16",
+     True),
+    ("conv_tf32_3x3_17x16x9x9_f40_bias_res", (17, 16, 9, 9), (40, 16, 3, 3), 1, 1, "tf32", True),
 ]
 
 
-def conv_model(x_shape, w_shape, stride, pad, weight):
+def conv_model(x_shape, w_shape, stride, pad, weight, bias=None):
     n, _, h, w = x_shape
     f, _, kh, kw = w_shape
     oh, ow = (h + 2 * pad - kh) // stride + 1, (w + 2 * pad - kw) // stride + 1
     xt = "tensor<" + "x".join(map(str, x_shape)) + "xf32>"
     wt = "tensor<" + "x".join(map(str, w_shape)) + "xf32>"
     yt = f"tensor<{n}x{f}x{oh}x{ow}xf32>"
+    if bias is not None:
+        return (f"func.func @main(%x: {xt}, %r: {yt}) -> {yt} {{\n"
+                f"  %w = {hex_constant(weight, wt)}\n"
+                f"  %b = {hex_constant(bias, f'tensor<{f}xf32>')}\n"
+                f"  %c = kiln.conv %x, %w, %b {{strides = array<i64: {stride}, {stride}>, "
+                f"dilations = array<i64: 1, 1>, pads = array<i64: {pad}, {pad}, {pad}, {pad}>}} "
+                f": ({xt}, {wt}, tensor<{f}xf32>) -> {yt}\n"
+                f"  %s = kiln.add %c, %r : ({yt}, {yt}) -> {yt}\n"
+                f"  %o = kiln.relu %s : {yt}\n  return %o : {yt}\n}}\n")
     return (f"func.func @main(%x: {xt}) -> {yt} {{\n"
             f"  %w = {hex_constant(weight, wt)}\n"
             f"  %c = kiln.conv %x, %w {{strides = array<i64: {stride}, {stride}>, dilations = "
@@ -170,13 +189,16 @@ def compile_cases(args):
         print(("PASS: " if error is None else "FAIL: ") + name + " (compile)" +
               ("" if error is None else "\n  " + error))
         failures += error is not None
-    for name, x_shape, w_shape, stride, pad, precision in CONV_CASES:
+    for name, x_shape, w_shape, stride, pad, precision, residual in CONV_CASES:
         case = os.path.join(args.work, name)
         os.makedirs(case, exist_ok=True)
         weight = rng.standard_normal(w_shape, np.float32)
         np.save(os.path.join(case, "weight.npy"), weight)
+        bias = rng.standard_normal(w_shape[0], np.float32) if residual else None
+        if bias is not None:
+            np.save(os.path.join(case, "bias.npy"), bias)
         with open(os.path.join(case, "model.mlir"), "w") as f:
-            f.write(conv_model(x_shape, w_shape, stride, pad, weight))
+            f.write(conv_model(x_shape, w_shape, stride, pad, weight, bias))
         flags = ["--target=cuda", f"--precision={precision}"]
         ptx = subprocess.run([args.kilnc, os.path.join(case, "model.mlir"), *flags, "--emit=ptx",
                               "-o", "-"], capture_output=True, text=True)
@@ -188,6 +210,9 @@ def compile_cases(args):
             error = "compile failed: " + (ptx.stderr or lib.stderr).strip()
         elif "wgmma.mma_async" not in ptx.stdout:
             error = "the convolution does not use the GEMM template"
+        elif ptx.stdout.count(".entry ") != 2:
+            error = (f"{ptx.stdout.count('.entry ')} kernels, expected 2 (im2col, and the GEMM "
+                     "with its epilogue)")
         with open(os.path.join(case, "meta.json"), "w") as f:
             json.dump({"conv": True, "x": x_shape, "stride": stride, "pad": pad,
                        "precision": precision}, f)
@@ -282,10 +307,20 @@ def run_cases(args):
         x = rng.standard_normal(meta["x"]).astype(np.float32)
         w = np.load(os.path.join(case, "weight.npy"))
         np.save(os.path.join(case, "in_x.npy"), x)
-        run = subprocess.run([args.kiln_run, os.path.join(case, "model.so"), "--device", "cuda",
-                              "--output-dir", os.path.join(case, "out"),
-                              "--input", f"input_0={os.path.join(case, 'in_x.npy')}"],
-                             capture_output=True, text=True, env=env)
+        cmd = [args.kiln_run, os.path.join(case, "model.so"), "--device", "cuda",
+               "--output-dir", os.path.join(case, "out"),
+               "--input", f"input_0={os.path.join(case, 'in_x.npy')}"]
+        add = np.float64(0.0)
+        if os.path.exists(os.path.join(case, "bias.npy")):
+            bias = np.load(os.path.join(case, "bias.npy")).astype(np.float64)
+            n, _, h, wd = meta["x"]
+            f, _, kh, kw = w.shape
+            oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+            r = rng.standard_normal((n, f, oh, ow)).astype(np.float32)
+            np.save(os.path.join(case, "in_r.npy"), r)
+            cmd += ["--input", f"input_1={os.path.join(case, 'in_r.npy')}"]
+            add = bias[None, :, None, None] + r.astype(np.float64)
+        run = subprocess.run(cmd, capture_output=True, text=True, env=env)
         error = None
         if run.returncode:
             error = "run failed: " + (run.stderr.strip() or run.stdout.strip())
@@ -293,12 +328,12 @@ def run_cases(args):
             outs = sorted(os.listdir(os.path.join(case, "out")))
             out = np.load(os.path.join(case, "out", outs[0])).astype(np.float64)
             xr, wr = round_to(x, precision), round_to(w, precision)
-            ref = np.maximum(conv_reference(xr, wr, stride, pad), 0.0)
-            scale = conv_reference(np.abs(xr), np.abs(wr), stride, pad)
+            ref = np.maximum(conv_reference(xr, wr, stride, pad) + add, 0.0)
+            scale = conv_reference(np.abs(xr), np.abs(wr), stride, pad) + 1e-3
             tolerance = 2.5e-3 if precision == "tf32" else 1e-4
             bad = ~(np.abs(out - ref) <= tolerance * scale)  # NaN fails too
             exact = np.maximum(conv_reference(x.astype(np.float64), w.astype(np.float64),
-                                              stride, pad), 0.0)
+                                              stride, pad) + add, 0.0)
             rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
             detail = f"rel. error vs unrounded f64 {rel:.2e}"
             if out.shape != ref.shape:

@@ -112,3 +112,23 @@ func.func @stem(%x: tensor<1x3x20x20xf32>) -> tensor<1x4x7x7xf32> {
        ins(%x, %w : tensor<1x3x20x20xf32>, tensor<4x3x7x7xf32>) outs(%init : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
   return %0 : tensor<1x4x7x7xf32>
 }
+
+// -----
+
+// Two products reading one activation (an attention layer's Q and K
+// projections): one truncf generic serves both.
+// CHECK-LABEL: func.func @shared_activation
+// CHECK-COUNT-1: arith.truncf
+// CHECK-NOT: arith.truncf
+// CHECK: linalg.matmul ins(%[[X:[0-9a-z_]+]], %{{.*}} : tensor<64x32xbf16>
+// CHECK: linalg.matmul ins(%[[X]], %{{.*}} : tensor<64x32xbf16>
+func.func @shared_activation(%x: tensor<64x32xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %wq = arith.constant dense<0.5> : tensor<32x16xf32>
+  %wk = arith.constant dense<0.25> : tensor<32x16xf32>
+  %e = tensor.empty() : tensor<64x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<64x32xf32>, tensor<32x16xf32>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<64x32xf32>, tensor<32x16xf32>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %q, %k : tensor<64x16xf32>, tensor<64x16xf32>
+}

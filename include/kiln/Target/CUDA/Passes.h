@@ -14,6 +14,9 @@ namespace kiln {
 inline constexpr llvm::StringLiteral kSerialLoopAttr = "kiln.serial";
 /// The host function the artifact defines to fetch a constant's device copy.
 inline constexpr llvm::StringLiteral kDeviceConstantFunction = "kiln_cuda_constant";
+/// Marks kiln-cuda-lower-precision's im2col generic of a convolution, with
+/// its strides and dilations [sh, sw, dh, dw], for kiln-cuda-gemm's kernel.
+inline constexpr llvm::StringLiteral kIm2colAttrName = "kiln.im2col";
 
 #define GEN_PASS_DECL
 #include "kiln/Target/CUDA/Passes.h.inc"
