@@ -241,6 +241,23 @@ def loop_models(out):
         N("Loop", ["m", "", "y0"], ["y"], body=seq)], [T("y0", F, [2])], [T("y")], [m])
 
 
+# --- Function-body idioms (AffineGrid's) -------------------------------------------
+
+@register
+def body_idioms(out):
+    # Split of a shape: the parts stay constants, so the Expand is static.
+    save(out, "split_shape", [
+        N("Shape", ["x"], ["s"]),
+        N("Split", ["s"], ["n", "c"], num_outputs=2),
+        N("Concat", ["n", "c"], ["nc"], axis=0),
+        N("Expand", ["one", "nc"], ["y"])],
+         [T("x", F, [2, 3])], [T("y")], [init("one", np.float32([1]))], opset=18)
+    # Range over one-element 1-D bounds.
+    save(out, "range_1d", [N("Range", ["s", "l", "d"], ["y"])], [], [T("y")],
+         [init("s", np.int64([0])), init("l", np.int64([4])), init("d", np.int64([1]))],
+         opset=13)
+
+
 # --- RNN, GRU, LSTM -------------------------------------------------------------
 
 @register
