@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: make_seeds.py onnx|mlir|artifact OUTDIR [MODELSDIR]
 
-onnx:     every model of test/Import/ONNX/make_models.py and
+onnx:     every model of test/Import/ONNX/make_models.py, make_control_flow.py and
           test/hostile/make_hostile.py (less the three larger than 64 KiB:
           the deep chain and the rank bombs, which would slow every mutation);
 mlir:     every test/**/*.mlir and examples/*.mlir, split at `// -----`;
@@ -35,7 +35,8 @@ def write(out, data):
 def onnx_seeds(out, models):
     count = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for script in ["test/Import/ONNX/make_models.py", "test/hostile/make_hostile.py"]:
+        for script in ["test/Import/ONNX/make_models.py", "test/Import/ONNX/make_control_flow.py",
+                       "test/hostile/make_hostile.py"]:
             subprocess.run([sys.executable, os.path.join(ROOT, script),
                             os.path.join(tmp, os.path.basename(script))], check=True)
         # os.walk, not a recursive glob: the external-data cases hold

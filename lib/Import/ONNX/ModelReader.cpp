@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -179,6 +180,41 @@ static LogicalResult checkUses(const ModelFile &file, Location loc,
   return success();
 }
 
+/// Calls `fn` on every name the graphs held by `node`'s attributes read from
+/// enclosing graphs, at any depth: the names their nodes and outputs read
+/// minus those each graph defines itself (inputs, initializers, outputs of
+/// its nodes).
+static void forEachBodyInput(const onnx::NodeProto &node,
+                             llvm::function_ref<void(const std::string &)> fn) {
+  auto visitGraph = [&](const onnx::GraphProto &graph) {
+    llvm::StringSet<> local;
+    for (const onnx::ValueInfoProto &input : graph.input())
+      local.insert(input.name());
+    for (const onnx::TensorProto &init : graph.initializer())
+      local.insert(init.name());
+    for (const onnx::NodeProto &inner : graph.node())
+      for (const std::string &output : inner.output())
+        local.insert(output);
+    auto outer = [&](const std::string &name) {
+      if (!name.empty() && !local.contains(name))
+        fn(name);
+    };
+    for (const onnx::NodeProto &inner : graph.node()) {
+      for (const std::string &input : inner.input())
+        outer(input);
+      forEachBodyInput(inner, outer);
+    }
+    for (const onnx::ValueInfoProto &output : graph.output())
+      outer(output.name());
+  };
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (attr.has_g())
+      visitGraph(attr.g());
+    for (const onnx::GraphProto &graph : attr.graphs())
+      visitGraph(graph);
+  }
+}
+
 /// Kahn's algorithm, keeping the file order among ready nodes so that the
 /// imported IR follows the model's own order when it is already sorted.
 static LogicalResult sortNodes(ModelFile &file, Location loc,
@@ -190,10 +226,21 @@ static LogicalResult sortNodes(ModelFile &file, Location loc,
   std::deque<const onnx::NodeProto *> ready;
   for (const onnx::NodeProto &node : graph.node()) {
     unsigned count = 0;
+    // A body reads outer values implicitly: they order the node too.
+    llvm::SmallPtrSet<const onnx::NodeProto *, 4> bodyProducers;
+    forEachBodyInput(node, [&](const std::string &input) {
+      if (const onnx::NodeProto *producer = defs.producer.lookup(input))
+        bodyProducers.insert(producer);
+    });
     for (const std::string &input : node.input()) {
       const onnx::NodeProto *producer = defs.producer.lookup(input);
       if (input.empty() || !producer)
         continue;
+      bodyProducers.erase(producer);
+      consumers[producer].push_back(&node);
+      ++count;
+    }
+    for (const onnx::NodeProto *producer : bodyProducers) {
       consumers[producer].push_back(&node);
       ++count;
     }

@@ -108,6 +108,10 @@ static std::optional<SmallVector<double>> floatsOf(Value value) {
   return std::nullopt;
 }
 
+std::optional<SmallVector<int64_t>> constantIntsOf(Value value) {
+  return intsOf(value);
+}
+
 std::optional<SmallVector<int64_t>> NodeBinder::constantInts(unsigned i) {
   return intsOf(optionalInput(i));
 }
@@ -266,6 +270,57 @@ NodeBinder::floatsAttr(StringRef name, std::optional<ArrayRef<float>> fallback) 
   return SmallVector<float>(attr->floats().begin(), attr->floats().end());
 }
 
+FailureOr<SmallVector<std::string>> NodeBinder::stringsAttr(StringRef name) {
+  const AttributeProto *attr = findAttr(name);
+  if (!attr)
+    return emitError() << "attribute '" << name << "' is required";
+  if (attr->type() != AttributeProto::STRINGS)
+    return wrongType(*attr, "STRINGS");
+  return SmallVector<std::string>(attr->strings().begin(), attr->strings().end());
+}
+
+/// Most body nodes imported for one model (unrolled iterations count each
+/// time) and the deepest nesting of bodies.
+static constexpr int64_t kMaxInlinedNodes = 100000;
+static constexpr int64_t kMaxGraphDepth = 16;
+
+FailureOr<std::pair<unsigned, unsigned>> NodeBinder::graphArity(StringRef name) {
+  const AttributeProto *attr = findAttr(name);
+  if (!attr)
+    return emitError() << "attribute '" << name << "' is required";
+  if (attr->type() != AttributeProto::GRAPH || !attr->has_g())
+    return wrongType(*attr, "GRAPH");
+  return std::make_pair(static_cast<unsigned>(attr->g().input_size()),
+                        static_cast<unsigned>(attr->g().output_size()));
+}
+
+FailureOr<SmallVector<Value>> NodeBinder::inlineGraph(StringRef name,
+                                                      ValueRange args) {
+  if (failed(graphArity(name)))
+    return failure();
+  const onnx::GraphProto &graph = findAttr(name)->g();
+  if (static_cast<size_t>(graph.input_size()) != args.size())
+    return emitError() << "attribute '" << name << "': the body has "
+                       << graph.input_size() << " inputs, but " << args.size()
+                       << " values are passed to it";
+  state.inlinedNodes += std::max(1, graph.node_size());
+  if (state.inlinedNodes > kMaxInlinedNodes)
+    return unsupported("the control-flow bodies unroll to more than " +
+                       Twine(kMaxInlinedNodes) + " nodes");
+  if (state.depth >= kMaxGraphDepth)
+    return unsupported("control-flow bodies nested more than " +
+                       Twine(kMaxGraphDepth) + " deep");
+  if (!state.importBody)
+    return emitError() << "nested graphs cannot be imported here";
+  SmallVector<Value> results;
+  ++state.depth;
+  LogicalResult imported = state.importBody(graph, args, results);
+  --state.depth;
+  if (failed(imported))
+    return failure();
+  return results;
+}
+
 FailureOr<ElementsAttr> NodeBinder::tensorAttr(StringRef name) {
   const AttributeProto *attr = findAttr(name);
   if (!attr)
@@ -410,6 +465,9 @@ const HandlerRegistry &HandlerRegistry::get() {
   static const HandlerRegistry registry = [] {
     HandlerRegistry r;
     registerAttentionHandlers(r);
+    registerControlFlowHandlers(r);
+    registerRecurrentHandlers(r);
+    registerLinearAttentionHandler(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);

@@ -20,6 +20,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 namespace onnx {
 class NodeProto;
 class AttributeProto;
+class GraphProto;
 } // namespace onnx
 
 namespace kiln::onnx_import {
@@ -38,8 +40,20 @@ struct GraphState {
   mlir::OpBuilder &builder;
   TensorLoader &loader;
   llvm::StringMap<mlir::Value> values;
-  /// Values that some node or graph output reads.
+  /// Values that some node or graph output reads (in any nested graph).
   llvm::StringSet<> used;
+  /// Imports a nested graph (a control-flow op's body) inline at the
+  /// builder's insertion point, its inputs bound to `args`, and returns its
+  /// outputs; names of the enclosing graphs stay visible inside it. Set by
+  /// the importer.
+  std::function<mlir::LogicalResult(const onnx::GraphProto &, mlir::ValueRange,
+                                    llvm::SmallVectorImpl<mlir::Value> &)>
+      importBody;
+  /// Body nodes imported so far (unrolled loops count each iteration) and the
+  /// current nesting depth: both are bounded so that a hostile model cannot
+  /// make the importer build without limit.
+  int64_t inlinedNodes = 0;
+  int64_t depth = 0;
 };
 
 class NodeBinder {
@@ -86,8 +100,18 @@ public:
            std::optional<llvm::ArrayRef<int64_t>> fallback);
   mlir::FailureOr<llvm::SmallVector<float>>
   floatsAttr(llvm::StringRef name, std::optional<llvm::ArrayRef<float>> fallback);
+  /// A STRINGS attribute (required).
+  mlir::FailureOr<llvm::SmallVector<std::string>> stringsAttr(llvm::StringRef name);
   /// A TENSOR attribute (Constant's value, ConstantOfShape's value).
   mlir::FailureOr<mlir::ElementsAttr> tensorAttr(llvm::StringRef name);
+  /// The (inputs, outputs) counts of GRAPH attribute `name` (a
+  /// control-flow body); an error when it is missing or not a graph.
+  mlir::FailureOr<std::pair<unsigned, unsigned>> graphArity(llvm::StringRef name);
+  /// Imports the body held by GRAPH attribute `name` inline, with `args`
+  /// bound to its inputs, and returns its outputs. Each call builds the body
+  /// again (loops are unrolled); the total is bounded.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> inlineGraph(llvm::StringRef name,
+                                                              mlir::ValueRange args);
   /// Attribute names the node has, for "unsupported attribute" checks.
   std::vector<std::string> attrNames() const;
 
@@ -209,6 +233,9 @@ private:
 };
 
 void registerAttentionHandlers(HandlerRegistry &registry);
+void registerControlFlowHandlers(HandlerRegistry &registry);
+void registerRecurrentHandlers(HandlerRegistry &registry);
+void registerLinearAttentionHandler(HandlerRegistry &registry);
 void registerElementwiseHandlers(HandlerRegistry &registry);
 void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
@@ -223,6 +250,9 @@ mlir::LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, mlir::Value
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
+
+/// The integer elements of `value` when it is a small constant.
+std::optional<llvm::SmallVector<int64_t>> constantIntsOf(mlir::Value value);
 
 /// True when the static dims of `type` hold more bytes than int64 counts.
 bool overflowsInt64Bytes(mlir::Type type);

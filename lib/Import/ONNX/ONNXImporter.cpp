@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
 
 #include <map>
@@ -57,11 +58,30 @@ static int64_t opsetOf(const ModelFile &file, const onnx::NodeProto &node) {
   return file.domains.lookup(canonicalDomain(node.domain()));
 }
 
-/// Every op type of the model with its count and, if unsupported, why.
+/// Calls `fn` on `node` and on every node of the graphs its attributes hold,
+/// at any depth.
+static void forEachNestedNode(const onnx::NodeProto &node,
+                              llvm::function_ref<void(const onnx::NodeProto &)> fn) {
+  fn(node);
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (attr.has_g())
+      for (const onnx::NodeProto &inner : attr.g().node())
+        forEachNestedNode(inner, fn);
+    for (const onnx::GraphProto &graph : attr.graphs())
+      for (const onnx::NodeProto &inner : graph.node())
+        forEachNestedNode(inner, fn);
+  }
+}
+
+/// Every op type of the model (body nodes of control-flow ops included)
+/// with its count and, if unsupported, why.
 static OpSurvey surveyOps(const ModelFile &file) {
   OpSurvey uses;
   const HandlerRegistry &registry = HandlerRegistry::get();
-  for (const onnx::NodeProto *node : file.order) {
+  std::vector<const onnx::NodeProto *> all;
+  for (const onnx::NodeProto *top : file.order)
+    forEachNestedNode(*top, [&](const onnx::NodeProto &node) { all.push_back(&node); });
+  for (const onnx::NodeProto *node : all) {
     StringRef domain = canonicalDomain(node->domain());
     OpTypeUse &use = uses[(domain + "::" + node->op_type()).str()];
     if (use.count++ == 0) {
@@ -70,9 +90,11 @@ static OpSurvey surveyOps(const ModelFile &file) {
       registry.lookup(domain, node->op_type(), opsetOf(file, *node), use.why);
     }
     if (!use.why.empty())
-      use.nodes.push_back(node->name().empty()
+      use.nodes.push_back(!node->name().empty()
+                              ? "'" + node->name() + "'"
+                          : file.nodeIndex.count(node)
                               ? "#" + std::to_string(file.nodeIndex.lookup(node))
-                              : "'" + node->name() + "'");
+                              : "(in a body)");
   }
   return uses;
 }
@@ -258,7 +280,10 @@ private:
   LogicalResult importInputs(const ImportOptions &options, OpBuilder &builder,
                              func::FuncOp func, GraphState &state);
   LogicalResult importInitializers(OpBuilder &builder, GraphState &state);
-  LogicalResult importNode(const onnx::NodeProto &node, GraphState &state);
+  LogicalResult importNode(const onnx::NodeProto &node, size_t index,
+                           GraphState &state);
+  LogicalResult importBody(const onnx::GraphProto &graph, ValueRange args,
+                           SmallVectorImpl<Value> &results, GraphState &state);
   LogicalResult importOutputs(OpBuilder &builder, func::FuncOp func,
                               GraphState &state);
 
@@ -331,12 +356,12 @@ LogicalResult GraphImporter::importInitializers(OpBuilder &builder,
 }
 
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
-                                        GraphState &state) {
+                                        size_t index, GraphState &state) {
   int64_t opset = opsetOf(file, node);
   std::string why;
   HandlerFn handler =
       HandlerRegistry::get().lookup(node.domain(), node.op_type(), opset, why);
-  std::string prefix = describeNode(node, file.nodeIndex.lookup(&node)) +
+  std::string prefix = describeNode(node, index) +
                        ", opset " + std::to_string(opset) + "): ";
   // Every diagnostic raised while this node is handled (by the binder, the
   // handler or the dialect's type inference) gets the node as its context.
@@ -356,8 +381,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   if (!handler)
     return emitError(loc) << "unsupported: " << why;
   std::string name = node.name().empty()
-                         ? node.op_type() + "#" +
-                               std::to_string(file.nodeIndex.lookup(&node))
+                         ? node.op_type() + "#" + std::to_string(index)
                          : node.name();
   NodeBinder binder(state, node, opset,
                     NameLoc::get(StringAttr::get(&context, name), loc));
@@ -371,6 +395,84 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     if (value && failed(checkTensorLimits(value.getType(),
                                           "output '" + output + "'", loc)))
       return failure();
+  }
+  return success();
+}
+
+/// A body is imported in a scope: its inputs, initializers and node outputs
+/// shadow nothing once it is done (the names the enclosing graphs had are
+/// restored), so the same body can be imported once per unrolled iteration.
+LogicalResult GraphImporter::importBody(const onnx::GraphProto &graph,
+                                        ValueRange args,
+                                        SmallVectorImpl<Value> &results,
+                                        GraphState &state) {
+  SmallVector<std::pair<std::string, Value>> saved;
+  auto restore = llvm::make_scope_exit([&] {
+    for (auto &[name, value] : llvm::reverse(saved)) {
+      if (value)
+        state.values[name] = value;
+      else
+        state.values.erase(name);
+    }
+  });
+  llvm::StringSet<> defined;
+  auto define = [&](const std::string &name, StringRef what) -> LogicalResult {
+    if (name.empty())
+      return emitError(loc) << "a body " << what << " has no name";
+    if (!defined.insert(name).second)
+      return emitError(loc) << "body value '" << name << "' is defined twice";
+    saved.emplace_back(name, state.values.lookup(name));
+    return success();
+  };
+  for (auto [i, input] : llvm::enumerate(graph.input())) {
+    if (failed(define(input.name(), "input")))
+      return failure();
+    const onnx::TypeProto &type = input.type();
+    if (type.value_case() != onnx::TypeProto::VALUE_NOT_SET &&
+        !type.has_tensor_type())
+      return emitError(loc) << "unsupported: body input '" << input.name()
+                            << "' is not a tensor (sequences, maps and "
+                               "optionals are not supported)";
+    int32_t declared = type.tensor_type().elem_type();
+    Type element = getElementTypeOrSelf(args[i].getType());
+    if (declared != 0 && convertElementType(&context, declared) != element)
+      return emitError(loc) << "body input '" << input.name() << "' is declared "
+                            << elementTypeName(declared) << ", but the value "
+                            << "passed to it is " << args[i].getType();
+    state.values[input.name()] = args[i];
+  }
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    if (failed(define(init.name(), "initializer")))
+      return failure();
+    // Bodies are imported again per iteration: load a copy, never the bytes.
+    onnx::TensorProto copy = init;
+    FailureOr<ElementsAttr> value =
+        loader.load(copy, "body initializer '" + init.name() + "'");
+    if (failed(value) ||
+        failed(checkTensorLimits(value->getType(),
+                                 "body initializer '" + init.name() + "'", loc)))
+      return failure();
+    Location at = NameLoc::get(state.builder.getStringAttr(init.name()), loc);
+    state.values[init.name()] = kiln::ConstantOp::create(state.builder, at, *value);
+  }
+  for (auto [i, node] : llvm::enumerate(graph.node())) {
+    for (const std::string &input : node.input())
+      if (!input.empty() && !state.values.lookup(input))
+        return emitError(loc) << describeNode(node, i) << ") in a body: input '"
+                              << input << "' is not defined before it (by the "
+                              << "body, an enclosing graph or an earlier node)";
+    for (const std::string &output : node.output())
+      if (!output.empty() && failed(define(output, "node output")))
+        return failure();
+    if (failed(importNode(node, i, state)))
+      return failure();
+  }
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value value = state.values.lookup(output.name());
+    if (!value)
+      return emitError(loc) << "body output '" << output.name()
+                            << "' is not defined";
+    results.push_back(value);
   }
   return success();
 }
@@ -425,10 +527,20 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
   auto func = func::FuncOp::create(builder, loc, "main",
                                    builder.getFunctionType({}, {}));
   GraphState state{builder, loader, {}, {}};
+  state.importBody = [&](const onnx::GraphProto &body, ValueRange args,
+                         SmallVectorImpl<Value> &results) {
+    return importBody(body, args, results, state);
+  };
   const onnx::GraphProto &graph = file.proto->graph();
-  for (const onnx::NodeProto &node : graph.node())
-    for (const std::string &input : node.input())
-      state.used.insert(input);
+  for (const onnx::NodeProto &top : graph.node())
+    forEachNestedNode(top, [&](const onnx::NodeProto &node) {
+      for (const std::string &input : node.input())
+        state.used.insert(input);
+      for (const onnx::AttributeProto &attr : node.attribute())
+        if (attr.has_g())
+          for (const onnx::ValueInfoProto &output : attr.g().output())
+            state.used.insert(output.name());
+    });
   for (const onnx::ValueInfoProto &output : graph.output())
     state.used.insert(output.name());
   if (failed(importInputs(options, builder, func, state)) ||
@@ -436,7 +548,7 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
       failed(checkInputSizes(func, loc)))
     return nullptr;
   for (const onnx::NodeProto *node : file.order)
-    if (failed(importNode(*node, state)))
+    if (failed(importNode(*node, file.nodeIndex.lookup(node), state)))
       return nullptr;
   if (failed(importOutputs(builder, func, state)) || failed(verify(*module)))
     return nullptr;

@@ -327,6 +327,23 @@ LogicalResult split(NodeBinder &b) {
     return b.emitError() << "split has " << sizes->size()
                          << " parts but the node has " << b.numOutputs()
                          << " outputs";
+  // A 1-D integer constant (a shape taken apart, as in function bodies) is
+  // split into slices, which fold: the parts stay constants.
+  if (input.getRank() == 1 && isa<IntegerType>(input.getElementType()) &&
+      b.constantInts(0)) {
+    SmallVector<Value> parts;
+    int64_t start = 0;
+    for (int64_t size : *sizes) {
+      FailureOr<Value> part = b.make<kiln::SliceOp>(
+          *x, ArrayRef<int64_t>{start}, ArrayRef<int64_t>{start + size},
+          ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1});
+      if (failed(part))
+        return failure();
+      parts.push_back(*part);
+      start += size;
+    }
+    return b.setOutputs(parts);
+  }
   FailureOr<kiln::SplitOp> op = b.build<kiln::SplitOp>(
       *x, static_cast<uint64_t>(*normalized), ArrayRef(*sizes));
   return failed(op) ? failure() : b.setOutputs(op->getResults());

@@ -141,6 +141,17 @@ LogicalResult range(NodeBinder &b) {
   FailureOr<Value> start = b.input(0), limit = b.input(1), delta = b.input(2);
   if (failed(start) || failed(limit) || failed(delta))
     return failure();
+  // The spec makes the operands scalars; function bodies (AffineGrid's) also
+  // pass one-element 1-D tensors, read as their one value.
+  for (FailureOr<Value> *operand : {&start, &limit, &delta}) {
+    RankedTensorType type = tensorType(**operand);
+    if (type.getRank() == 0 || !type.hasStaticShape() || type.getNumElements() != 1)
+      continue;
+    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    *operand = b.make<kiln::SqueezeOp>(**operand, ArrayRef<int64_t>(axes));
+    if (failed(*operand))
+      return failure();
+  }
   Type element = tensorType(*start).getElementType();
   // Range-27: stash_type 1 (float) computes 16-bit ranges in wider floats,
   // as kiln.range does; a 16-bit stash would round every step.

@@ -279,3 +279,41 @@ func.func @div_by_constant(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf3
   %2 = kiln.div %i, %ieight : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi64>
 }
+
+// -----
+
+/// floor, ceil and relu of float constants are constants (NaN stays NaN);
+/// casts of constants: float -> int truncates toward zero, float -> bool is
+/// c != 0, int -> float converts (so unrolled loop counters fold).
+// CHECK-LABEL: func @fold_constant_unary
+// CHECK-DAG: %[[FLOOR:.+]] = kiln.constant dense<[-2.000000e+00, 1.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[CEIL:.+]] = kiln.constant dense<[-1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[RELU:.+]] = kiln.constant dense<[0.000000e+00, 1.500000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[INT:.+]] = kiln.constant dense<[-1, 1]> : tensor<2xi64>
+// CHECK-DAG: %[[BOOL:.+]] = kiln.constant dense<true> : tensor<2xi1>
+// CHECK-DAG: %[[FLT:.+]] = kiln.constant dense<[-3.000000e+00, 2.550000e+02]> : tensor<2xf32>
+// CHECK-NOT: kiln.floor
+// CHECK-NOT: kiln.cast
+// CHECK: return %[[FLOOR]], %[[CEIL]], %[[RELU]], %[[INT]], %[[BOOL]], %[[FLT]]
+func.func @fold_constant_unary() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi64>, tensor<2xi1>, tensor<2xf32>) {
+  %c = kiln.constant dense<[-1.5, 1.5]> : tensor<2xf32>
+  %i = kiln.constant dense<[-3, 255]> : tensor<2xi32>
+  %0 = kiln.floor %c : tensor<2xf32>
+  %1 = kiln.ceil %c : tensor<2xf32>
+  %2 = kiln.relu %c : tensor<2xf32>
+  %3 = kiln.cast %c : tensor<2xf32> -> tensor<2xi64>
+  %4 = kiln.cast %c : tensor<2xf32> -> tensor<2xi1>
+  %5 = kiln.cast %i : tensor<2xi32> -> tensor<2xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi64>, tensor<2xi1>, tensor<2xf32>
+}
+
+// -----
+
+/// Out-of-range or NaN float -> int conversions are not defined: left alone.
+// CHECK-LABEL: func @no_fold_bad_cast
+// CHECK: kiln.cast
+func.func @no_fold_bad_cast() -> tensor<2xi32> {
+  %c = kiln.constant dense<[1.0e+20, 0x7FC00000]> : tensor<2xf32>
+  %0 = kiln.cast %c : tensor<2xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}

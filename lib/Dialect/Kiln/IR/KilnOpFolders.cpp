@@ -13,6 +13,7 @@
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/APSInt.h"
 
 using namespace mlir;
 
@@ -66,6 +67,40 @@ OpFoldResult NotOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// Elementwise fold of a small float constant by `fn` (same type in and out).
+template <typename FloatFn>
+static Attribute foldFloatUnary(Attribute operand, Type resultType, FloatFn fn) {
+  auto type = cast<RankedTensorType>(resultType);
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements ||
+      !isa<FloatType>(type.getElementType()))
+    return {};
+  return constFoldUnaryOp<FloatAttr, APFloat, void>(ArrayRef<Attribute>{operand},
+                                                    fn);
+}
+
+// floor(c) = c' and ceil(c) = c' on constants
+OpFoldResult FloorOp::fold(FoldAdaptor adaptor) {
+  return foldFloatUnary(adaptor.getInput(), getType(), [](const APFloat &a) {
+    APFloat r = a;
+    r.roundToIntegral(APFloat::rmTowardNegative);
+    return r;
+  });
+}
+OpFoldResult CeilOp::fold(FoldAdaptor adaptor) {
+  return foldFloatUnary(adaptor.getInput(), getType(), [](const APFloat &a) {
+    APFloat r = a;
+    r.roundToIntegral(APFloat::rmTowardPositive);
+    return r;
+  });
+}
+
+// relu(c) = max(c, 0) on float constants (NaN stays NaN)
+OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  return foldFloatUnary(adaptor.getInput(), getType(), [](const APFloat &a) {
+    return a.isNegative() && !a.isNaN() ? APFloat::getZero(a.getSemantics()) : a;
+  });
+}
+
 // clip(x, -inf, inf) = x
 OpFoldResult ClipOp::fold(FoldAdaptor) {
   if (!getMin() && !getMax())
@@ -97,11 +132,67 @@ static bool isLosslessConversion(Type from, Type to) {
   return false;
 }
 
+/// cast(c) for a small float constant into a float, a signless integer (in
+/// range values only: out-of-range conversion is not defined) or a bool
+/// (c != 0), and for a small integer constant into a float; integer to
+/// integer casts are the shape folder's (import) or the constant-folding
+/// pass's.
+static Attribute foldConstantCast(Attribute operand, RankedTensorType type) {
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+    return {};
+  Type to = type.getElementType();
+  // Integers into floats (signless as signed, i1 and unsigned as unsigned).
+  if (auto ints = dyn_cast_or_null<DenseIntElementsAttr>(operand)) {
+    auto toFloat = dyn_cast<FloatType>(to);
+    if (!toFloat)
+      return {};
+    auto from = cast<IntegerType>(ints.getElementType());
+    bool isSigned = !from.isUnsigned() && from.getWidth() > 1;
+    SmallVector<APFloat> out;
+    for (const APInt &v : ints.getValues<APInt>()) {
+      APFloat f(toFloat.getFloatSemantics());
+      f.convertFromAPInt(v, isSigned, APFloat::rmNearestTiesToEven);
+      out.push_back(f);
+    }
+    return DenseFPElementsAttr::get(type, out);
+  }
+  auto value = dyn_cast_or_null<DenseFPElementsAttr>(operand);
+  if (!value)
+    return {};
+  if (auto toFloat = dyn_cast<FloatType>(to)) {
+    SmallVector<APFloat> out;
+    for (APFloat v : value.getValues<APFloat>()) {
+      bool lost;
+      v.convert(toFloat.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      out.push_back(v);
+    }
+    return DenseFPElementsAttr::get(type, out);
+  }
+  auto toInt = dyn_cast<IntegerType>(to);
+  if (!toInt || toInt.isUnsigned())
+    return {};
+  SmallVector<APInt> out;
+  for (const APFloat &v : value.getValues<APFloat>()) {
+    if (toInt.getWidth() == 1) {
+      out.push_back(APInt(1, v.isZero() ? 0 : 1));
+      continue;
+    }
+    APSInt result(toInt.getWidth(), /*isUnsigned=*/false);
+    bool exact;
+    if (v.convertToInteger(result, APFloat::rmTowardZero, &exact) & APFloat::opInvalidOp)
+      return {};
+    out.push_back(result);
+  }
+  return DenseIntElementsAttr::get(type, out);
+}
+
 // cast(x : T -> T) = x;
 // cast(cast(x : A -> B) -> C) = cast(x : A -> C) when A -> B is lossless
-OpFoldResult CastOp::fold(FoldAdaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  if (Attribute folded = foldConstantCast(adaptor.getInput(), getType()))
+    return folded;
   if (auto inner = getInput().getDefiningOp<CastOp>()) {
     Type a = inner.getInput().getType().getElementType();
     Type b = inner.getType().getElementType();

@@ -37,15 +37,15 @@ def Kiln_RsqrtOp : Kiln_UnaryOp<"rsqrt", "1 / sqrt(x)", Kiln_FloatTensor>;
 def Kiln_ReciprocalOp : Kiln_UnaryOp<"reciprocal", "1 / x", Kiln_FloatTensor>;
 def Kiln_TanhOp : Kiln_UnaryOp<"tanh", "tanh(x)", Kiln_FloatTensor>;
 def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", "1 / (1 + e^-x)", Kiln_FloatTensor>;
-def Kiln_ReluOp : Kiln_UnaryOp<"relu", "max(x, 0)", Kiln_SignedTensor>;
+def Kiln_ReluOp : Kiln_UnaryOp<"relu", "max(x, 0)", Kiln_SignedTensor> { let hasFolder = 1; }
 def Kiln_ErfOp : Kiln_UnaryOp<"erf", "erf(x)", Kiln_FloatTensor>;
 def Kiln_AsinOp : Kiln_UnaryOp<"asin", "asin(x)", Kiln_FloatTensor>;
 def Kiln_AcosOp : Kiln_UnaryOp<"acos", "acos(x)", Kiln_FloatTensor>;
 def Kiln_AtanOp : Kiln_UnaryOp<"atan", "atan(x)", Kiln_FloatTensor>;
 def Kiln_SinOp : Kiln_UnaryOp<"sin", "sin(x)", Kiln_FloatTensor>;
 def Kiln_CosOp : Kiln_UnaryOp<"cos", "cos(x)", Kiln_FloatTensor>;
-def Kiln_FloorOp : Kiln_UnaryOp<"floor", "floor(x)", Kiln_FloatTensor>;
-def Kiln_CeilOp : Kiln_UnaryOp<"ceil", "ceil(x)", Kiln_FloatTensor>;
+def Kiln_FloorOp : Kiln_UnaryOp<"floor", "floor(x)", Kiln_FloatTensor> { let hasFolder = 1; }
+def Kiln_CeilOp : Kiln_UnaryOp<"ceil", "ceil(x)", Kiln_FloatTensor> { let hasFolder = 1; }
 def Kiln_RoundOp : Kiln_UnaryOp<"round",
     "round(x), halfway cases to even", Kiln_FloatTensor>;
 def Kiln_SignOp : Kiln_UnaryOp<"sign", "sign(x) in {-1, 0, 1}", Kiln_NumericTensor>;
