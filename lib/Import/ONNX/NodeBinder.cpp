@@ -410,6 +410,7 @@ const HandlerRegistry &HandlerRegistry::get() {
   static const HandlerRegistry registry = [] {
     HandlerRegistry r;
     registerAttentionHandlers(r);
+    registerComposedHandlers(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);

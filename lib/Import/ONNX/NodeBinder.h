@@ -209,6 +209,7 @@ private:
 };
 
 void registerAttentionHandlers(HandlerRegistry &registry);
+void registerComposedHandlers(HandlerRegistry &registry);
 void registerElementwiseHandlers(HandlerRegistry &registry);
 void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
