@@ -416,6 +416,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerNNHandlers(r);
     registerReductionHandlers(r);
     registerShapeHandlers(r);
+    registerSignalHandlers(r);
     registerTensorHandlers(r);
     return r;
   }();

@@ -215,6 +215,7 @@ void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
+void registerSignalHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
 
 /// True when the static dims of `type` hold more bytes than int64 counts.

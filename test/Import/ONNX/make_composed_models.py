@@ -55,6 +55,32 @@ def valid(out):
         [T("x", F, [4, 3, 2]), T("i", I64, [2, 1]), T("u", F, [2, 3, 2])], opset=18)
 
 
+def signal(out):
+    size = [init("n", np.array(5, np.int64))]
+    one(out, "hann", N("HannWindow", ["n"], ["y"]), [], size, opset=17)
+    one(out, "blackman_symmetric_f64",
+        N("BlackmanWindow", ["n"], ["y"], periodic=0, output_datatype=TensorProto.DOUBLE), [],
+        size, opset=17)
+    one(out, "hamming_f16", N("HammingWindow", ["n"], ["y"], output_datatype=F16), [], size,
+        opset=17)
+    # An integer size cast to float folds, so the Range after it has a static length.
+    nodes = [N("Cast", ["n"], ["nf"], to=F),
+             N("Range", ["zero", "nf", "one"], ["y"])]
+    save(out, "range_of_cast",
+         make(nodes, [], [T("y")], size + [init("zero", np.array(0, np.float32)),
+                                           init("one", np.array(1, np.float32))], opset=17))
+    one(out, "dft_real", N("DFT", ["x"], ["y"], axis=1), [T("x", F, [2, 3, 1])], opset=19)
+    one(out, "dft_inverse_axis", N("DFT", ["x", "", "axis"], ["y"], inverse=1),
+        [T("x", F, [2, 3, 2])], [init("axis", np.array(0, np.int64))], opset=20)
+    one(out, "dft_rfft_length", N("DFT", ["x", "len"], ["y"], axis=1, onesided=1),
+        [T("x", F, [1, 3, 1])], [init("len", np.array(4, np.int64))], opset=19)
+    one(out, "dft_irfft", N("DFT", ["x"], ["y"], axis=1, inverse=1, onesided=1),
+        [T("x", F, [1, 3, 2])], opset=19)
+    one(out, "stft", N("STFT", ["x", "step", "w"], ["y"]),
+        [T("x", F, [1, 10, 1]), T("w", F, [4])], [init("step", np.array(3, np.int64))],
+        opset=17)
+
+
 def errors(out):
     caches = [T("cos", F, [10, 4]), T("sin", F, [10, 4])]
     one(out, "rotary_rank", N("RotaryEmbedding", ["x", "cos", "sin"], ["y"]),
@@ -107,12 +133,52 @@ def errors(out):
     one(out, "scatternd_updates", N("ScatterND", ["x", "i", "u"], ["y"]),
         [T("x", F, [4, 3]), T("i", I64, [2, 1]), T("u", F, [2, 4])], opset=18)
 
+    size = [init("n", np.array(5, np.int64))]
+    one(out, "window_size", N("HannWindow", ["n"], ["y"]), [T("n", I64, [])], opset=17)
+    one(out, "window_negative", N("HannWindow", ["n"], ["y"]), [],
+        [init("n", np.array(-1, np.int64))], opset=17)
+    one(out, "window_dtype", N("HannWindow", ["n"], ["y"], output_datatype=TensorProto.STRING),
+        [], size, opset=17)
+    one(out, "window_periodic", N("HannWindow", ["n"], ["y"], periodic=2), [], size, opset=17)
+    one(out, "dft_rank", N("DFT", ["x"], ["y"]), [T("x", F, [4])], opset=19)
+    one(out, "dft_parts", N("DFT", ["x"], ["y"]), [T("x", F, [2, 4, 3])], opset=19)
+    one(out, "dft_last_axis", N("DFT", ["x"], ["y"], axis=2), [T("x", F, [2, 4, 1])],
+        opset=19)
+    one(out, "dft_length", N("DFT", ["x", "len"], ["y"]), [T("x", F, [2, 4, 1])],
+        [init("len", np.array(0, np.int64))], opset=19)
+    one(out, "dft_length_values", N("DFT", ["x", "len"], ["y"]), [T("x", F, [2, 4, 1])],
+        [init("len", np.array([2, 3], np.int64))], opset=19)
+    one(out, "dft_axis_values", N("DFT", ["x", "", "axis"], ["y"]), [T("x", F, [2, 4, 1])],
+        [init("axis", np.array([0, 1], np.int64))], opset=20)
+    one(out, "dft_axis_input", N("DFT", ["x", "", "axis"], ["y"]),
+        [T("x", F, [2, 4, 1]), T("axis", I64, [])], opset=20)
+    one(out, "dft_dynamic", N("DFT", ["x"], ["y"]), [T("x", F, ["b", 4, 1])], opset=19)
+    one(out, "dft_inverse", N("DFT", ["x"], ["y"], inverse=2), [T("x", F, [2, 4, 1])],
+        opset=19)
+    one(out, "dft_huge", N("DFT", ["x"], ["y"]), [T("x", F, [1, 5000, 1])], opset=19)
+    step = [init("step", np.array(3, np.int64))]
+    one(out, "stft_rank", N("STFT", ["x", "step"], ["y"]), [T("x", F, [10, 1])], step, opset=17)
+    one(out, "stft_step", N("STFT", ["x", "step"], ["y"]), [T("x", F, [1, 10, 1])],
+        [init("step", np.array(0, np.int64))], opset=17)
+    one(out, "stft_frame_length", N("STFT", ["x", "step", "w", "len"], ["y"]),
+        [T("x", F, [1, 10, 1]), T("w", F, [4])], step + [init("len", np.array(5, np.int64))],
+        opset=17)
+    one(out, "stft_long_frame", N("STFT", ["x", "step", "", "len"], ["y"]),
+        [T("x", F, [1, 10, 1])], step + [init("len", np.array(11, np.int64))], opset=17)
+    one(out, "stft_window_rank", N("STFT", ["x", "step", "w"], ["y"]),
+        [T("x", F, [1, 10, 1]), T("w", F, [2, 2])], step, opset=17)
+    one(out, "stft_dynamic", N("STFT", ["x", "step"], ["y"]), [T("x", F, [1, "t", 1])], step,
+        opset=17)
+    one(out, "stft_onesided", N("STFT", ["x", "step"], ["y"], onesided=3),
+        [T("x", F, [1, 10, 1])], step, opset=17)
+
 
 def main(argv):
     if len(argv) != 2:
         sys.exit(__doc__)
     os.makedirs(argv[1], exist_ok=True)
     valid(argv[1])
+    signal(argv[1])
     errors(argv[1])
 
 
