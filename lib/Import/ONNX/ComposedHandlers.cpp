@@ -5,7 +5,8 @@
 // Newer ONNX ops whose semantics are a short composition of existing kiln
 // ops, built in the order of ONNX's reference implementation:
 // RotaryEmbedding, CausalConvWithState, GroupNormalization, CenterCropPad,
-// LRN and ScatterND. They need static shapes (the compositions slice,
+// LRN, ScatterND, ReverseSequence and BatchNormalization's training mode
+// (called from NNHandlers.cpp's BatchNormalization). They need static shapes (the compositions slice,
 // reshape and pad by the input dims).
 //
 //===----------------------------------------------------------------------===//
@@ -467,7 +468,150 @@ LogicalResult scatterND(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+//===----------------------------------------------------------------------===//
+// ReverseSequence
+//===----------------------------------------------------------------------===//
+
+/// ReverseSequence (10): gather_elements along the time axis with indices
+/// t < len[b] ? len[b] - 1 - t : t, built at run time from sequence_lens.
+LogicalResult reverseSequence(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), lens = b.input(1);
+  FailureOr<int64_t> batchAxis = b.intAttr("batch_axis", 1);
+  FailureOr<int64_t> timeAxis = b.intAttr("time_axis", 0);
+  if (failed(x) || failed(lens) || failed(batchAxis) || failed(timeAxis) ||
+      failed(b.checkRange("attribute 'batch_axis'", *batchAxis, 0, 1)) ||
+      failed(b.checkRange("attribute 'time_axis'", *timeAxis, 0, 1)) ||
+      failed(requireStatic(b, {*x, *lens})))
+    return failure();
+  if (*batchAxis == *timeAxis)
+    return b.emitError() << "'batch_axis' and 'time_axis' are both " << *timeAxis;
+  RankedTensorType type = tensorType(*x);
+  if (type.getRank() < 2)
+    return b.emitError() << "input 0 has rank " << type.getRank() << ", expected at least 2";
+  int64_t steps = type.getDimSize(*timeAxis), batch = type.getDimSize(*batchAxis);
+  if (tensorType(*lens).getShape() != ArrayRef<int64_t>{batch} ||
+      !isa<IntegerType>(tensorType(*lens).getElementType()))
+    return b.emitError() << "sequence_lens has type " << tensorType(*lens)
+                         << ", expected " << batch << " integers";
+  Type i64 = b.builder().getI64Type();
+  FailureOr<Value> length = castTo(b, *lens, i64);
+  if (failed(length))
+    return failure();
+  // [T, 1] times against [1, B] lengths (or [1, T] against [B, 1]).
+  SmallVector<int64_t> iota = llvm::to_vector(llvm::seq<int64_t>(0, steps));
+  SmallVector<int64_t> timeShape = {steps, 1}, lensShape = {1, batch};
+  if (*timeAxis == 1) {
+    std::swap(timeShape[0], timeShape[1]);
+    std::swap(lensShape[0], lensShape[1]);
+  }
+  Value time = b.constant(DenseElementsAttr::get(RankedTensorType::get(timeShape, i64),
+                                                 ArrayRef(iota)));
+  length = reshapeTo(b, *length, lensShape);
+  if (failed(length))
+    return failure();
+  FailureOr<Value> last = b.make<kiln::SubOp>(*length, b.scalar(i64, 1));
+  if (failed(last))
+    return failure();
+  FailureOr<Value> reversed = b.make<kiln::SubOp>(*last, time);
+  FailureOr<Value> inside = b.make<kiln::LessOp>(time, *length);
+  if (failed(reversed) || failed(inside))
+    return failure();
+  FailureOr<Value> index = b.make<kiln::SelectOp>(*inside, *reversed, time);
+  if (failed(index))
+    return failure();
+  SmallVector<int64_t> trailing(type.getShape().take_front(2));
+  for (int64_t d = 2; d < type.getRank(); ++d)
+    trailing.push_back(1);
+  index = reshapeTo(b, *index, trailing);
+  if (failed(index))
+    return failure();
+  index = b.makeTyped<kiln::ExpandOp>(type.clone(i64), *index, b.i64Vector(type.getShape()));
+  if (failed(index))
+    return failure();
+  FailureOr<Value> out =
+      b.make<kiln::GatherElementsOp>(*x, *index, static_cast<uint64_t>(*timeAxis));
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// BatchNormalization in training mode
+//===----------------------------------------------------------------------===//
+
+/// BatchNormalization (14) with training_mode 1: the batch's mean and
+/// (population) variance over every dim but the channels normalize x, and
+/// outputs 1 and 2 are the running statistics updated with `momentum`.
+LogicalResult batchNormTraining(NodeBinder &b, ArrayRef<Value> operands, float epsilon) {
+  FailureOr<float> momentum = b.floatAttr("momentum", 0.9f);
+  if (failed(momentum) || failed(requireStatic(b, operands)))
+    return failure();
+  Value x = operands[0];
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return b.emitError() << "input 0 has rank " << rank << ", expected at least 2";
+  int64_t channels = type.getDimSize(1);
+  SmallVector<int64_t> axes = {0}, perChannel(rank, 1);
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  perChannel[1] = channels;
+  auto mean = [&](Value v) {
+    return b.make<kiln::ReduceOp>(v, ReduceKind::mean, ArrayRef(axes), true);
+  };
+  FailureOr<Value> mu = mean(x);
+  if (failed(mu))
+    return failure();
+  FailureOr<Value> centered = b.make<kiln::SubOp>(x, *mu);
+  if (failed(centered))
+    return failure();
+  FailureOr<Value> square = b.make<kiln::MulOp>(*centered, *centered);
+  if (failed(square))
+    return failure();
+  FailureOr<Value> var = mean(*square);
+  if (failed(var))
+    return failure();
+  Type element = type.getElementType();
+  FailureOr<Value> shifted = b.make<kiln::AddOp>(*var, b.scalar(element, epsilon));
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> inv = b.make<kiln::RsqrtOp>(*shifted);
+  if (failed(inv))
+    return failure();
+  FailureOr<Value> normed = b.make<kiln::MulOp>(*centered, *inv);
+  if (failed(normed))
+    return failure();
+  for (Value v : operands.drop_front())
+    if (tensorType(v).getShape() != ArrayRef<int64_t>{channels})
+      return b.emitError() << "scale, bias, mean and var must have shape [" << channels
+                           << "], but one is " << tensorType(v);
+  FailureOr<Value> scale = reshapeTo(b, operands[1], perChannel);
+  FailureOr<Value> bias = reshapeTo(b, operands[2], perChannel);
+  if (failed(scale) || failed(bias))
+    return failure();
+  FailureOr<Value> scaled = b.make<kiln::MulOp>(*normed, *scale);
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> y = b.make<kiln::AddOp>(*scaled, *bias);
+  if (failed(y) || failed(b.setOutput(0, *y)))
+    return failure();
+  // running = given * momentum + batch * (1 - momentum).
+  auto running = [&](unsigned output, Value given, Value batch) -> LogicalResult {
+    if (!b.outputUsed(output))
+      return success();
+    FailureOr<Value> flat = reshapeTo(b, batch, {channels});
+    if (failed(flat))
+      return failure();
+    FailureOr<Value> kept = b.make<kiln::MulOp>(given, b.scalar(element, *momentum));
+    FailureOr<Value> added = b.make<kiln::MulOp>(*flat, b.scalar(element, 1.0 - *momentum));
+    if (failed(kept) || failed(added))
+      return failure();
+    FailureOr<Value> sum = b.make<kiln::AddOp>(*kept, *added);
+    return failed(sum) ? failure() : b.setOutput(output, *sum);
+  };
+  return failure(failed(running(1, operands[3], *mu)) ||
+                 failed(running(2, operands[4], *var)));
+}
 
 void registerComposedHandlers(HandlerRegistry &r) {
   r.add("RotaryEmbedding", 23, rotaryEmbedding);
@@ -476,6 +620,7 @@ void registerComposedHandlers(HandlerRegistry &r) {
   r.add("CenterCropPad", 18, centerCropPad);
   r.add("LRN", 7, lrn);
   r.add("ScatterND", 11, scatterND);
+  r.add("ReverseSequence", 10, reverseSequence);
 }
 
 } // namespace kiln::onnx_import

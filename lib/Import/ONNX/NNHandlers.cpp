@@ -273,8 +273,6 @@ LogicalResult pool(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
   if (failed(x))
     return failure();
-  if (isMax && b.outputUsed(1))
-    return b.unsupported("the 'Indices' output of MaxPool");
   FailureOr<Window> w = readWindow(b, tensorType(*x), std::nullopt);
   FailureOr<int64_t> ceilMode = b.intAttr("ceil_mode", 0);
   FailureOr<int64_t> countPad = b.intAttr("count_include_pad", 0);
@@ -284,10 +282,15 @@ LogicalResult pool(NodeBinder &b) {
       failed(resolveSamePads(b, tensorType(*x), *w)))
     return failure();
   FailureOr<Value> out;
-  if constexpr (isMax)
+  if constexpr (isMax) {
     out = b.make<kiln::MaxPoolOp>(*x, ArrayRef(w->kernel), ArrayRef(w->strides),
                                   ArrayRef(w->dilations), ArrayRef(w->pads),
                                   *ceilMode == 1);
+    if (succeeded(out) && b.outputUsed(1) &&
+        failed(maxPoolIndices(b, *x, *out, w->kernel, w->strides, w->dilations, w->pads,
+                              *ceilMode == 1)))
+      return failure();
+  }
   else
     out = b.make<kiln::AvgPoolOp>(*x, ArrayRef(w->kernel), ArrayRef(w->strides),
                                   ArrayRef(w->dilations), ArrayRef(w->pads),
@@ -680,8 +683,11 @@ LogicalResult batchNorm(NodeBinder &b) {
   FailureOr<float> epsilon = b.floatAttr("epsilon", 1e-5f);
   FailureOr<int64_t> training = b.intAttr("training_mode", 0);
   FailureOr<int64_t> spatial = b.intAttr("spatial", 1);
-  if (failed(epsilon) || failed(training) || failed(spatial) ||
-      failed(noTrainingOutputs(b, 1)))
+  if (failed(epsilon) || failed(training) || failed(spatial))
+    return failure();
+  if (*training != 0 && b.opset() >= 14)
+    return batchNormTraining(b, operands, *epsilon);
+  if (failed(noTrainingOutputs(b, 1)))
     return failure();
   if (*training != 0)
     return b.unsupported("training_mode = 1 (Kiln compiles inference)");

@@ -411,6 +411,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     HandlerRegistry r;
     registerAttentionHandlers(r);
     registerComposedHandlers(r);
+    registerGridHandlers(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);

@@ -209,7 +209,19 @@ private:
 };
 
 void registerAttentionHandlers(HandlerRegistry &registry);
+void registerGridHandlers(HandlerRegistry &registry);
+/// MaxPool's Indices output (GridHandlers.cpp) for input `x` pooled into
+/// `pooled` with the given window.
+mlir::LogicalResult maxPoolIndices(NodeBinder &b, mlir::Value x, mlir::Value pooled,
+                                   llvm::ArrayRef<int64_t> kernel,
+                                   llvm::ArrayRef<int64_t> strides,
+                                   llvm::ArrayRef<int64_t> dilations,
+                                   llvm::ArrayRef<int64_t> pads, bool ceilMode);
 void registerComposedHandlers(HandlerRegistry &registry);
+/// BatchNormalization's training mode (ComposedHandlers.cpp): operands x,
+/// scale, bias, input mean and variance.
+mlir::LogicalResult batchNormTraining(NodeBinder &b, llvm::ArrayRef<mlir::Value> operands,
+                                      float epsilon);
 void registerElementwiseHandlers(HandlerRegistry &registry);
 void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);

@@ -81,6 +81,28 @@ def signal(out):
         opset=17)
 
 
+def grids(out):
+    ints = lambda name, v: init(name, np.array(v, np.int64))  # noqa: E731
+    one(out, "col2im", N("Col2Im", ["x", "img", "blk"], ["y"], strides=[2, 1], pads=[0, 1, 0, 1]),
+        [T("x", F, [1, 8, 10])], [ints("img", [5, 4]), ints("blk", [2, 2])], opset=18)
+    one(out, "affine_grid", N("AffineGrid", ["theta", "size"], ["y"], align_corners=1),
+        [T("theta", F, [2, 2, 3])], [ints("size", [2, 1, 2, 3])], opset=20)
+    one(out, "max_unpool", N("MaxUnpool", ["x", "i", "shape"], ["y"], kernel_shape=[2, 2],
+                             strides=[2, 2]),
+        [T("x", F, [1, 1, 2, 2]), T("i", I64, [1, 1, 2, 2])], [ints("shape", [1, 1, 5, 5])],
+        opset=22)
+    one(out, "reverse_sequence", N("ReverseSequence", ["x", "lens"], ["y"], batch_axis=0,
+                                   time_axis=1),
+        [T("x", F, [2, 4, 3]), T("lens", I64, [2])], opset=10)
+    one(out, "bn_training", N("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                              training_mode=1, momentum=0.8),
+        [T("x", F, [2, 3, 4]), T("s", F, [3]), T("b", F, [3]), T("m", F, [3]), T("v", F, [3])],
+        opset=15)
+    one(out, "maxpool_indices", N("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
+                                  strides=[2, 2], pads=[0, 0, 1, 1], storage_order=1),
+        [T("x", F, [1, 2, 3, 3])], opset=12)
+
+
 def errors(out):
     caches = [T("cos", F, [10, 4]), T("sin", F, [10, 4])]
     one(out, "rotary_rank", N("RotaryEmbedding", ["x", "cos", "sin"], ["y"]),
@@ -172,6 +194,84 @@ def errors(out):
     one(out, "stft_onesided", N("STFT", ["x", "step"], ["y"], onesided=3),
         [T("x", F, [1, 10, 1])], step, opset=17)
 
+    ints = lambda name, v: init(name, np.array(v, np.int64))  # noqa: E731
+    c2i = [T("x", F, [1, 4, 9])]
+    one(out, "col2im_rank", N("Col2Im", ["x", "img", "blk"], ["y"]), [T("x", F, [4, 9])],
+        [ints("img", [4, 4]), ints("blk", [2, 2])], opset=18)
+    one(out, "col2im_dims", N("Col2Im", ["x", "img", "blk"], ["y"]), c2i,
+        [ints("img", [4, 4]), ints("blk", [2])], opset=18)
+    one(out, "col2im_block", N("Col2Im", ["x", "img", "blk"], ["y"]), c2i,
+        [ints("img", [4, 4]), ints("blk", [2, 0])], opset=18)
+    one(out, "col2im_channels", N("Col2Im", ["x", "img", "blk"], ["y"]), c2i,
+        [ints("img", [4, 4]), ints("blk", [3, 1])], opset=18)
+    one(out, "col2im_fit", N("Col2Im", ["x", "img", "blk"], ["y"]), c2i,
+        [ints("img", [1, 4]), ints("blk", [2, 2])], opset=18)
+    one(out, "col2im_blocks", N("Col2Im", ["x", "img", "blk"], ["y"]), c2i,
+        [ints("img", [5, 5]), ints("blk", [2, 2])], opset=18)
+    one(out, "col2im_strides", N("Col2Im", ["x", "img", "blk"], ["y"], strides=[1]), c2i,
+        [ints("img", [4, 4]), ints("blk", [2, 2])], opset=18)
+    one(out, "col2im_dilation", N("Col2Im", ["x", "img", "blk"], ["y"], dilations=[0, 1]), c2i,
+        [ints("img", [4, 4]), ints("blk", [2, 2])], opset=18)
+    one(out, "col2im_dynamic", N("Col2Im", ["x", "img", "blk"], ["y"]), [T("x", F, ["n", 4, 9])],
+        [ints("img", [4, 4]), ints("blk", [2, 2])], opset=18)
+    one(out, "col2im_int", N("Col2Im", ["x", "img", "blk"], ["y"]), [T("x", I64, [1, 4, 9])],
+        [ints("img", [4, 4]), ints("blk", [2, 2])], opset=18)
+    theta = [T("theta", F, [2, 2, 3])]
+    one(out, "affine_size", N("AffineGrid", ["theta", "size"], ["y"]), theta,
+        [ints("size", [2, 1, 3])], opset=20)
+    one(out, "affine_theta", N("AffineGrid", ["theta", "size"], ["y"]), theta,
+        [ints("size", [2, 1, 2, 3, 4])], opset=20)
+    one(out, "affine_spatial", N("AffineGrid", ["theta", "size"], ["y"]), theta,
+        [ints("size", [2, 1, 0, 3])], opset=20)
+    one(out, "affine_int", N("AffineGrid", ["theta", "size"], ["y"]),
+        [T("theta", I64, [2, 2, 3])], [ints("size", [2, 1, 2, 3])], opset=20)
+    one(out, "affine_align", N("AffineGrid", ["theta", "size"], ["y"], align_corners=2), theta,
+        [ints("size", [2, 1, 2, 3])], opset=20)
+    one(out, "affine_huge", N("AffineGrid", ["theta", "size"], ["y"]), theta,
+        [ints("size", [2, 1, 16000000, 3])], opset=20)
+    unpool = [T("x", F, [1, 1, 2, 2]), T("i", I64, [1, 1, 2, 2])]
+    one(out, "unpool_shapes", N("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2]),
+        [T("x", F, [1, 1, 2, 2]), T("i", I64, [1, 1, 2, 1])], opset=22)
+    one(out, "unpool_float_indices", N("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2]),
+        [T("x", F, [1, 1, 2, 2]), T("i", F, [1, 1, 2, 2])], opset=22)
+    one(out, "unpool_dim", N("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[1, 1],
+                             pads=[1, 0, 1, 0]), unpool, opset=22)
+    one(out, "unpool_shape_length", N("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2]),
+        unpool, [ints("s", [3, 3])], opset=22)
+    one(out, "unpool_small", N("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2]),
+        unpool, [ints("s", [1, 1, 2, 2])], opset=22)
+    one(out, "unpool_dynamic", N("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2]),
+        [T("x", F, ["n", 1, 2, 2]), T("i", I64, ["n", 1, 2, 2])], opset=22)
+    one(out, "unpool_strides", N("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2],
+                                 strides=[0, 1]), unpool, opset=22)
+    rs = [T("x", F, [2, 4]), T("lens", I64, [2])]
+    one(out, "reverse_axes", N("ReverseSequence", ["x", "lens"], ["y"], batch_axis=0,
+                               time_axis=0), rs, opset=10)
+    one(out, "reverse_axis_range", N("ReverseSequence", ["x", "lens"], ["y"], batch_axis=2),
+        rs, opset=10)
+    one(out, "reverse_rank", N("ReverseSequence", ["x", "lens"], ["y"]),
+        [T("x", F, [4]), T("lens", I64, [2])], opset=10)
+    one(out, "reverse_lens", N("ReverseSequence", ["x", "lens"], ["y"], batch_axis=0,
+                               time_axis=1), [T("x", F, [2, 4]), T("lens", I64, [3])], opset=10)
+    one(out, "reverse_dynamic", N("ReverseSequence", ["x", "lens"], ["y"]),
+        [T("x", F, ["t", 2]), T("lens", I64, [2])], opset=10)
+    bn = [T("s", F, [3]), T("b", F, [3]), T("m", F, [3]), T("v", F, [3])]
+    one(out, "bn_training_rank", N("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                                   training_mode=1), [T("x", F, [3])] + bn, opset=15)
+    one(out, "bn_training_stats", N("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                                    training_mode=1),
+        [T("x", F, [2, 3]), T("s", F, [3]), T("b", F, [3]), T("m", F, [2]), T("v", F, [3])],
+        opset=15)
+    one(out, "bn_training_dynamic", N("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                                      training_mode=1), [T("x", F, ["n", 3])] + bn, opset=15)
+    mp = [T("x", F, [1, 1, 4, 4])]
+    one(out, "maxpool_indices_order", N("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
+                                        storage_order=2), mp, opset=12)
+    one(out, "maxpool_indices_dynamic", N("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2]),
+        [T("x", F, [1, 1, "h", 4])], opset=12)
+    one(out, "maxpool_indices_window", N("MaxPool", ["x"], ["y", "i"], kernel_shape=[33, 33]),
+        [T("x", F, [1, 1, 40, 40])], opset=12)
+
 
 def main(argv):
     if len(argv) != 2:
@@ -179,6 +279,7 @@ def main(argv):
     os.makedirs(argv[1], exist_ok=True)
     valid(argv[1])
     signal(argv[1])
+    grids(argv[1])
     errors(argv[1])
 
 
