@@ -5,9 +5,9 @@
 // Newer ONNX ops whose semantics are a short composition of existing kiln
 // ops, built in the order of ONNX's reference implementation:
 // RotaryEmbedding, CausalConvWithState, GroupNormalization, CenterCropPad,
-// LRN, ScatterND, ReverseSequence and BatchNormalization's training mode
-// (called from NNHandlers.cpp's BatchNormalization). They need static shapes (the compositions slice,
-// reshape and pad by the input dims).
+// LRN, ScatterND, ReverseSequence, TensorScatter and BatchNormalization's
+// training mode (called from NNHandlers.cpp's BatchNormalization). They need
+// static shapes (the compositions slice, reshape and pad by the input dims).
 //
 //===----------------------------------------------------------------------===//
 
@@ -533,6 +533,76 @@ LogicalResult reverseSequence(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+//===----------------------------------------------------------------------===//
+// TensorScatter
+//===----------------------------------------------------------------------===//
+
+/// TensorScatter (24): update's positions s along `axis` written at
+/// write_indices[batch] + s (mod the cache length when circular): a
+/// scatter_elements with those positions expanded to update's shape.
+LogicalResult tensorScatter(NodeBinder &b) {
+  FailureOr<Value> cache = b.input(0), update = b.input(1);
+  Value writeIndices = b.optionalInput(2);
+  FailureOr<std::string> mode = b.stringAttr("mode", "linear");
+  FailureOr<int64_t> axis = b.intAttr("axis", -2);
+  if (failed(cache) || failed(update) || failed(mode) || failed(axis) ||
+      failed(requireStatic(b, {*cache, *update, writeIndices})))
+    return failure();
+  if (*mode != "linear" && *mode != "circular")
+    return b.emitError() << "attribute 'mode' value is '" << *mode
+                         << "', accepted values are linear, circular";
+  RankedTensorType type = tensorType(*cache), updateType = tensorType(*update);
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> normalized = kiln::normalizeAxis(b.loc(), "axis", *axis, rank);
+  if (failed(normalized))
+    return failure();
+  if (*normalized == 0)
+    return b.emitError() << "'axis' must not be the batch dim 0";
+  bool compatible = updateType.getRank() == rank;
+  for (int64_t d = 0; compatible && d < rank; ++d)
+    compatible = d == *normalized ? updateType.getDimSize(d) <= type.getDimSize(d)
+                                  : updateType.getDimSize(d) == type.getDimSize(d);
+  if (!compatible)
+    return b.emitError() << "update has type " << updateType << ", which does not fit "
+                         << type << " along axis " << *normalized;
+  Type i64 = b.builder().getI64Type();
+  int64_t batch = type.getDimSize(0), steps = updateType.getDimSize(*normalized);
+  // Sequence positions along the axis, [1, .., steps, .., 1].
+  SmallVector<int64_t> stepShape(rank, 1), batchShape(rank, 1);
+  stepShape[*normalized] = steps;
+  batchShape[0] = batch;
+  SmallVector<int64_t> iota = llvm::to_vector(llvm::seq<int64_t>(0, steps));
+  FailureOr<Value> position = b.constant(
+      DenseElementsAttr::get(RankedTensorType::get(stepShape, i64), ArrayRef(iota)));
+  if (writeIndices) {
+    if (tensorType(writeIndices).getShape() != ArrayRef<int64_t>{batch} ||
+        !isa<IntegerType>(tensorType(writeIndices).getElementType()))
+      return b.emitError() << "write_indices has type " << tensorType(writeIndices)
+                           << ", expected " << batch << " integers";
+    FailureOr<Value> start = castTo(b, writeIndices, i64);
+    if (failed(start))
+      return failure();
+    start = reshapeTo(b, *start, batchShape);
+    if (failed(start))
+      return failure();
+    position = b.make<kiln::AddOp>(*position, *start);
+    if (failed(position))
+      return failure();
+  }
+  if (*mode == "circular") {
+    position = b.make<kiln::ModOp>(*position, b.scalar(i64, type.getDimSize(*normalized)));
+    if (failed(position))
+      return failure();
+  }
+  FailureOr<Value> index = b.makeTyped<kiln::ExpandOp>(
+      updateType.clone(i64), *position, b.i64Vector(updateType.getShape()));
+  if (failed(index))
+    return failure();
+  FailureOr<Value> out = b.make<kiln::ScatterElementsOp>(
+      *cache, *index, *update, static_cast<uint64_t>(*normalized), ScatterReduction::none);
+  return failed(out) ? failure() : b.setOutput(0, *out);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -621,6 +691,7 @@ void registerComposedHandlers(HandlerRegistry &r) {
   r.add("LRN", 7, lrn);
   r.add("ScatterND", 11, scatterND);
   r.add("ReverseSequence", 10, reverseSequence);
+  r.add("TensorScatter", 24, tensorScatter);
 }
 
 } // namespace kiln::onnx_import

@@ -412,6 +412,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerAttentionHandlers(r);
     registerComposedHandlers(r);
     registerGridHandlers(r);
+    registerIntegerHandlers(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);

@@ -210,6 +210,7 @@ private:
 
 void registerAttentionHandlers(HandlerRegistry &registry);
 void registerGridHandlers(HandlerRegistry &registry);
+void registerIntegerHandlers(HandlerRegistry &registry);
 /// MaxPool's Indices output (GridHandlers.cpp) for input `x` pooled into
 /// `pooled` with the given window.
 mlir::LogicalResult maxPoolIndices(NodeBinder &b, mlir::Value x, mlir::Value pooled,

@@ -102,6 +102,18 @@ def grids(out):
                                   strides=[2, 2], pads=[0, 0, 1, 1], storage_order=1),
         [T("x", F, [1, 2, 3, 3])], opset=12)
 
+    # Integer matmuls and the KV-cache scatter.
+    U8, I8 = TensorProto.UINT8, TensorProto.INT8
+    one(out, "matmul_integer", N("MatMulInteger", ["a", "b", "az", "bz"], ["y"]),
+        [T("a", U8, [2, 3]), T("b", U8, [3, 4]), T("az", U8, [2]), T("bz", U8, [1])], opset=10)
+    one(out, "qlinear_matmul",
+        N("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"]),
+        [T("a", I8, [2, 3]), T("as", F16, [1]), T("az", I8, [1]), T("b", I8, [3, 4]),
+         T("bs", F16, [1]), T("bz", I8, [1]), T("ys", F16, [1]), T("yz", I8, [1])], opset=21)
+    one(out, "tensor_scatter_circular",
+        N("TensorScatter", ["cache", "upd", "idx"], ["y"], mode="circular"),
+        [T("cache", F, [2, 4, 3]), T("upd", F, [2, 2, 3]), T("idx", I64, [2])], opset=24)
+
 
 def errors(out):
     caches = [T("cos", F, [10, 4]), T("sin", F, [10, 4])]
@@ -271,6 +283,31 @@ def errors(out):
         [T("x", F, [1, 1, "h", 4])], opset=12)
     one(out, "maxpool_indices_window", N("MaxPool", ["x"], ["y", "i"], kernel_shape=[33, 33]),
         [T("x", F, [1, 1, 40, 40])], opset=12)
+
+    U8, I8 = TensorProto.UINT8, TensorProto.INT8
+    one(out, "matmul_integer_type", N("MatMulInteger", ["a", "b"], ["y"]),
+        [T("a", TensorProto.INT32, [2, 3]), T("b", U8, [3, 4])], opset=10)
+    one(out, "matmul_integer_zero_type", N("MatMulInteger", ["a", "b", "az"], ["y"]),
+        [T("a", U8, [2, 3]), T("b", U8, [3, 4]), T("az", I8, [1])], opset=10)
+    one(out, "matmul_integer_dynamic", N("MatMulInteger", ["a", "b"], ["y"]),
+        [T("a", U8, ["m", 3]), T("b", U8, [3, 4])], opset=10)
+    q = lambda yz, s=F: [T("a", I8, [2, 3]), T("as", s, [1]), T("az", I8, [1]),  # noqa: E731
+                         T("b", I8, [3, 4]), T("bs", F, [1]), T("bz", I8, [1]),
+                         T("ys", F, [1]), T("yz", yz, [1])]
+    qnode = N("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])
+    one(out, "qlinear_output_type", qnode, q(TensorProto.INT32), opset=21)
+    one(out, "qlinear_scale_types", qnode, q(I8, F16), opset=21)
+    cache = [T("cache", F, [2, 4, 3]), T("upd", F, [2, 2, 3]), T("idx", I64, [2])]
+    one(out, "tensor_scatter_mode", N("TensorScatter", ["cache", "upd", "idx"], ["y"],
+                                      mode="wrap"), cache, opset=24)
+    one(out, "tensor_scatter_axis", N("TensorScatter", ["cache", "upd", "idx"], ["y"], axis=0),
+        cache, opset=24)
+    one(out, "tensor_scatter_fit", N("TensorScatter", ["cache", "upd"], ["y"], axis=1),
+        [T("cache", F, [2, 4, 3]), T("upd", F, [2, 5, 3])], opset=24)
+    one(out, "tensor_scatter_indices", N("TensorScatter", ["cache", "upd", "idx"], ["y"]),
+        [T("cache", F, [2, 4, 3]), T("upd", F, [2, 2, 3]), T("idx", I64, [3])], opset=24)
+    one(out, "tensor_scatter_dynamic", N("TensorScatter", ["cache", "upd"], ["y"]),
+        [T("cache", F, ["b", 4, 3]), T("upd", F, ["b", 2, 3])], opset=24)
 
 
 def main(argv):
