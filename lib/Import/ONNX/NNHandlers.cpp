@@ -158,24 +158,30 @@ LogicalResult checkKernelMatchesWeight(NodeBinder &b, const Window &w,
   return diag << "]";
 }
 
-LogicalResult conv(NodeBinder &b) {
-  FailureOr<Value> x = b.input(0), weight = b.input(1);
-  if (failed(x) || failed(weight))
-    return failure();
-  std::optional<SmallVector<int64_t>> kernel = weightKernel(*weight);
+} // namespace
+
+FailureOr<Value> buildConv(NodeBinder &b, Value x, Value weight, Value bias) {
+  std::optional<SmallVector<int64_t>> kernel = weightKernel(weight);
   FailureOr<Window> w = readWindow(
-      b, tensorType(*x),
+      b, tensorType(x),
       kernel ? std::optional<ArrayRef<int64_t>>(*kernel) : std::nullopt);
   FailureOr<int64_t> group = b.intAttr("group", 1);
   if (failed(w) || failed(group) ||
       failed(b.checkRange("attribute 'group'", *group, 1, {})) ||
-      failed(checkKernelMatchesWeight(b, *w, *weight)) ||
-      failed(resolveSamePads(b, tensorType(*x), *w)))
+      failed(checkKernelMatchesWeight(b, *w, weight)) ||
+      failed(resolveSamePads(b, tensorType(x), *w)))
     return failure();
-  FailureOr<Value> out =
-      b.make<kiln::ConvOp>(*x, *weight, b.optionalInput(2), ArrayRef(w->strides),
-                           ArrayRef(w->dilations), ArrayRef(w->pads),
-                           static_cast<uint64_t>(*group));
+  return b.make<kiln::ConvOp>(x, weight, bias, ArrayRef(w->strides), ArrayRef(w->dilations),
+                              ArrayRef(w->pads), static_cast<uint64_t>(*group));
+}
+
+namespace {
+
+LogicalResult conv(NodeBinder &b) {
+  FailureOr<Value> x = b.input(0), weight = b.input(1);
+  if (failed(x) || failed(weight))
+    return failure();
+  FailureOr<Value> out = buildConv(b, *x, *weight, b.optionalInput(2));
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 

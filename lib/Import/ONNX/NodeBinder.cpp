@@ -413,6 +413,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerComposedHandlers(r);
     registerGridHandlers(r);
     registerIntegerHandlers(r);
+    registerMatrixHandlers(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);

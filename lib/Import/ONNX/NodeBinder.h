@@ -211,6 +211,7 @@ private:
 void registerAttentionHandlers(HandlerRegistry &registry);
 void registerGridHandlers(HandlerRegistry &registry);
 void registerIntegerHandlers(HandlerRegistry &registry);
+void registerMatrixHandlers(HandlerRegistry &registry);
 /// MaxPool's Indices output (GridHandlers.cpp) for input `x` pooled into
 /// `pooled` with the given window.
 mlir::LogicalResult maxPoolIndices(NodeBinder &b, mlir::Value x, mlir::Value pooled,
@@ -226,6 +227,10 @@ mlir::LogicalResult batchNormTraining(NodeBinder &b, llvm::ArrayRef<mlir::Value>
 void registerElementwiseHandlers(HandlerRegistry &registry);
 void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
+/// A `conv` of `x` and `weight` with the node's Conv attributes (kernel,
+/// strides, dilations, pads, auto_pad, group) read and checked (NNHandlers.cpp).
+mlir::FailureOr<mlir::Value> buildConv(NodeBinder &b, mlir::Value x, mlir::Value weight,
+                                       mlir::Value bias);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
 void registerSignalHandlers(HandlerRegistry &registry);

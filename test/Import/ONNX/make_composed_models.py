@@ -114,6 +114,16 @@ def grids(out):
         N("TensorScatter", ["cache", "upd", "idx"], ["y"], mode="circular"),
         [T("cache", F, [2, 4, 3]), T("upd", F, [2, 2, 3]), T("idx", I64, [2])], opset=24)
 
+    one(out, "conv_integer", N("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1]),
+        [T("x", U8, [1, 1, 3, 3]), T("w", U8, [2, 1, 2, 2]), T("xz", U8, []),
+         T("wz", U8, [2])], opset=10)
+    one(out, "qlinear_conv",
+        N("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "bias"], ["y"]),
+        [T("x", U8, [1, 1, 3, 3]), T("xs", F, []), T("xz", U8, []), T("w", U8, [2, 1, 1, 1]),
+         T("ws", F, [2]), T("wz", U8, [2]), T("ys", F, []), T("yz", U8, []),
+         T("bias", TensorProto.INT32, [2])], opset=10)
+    one(out, "det", N("Det", ["x"], ["y"]), [T("x", F, [2, 3, 3])], opset=22)
+
 
 def errors(out):
     caches = [T("cos", F, [10, 4]), T("sin", F, [10, 4])]
@@ -308,6 +318,19 @@ def errors(out):
         [T("cache", F, [2, 4, 3]), T("upd", F, [2, 2, 3]), T("idx", I64, [3])], opset=24)
     one(out, "tensor_scatter_dynamic", N("TensorScatter", ["cache", "upd"], ["y"]),
         [T("cache", F, ["b", 4, 3]), T("upd", F, ["b", 2, 3])], opset=24)
+
+    one(out, "qlinear_conv_scales",
+        N("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"]),
+        [T("x", U8, [1, 1, 3, 3]), T("xs", F, []), T("xz", U8, []), T("w", U8, [2, 1, 1, 1]),
+         T("ws", F16, [2]), T("wz", U8, [2]), T("ys", F, []), T("yz", U8, [])], opset=10)
+    one(out, "conv_integer_type", N("ConvInteger", ["x", "w"], ["y"]),
+        [T("x", TensorProto.INT32, [1, 1, 3, 3]), T("w", U8, [2, 1, 2, 2])], opset=10)
+    one(out, "conv_integer_dynamic", N("ConvInteger", ["x", "w"], ["y"]),
+        [T("x", U8, ["n", 1, 3, 3]), T("w", U8, [2, 1, 2, 2])], opset=10)
+    one(out, "det_square", N("Det", ["x"], ["y"]), [T("x", F, [2, 3])], opset=22)
+    one(out, "det_int", N("Det", ["x"], ["y"]), [T("x", I64, [3, 3])], opset=22)
+    one(out, "det_dynamic", N("Det", ["x"], ["y"]), [T("x", F, ["n", 3, 3])], opset=22)
+    one(out, "det_large", N("Det", ["x"], ["y"]), [T("x", F, [33, 33])], opset=22)
 
 
 def main(argv):
