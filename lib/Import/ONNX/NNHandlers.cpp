@@ -158,89 +158,30 @@ LogicalResult checkKernelMatchesWeight(NodeBinder &b, const Window &w,
   return diag << "]";
 }
 
+} // namespace
+
+FailureOr<Value> buildConv(NodeBinder &b, Value x, Value weight, Value bias) {
+  std::optional<SmallVector<int64_t>> kernel = weightKernel(weight);
+  FailureOr<Window> w = readWindow(
+      b, tensorType(x),
+      kernel ? std::optional<ArrayRef<int64_t>>(*kernel) : std::nullopt);
+  FailureOr<int64_t> group = b.intAttr("group", 1);
+  if (failed(w) || failed(group) ||
+      failed(b.checkRange("attribute 'group'", *group, 1, {})) ||
+      failed(checkKernelMatchesWeight(b, *w, weight)) ||
+      failed(resolveSamePads(b, tensorType(x), *w)))
+    return failure();
+  return b.make<kiln::ConvOp>(x, weight, bias, ArrayRef(w->strides), ArrayRef(w->dilations),
+                              ArrayRef(w->pads), static_cast<uint64_t>(*group));
+}
+
+namespace {
+
 LogicalResult conv(NodeBinder &b) {
   FailureOr<Value> x = b.input(0), weight = b.input(1);
   if (failed(x) || failed(weight))
     return failure();
-  std::optional<SmallVector<int64_t>> kernel = weightKernel(*weight);
-  FailureOr<Window> w = readWindow(
-      b, tensorType(*x),
-      kernel ? std::optional<ArrayRef<int64_t>>(*kernel) : std::nullopt);
-  FailureOr<int64_t> group = b.intAttr("group", 1);
-  if (failed(w) || failed(group) ||
-      failed(b.checkRange("attribute 'group'", *group, 1, {})) ||
-      failed(checkKernelMatchesWeight(b, *w, *weight)) ||
-      failed(resolveSamePads(b, tensorType(*x), *w)))
-    return failure();
-  FailureOr<Value> out =
-      b.make<kiln::ConvOp>(*x, *weight, b.optionalInput(2), ArrayRef(w->strides),
-                           ArrayRef(w->dilations), ArrayRef(w->pads),
-                           static_cast<uint64_t>(*group));
-  return failed(out) ? failure() : b.setOutput(0, *out);
-}
-
-/// ConvInteger: (x - x_zero_point) and (w - w_zero_point) as exact f64
-/// integers, an f64 conv, the result cast to i32 (ONNX's reference computes
-/// the same sums in integers; f64 holds them exactly below 2^53).
-LogicalResult convInteger(NodeBinder &b) {
-  FailureOr<Value> x = b.input(0), weight = b.input(1);
-  if (failed(x) || failed(weight))
-    return failure();
-  Type i32 = b.builder().getI32Type(), f64 = b.builder().getF64Type();
-  auto shifted = [&](Value v, unsigned zeroInput) -> FailureOr<Value> {
-    Type element = tensorType(v).getElementType();
-    if (!element.isInteger(8))
-      return b.emitError() << "input " << zeroInput - 2 << " has element type " << element
-                           << ", expected an 8-bit integer";
-    FailureOr<Value> wide = b.makeTyped<kiln::CastOp>(tensorType(v).clone(i32), v);
-    if (succeeded(wide) && b.hasInput(zeroInput)) {
-      FailureOr<Value> zero = b.input(zeroInput);
-      if (failed(zero))
-        return failure();
-      RankedTensorType zeroType = tensorType(*zero);
-      RankedTensorType type = tensorType(v);
-      // One per tensor, or (the weight's) one per output channel.
-      bool perChannel = zeroInput == 3 && zeroType.getRank() == 1 &&
-                        !zeroType.isDynamicDim(0) && type.getRank() >= 1 &&
-                        zeroType.getDimSize(0) == type.getDimSize(0);
-      if (!perChannel && (!zeroType.hasStaticShape() || zeroType.getNumElements() != 1))
-        return b.unsupported("a zero point that is neither one value nor one per output "
-                             "channel of the weight");
-      SmallVector<int64_t> shape;
-      if (perChannel) {
-        shape.assign(type.getRank(), 1);
-        shape[0] = zeroType.getDimSize(0);
-      }
-      FailureOr<Value> zero32 = b.makeTyped<kiln::CastOp>(zeroType.clone(i32), *zero);
-      if (succeeded(zero32) && ArrayRef<int64_t>(shape) != zeroType.getShape())
-        zero32 = b.makeTyped<kiln::ReshapeOp>(RankedTensorType::get(shape, i32), *zero32,
-                                              Value());
-      if (failed(zero32))
-        return failure();
-      wide = b.make<kiln::SubOp>(*wide, *zero32);
-    }
-    if (failed(wide))
-      return failure();
-    return b.makeTyped<kiln::CastOp>(tensorType(*wide).clone(f64), *wide);
-  };
-  FailureOr<Value> wx = shifted(*x, 2), ww = shifted(*weight, 3);
-  if (failed(wx) || failed(ww))
-    return failure();
-  std::optional<SmallVector<int64_t>> kernel = weightKernel(*ww);
-  FailureOr<Window> w = readWindow(
-      b, tensorType(*wx),
-      kernel ? std::optional<ArrayRef<int64_t>>(*kernel) : std::nullopt);
-  FailureOr<int64_t> group = b.intAttr("group", 1);
-  if (failed(w) || failed(group) ||
-      failed(b.checkRange("attribute 'group'", *group, 1, {})) ||
-      failed(checkKernelMatchesWeight(b, *w, *ww)) ||
-      failed(resolveSamePads(b, tensorType(*wx), *w)))
-    return failure();
-  FailureOr<Value> out = b.make<kiln::ConvOp>(
-      *wx, *ww, Value(), ArrayRef(w->strides), ArrayRef(w->dilations), ArrayRef(w->pads),
-      static_cast<uint64_t>(*group));
-  if (succeeded(out))
-    out = b.makeTyped<kiln::CastOp>(tensorType(*out).clone(i32), *out);
+  FailureOr<Value> out = buildConv(b, *x, *weight, b.optionalInput(2));
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -338,8 +279,6 @@ LogicalResult pool(NodeBinder &b) {
   FailureOr<Value> x = b.input(0);
   if (failed(x))
     return failure();
-  if (isMax && b.outputUsed(1))
-    return b.unsupported("the 'Indices' output of MaxPool");
   FailureOr<Window> w = readWindow(b, tensorType(*x), std::nullopt);
   FailureOr<int64_t> ceilMode = b.intAttr("ceil_mode", 0);
   FailureOr<int64_t> countPad = b.intAttr("count_include_pad", 0);
@@ -349,10 +288,15 @@ LogicalResult pool(NodeBinder &b) {
       failed(resolveSamePads(b, tensorType(*x), *w)))
     return failure();
   FailureOr<Value> out;
-  if constexpr (isMax)
+  if constexpr (isMax) {
     out = b.make<kiln::MaxPoolOp>(*x, ArrayRef(w->kernel), ArrayRef(w->strides),
                                   ArrayRef(w->dilations), ArrayRef(w->pads),
                                   *ceilMode == 1);
+    if (succeeded(out) && b.outputUsed(1) &&
+        failed(maxPoolIndices(b, *x, *out, w->kernel, w->strides, w->dilations, w->pads,
+                              *ceilMode == 1)))
+      return failure();
+  }
   else
     out = b.make<kiln::AvgPoolOp>(*x, ArrayRef(w->kernel), ArrayRef(w->strides),
                                   ArrayRef(w->dilations), ArrayRef(w->pads),
@@ -745,8 +689,11 @@ LogicalResult batchNorm(NodeBinder &b) {
   FailureOr<float> epsilon = b.floatAttr("epsilon", 1e-5f);
   FailureOr<int64_t> training = b.intAttr("training_mode", 0);
   FailureOr<int64_t> spatial = b.intAttr("spatial", 1);
-  if (failed(epsilon) || failed(training) || failed(spatial) ||
-      failed(noTrainingOutputs(b, 1)))
+  if (failed(epsilon) || failed(training) || failed(spatial))
+    return failure();
+  if (*training != 0 && b.opset() >= 14)
+    return batchNormTraining(b, operands, *epsilon);
+  if (failed(noTrainingOutputs(b, 1)))
     return failure();
   if (*training != 0)
     return b.unsupported("training_mode = 1 (Kiln compiles inference)");
@@ -771,7 +718,6 @@ LogicalResult instanceNorm(NodeBinder &b) {
 } // namespace
 
 void registerNNHandlers(HandlerRegistry &r) {
-  r.add("ConvInteger", 10, convInteger);
   r.add("MatMul", 7, matmul);
   r.add("Einsum", 12, einsum);
   r.add("Gemm", 7, gemm);

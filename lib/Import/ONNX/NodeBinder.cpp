@@ -468,13 +468,17 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerControlFlowHandlers(r);
     registerRecurrentHandlers(r);
     registerLinearAttentionHandler(r);
+    registerComposedHandlers(r);
+    registerGridHandlers(r);
+    registerIntegerHandlers(r);
+    registerMatrixHandlers(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);
     registerReductionHandlers(r);
     registerShapeHandlers(r);
+    registerSignalHandlers(r);
     registerTensorHandlers(r);
-    registerQuantHandlers(r);
     return r;
   }();
   return registry;

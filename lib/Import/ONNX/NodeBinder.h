@@ -239,7 +239,6 @@ void registerLinearAttentionHandler(HandlerRegistry &registry);
 void registerElementwiseHandlers(HandlerRegistry &registry);
 void registerLossHandlers(HandlerRegistry &registry);
 void registerNNHandlers(HandlerRegistry &registry);
-void registerQuantHandlers(HandlerRegistry &registry);
 
 /// Quantize/DequantizeLinear to or from the 8-bit float `narrow`, or blocked
 /// (`block` > 0) to or from the integer type `narrow`, as a composition of
@@ -247,8 +246,31 @@ void registerQuantHandlers(HandlerRegistry &registry);
 mlir::LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, mlir::Value x,
                                      mlir::Value scale, mlir::Value zero, mlir::Type narrow,
                                      int64_t axis, int64_t block, bool saturate);
+void registerGridHandlers(HandlerRegistry &registry);
+void registerIntegerHandlers(HandlerRegistry &registry);
+void registerMatrixHandlers(HandlerRegistry &registry);
+/// MaxPool's Indices output (GridHandlers.cpp) for input `x` pooled into
+/// `pooled` with the given window.
+mlir::LogicalResult maxPoolIndices(NodeBinder &b, mlir::Value x, mlir::Value pooled,
+                                   llvm::ArrayRef<int64_t> kernel,
+                                   llvm::ArrayRef<int64_t> strides,
+                                   llvm::ArrayRef<int64_t> dilations,
+                                   llvm::ArrayRef<int64_t> pads, bool ceilMode);
+void registerComposedHandlers(HandlerRegistry &registry);
+/// BatchNormalization's training mode (ComposedHandlers.cpp): operands x,
+/// scale, bias, input mean and variance.
+mlir::LogicalResult batchNormTraining(NodeBinder &b, llvm::ArrayRef<mlir::Value> operands,
+                                      float epsilon);
+void registerElementwiseHandlers(HandlerRegistry &registry);
+void registerLossHandlers(HandlerRegistry &registry);
+void registerNNHandlers(HandlerRegistry &registry);
+/// A `conv` of `x` and `weight` with the node's Conv attributes (kernel,
+/// strides, dilations, pads, auto_pad, group) read and checked (NNHandlers.cpp).
+mlir::FailureOr<mlir::Value> buildConv(NodeBinder &b, mlir::Value x, mlir::Value weight,
+                                       mlir::Value bias);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
+void registerSignalHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
 
 /// The integer elements of `value` when it is a small constant.

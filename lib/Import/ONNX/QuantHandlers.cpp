@@ -1,17 +1,11 @@
-//===- QuantHandlers.cpp - ONNX QLinearMatMul, MatMulInteger ---------------===//
+//===- QuantHandlers.cpp - ONNX quantization compositions ---------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// The integer matmuls as compositions of kiln ops, the way ONNX's reference
-// computes them: the operands widened to i32 less their zero points, an i32
-// matmul; QLinearMatMul then scales by a_scale * b_scale / y_scale (computed
-// in the scales' type), adds the output zero point in f64, rounds half to
-// even and saturates to the output type. Scales and zero points must be per
-// tensor (one element); per-row/per-column ones are unsupported.
-//
 // Quantize/DequantizeLinear to and from the 8-bit floats, and blocked
-// quantization, are kiln op compositions too (the handlers in
-// TensorHandlers.cpp call quantizeComposed).
+// quantization, as compositions of kiln ops (the handlers in
+// TensorHandlers.cpp call quantizeComposed). The integer matmuls and convs
+// are in IntegerHandlers.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,125 +15,6 @@ using namespace mlir;
 
 namespace kiln::onnx_import {
 namespace {
-
-Type elementOf(Value value) { return tensorType(value).getElementType(); }
-
-/// A one-element scale or zero point as a rank-0 tensor; an error naming it
-/// otherwise.
-FailureOr<Value> perTensor(NodeBinder &b, Value value, StringRef what) {
-  RankedTensorType type = tensorType(value);
-  if (!type.hasStaticShape() || type.getNumElements() != 1)
-    return b.unsupported(Twine(what) + " with more than one element (per-axis "
-                                       "quantization of a matmul)");
-  if (type.getRank() == 0)
-    return value;
-  return b.makeTyped<kiln::ReshapeOp>(RankedTensorType::get({}, type.getElementType()),
-                                      value, Value());
-}
-
-/// `x` (an 8-bit integer tensor) as i32, less the zero point input `zeroInput`
-/// when given.
-FailureOr<Value> widened(NodeBinder &b, Value x, unsigned zeroInput, StringRef what) {
-  Type element = elementOf(x);
-  if (!element.isInteger(8))
-    return b.emitError() << what << " has element type " << element
-                         << ", expected an 8-bit integer";
-  Type i32 = b.builder().getI32Type();
-  FailureOr<Value> wide =
-      b.makeTyped<kiln::CastOp>(tensorType(x).clone(i32), x);
-  if (failed(wide) || !b.hasInput(zeroInput))
-    return wide;
-  FailureOr<Value> zero = b.input(zeroInput);
-  if (failed(zero))
-    return failure();
-  if (elementOf(*zero) != element)
-    return b.emitError() << "input " << zeroInput << " (the zero point of " << what
-                         << ") has element type " << elementOf(*zero) << ", expected "
-                         << element;
-  // Cast first: unsigned tensors are not reshaped.
-  FailureOr<Value> zero32 = b.makeTyped<kiln::CastOp>(tensorType(*zero).clone(i32), *zero);
-  if (succeeded(zero32))
-    zero32 = perTensor(b, *zero32, "a zero point");
-  if (failed(zero32))
-    return failure();
-  return b.make<kiln::SubOp>(*wide, *zero32);
-}
-
-/// MatMulInteger: (a - a_zero_point) @ (b - b_zero_point) in i32.
-LogicalResult matmulInteger(NodeBinder &b) {
-  FailureOr<Value> a = b.input(0), bm = b.input(1);
-  if (failed(a) || failed(bm))
-    return failure();
-  FailureOr<Value> wa = widened(b, *a, 2, "input 0"), wb = widened(b, *bm, 3, "input 1");
-  if (failed(wa) || failed(wb))
-    return failure();
-  FailureOr<Value> out = b.make<kiln::MatmulOp>(*wa, *wb);
-  return failed(out) ? failure() : b.setOutput(0, *out);
-}
-
-/// QLinearMatMul (inputs a, a_scale, a_zero_point, b, b_scale, b_zero_point,
-/// y_scale, y_zero_point).
-LogicalResult qlinearMatmul(NodeBinder &b) {
-  FailureOr<Value> a = b.input(0), bm = b.input(3);
-  FailureOr<Value> aScale = b.input(1), bScale = b.input(4), yScale = b.input(6);
-  FailureOr<Value> yZero = b.input(7);
-  if (failed(a) || failed(bm) || failed(aScale) || failed(bScale) || failed(yScale) ||
-      failed(yZero))
-    return failure();
-  Type scaleType = elementOf(*aScale);
-  if (!isa<FloatType>(scaleType) || elementOf(*bScale) != scaleType ||
-      elementOf(*yScale) != scaleType)
-    return b.emitError() << "the scales have element types " << scaleType << ", "
-                         << elementOf(*bScale) << " and " << elementOf(*yScale)
-                         << ", expected one float type";
-  Type outType = elementOf(*yZero);
-  if (!outType.isInteger(8))
-    return b.emitError() << "input 7 (y_zero_point) has element type " << outType
-                         << ", expected an 8-bit integer";
-  aScale = perTensor(b, *aScale, "a scale");
-  if (succeeded(aScale))
-    bScale = perTensor(b, *bScale, "a scale");
-  if (succeeded(bScale))
-    yScale = perTensor(b, *yScale, "a scale");
-  if (failed(aScale) || failed(bScale) || failed(yScale))
-    return failure();
-  FailureOr<Value> wa = widened(b, *a, 2, "input 0"), wb = widened(b, *bm, 5, "input 3");
-  if (failed(wa) || failed(wb))
-    return failure();
-  FailureOr<Value> product = b.make<kiln::MatmulOp>(*wa, *wb);
-  // The factor in the scales' type, as the reference computes it.
-  FailureOr<Value> factor = b.make<kiln::MulOp>(*aScale, *bScale);
-  if (succeeded(factor))
-    factor = b.make<kiln::DivOp>(*factor, *yScale);
-  if (failed(product) || failed(factor))
-    return failure();
-  // The rest in f64, where int32 * factor is exact enough to round like
-  // numpy's float64.
-  Type f64 = b.builder().getF64Type();
-  auto asF64 = [&](Value v) {
-    return b.makeTyped<kiln::CastOp>(tensorType(v).clone(f64), v);
-  };
-  FailureOr<Value> scaled = asF64(*product), factor64 = asF64(*factor),
-                   zero64 = asF64(*yZero);
-  if (succeeded(zero64))
-    zero64 = perTensor(b, *zero64, "a zero point");
-  if (failed(scaled) || failed(factor64) || failed(zero64))
-    return failure();
-  scaled = b.make<kiln::MulOp>(*scaled, *factor64);
-  if (succeeded(scaled))
-    scaled = b.make<kiln::AddOp>(*scaled, *zero64);
-  if (succeeded(scaled))
-    scaled = b.make<kiln::RoundOp>(*scaled);
-  bool isUnsigned = outType.isUnsignedInteger();
-  if (succeeded(scaled))
-    scaled = b.make<kiln::ClipOp>(*scaled, b.builder().getF64FloatAttr(isUnsigned ? 0 : -128),
-                                  b.builder().getF64FloatAttr(isUnsigned ? 255 : 127));
-  if (failed(scaled))
-    return failure();
-  FailureOr<Value> out =
-      b.makeTyped<kiln::CastOp>(tensorType(*scaled).clone(outType), *scaled);
-  return failed(out) ? failure() : b.setOutput(0, *out);
-}
 
 /// A blocked scale or zero point (the input's shape with ceil(dim / block)
 /// along `axis`) repeated `block` times along the axis: a tile of a new dim
@@ -272,11 +147,6 @@ LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, Value x, Value sc
     q = b.make<kiln::MinOp>(*q, b.scalar(i32, static_cast<double>(hi)));
   FailureOr<Value> y = failed(q) ? q : castTo(*q, narrow);
   return failed(y) ? failure() : b.setOutput(0, *y);
-}
-
-void registerQuantHandlers(HandlerRegistry &r) {
-  r.add("MatMulInteger", 10, matmulInteger);
-  r.add("QLinearMatMul", 10, qlinearMatmul);
 }
 
 } // namespace kiln::onnx_import

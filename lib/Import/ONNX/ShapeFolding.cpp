@@ -4,7 +4,8 @@
 //
 // Works on kiln ops (the handlers have already resolved ONNX defaults and
 // normalized axes) whose operands are integer constants of at most
-// kMaxElements elements. Floating-point values are never evaluated here.
+// kMaxElements elements. Floating-point values are never evaluated here, except
+// that an integer constant cast to a float type becomes a float constant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -238,11 +239,36 @@ std::optional<SmallVector<int64_t>> evaluate(Operation *op,
 
 } // namespace
 
+/// An integer constant cast to a float type (ONNX function bodies turn sizes
+/// into floats this way, e.g. the window functions' Range limits). The
+/// conversion rounds to nearest, like the generated code's sitofp.
+DenseElementsAttr integerToFloat(kiln::CastOp op, RankedTensorType type) {
+  auto element = dyn_cast<FloatType>(type.getElementType());
+  if (!element || !isa<IntegerType>(getElementTypeOrSelf(op.getInput())) ||
+      getElementTypeOrSelf(op.getInput()).isUnsignedInteger())
+    return {};
+  std::optional<IntTensor> t = constantOf(op.getInput());
+  if (!t)
+    return {};
+  SmallVector<APFloat> values;
+  for (int64_t v : t->data) {
+    APFloat f(element.getFloatSemantics());
+    f.convertFromAPInt(APInt(64, static_cast<uint64_t>(v), /*isSigned=*/true),
+                       /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
+    values.push_back(f);
+  }
+  return DenseElementsAttr::get(type, values);
+}
+
 DenseElementsAttr evaluateIntegerOp(Operation *op) {
   if (op->getNumResults() != 1 || !isa<kiln::KilnDialect>(op->getDialect()) ||
       isa<kiln::ConstantOp>(op))
     return {};
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (auto castOp = dyn_cast<kiln::CastOp>(op);
+      castOp && type && type.hasStaticShape() && type.getNumElements() <= kMaxElements &&
+      isa<FloatType>(type.getElementType()))
+    return integerToFloat(castOp, type);
   if (!type || !type.hasStaticShape() || type.getNumElements() > kMaxElements ||
       !isa<IntegerType>(type.getElementType()))
     return {};

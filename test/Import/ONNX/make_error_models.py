@@ -247,7 +247,7 @@ def attributes(out):
         [T("x", F, [1, 2, "h", 4])], [w])
     one(out, "convt_negative_pad", convt("ct", output_shape=[100, 6]), [x], [w])
     one(out, "maxpool_indices", N("MaxPool", ["x"], ["y", "idx"], name="mp",
-                                  kernel_shape=[2, 2]), [x])
+                                  kernel_shape=[2, 2], ceil_mode=1), [x])
     pool = lambda name, **a: N("AveragePool", ["x"], ["y"], name=name,  # noqa: E731
                                kernel_shape=[2, 2], **a)
     one(out, "pool_ceil_mode", pool("ap", ceil_mode=2), [x])
@@ -259,8 +259,9 @@ def attributes(out):
     bn = ["x", "s", "z", "z", "s"]
     one(out, "bn_statistics", N("BatchNormalization", bn, ["y", "mean"], name="bn"),
         [x], s, opset=9)
+    # training_mode is an attribute from opset 14 on, where it is supported.
     one(out, "bn_training", N("BatchNormalization", bn, ["y"], name="bn",
-                              training_mode=1), [x], s, opset=14)
+                              training_mode=1), [x], s, opset=9)
     one(out, "bn_spatial", N("BatchNormalization", bn, ["y"], name="bn", spatial=0),
         [x], s, opset=7)
     # Reductions
