@@ -46,8 +46,7 @@ def Kiln_AttentionKernelOp : Kiln_Op<"attention_kernel", [
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` $mask^)? `into` $init attr-dict `:`
-    type($query) `,` type($key) `,` type($value) (`,` type($mask)^)? `,` type($init)
-    (`->` type($result)^)?
+    type(operands) (`->` type($result)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
