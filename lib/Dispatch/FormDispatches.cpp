@@ -521,6 +521,7 @@ struct KilnFormDispatchesPass final
     });
     for (linalg::MatmulOp matmul : matmuls)
       formEpilogue(matmul);
+    mergeHeadsIntoAttention(getOperation());
     for (Block &block : getOperation().getBody())
       formRowGroups(block);
     // Batched products last: the elementwise ops after them that a row

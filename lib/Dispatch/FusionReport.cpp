@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dispatch/FusionReport.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dispatch/Epilogue.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -161,8 +162,18 @@ Member describe(Operation *op) {
 std::vector<Dispatch> collect(ModuleOp module) {
   std::vector<Dispatch> dispatches;
   Operation *first = nullptr; // of the last dispatch
-  module.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::FillOp>(op.getOperation()))
+  module.walk([&](Operation *raw) {
+    if (auto attention = dyn_cast<AttentionKernelOp>(raw)) { // one kernel of its own
+      Dispatch d;
+      d.kind = "attention";
+      d.root = describe(raw);
+      d.nodes = sourceNodeNames(raw->getLoc());
+      first = raw;
+      dispatches.push_back(std::move(d));
+      return;
+    }
+    auto op = dyn_cast<linalg::LinalgOp>(raw);
+    if (!op || isa<linalg::FillOp>(raw))
       return;
     std::vector<std::string> nodes = sourceNodeNames(op->getLoc());
     // A marked epilogue or row group member joins the dispatch before it.

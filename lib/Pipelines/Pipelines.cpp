@@ -104,9 +104,12 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCSEPass());
   // 7. Drop private functions nothing calls any more.
   pm.addPass(createSymbolDCEPass());
-  // 8. No target has an attention kernel yet: expand it again so the
-  //    linalg stage can lower it.
-  pm.addPass(createKilnDecomposeAttentionPass());
+  // 8. Attention the target has no kernel for (CUDA: none; CPU: see
+  //    kiln::hasCPUAttentionKernel) is expanded again into matmuls and a
+  //    softmax for the linalg stage.
+  KilnDecomposeAttentionPassOptions decompose;
+  decompose.keepCPUKernel = options.target == Target::CPU;
+  pm.addPass(createKilnDecomposeAttentionPass(decompose));
 }
 
 void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
@@ -165,6 +168,10 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   pm.addPass(createKilnInstrumentDispatchesPass());
   // 2-3. Tensors to buffers, results to out-params.
   buildBufferizePipeline(pm);
+  // 3a. Attention: one online-softmax kernel per kiln.attention_kernel.
+  KilnCPUAttentionPassOptions attention;
+  attention.vectorWidth = options.vectorWidth;
+  pm.addNestedPass<func::FuncOp>(createKilnCPUAttentionPass(attention));
   // 3b. Softmax, norms, last-axis reductions and their elementwise
   //     neighbours: one vectorized loop over rows per run of row-wise ops.
   //     Before deallocation, so per-row scratch buffers have no other users.

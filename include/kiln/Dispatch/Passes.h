@@ -16,6 +16,10 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "kiln/Dispatch/Passes.h.inc"
 
+/// Part of kiln-form-dispatches: a kiln.attention_kernel whose only user is
+/// the head merge transpose writes the merged [B, Sq, H, D] layout itself.
+void mergeHeadsIntoAttention(mlir::func::FuncOp func);
+
 } // namespace kiln
 
 #endif // KILN_DISPATCH_PASSES_H

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -79,7 +80,7 @@ struct ConvertKilnToLinalgPass final
     mlir::MLIRContext *context = &getContext();
     mlir::ConversionTarget target(*context);
     target.addIllegalDialect<KilnDialect>();
-    target.addLegalOp<mlir::ModuleOp>();
+    target.addLegalOp<mlir::ModuleOp, AttentionKernelOp>();
     // arith/linalg work on signless integers: what the patterns build must
     // not mention an unsigned type (a pattern that cannot handle one fails).
     target.addDynamicallyLegalDialect<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
@@ -100,6 +101,7 @@ struct ConvertKilnToLinalgPass final
     mlir::populateCallOpTypeConversionPattern(patterns, converter);
     populateElementwiseToLinalgPatterns(patterns, converter);
     populateContractionToLinalgPatterns(patterns);
+    populateAttentionToLinalgPatterns(patterns);
     populateConvToLinalgPatterns(patterns);
     populatePoolToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);

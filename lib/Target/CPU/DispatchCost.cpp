@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/CPU/DispatchCost.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -115,6 +116,29 @@ void printDispatchCostReport(ModuleOp module, llvm::raw_ostream &os, bool json) 
   }
   if (json)
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(rows))) << "\n";
+}
+
+DispatchCost estimateDispatchCost(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return estimateDispatchCost(linalgOp);
+  auto attention = dyn_cast<AttentionKernelOp>(op);
+  if (!attention)
+    return {};
+  DispatchCost cost;
+  auto q = cast<ShapedType>(attention.getQuery().getType());
+  auto k = cast<ShapedType>(attention.getKey().getType());
+  if (!q.hasStaticShape() || !k.hasStaticShape())
+    return cost;
+  int64_t bytes = 0;
+  for (Value operand : op->getOperands()) {
+    int64_t b = operandBytes(operand.getType());
+    if (b < 0)
+      return cost;
+    bytes += b;
+  }
+  cost.flops = 4 * q.getNumElements() * k.getDimSize(2);
+  cost.bytes = bytes;
+  return cost;
 }
 
 } // namespace kiln

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Target/CPU/DispatchCost.h"
 #include "kiln/Target/CPU/DispatchCheck.h"
@@ -25,10 +26,10 @@ namespace {
 
 /// "matmul fc1/Gemm,fc1/Relu": the root op without its dialect, then the
 /// model nodes fused into its kernel; "#3 generic" when they are unknown.
-std::string dispatchName(ArrayRef<linalg::LinalgOp> ops, size_t index) {
+std::string dispatchName(ArrayRef<Operation *> ops, size_t index) {
   std::string name = ops.front()->getName().stripDialect().str();
   std::vector<std::string> nodes;
-  for (linalg::LinalgOp op : ops)
+  for (Operation *op : ops)
     for (std::string &node : sourceNodeNames(op->getLoc()))
       if (!llvm::is_contained(nodes, node))
         nodes.push_back(std::move(node));
@@ -59,16 +60,24 @@ struct KilnInstrumentDispatchesPass final
     Value host = entry.getArgument(0);
     // Each dispatch: its root op, then a matmul's marked epilogue or the
     // rest of a row group.
-    SmallVector<SmallVector<linalg::LinalgOp, 2>> dispatches;
-    for (Operation &op : entry.getBody().front())
+    SmallVector<SmallVector<Operation *, 2>> dispatches;
+    for (Operation &op : entry.getBody().front()) {
+      if (isa<AttentionKernelOp>(&op)) { // one kernel of its own
+        dispatches.push_back({&op});
+        continue;
+      }
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
         if (isa<linalg::FillOp>(&op)) // fills are set-up, not kernels (as in --report=fusion)
           continue;
-        if (!dispatches.empty() && joinsDispatch(linalgOp, dispatches.back().front()))
+        auto previous = dispatches.empty()
+                            ? linalg::LinalgOp()
+                            : dyn_cast<linalg::LinalgOp>(dispatches.back().front());
+        if (previous && joinsDispatch(linalgOp, previous))
           dispatches.back().push_back(linalgOp);
         else
           dispatches.push_back({linalgOp});
       }
+    }
     if (dispatches.empty())
       return;
     func::FuncOp begin = declareHook(module, kTraceBeginName);
@@ -80,14 +89,14 @@ struct KilnInstrumentDispatchesPass final
       // A group's cost is the sum of its ops' (bytes passed between them
       // inside the kernel count too: an overestimate of its traffic).
       DispatchCost cost{0, 0};
-      for (linalg::LinalgOp op : ops) {
+      for (Operation *op : ops) {
         DispatchCost one = estimateDispatchCost(op);
         cost.flops = (cost.flops < 0 || one.flops < 0) ? -1 : cost.flops + one.flops;
         cost.bytes = (cost.bytes < 0 || one.bytes < 0) ? -1 : cost.bytes + one.bytes;
       }
       costs.append({cost.flops, cost.bytes});
       OpBuilder b(ops.front());
-      Location loc = ops.front().getLoc();
+      Location loc = ops.front()->getLoc();
       Value id = arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(index), 32);
       auto beginCall = func::CallOp::create(b, loc, begin, ValueRange{host, id});
       // A group the fusion stage formed (epilogue, row group) must stay one

@@ -37,6 +37,8 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns,
 void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter);
 /// matmul, gemm: linalg.matmul / contraction generics.
 void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// kiln.attention the CPU kernel computes -> kiln.attention_kernel.
+void populateAttentionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// conv, conv_transpose: linalg named conv ops or matmul forms.
 void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// max/avg pooling (1-D to 3-D) and global pooling.

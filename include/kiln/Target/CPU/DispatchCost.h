@@ -26,6 +26,9 @@ struct DispatchCost {
   int64_t flops = -1, bytes = -1;
 };
 DispatchCost estimateDispatchCost(mlir::linalg::LinalgOp op);
+/// A linalg op as above, or a kiln.attention_kernel (4·B·H·Sq·Sk·D FLOPs of
+/// its two products; its operands' bytes once).
+DispatchCost estimateDispatchCost(mlir::Operation *op);
 
 /// `kilnc --report=cost`: each instrumented dispatch (trace id, name, FLOPs,
 /// bytes, FLOP/byte) as text or JSON.

@@ -165,6 +165,34 @@ def KilnCPURowKernelsPass : Pass<"kiln-cpu-row-kernels", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
 }
 
+def KilnCPUAttentionPass : Pass<"kiln-cpu-attention", "mlir::func::FuncOp"> {
+  let summary = "Lower kiln.attention_kernel to one vectorized online-softmax kernel";
+  let description = [{
+    Each `kiln.attention_kernel` on buffers becomes one `scf.parallel` over
+    (batch, head, block of up to 4 vectors of queries), marked
+    `{kiln.heavy}` so the thread pool takes it. A task packs its queries
+    transposed and scaled (`[D, Br]`), then walks the keys in blocks of 64:
+    the block's scores `S^T [keys, queries]` (register tiles of keys x query
+    vectors, one broadcast key element per query vector FMA), plus the
+    key-major mask and the causal mask, then the online softmax with the
+    running max and sum kept per query lane (no horizontal reductions: every
+    reduction over keys is elementwise across rows of `S^T`), the
+    accumulator `O^T [D, Br]` rescaled by `exp(m_old - m_new)` and
+    `O^T += V^T P^T` (tiles of head dims x query vectors, one broadcast value
+    element per FMA). At the end `O^T / l` is stored to `[B, H, Sq, D]` or,
+    with `merge_heads`, `[B, Sq, H, D]`. Scratch lives in an
+    `alloca_scope` per task. Pre-condition: bufferized, static shapes
+    (convert-kiln-to-linalg only creates the op for those).
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "16",
+           "lanes per vector (16 f32 lanes for AVX-512, 8 for AVX2)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+                           "mlir::math::MathDialect"];
+}
+
 def KilnInstrumentDispatchesPass
     : Pass<"kiln-instrument-dispatches", "mlir::ModuleOp"> {
   let summary = "Call the runtime's trace hooks around each dispatch";

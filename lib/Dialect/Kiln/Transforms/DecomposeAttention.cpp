@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// Until a target has an attention kernel, kiln.attention is expanded back
-// into the ops kiln-recognize-attention matched, so models keep compiling.
+// kiln.attention is expanded back into the ops kiln-recognize-attention
+// matched, except (keep-cpu-kernel) where the CPU attention kernel computes
+// it: the CUDA target has no attention kernel, and the CPU kernel covers
+// static f32 attention with an additive mask (kiln::hasCPUAttentionKernel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,8 +36,13 @@ Value maskOut(PatternRewriter &rewriter, Location loc, Value keep, Value scores)
 // attention(Q, K, V, mask) {scale}
 //   = matmul(softmax(matmul(Q, transpose(K)) * scale + mask, -1), V)
 struct AttentionToSoftmaxProduct final : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  AttentionToSoftmaxProduct(MLIRContext *context, bool keepCPUKernel)
+      : OpRewritePattern(context), keepCPUKernel(keepCPUKernel) {}
+  bool keepCPUKernel;
+
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
+    if (keepCPUKernel && hasCPUAttentionKernel(op))
+      return rewriter.notifyMatchFailure(op, "kept for the CPU attention kernel");
     Location loc = op.getLoc();
     auto q = cast<RankedTensorType>(op.getQuery().getType());
     auto k = cast<RankedTensorType>(op.getKey().getType());
@@ -89,17 +96,18 @@ struct AttentionToSoftmaxProduct final : OpRewritePattern<AttentionOp> {
 
 struct KilnDecomposeAttentionPass final
     : impl::KilnDecomposeAttentionPassBase<KilnDecomposeAttentionPass> {
+  using KilnDecomposeAttentionPassBase::KilnDecomposeAttentionPassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateDecomposeAttentionPatterns(patterns);
+    populateDecomposeAttentionPatterns(patterns, keepCPUKernel);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 };
 
 } // namespace
 
-void populateDecomposeAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<AttentionToSoftmaxProduct>(patterns.getContext());
+void populateDecomposeAttentionPatterns(RewritePatternSet &patterns, bool keepCPUKernel) {
+  patterns.add<AttentionToSoftmaxProduct>(patterns.getContext(), keepCPUKernel);
 }
 
 } // namespace kiln

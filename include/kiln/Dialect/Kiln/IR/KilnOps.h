@@ -15,6 +15,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnEnums.h.inc"
 
@@ -34,6 +36,13 @@ llvm::LogicalResult verifyByInference(OpTy op) {
                                 operation->getPropertiesStorage(),
                                 operation->getRegions(), types);
 }
+
+/// Whether the CPU attention kernel (`kiln.attention_kernel`) computes `op`:
+/// static f32 rank-4 Q/K/V of equal batch and head dims, a head dim that is
+/// a multiple of 16 up to 256, and no mask or an f32 additive one that
+/// broadcasts to [B, H, Sq, Sk] along its leading three dims. Otherwise
+/// `why` says what is missing.
+bool hasCPUAttentionKernel(AttentionOp op, std::string *why = nullptr);
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

@@ -9,5 +9,6 @@ include "kiln/Dialect/Kiln/IR/KilnBase.td"
 include "kiln/Dialect/Kiln/IR/KilnElementwiseOps.td"
 include "kiln/Dialect/Kiln/IR/KilnNNOps.td"
 include "kiln/Dialect/Kiln/IR/KilnShapeOps.td"
+include "kiln/Dialect/Kiln/IR/KilnKernelOps.td"
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_TD

@@ -38,7 +38,8 @@ void populateSinkTransposesPatterns(mlir::RewritePatternSet &patterns);
 /// add(matmul(A, B), bias) -> kiln.gemm(A, B, bias).
 void populateRecognizeGemmPatterns(mlir::RewritePatternSet &patterns);
 /// kiln.attention -> matmul, transpose, mul, add/select, softmax.
-void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns);
+void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
+                                        bool keepCPUKernel = false);
 
 } // namespace kiln
 

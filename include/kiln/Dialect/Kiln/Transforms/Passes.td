@@ -91,10 +91,18 @@ def KilnDecomposeAttentionPass : Pass<"kiln-decompose-attention"> {
     attention kernel: `kiln.attention(Q, K, V, mask) {scale}` becomes
     `matmul(softmax(matmul(Q, transpose(K)) * scale + mask, -1), V)`. A
     boolean mask selects `-inf`; `is_causal` needs static sequence lengths.
+    With `keep-cpu-kernel` (the CPU pipeline), attention the CPU kernel
+    computes (`kiln::hasCPUAttentionKernel`: static f32 rank-4 operands,
+    head dim a multiple of 16, no mask or an f32 additive one) stays, for
+    `convert-kiln-to-linalg` to lower to one `kiln.attention_kernel`.
     Pre-conditions: none. Post-conditions: no `kiln.attention` remains,
-    except a causal one with dynamic sequence lengths (left for the
-    lowering to report).
+    except those kept for the CPU kernel and a causal one with dynamic
+    sequence lengths (left for the lowering to report).
   }];
+  let options = [
+    Option<"keepCPUKernel", "keep-cpu-kernel", "bool", /*default=*/"false",
+           "Keep the attention ops the CPU attention kernel computes">,
+  ];
 }
 
 def KilnSinkTransposesPass : Pass<"kiln-sink-transposes"> {

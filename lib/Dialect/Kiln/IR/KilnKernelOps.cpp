@@ -1,0 +1,152 @@
+//===- KilnKernelOps.cpp - kiln.attention_kernel: verifier, bufferization ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+
+namespace kiln {
+
+static bool sameDim(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+LogicalResult AttentionKernelOp::verify() {
+  auto typeOf = [](Value v) { return cast<ShapedType>(v.getType()); };
+  ShapedType q = typeOf(getQuery()), k = typeOf(getKey()), v = typeOf(getValue()),
+             out = typeOf(getInit());
+  SmallVector<std::pair<StringRef, ShapedType>> named = {
+      {"query", q}, {"key", k}, {"value", v}, {"init", out}};
+  if (getMask())
+    named.push_back({"mask", typeOf(getMask())});
+  for (auto [name, type] : named) {
+    if (!type.hasRank() || type.getRank() != 4)
+      return emitOpError() << "expects a rank-4 " << name << ", got " << type;
+    if (!type.getElementType().isF32())
+      return emitOpError() << "expects f32 elements, got " << type.getElementType()
+                           << " in " << name;
+  }
+  int64_t b = q.getDimSize(0), h = q.getDimSize(1), sq = q.getDimSize(2), d = q.getDimSize(3);
+  int64_t sk = k.getDimSize(2);
+  for (auto [name, type, seq] : {std::tuple<StringRef, ShapedType, int64_t>{"key", k, sk},
+                                 {"value", v, sk}})
+    if (!sameDim(type.getDimSize(0), b) || !sameDim(type.getDimSize(1), h) ||
+        !sameDim(type.getDimSize(2), seq) || !sameDim(type.getDimSize(3), d))
+      return emitOpError() << name << " " << type << " does not match query " << q;
+  SmallVector<int64_t> expected = getMergeHeads() ? SmallVector<int64_t>{b, sq, h, d}
+                                                  : SmallVector<int64_t>{b, h, sq, d};
+  for (auto [got, want] : llvm::zip(out.getShape(), expected))
+    if (!sameDim(got, want))
+      return emitOpError() << "init " << out << " does not match the output shape of query "
+                           << q << (getMergeHeads() ? " with merged heads" : "");
+  if (Value mask = getMask()) {
+    ShapedType m = typeOf(mask);
+    auto fits = [](int64_t got, int64_t full) { return got == 1 || sameDim(got, full); };
+    if (!fits(m.getDimSize(0), b) || !fits(m.getDimSize(1), h) ||
+        !sameDim(m.getDimSize(2), sk) || !fits(m.getDimSize(3), sq))
+      return emitOpError() << "mask " << m
+                           << " is not key-major [B|1, H|1, Sk, Sq|1] for query " << q
+                           << " and key " << k;
+  }
+  bool onTensors = isa<RankedTensorType>(out);
+  for (auto [name, type] : named)
+    if (isa<RankedTensorType>(type) != onTensors)
+      return emitOpError() << "mixes tensors and buffers (" << name << ")";
+  if (onTensors != (getNumResults() == 1) ||
+      (onTensors && getResult()[0].getType() != out))
+    return emitOpError() << (onTensors ? "on tensors has one result, of the init's type"
+                                       : "on buffers has no results");
+  return success();
+}
+
+void AttentionKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (!isa<BaseMemRefType>(getInit().getType()))
+    return; // pure on tensors
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (&operand == &getInitMutable())
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+bool AttentionKernelOp::bufferizesToMemoryRead(OpOperand &operand, const AnalysisState &) {
+  return &operand != &getInitMutable(); // init is overwritten, never read
+}
+
+bool AttentionKernelOp::bufferizesToMemoryWrite(OpOperand &operand, const AnalysisState &) {
+  return &operand == &getInitMutable();
+}
+
+AliasingValueList AttentionKernelOp::getAliasingValues(OpOperand &operand,
+                                                       const AnalysisState &) {
+  if (&operand == &getInitMutable())
+    return {{getResult()[0], BufferRelation::Equivalent}};
+  return {};
+}
+
+LogicalResult AttentionKernelOp::bufferize(RewriterBase &rewriter,
+                                           const BufferizationOptions &options,
+                                           BufferizationState &state) {
+  SmallVector<Value> buffers;
+  for (Value operand : getOperation()->getOperands()) {
+    FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  Value mask = getMask() ? buffers[3] : Value();
+  rewriter.setInsertionPoint(*this);
+  AttentionKernelOp::create(rewriter, getLoc(), TypeRange{}, buffers[0], buffers[1], buffers[2],
+                            mask, buffers.back(), getScaleAttr(), getIsCausalAttr(),
+                            getMergeHeadsAttr());
+  replaceOpWithBufferizedValues(rewriter, *this, buffers.back());
+  return success();
+}
+
+} // namespace kiln
+
+namespace kiln {
+
+bool hasCPUAttentionKernel(AttentionOp op, std::string *why) {
+  auto fail = [&](const Twine &reason) {
+    if (why)
+      *why = reason.str();
+    return false;
+  };
+  auto q = dyn_cast<RankedTensorType>(op.getQuery().getType());
+  auto k = dyn_cast<RankedTensorType>(op.getKey().getType());
+  auto v = dyn_cast<RankedTensorType>(op.getValue().getType());
+  for (RankedTensorType type : {q, k, v}) {
+    if (!type || type.getRank() != 4 || !type.hasStaticShape())
+      return fail("query, key and value are not static rank-4 tensors");
+    if (!type.getElementType().isF32())
+      return fail("elements are not f32");
+  }
+  if (k.getDimSize(0) != q.getDimSize(0) || v.getDimSize(0) != q.getDimSize(0) ||
+      k.getDimSize(1) != q.getDimSize(1) || v.getDimSize(1) != q.getDimSize(1))
+    return fail("batch or head dims broadcast between query, key and value");
+  int64_t d = q.getDimSize(3);
+  if (v.getDimSize(3) != d || d % 16 != 0 || d > 256)
+    return fail("head dim " + Twine(d) + " is not a multiple of 16 up to 256, or value's differs");
+  if (Value mask = op.getMask()) {
+    auto m = dyn_cast<RankedTensorType>(mask.getType());
+    if (!m || !m.hasStaticShape() || !m.getElementType().isF32() || m.getRank() > 4)
+      return fail("the mask is not a static f32 (additive) tensor of rank <= 4");
+    SmallVector<int64_t> shape(4 - m.getRank(), 1);
+    llvm::append_range(shape, m.getShape());
+    if (shape[3] != k.getDimSize(2))
+      return fail("the mask does not vary along the keys");
+  }
+  return true;
+}
+
+} // namespace kiln
