@@ -40,20 +40,6 @@ FailureOr<Value> takeIndex(NodeBinder &b, Value x, int64_t axis, int64_t i) {
   return b.make<kiln::SqueezeOp>(*slice, ArrayRef<int64_t>{axis});
 }
 
-/// The parts stacked along a new dim `axis` (each part gets a unit dim there).
-FailureOr<Value> stack(NodeBinder &b, ArrayRef<Value> parts, int64_t axis) {
-  SmallVector<Value> wide;
-  for (Value part : parts) {
-    FailureOr<Value> unit = b.make<kiln::UnsqueezeOp>(part, ArrayRef<int64_t>{axis});
-    if (failed(unit))
-      return failure();
-    wide.push_back(*unit);
-  }
-  if (wide.size() == 1)
-    return wide.front();
-  return b.make<kiln::ConcatOp>(ValueRange(wide), static_cast<uint64_t>(axis));
-}
-
 /// Checks that a body has `inputs` inputs and (when given) `outputs` outputs.
 LogicalResult checkBody(NodeBinder &b, StringRef name, unsigned inputs,
                         std::optional<unsigned> outputs) {
@@ -188,7 +174,7 @@ FailureOr<SmallVector<Value>> scanOnce(NodeBinder &b, ArrayRef<Value> initial,
     int64_t axis = axes.outputAxes[k];
     if (failed(b.checkRange("scan output axis", axis, -rank, rank - 1)))
       return failure();
-    FailureOr<Value> stacked = stack(b, parts[k], axis < 0 ? axis + rank : axis);
+    FailureOr<Value> stacked = stackParts(b, parts[k], axis < 0 ? axis + rank : axis);
     if (failed(stacked))
       return failure();
     results.push_back(*stacked);
@@ -309,7 +295,7 @@ LogicalResult scanNode(NodeBinder &b) {
   }
   SmallVector<Value> outputs;
   for (ArrayRef<Value> parts : perBatch) {
-    FailureOr<Value> stacked = stack(b, parts, 0);
+    FailureOr<Value> stacked = stackParts(b, parts, 0);
     if (failed(stacked))
       return failure();
     outputs.push_back(*stacked);
@@ -393,7 +379,7 @@ LogicalResult loopNode(NodeBinder &b) {
     if (parts[k].empty())
       return b.unsupported("a Loop that runs 0 times and has scan outputs "
                            "(their shape is not known)");
-    FailureOr<Value> stacked = stack(b, parts[k], 0);
+    FailureOr<Value> stacked = stackParts(b, parts[k], 0);
     if (failed(stacked))
       return failure();
     results.push_back(*stacked);
@@ -403,6 +389,20 @@ LogicalResult loopNode(NodeBinder &b) {
 }
 
 } // namespace
+
+/// The parts stacked along a new dim `axis` (each part gets a unit dim there).
+FailureOr<Value> stackParts(NodeBinder &b, ArrayRef<Value> parts, int64_t axis) {
+  SmallVector<Value> wide;
+  for (Value part : parts) {
+    FailureOr<Value> unit = b.make<kiln::UnsqueezeOp>(part, ArrayRef<int64_t>{axis});
+    if (failed(unit))
+      return failure();
+    wide.push_back(*unit);
+  }
+  if (wide.size() == 1)
+    return wide.front();
+  return b.make<kiln::ConcatOp>(ValueRange(wide), static_cast<uint64_t>(axis));
+}
 
 void registerControlFlowHandlers(HandlerRegistry &r) {
   r.add("If", 1, ifNode);

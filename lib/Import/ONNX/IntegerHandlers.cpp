@@ -75,6 +75,18 @@ FailureOr<Value> shifted(NodeBinder &b, Value x, Value zeroPoint, ZeroPointAxis 
   return b.make<kiln::SubOp>(*wide, *zp);
 }
 
+/// The node's first `count` inputs, all required.
+FailureOr<SmallVector<Value>> requiredInputs(NodeBinder &b, unsigned count) {
+  SmallVector<Value> in;
+  for (unsigned i = 0; i < count; ++i) {
+    FailureOr<Value> v = b.input(i);
+    if (failed(v))
+      return failure();
+    in.push_back(*v);
+  }
+  return in;
+}
+
 LogicalResult requireStatic(NodeBinder &b, ValueRange values) {
   for (Value v : values)
     if (v && !tensorType(v).hasStaticShape())
@@ -133,13 +145,10 @@ LogicalResult matmulInteger(NodeBinder &b) {
 
 /// QLinearMatMul (10, 21): saturate(round(C * a_scale * b_scale / y_scale) + y_zp).
 LogicalResult qlinearMatmul(NodeBinder &b) {
-  SmallVector<Value> in;
-  for (unsigned i = 0; i < 8; ++i) {
-    FailureOr<Value> v = b.input(i);
-    if (failed(v))
-      return failure();
-    in.push_back(*v);
-  }
+  FailureOr<SmallVector<Value>> inputs = requiredInputs(b, 8);
+  if (failed(inputs))
+    return failure();
+  SmallVector<Value> &in = *inputs;
   if (failed(requireStatic(b, in)))
     return failure();
   Value a = in[0], aScale = in[1], aZero = in[2], m = in[3], bScale = in[4], bZero = in[5],
@@ -196,13 +205,10 @@ LogicalResult convInteger(NodeBinder &b) {
 /// QLinearConv (10): the shifted conv plus the int32 bias, requantized like
 /// QLinearMatMul (a per-channel w_scale applies per output channel).
 LogicalResult qlinearConv(NodeBinder &b) {
-  SmallVector<Value> in;
-  for (unsigned i = 0; i < 8; ++i) {
-    FailureOr<Value> v = b.input(i);
-    if (failed(v))
-      return failure();
-    in.push_back(*v);
-  }
+  FailureOr<SmallVector<Value>> inputs = requiredInputs(b, 8);
+  if (failed(inputs))
+    return failure();
+  SmallVector<Value> &in = *inputs;
   Value bias = b.optionalInput(8);
   in.push_back(bias);
   if (failed(requireStatic(b, in)))

@@ -234,6 +234,10 @@ private:
 
 void registerAttentionHandlers(HandlerRegistry &registry);
 void registerControlFlowHandlers(HandlerRegistry &registry);
+/// The parts stacked along a new dim `axis`: each gets a unit dim there,
+/// then one concat (ControlFlowHandlers.cpp).
+mlir::FailureOr<mlir::Value> stackParts(NodeBinder &b, llvm::ArrayRef<mlir::Value> parts,
+                                        int64_t axis);
 void registerRecurrentHandlers(HandlerRegistry &registry);
 void registerLinearAttentionHandler(HandlerRegistry &registry);
 void registerElementwiseHandlers(HandlerRegistry &registry);

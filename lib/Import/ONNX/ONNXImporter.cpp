@@ -407,7 +407,7 @@ LogicalResult GraphImporter::importBody(const onnx::GraphProto &graph,
                                         SmallVectorImpl<Value> &results,
                                         GraphState &state) {
   SmallVector<std::pair<std::string, Value>> saved;
-  auto restore = llvm::make_scope_exit([&] {
+  llvm::scope_exit restore([&] {
     for (auto &[name, value] : llvm::reverse(saved)) {
       if (value)
         state.values[name] = value;

@@ -46,19 +46,6 @@ FailureOr<Value> transposed(NodeBinder &b, Value x, ArrayRef<int64_t> perm) {
   return b.make<kiln::TransposeOp>(x, perm);
 }
 
-FailureOr<Value> stackAt(NodeBinder &b, ArrayRef<Value> parts, int64_t axis) {
-  SmallVector<Value> wide;
-  for (Value part : parts) {
-    FailureOr<Value> unit = b.make<kiln::UnsqueezeOp>(part, ArrayRef<int64_t>{axis});
-    if (failed(unit))
-      return failure();
-    wide.push_back(*unit);
-  }
-  if (wide.size() == 1)
-    return wide.front();
-  return b.make<kiln::ConcatOp>(ValueRange(wide), static_cast<uint64_t>(axis));
-}
-
 /// The layer's attributes and per-direction weights, as the steps use them.
 struct Layer {
   Cell cell;
@@ -473,15 +460,15 @@ LogicalResult recurrent(NodeBinder &b) {
       state.c = *c;
       hs[t] = *y;
     }
-    FailureOr<Value> y = stackAt(b, hs, 0); // [T, B, H]
+    FailureOr<Value> y = stackParts(b, hs, 0); // [T, B, H]
     if (failed(y))
       return failure();
     ys.push_back(*y);
     finalH.push_back(state.h);
     finalC.push_back(state.c);
   }
-  FailureOr<Value> y = stackAt(b, ys, 1); // [T, D, B, H]
-  FailureOr<Value> yh = stackAt(b, finalH, 0), yc = stackAt(b, finalC, 0);
+  FailureOr<Value> y = stackParts(b, ys, 1); // [T, D, B, H]
+  FailureOr<Value> yh = stackParts(b, finalH, 0), yc = stackParts(b, finalC, 0);
   if (failed(y) || failed(yh) || failed(yc))
     return failure();
   SmallVector<Value> outputs = {*y, *yh, *yc};
