@@ -43,6 +43,13 @@ bool pitchedPointwiseToConvTaps(mlir::linalg::MatmulOp matmul);
 /// did.
 bool fuseIntoPitchedProducer(mlir::linalg::GenericOp consumer);
 
+/// ConvPrologue.cpp: the elementwise producer of a 1x1 conv's input (read
+/// by nothing else) becomes the B prologue of its conv taps contraction
+/// (Epilogue.h, convTapsLayout), for a conv taps generic or a 1x1 stride-1
+/// conv matmul (which becomes conv taps). Returns whether it did.
+bool fuseConvTapsPrologue(mlir::linalg::GenericOp taps);
+bool fuseMatmulPrologue(mlir::linalg::MatmulOp matmul);
+
 } // namespace kiln
 
 #endif // KILN_LIB_DISPATCH_CONVDISPATCHES_H

@@ -205,28 +205,44 @@ AffineMap convTapsInputMap(MLIRContext *context, const ConvTapsLayout &layout) {
                         context);
 }
 
+bool isConvTapsRowMap(AffineMap map) {
+  return map.getNumDims() == 5 && map.getNumSymbols() == 0 &&
+         llvm::all_of(map.getResults(), [](AffineExpr e) {
+           auto dim = dyn_cast<AffineDimExpr>(e);
+           return isa<AffineConstantExpr>(e) || (dim && dim.getPosition() == 2);
+         });
+}
+
 std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
   using utils::IteratorType;
-  if (generic.getNumLoops() != 5 || generic.getNumDpsInputs() != 2 ||
+  if (generic.getNumLoops() != 5 || generic.getNumDpsInputs() < 2 ||
       generic.getNumDpsInits() != 1 ||
       generic.getIteratorTypesArray() !=
           SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
                                     IteratorType::reduction, IteratorType::reduction,
                                     IteratorType::reduction})
     return std::nullopt;
-  SmallVector<int64_t> ranks = {4, 2, 2};
-  for (auto [operand, rank] : llvm::zip(generic->getOperands(), ranks)) {
-    auto type = dyn_cast<ShapedType>(operand.getType());
-    if (!type || type.getRank() != rank || !type.getElementType().isF32() ||
-        !type.hasStaticShape())
+  unsigned numInputs = generic.getNumDpsInputs();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  for (OpOperand &operand : generic->getOpOperands()) {
+    unsigned i = operand.getOperandNumber();
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    // w [F, C, kh, kw], x [C, L], out [F, P]; prologue inputs (see
+    // ConvTapsPrologue) like x or per channel.
+    int64_t rank = i == 0 ? 4 : 2;
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+        (type.getRank() != rank && !(i > 1 && i < numInputs && isConvTapsRowMap(maps[i]))))
+      return std::nullopt;
+    if (i > 1 && i < numInputs && !isConvTapsRowMap(maps[i]) &&
+        (maps[i] != maps[1] ||
+         type.getShape() != cast<ShapedType>(generic->getOperand(1).getType()).getShape()))
       return std::nullopt;
   }
   MLIRContext *context = generic.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   if (maps[0] != AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context) ||
-      maps[2] != AffineMap::get(5, 0, {d(0), d(1)}, context) || maps[1].getNumResults() != 2 ||
-      maps[1].getNumSymbols() != 0)
+      maps[numInputs] != AffineMap::get(5, 0, {d(0), d(1)}, context) ||
+      maps[1].getNumResults() != 2 || maps[1].getNumSymbols() != 0)
     return std::nullopt;
   // The width is the divisor of p; the steps are the map at unit points.
   ConvTapsLayout layout;
@@ -253,7 +269,7 @@ std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
   // Every tap of every column reads inside x (the kernel loads unchecked).
   auto w = cast<ShapedType>(generic->getOperand(0).getType());
   auto x = cast<ShapedType>(generic->getOperand(1).getType());
-  int64_t columns = cast<ShapedType>(generic->getOperand(2).getType()).getDimSize(1);
+  int64_t columns = cast<ShapedType>(generic.getDpsInits()[0].getType()).getDimSize(1);
   if (columns == 0 || w.getNumElements() == 0)
     return std::nullopt;
   int64_t last = columns - 1;
@@ -263,12 +279,17 @@ std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
   farthest += (w.getDimSize(2) - 1) * layout.rowStep + (w.getDimSize(3) - 1) * layout.colStep;
   if (w.getDimSize(1) != x.getDimSize(0) || farthest >= x.getDimSize(1))
     return std::nullopt;
-  // out + w * x
+  // out + w * x, or out + w * b with b computed from the prologue inputs.
   Block &body = generic.getRegion().front();
-  auto add = dyn_cast<arith::AddFOp>(body.getTerminator()->getOperand(0).getDefiningOp());
+  auto add = dyn_cast_or_null<arith::AddFOp>(body.getTerminator()->getOperand(0).getDefiningOp());
   auto mul = add ? add.getRhs().getDefiningOp<arith::MulFOp>() : nullptr;
-  if (body.getOperations().size() != 3 || !mul || add.getLhs() != body.getArgument(2) ||
-      mul.getLhs() != body.getArgument(0) || mul.getRhs() != body.getArgument(1))
+  BlockArgument wArg = body.getArgument(0), outArg = body.getArgument(numInputs);
+  if (!mul || add.getLhs() != outArg || mul.getLhs() != wArg || !add->hasOneUse() ||
+      !mul->hasOneUse() || !wArg.hasOneUse() || !outArg.hasOneUse())
+    return std::nullopt;
+  if (numInputs == 2 && body.getOperations().size() == 3 && mul.getRhs() == body.getArgument(1))
+    return layout;
+  if (!hasVectorizableScalarBody(generic))
     return std::nullopt;
   return layout;
 }

@@ -545,6 +545,19 @@ struct KilnFormDispatchesPass final
       if (!im2colToConvTaps(op))
         pitchedPointwiseToConvTaps(op);
     mergeConvTaps(getOperation());
+    // A 1x1 conv computes the elementwise producer of its input (a
+    // depthwise conv, a squeeze-excite scale) while packing B.
+    SmallVector<linalg::MatmulOp> pointwise;
+    getOperation().walk([&](linalg::MatmulOp op) { pointwise.push_back(op); });
+    for (linalg::MatmulOp op : pointwise)
+      fuseMatmulPrologue(op);
+    SmallVector<linalg::GenericOp> plainTaps;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kConvTapsAttr))
+        plainTaps.push_back(op);
+    });
+    for (linalg::GenericOp op : plainTaps)
+      fuseConvTapsPrologue(op);
     SmallVector<linalg::GenericOp> convs;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op->hasAttr(kConvTapsAttr))

@@ -118,8 +118,26 @@ mlir::AffineMap convTapsInputMap(mlir::MLIRContext *context, const ConvTapsLayou
 
 /// The layout when `generic` has the structure of kConvTapsAttr (f32,
 /// static w [F, C, kh, kw], x [C, L], out [F, P], the body out + w * x),
-/// else nothing.
+/// else nothing. Also the form with a B prologue: B's element is computed
+/// in the body from x, further inputs read like x (same map and shape:
+/// "x inputs") and inputs read per channel (maps on d2 and constants only:
+/// "row inputs", isConvTapsRowMap), as out + w * b(x inputs, row inputs)
+/// with an elementwise arith/math b (hasVectorizableScalarBody): the
+/// producer of a 1x1 conv's input (a stride-1 depthwise conv and its
+/// activation, a squeeze-excite channel scale) computed while the kernel
+/// packs B instead of in a dispatch of its own (kiln-form-dispatches,
+/// ConvPrologue.cpp).
 std::optional<ConvTapsLayout> convTapsLayout(mlir::linalg::GenericOp generic);
+
+/// Whether `map` (over a conv taps generic's loops) reads only per input
+/// channel: each result is d2 or a constant.
+bool isConvTapsRowMap(mlir::AffineMap map);
+
+/// Whether conv taps `generic` (convTapsLayout holds) has a B prologue.
+inline bool hasConvTapsPrologue(mlir::linalg::GenericOp generic) {
+  return generic.getNumDpsInputs() > 2 ||
+         generic.getRegion().front().getOperations().size() != 3;
+}
 
 /// The body test of epilogues and row groups: every op is elementwise
 /// arith/math on scalars (no integer division) and takes block arguments,

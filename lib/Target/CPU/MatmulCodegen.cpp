@@ -38,6 +38,7 @@
 
 #include "MatmulEpilogue.h"
 #include "MatmulKernel.h"
+#include "MatmulPrologue.h"
 
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/CPU/DispatchCheck.h"
@@ -83,6 +84,8 @@ struct ConvTaps {
   Value x;
   int64_t kh, kw;
   ConvTapsLayout layout;
+  /// The conv taps generic when it has a B prologue (MatmulPrologue.h).
+  linalg::GenericOp prologue = nullptr;
 };
 
 struct MatmulRewriter {
@@ -148,6 +151,9 @@ struct MatmulRewriter {
       if (taps && !taps->layout.isContiguous())
         for (int64_t v = 0; v < options.tileVectors; ++v)
           pixels.push_back(pixelOffsets(b1, loc, add(b1, loc, jr, index(b1, loc, v * vw))));
+      std::optional<BPrologue> prologue;
+      if (taps && taps->prologue)
+        prologue.emplace(taps->prologue);
       forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
         Value row = add(b2, loc, pc, kk);
         Value source = bMatrix, shift;
@@ -155,18 +161,29 @@ struct MatmulRewriter {
           source = taps->x;
           std::tie(row, shift) = tapRow(b2, loc, row);
         }
+        if (prologue)
+          prologue->beginRow(b2, loc, row);
         Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
         for (int64_t v = 0; v < options.tileVectors; ++v) {
-          Value value;
-          if (!pixels.empty()) {
-            value = vector::GatherOp::create(b2, loc, vectorType, source, ValueRange{row, shift},
-                                             pixels[v], masks[v], zero);
-          } else {
+          auto load = [&](Value from) -> Value {
+            if (!pixels.empty())
+              return vector::GatherOp::create(b2, loc, vectorType, from, ValueRange{row, shift},
+                                              pixels[v], masks[v], zero);
             Value col = add(b2, loc, jr, index(b2, loc, v * vw));
             if (shift)
               col = add(b2, loc, col, shift);
-            value = vector::MaskedLoadOp::create(b2, loc, vectorType, source,
-                                                 ValueRange{row, col}, masks[v], zero);
+            return vector::MaskedLoadOp::create(b2, loc, vectorType, from, ValueRange{row, col},
+                                                masks[v], zero);
+          };
+          Value value;
+          if (prologue) {
+            // B's elements computed from the prologue's inputs; zero past
+            // the columns, as loaded.
+            SmallVector<Value> xs = llvm::map_to_vector(prologue->xInputs(), load);
+            value = arith::SelectOp::create(b2, loc, masks[v],
+                                            prologue->evaluate(b2, loc, xs, vw), zero);
+          } else {
+            value = load(source);
           }
           vector::StoreOp::create(b2, loc, value, bPacked,
                                   ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
@@ -659,7 +676,10 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       if (op->hasAttr(kConvTapsAttr) && op.hasPureBufferSemantics() && convTapsLayout(op) &&
           cast<MemRefType>(op.getDpsInputs()[0].getType()).getLayout().isIdentity() &&
           isKernelBuffer(op.getDpsInputs()[1], /*unitInner=*/true) &&
-          isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
+          isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true) &&
+          (!hasConvTapsPrologue(op) ||
+           llvm::all_of(BPrologue(op).xInputs(),
+                        [](Value x) { return isKernelBuffer(x, /*unitInner=*/true); })))
         convs.push_back(op);
     });
     llvm::StringMap<FlatSymbolRefAttr> packedA;
@@ -682,8 +702,9 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       OpBuilder b(op);
       Value a = memref::CollapseShapeOp::create(b, op.getLoc(), weights,
                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-      MatmulRewriter rewriter{options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2),
-                                                wType.getDimSize(3), layout}};
+      MatmulRewriter rewriter{
+          options, ConvTaps{op.getDpsInputs()[1], wType.getDimSize(2), wType.getDimSize(3), layout,
+                            hasConvTapsPrologue(op) ? op : nullptr}};
       // Constant weights are packed into the kernels' A panels once, at
       // compile time (the weights are not re-packed per column block).
       FlatSymbolRefAttr packed;

@@ -1,0 +1,55 @@
+//===- MatmulPrologue.h - B prologues of conv taps kernels -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// A conv taps contraction with a B prologue (kiln/Dispatch/Epilogue.h,
+// convTapsLayout) computes each element of B from its x inputs, read at
+// B's position, and its row inputs, read per input channel. kiln-cpu-matmul
+// evaluates it while packing B: per B row the row inputs are loaded and
+// the part of the body that depends only on them is computed as scalars
+// (a squeeze-excite sigmoid once per channel), then per vector of columns
+// the rest of the body runs on the x inputs' vectors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_TARGET_CPU_MATMULPROLOGUE_H
+#define KILN_LIB_TARGET_CPU_MATMULPROLOGUE_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace kiln {
+
+class BPrologue {
+public:
+  /// `generic`: a conv taps generic with a prologue, on buffers.
+  explicit BPrologue(mlir::linalg::GenericOp generic);
+
+  /// The x inputs (buffers shaped and read like B's source).
+  llvm::ArrayRef<mlir::Value> xInputs() const { return xs; }
+
+  /// Starts B row of input channel `channel`: loads the row inputs and
+  /// computes the body's operations that depend only on them.
+  void beginRow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value channel);
+
+  /// B's elements from the x inputs' vectors (in xInputs() order), after
+  /// beginRow.
+  mlir::Value evaluate(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> xVectors,
+                       int64_t vectorWidth);
+
+private:
+  mlir::linalg::GenericOp generic;
+  llvm::SmallVector<mlir::Value> xs;
+  llvm::SmallVector<unsigned> xArgs, rowArgs;
+  /// The body's value of B's element (the right operand of w * b).
+  mlir::Value element;
+  /// The body's w * element and out + w * element.
+  mlir::Operation *product = nullptr, *sum = nullptr;
+  /// Body operations that depend only on row inputs and constants.
+  llvm::SmallPtrSet<mlir::Operation *, 8> perRow;
+  mlir::IRMapping rowValues;
+};
+
+} // namespace kiln
+
+#endif // KILN_LIB_TARGET_CPU_MATMULPROLOGUE_H
