@@ -27,6 +27,15 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
+/// The CPU kernel reads a vector of B's columns with one or two masked
+/// loads per x input where the conv reads consecutive columns, or rows of
+/// at least a vector with a unit column step (RowWrap in
+/// lib/Target/CPU/MatmulPrologue.h); narrower rows take a gather per x
+/// input and vector (nine for a 3x3 depthwise conv), which measured slower
+/// than the depthwise pass the fusion saves (MobileNetV2 at 14x14 and 7x7:
+/// 1.2-2x the time of the two dispatches).
+constexpr int64_t kMinPrologueRowWidth = 16;
+
 /// An elementwise producer of a conv's input x [C, L]: x is its result
 /// seen through views that keep every element in place (reshapes, slices
 /// of everything), with C its dim `channel` and L the product of the dims
@@ -244,7 +253,9 @@ bool fuseConvTapsPrologue(linalg::GenericOp taps) {
   // Only a 1x1 conv: a wider window would read the producer's result at
   // its padding, which the producer does not compute.
   auto wType = cast<RankedTensorType>(taps.getDpsInputs()[0].getType());
-  if (wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1)
+  if (wType.getDimSize(2) != 1 || wType.getDimSize(3) != 1 ||
+      !(layout->isContiguous() || (layout->width >= kMinPrologueRowWidth &&
+                                   layout->xStep == 1 && layout->yStep >= layout->width)))
     return false;
   std::optional<Producer> p = matchProducer(taps.getDpsInputs()[1]);
   if (!p)

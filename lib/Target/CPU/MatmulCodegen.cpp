@@ -148,12 +148,21 @@ struct MatmulRewriter {
       // A strided (or row-wrapping) conv gathers each vector of columns:
       // its lanes' pixel offsets in X, computed once per panel.
       SmallVector<Value> pixels;
-      if (taps && !taps->layout.isContiguous())
+      // Unit column steps on rows of at least a vector: two masked loads
+      // per vector instead (RowWrap, MatmulPrologue.h).
+      SmallVector<RowWrap> wraps;
+      if (taps && isRowWrapLayout(taps->layout, vw))
+        for (int64_t v = 0; v < options.tileVectors; ++v)
+          wraps.push_back(rowWrap(b1, loc, taps->layout,
+                                  add(b1, loc, jr, index(b1, loc, v * vw)), masks[v], vw));
+      else if (taps && !taps->layout.isContiguous())
         for (int64_t v = 0; v < options.tileVectors; ++v)
           pixels.push_back(pixelOffsets(b1, loc, add(b1, loc, jr, index(b1, loc, v * vw))));
       std::optional<BPrologue> prologue;
       if (taps && taps->prologue)
         prologue.emplace(taps->prologue);
+      // `wrapped`: some vector of the panel spans two image rows (RowWrap).
+      auto packRows = [&](OpBuilder &b1, bool wrapped) {
       forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
         Value row = add(b2, loc, pc, kk);
         Value source = bMatrix, shift;
@@ -166,6 +175,8 @@ struct MatmulRewriter {
         Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
         for (int64_t v = 0; v < options.tileVectors; ++v) {
           auto load = [&](Value from) -> Value {
+            if (!wraps.empty())
+              return wraps[v].load(b2, loc, from, row, shift, vectorType, wrapped);
             if (!pixels.empty())
               return vector::GatherOp::create(b2, loc, vectorType, from, ValueRange{row, shift},
                                               pixels[v], masks[v], zero);
@@ -189,6 +200,26 @@ struct MatmulRewriter {
                                   ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
         }
       });
+      };
+      if (wraps.empty()) {
+        packRows(b1, false);
+        return;
+      }
+      // Most panels of wide rows wrap no vector (none where the width is a
+      // multiple of the vector): one masked load per vector there.
+      Value wrap = wraps[0].wraps;
+      for (const RowWrap &w : ArrayRef(wraps).drop_front())
+        wrap = arith::OrIOp::create(b1, loc, wrap, w.wraps);
+      scf::IfOp::create(
+          b1, loc, wrap,
+          [&](OpBuilder &tb, Location) {
+            packRows(tb, true);
+            scf::YieldOp::create(tb, loc);
+          },
+          [&](OpBuilder &eb, Location) {
+            packRows(eb, false);
+            scf::YieldOp::create(eb, loc);
+          });
     });
   }
 

@@ -91,4 +91,45 @@ Value BPrologue::evaluate(OpBuilder &b, Location loc, ArrayRef<Value> xVectors,
   return lookup(element);
 }
 
+bool isRowWrapLayout(const ConvTapsLayout &layout, int64_t vectorWidth) {
+  return layout.width >= vectorWidth && layout.xStep == 1 && layout.yStep >= layout.width;
+}
+
+RowWrap rowWrap(OpBuilder &b, Location loc, const ConvTapsLayout &layout, Value p0, Value mask,
+                int64_t vectorWidth) {
+  auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value width = constant(layout.width);
+  Value y = arith::DivUIOp::create(b, loc, p0, width);
+  Value x = arith::RemUIOp::create(b, loc, p0, width);
+  RowWrap wrap;
+  wrap.base = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, y, constant(layout.yStep)), x);
+  wrap.nextBase = arith::AddIOp::create(b, loc, wrap.base, constant(layout.yStep - layout.width));
+  // Lanes [0, width - x) are in row y.
+  Value first = arith::SubIOp::create(b, loc, width, x);
+  first = arith::MinSIOp::create(b, loc, first, constant(vectorWidth));
+  auto maskType = VectorType::get({vectorWidth}, b.getI1Type());
+  Value inFirst = vector::CreateMaskOp::create(b, loc, maskType, ValueRange{first});
+  Value ones = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(maskType, true));
+  wrap.firstMask = arith::AndIOp::create(b, loc, inFirst, mask);
+  wrap.wraps = vector::ReductionOp::create(
+      b, loc, vector::CombiningKind::OR,
+      arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, inFirst, ones), mask));
+  wrap.nextMask =
+      arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, inFirst, ones), mask);
+  return wrap;
+}
+
+Value RowWrap::load(OpBuilder &b, Location loc, Value x, Value row, Value shift,
+                    VectorType type, bool wrapped) const {
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  Value at = shift ? arith::AddIOp::create(b, loc, base, shift).getResult() : base;
+  Value nextAt = shift ? arith::AddIOp::create(b, loc, nextBase, shift).getResult() : nextBase;
+  Value first = vector::MaskedLoadOp::create(b, loc, type, x, ValueRange{row, at}, firstMask, zero);
+  if (!wrapped)
+    return first;
+  return vector::MaskedLoadOp::create(b, loc, type, x, ValueRange{row, nextAt}, nextMask, first);
+}
+
 } // namespace kiln

@@ -15,6 +15,8 @@
 #ifndef KILN_LIB_TARGET_CPU_MATMULPROLOGUE_H
 #define KILN_LIB_TARGET_CPU_MATMULPROLOGUE_H
 
+#include "kiln/Dispatch/Epilogue.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -49,6 +51,29 @@ private:
   llvm::SmallPtrSet<mlir::Operation *, 8> perRow;
   mlir::IRMapping rowValues;
 };
+
+/// The columns [p0, p0 + vw) of conv taps whose layout has a width of at
+/// least vw and a unit column step span at most two image rows: lanes
+/// [0, first) read row y at x0 onwards, the others row y + 1 from column
+/// 0, i.e. at the same offsets shifted by yStep - width. Two masked loads
+/// read them, instead of a gather per vector.
+struct RowWrap {
+  /// The offset of lane 0 in X's row, and the shift of the second load.
+  mlir::Value base, nextBase;
+  mlir::Value firstMask, nextMask;
+  /// i1: some valid lane is in the next row.
+  mlir::Value wraps;
+  /// X[row, shift + offset + lane] for each lane, zero where masked; one
+  /// load where not `wrapped` (then no valid lane is in the next row).
+  mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value row,
+                   mlir::Value shift, mlir::VectorType type, bool wrapped) const;
+};
+
+bool isRowWrapLayout(const ConvTapsLayout &layout, int64_t vectorWidth);
+
+/// The RowWrap of the vector of columns from `p0`, `mask` its valid lanes.
+RowWrap rowWrap(mlir::OpBuilder &b, mlir::Location loc, const ConvTapsLayout &layout,
+                mlir::Value p0, mlir::Value mask, int64_t vectorWidth);
 
 } // namespace kiln
 
