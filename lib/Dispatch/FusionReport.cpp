@@ -140,8 +140,26 @@ std::string convDetail(Operation *op) {
   ArrayRef<int64_t> w = cast<ShapedType>(generic.getDpsInputs()[0].getType()).getShape();
   std::string text = llvm::formatv("{0}x{1} conv taps, K = {2}, ", w[2], w[3],
                                    w[1] * w[2] * w[3]);
+  // A B prologue: B computed while packing, from inputs read like B and
+  // per input channel (the producer the dispatch stage folded in).
+  std::string source = "input";
+  if (hasConvTapsPrologue(generic)) {
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    unsigned rows = llvm::count_if(ArrayRef(maps).slice(1, generic.getNumDpsInputs() - 1),
+                                   isConvTapsRowMap);
+    text += llvm::formatv("B prologue in the packing ({0} input(s) read like B, {1} per "
+                          "channel), ",
+                          generic.getNumDpsInputs() - 1 - rows, rows)
+                .str();
+    source = "prologue input";
+  }
   if (layout->isContiguous())
-    return text + "B from shifted input rows";
+    return text + "B from shifted " + source + " rows";
+  // kiln-cpu-matmul's RowWrap (lib/Target/CPU/MatmulPrologue.h).
+  if (layout->width >= 16 && layout->xStep == 1 && layout->yStep >= layout->width)
+    return text + llvm::formatv("B from {0} rows of width {1} at row step {2} (masked loads)",
+                                source, layout->width, layout->yStep)
+                      .str();
   if (!layout->width)
     return text + llvm::formatv("B gathered (column step {0})", layout->xStep).str();
   return text + llvm::formatv("B gathered (output width {0}, row step {1}, column step {2})",
