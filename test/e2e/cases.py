@@ -160,6 +160,34 @@ def depthwise_block_case(name, xs, f):
     return (name, body, [x, wd, bd, wp, bp], reference)
 
 
+def excite_block_case(name, xs, r, f):
+    """A squeeze-excite scale before a 1x1 conv (EfficientNet's MBConv tail): x times
+    sigmoid(1x1 conv (C -> r -> C) of its global average pool), then a 1x1 conv with bias.
+    On the CPU the scale is the 1x1 conv's B prologue (computed while packing B)."""
+    n, c, h, w = xs
+    x, w1, b1, w2, b2 = rand(*xs), rand(r, c, 1, 1), rand(r), rand(c, r, 1, 1), rand(c)
+    wp, bp = rand(f, c, 1, 1), rand(f)
+    pooled, squeezed, out = (n, c, 1, 1), (n, r, 1, 1), (n, f, h, w)
+    conv1 = "{strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64}"
+    body = f"""func.func @main(%x: {ty(xs)}, %w1: {ty((r, c, 1, 1))}, %b1: {ty((r,))}, %w2: {ty((c, r, 1, 1))}, %b2: {ty((c,))}, %wp: {ty((f, c, 1, 1))}, %bp: {ty((f,))}) -> {ty(out)} {{
+  %p = kiln.global_avg_pool %x : ({ty(xs)}) -> {ty(pooled)}
+  %s = kiln.conv %p, %w1, %b1 {conv1} : ({ty(pooled)}, {ty((r, c, 1, 1))}, {ty((r,))}) -> {ty(squeezed)}
+  %e = kiln.conv %s, %w2, %b2 {conv1} : ({ty(squeezed)}, {ty((c, r, 1, 1))}, {ty((c,))}) -> {ty(pooled)}
+  %g = kiln.sigmoid %e : {ty(pooled)}
+  %m = kiln.mul %x, %g : ({ty(xs)}, {ty(pooled)}) -> {ty(xs)}
+  %y = kiln.conv %m, %wp, %bp {conv1} : ({ty(xs)}, {ty((f, c, 1, 1))}, {ty((f,))}) -> {ty(out)}
+  return %y : {ty(out)}
+}}"""
+    f64 = lambda a: a.astype(np.float64)
+
+    def reference(a):
+        p = f64(a[0]).mean(axis=(2, 3), keepdims=True)
+        s = conv_reference(p, f64(a[1]), f64(a[2]), 1, 0, 1, 1)
+        g = 1 / (1 + np.exp(-conv_reference(s, f64(a[3]), f64(a[4]), 1, 0, 1, 1)))
+        return [conv_reference(f64(a[0]) * g, f64(a[5]), f64(a[6]), 1, 0, 1, 1)]
+    return (name, body, [x, w1, b1, w2, b2, wp, bp], reference)
+
+
 def pool_reference(x, k, stride, pad, kind, include_pad=False, dilation=1):
     n, c, h, w = x.shape
     fill = -np.inf if kind == "max" else 0.0
@@ -230,6 +258,12 @@ def conv_cases():
         depthwise_block_case("depthwise_relu6_pointwise_9x9", (2, 6, 9, 9), 5),
         depthwise_block_case("depthwise_relu6_pointwise_20x20", (1, 17, 20, 20), 33),
         depthwise_block_case("depthwise_relu6_pointwise_1x3", (1, 4, 1, 3), 3),
+        # B prologues (batch 1, image rows of >= 16: one or two masked loads per tap
+        # and vector), with row panels and a leftover, and a squeeze-excite scale.
+        depthwise_block_case("depthwise_relu6_pointwise_16x16", (1, 8, 16, 16), 7),
+        depthwise_block_case("depthwise_relu6_pointwise_37x41", (1, 5, 37, 41), 70),
+        excite_block_case("excite_pointwise_12x12", (1, 24, 12, 12), 6, 16),
+        excite_block_case("excite_pointwise_b2", (2, 10, 9, 7), 3, 5),
         pool_case("max_pool_3x3_s2_p1", "max_pool", (1, 3, 9, 9), 3, 2, 1),
         pool_case("avg_pool_exclude_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1),
         pool_case("avg_pool_include_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1, include_pad=True),
