@@ -66,11 +66,13 @@ bool maybeStrided(Value value) {
   return false;
 }
 
-/// Results of `map` are the dim `channel` or constants.
-bool readsPerChannel(AffineMap map, unsigned channel) {
+/// Results of `map` are the dim `channel`, unit loops (always 0: the batch
+/// of 1) or constants.
+bool readsPerChannel(AffineMap map, unsigned channel, ArrayRef<int64_t> loopRanges) {
   return map.getNumSymbols() == 0 && llvm::all_of(map.getResults(), [&](AffineExpr e) {
            auto dim = dyn_cast<AffineDimExpr>(e);
-           return isa<AffineConstantExpr>(e) || (dim && dim.getPosition() == channel);
+           return isa<AffineConstantExpr>(e) ||
+                  (dim && (dim.getPosition() == channel || loopRanges[dim.getPosition()] == 1));
          });
 }
 
@@ -132,7 +134,7 @@ std::optional<Producer> matchProducer(Value x) {
           (slice && !llvm::all_of(slice.getStaticStrides(), [](int64_t s) { return s == 1; })))
         return std::nullopt;
       full = true;
-    } else if (!readsPerChannel(map, p.channel)) {
+    } else if (!readsPerChannel(map, p.channel, g.getStaticLoopRanges())) {
       return std::nullopt;
     }
   }
@@ -173,8 +175,8 @@ linalg::GenericOp buildPrologueTaps(OpBuilder &b, Location loc, Value filter, Pr
                                     AffineMap xMap, Value init) {
   linalg::GenericOp g = p.generic;
   MLIRContext *context = b.getContext();
-  // Producer loop -> contraction loop: the channel is d2, the others (only
-  // read by x inputs, whose maps are xMap) do not occur in row maps.
+  // Producer loop -> contraction loop: the channel is d2; the others occur
+  // in row maps only as unit loops (0), else only x inputs read them.
   SmallVector<AffineExpr> toTaps(g.getNumLoops(), getAffineConstantExpr(0, context));
   toTaps[p.channel] = getAffineDimExpr(2, context);
   AffineMap substitute = AffineMap::get(5, 0, toTaps, context);
@@ -224,6 +226,22 @@ linalg::GenericOp buildPrologueTaps(OpBuilder &b, Location loc, Value filter, Pr
   return taps;
 }
 
+/// Erases `taps`, which convTapsLayout refused, and the views of the
+/// producer's inputs that buildPrologueTaps made for it (channelRows).
+void discardTaps(linalg::GenericOp taps) {
+  SmallVector<Value> inputs(taps.getDpsInputs());
+  taps.erase();
+  for (Value input : inputs) {
+    Operation *def = input.getDefiningOp();
+    while (isa_and_nonnull<tensor::ExtractSliceOp, tensor::CollapseShapeOp>(def) &&
+           def->use_empty()) {
+      Value source = def->getOperand(0);
+      def->erase();
+      def = source.getDefiningOp();
+    }
+  }
+}
+
 /// Replaces `consumer` by `taps` and erases the producer and its views.
 void replaceConsumer(Operation *consumer, linalg::GenericOp taps, Producer &p) {
   taps->setLoc(FusedLoc::get(taps.getContext(), {consumer->getLoc(), p.generic.getLoc()}));
@@ -265,7 +283,7 @@ bool fuseConvTapsPrologue(linalg::GenericOp taps) {
       buildPrologueTaps(b, taps.getLoc(), taps.getDpsInputs()[0], *p,
                         taps.getIndexingMapsArray()[1], taps.getDpsInits()[0]);
   if (!convTapsLayout(fused)) {
-    fused.erase();
+    discardTaps(fused);
     return false;
   }
   replaceConsumer(taps, fused, *p);
@@ -286,7 +304,7 @@ bool fuseMatmulPrologue(linalg::MatmulOp matmul) {
                         convTapsInputMap(b.getContext(), ConvTapsLayout{}),
                         matmul.getDpsInits()[0]);
   if (!convTapsLayout(fused)) {
-    fused.erase();
+    discardTaps(fused);
     return false;
   }
   Operation *collapse = matmul.getDpsInputs()[0].getDefiningOp();

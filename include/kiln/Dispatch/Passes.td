@@ -54,7 +54,10 @@ def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> 
     (kiln/Dispatch/Epilogue.h): two parallel loops, identity maps for C and
     the output, other inputs read along the tile's columns or broadcast,
     arith/math bodies without integer division, buffers whose last dim is
-    contiguous.
+    contiguous. Convs become `kiln.conv_taps` contractions, and an
+    elementwise producer read only by a 1x1 conv (a stride-1 depthwise
+    conv, a squeeze-excite scale) becomes that contraction's B prologue,
+    computed while the kernel packs B (ConvPrologue.cpp).
 
     Pre-condition: linalg on tensors after kiln-fuse-elementwise.
     Post-condition: the same computation; marked epilogues follow their

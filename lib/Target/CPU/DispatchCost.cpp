@@ -3,6 +3,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/CPU/DispatchCost.h"
+
+#include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Target/CPU/Passes.h"
 
@@ -82,6 +84,13 @@ DispatchCost estimateDispatchCost(linalg::LinalgOp op) {
     bytes += op.payloadUsesValueFromOperand(&init) ? 2 * b : b;
   }
   cost.flops = iterations * payloadFlops(*op.getBlock());
+  // A conv taps B prologue (Epilogue.h) runs once per element of B, not
+  // once per output row: only w * b and the sum are per iteration.
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (generic && generic->hasAttr(kConvTapsAttr) && convTapsLayout(generic) &&
+      hasConvTapsPrologue(generic) && iterations > 0)
+    cost.flops = iterations * 2 + iterations / op.getStaticLoopRanges()[0] *
+                                      (payloadFlops(*op.getBlock()) - 2);
   cost.bytes = bytes;
   return cost;
 }
