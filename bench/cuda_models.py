@@ -33,6 +33,8 @@ SHAPES = {"resnet50": ["--input-shape=input=32x3x224x224"],
 def compile_models(args):
     os.makedirs(args.out, exist_ok=True)
     for model, precision in CASES:
+        if args.cases and f"{model}:{precision}" not in args.cases.split(","):
+            continue
         out = os.path.join(args.out, f"{model}_{precision}.so")
         run = subprocess.run([args.kilnc, os.path.join(args.zoo, model, "model.onnx"),
                               "--target=cuda", "--weights=none", f"--precision={precision}",
@@ -83,6 +85,8 @@ def run_models(args):
     rows = []
     for model, precision in CASES:
         path = os.path.join(args.out, f"{model}_{precision}.so")
+        if not os.path.exists(path):  # not compiled (compile --cases): no rival timings
+            continue
         kiln = host = None
         top = ""
         if os.path.exists(path):
@@ -136,6 +140,7 @@ def main():
     p.add_argument("--kiln-run")
     p.add_argument("--zoo")
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--cases", help="compile only these model:precision pairs, e.g. bert:fp16")
     args = p.parse_args()
     if args.phase == "compile":
         compile_models(args)

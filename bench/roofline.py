@@ -90,6 +90,11 @@ def profile(args, artifact, input_dir, shapes):
     for name in shapes:
         cmd += ["--input", f"{name}={os.path.join(input_dir, name + '.npy')}"]
     subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return parse_trace(trace)
+
+
+def parse_trace(trace):
+    """profile's result from a kiln-run --trace file (CPU or CUDA spans)."""
     with open(trace) as f:
         events = sorted(json.load(f)["traceEvents"], key=lambda e: e["ts"])
     runs = [e for e in events if e["args"]["dispatch"] < 0]
@@ -182,7 +187,8 @@ def table(model, batch, rows, run, top):
     return out
 
 
-def draw(path, panels, peak, bandwidth, threads):
+def draw(path, panels, peak, bandwidth, threads, title=None, roofs=()):
+    """roofs: extra (GFLOP/s, label) compute ceilings drawn dashed under the bandwidth slope."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -191,11 +197,13 @@ def draw(path, panels, peak, bandwidth, threads):
 
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), dpi=110,
                              squeeze=False)
-    for ax, (title, rows, run, top) in zip(axes[0], panels):
+    for ax, (name, rows, run, top) in zip(axes[0], panels):
         run_ms = run["mean"]
         x = np.logspace(-2, 3, 200)
         ax.plot(x, np.minimum(peak, bandwidth * x), "k-", lw=1.5,
                 label=f"roof: {peak:.0f} GFLOP/s, {bandwidth:.0f} GB/s")
+        for ceiling, label in roofs:
+            ax.plot(x, np.minimum(ceiling, bandwidth * x), "k--", lw=0.8, label=label)
         colors = {"compute": "tab:blue", "memory": "tab:orange", "overhead": "tab:gray"}
         for rank, r in enumerate(rows):
             if r["flops"] <= 0 or r["intensity"] <= 0 or r["gflops"] <= 0:
@@ -210,10 +218,10 @@ def draw(path, panels, peak, bandwidth, threads):
             ax.plot([], [], "o", color=color, label=f"{limit}-bound")
         ax.set_xlabel("arithmetic intensity (FLOP per byte of compulsory traffic)")
         ax.set_ylabel("achieved GFLOP/s")
-        ax.set_title(f"{title}: dispatches (area ~ time share; numbers = rank)", fontsize=9)
+        ax.set_title(f"{name}: dispatches (area ~ time share; numbers = rank)", fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle(f"Kiln CPU per-dispatch roofline, {threads} threads")
+    fig.suptitle(title or f"Kiln CPU per-dispatch roofline, {threads} threads")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

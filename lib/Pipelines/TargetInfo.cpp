@@ -75,6 +75,8 @@ public:
     gemm.tf32 = options.cuda.precision == "tf32";
     gemm.stages = options.cuda.gemmStages;
     pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
+    // 5c. Other results are computed in their output buffers (no copy kernel).
+    pm.addNestedPass<func::FuncOp>(createKilnCUDAForwardOutputCopiesPass());
     // 6. Every linalg op becomes loops, parallel where the iteration space is.
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createCanonicalizerPass());

@@ -208,9 +208,6 @@ int main(int argc, char **argv) {
     if (precisionOption != "fp32" && precisionOption != "tf32" && precisionOption != "fp16" &&
         precisionOption != "bf16")
       return fail("--precision='" + precisionOption + "': expected fp32, tf32, fp16 or bf16");
-    if (reportOption == Report::Cost)
-      return fail("--report=cost describes the CPU dispatches' trace ids; it needs "
-                  "--target=cpu");
   }
   if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +

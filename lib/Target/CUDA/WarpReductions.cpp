@@ -37,7 +37,9 @@ constexpr int64_t kWarp = 32;
 /// whose partial results may be combined in any order.
 TypedAttr identityOf(Operation *combine, Type type) {
   auto floatType = dyn_cast<FloatType>(type);
-  if (!floatType)
+  // A shuffle moves 32 bits: f16/bf16 partials travel as f32 (exactly);
+  // f64 would need two shuffles and is left to one thread per row.
+  if (!floatType || floatType.getWidth() > 32)
     return nullptr;
   const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
   if (isa<arith::AddFOp>(combine))
@@ -211,10 +213,19 @@ void rewrite(RowReduction &r, int64_t blockSize) {
         scf::YieldOp::create(nb, loc, map.lookup(r.combine->getResult(0)));
       });
   Value partial = strided.getResult(0);
+  auto type = cast<FloatType>(partial.getType());
   for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
-    auto shuffle = gpu::ShuffleOp::create(b, loc, partial, offset, static_cast<int32_t>(kWarp),
-                                          gpu::ShuffleMode::XOR);
-    partial = combineValues(b, r, partial, shuffle.getShuffleResult());
+    // shfl.sync takes 32-bit values: a narrower float is widened for the
+    // move and narrowed back (both exact).
+    Value moved = partial;
+    if (type.getWidth() < 32)
+      moved = arith::ExtFOp::create(b, loc, b.getF32Type(), partial);
+    Value other = gpu::ShuffleOp::create(b, loc, moved, offset, static_cast<int32_t>(kWarp),
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    if (type.getWidth() < 32)
+      other = arith::TruncFOp::create(b, loc, type, other);
+    partial = combineValues(b, r, partial, other);
   }
   Value total = combineValues(b, r, map.lookupOrDefault(loop.getInitArgs()[0]), partial);
 

@@ -84,6 +84,57 @@ func.func @sum_3d(%x: memref<4x6x512xf32>, %out: memref<4x6xf32>) {
 
 // -----
 
+/// An f16 row sum (softmax of an f16 model): shfl.sync moves 32 bits, so
+/// each partial is widened to f32 for the shuffle and narrowed back before
+/// the combine, which stays in f16. An f64 row keeps one thread per row.
+// CHECK-LABEL: func.func @sum_f16
+// CHECK: gpu.launch
+// CHECK: %[[PART:.+]] = scf.for {{.+}} -> (f16) {
+// CHECK: %[[W:.+]] = arith.extf %[[PART]] : f16 to f32
+// CHECK: %[[S:.+]], %{{.+}} = gpu.shuffle  xor %[[W]], %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT: %[[N:.+]] = arith.truncf %[[S]] : f32 to f16
+// CHECK-NEXT: arith.addf %[[PART]], %[[N]] : f16
+// CHECK-COUNT-4: gpu.shuffle  xor %{{.+}} : f32
+// CHECK-LABEL: func.func @sum_f64
+// CHECK-NOT: gpu.launch
+// CHECK: scf.parallel
+func.func @sum_f16(%x: memref<64x1024xf16>, %out: memref<64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f16
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %r = scf.for %k = %c0 to %c1024 step %c1 iter_args(%acc = %zero) -> (f16) {
+      %v = memref.load %x[%i, %k] : memref<64x1024xf16>
+      %s = arith.addf %acc, %v : f16
+      scf.yield %s : f16
+    }
+    memref.store %r, %out[%i] : memref<64xf16>
+    scf.reduce
+  }
+  return
+}
+func.func @sum_f64(%x: memref<64x1024xf64>, %out: memref<64xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f64
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %r = scf.for %k = %c0 to %c1024 step %c1 iter_args(%acc = %zero) -> (f64) {
+      %v = memref.load %x[%i, %k] : memref<64x1024xf64>
+      %s = arith.addf %acc, %v : f64
+      scf.yield %s : f64
+    }
+    memref.store %r, %out[%i] : memref<64xf64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 /// Left alone: declarations, a short static row, a loop that stores, a combine that is
 /// not associative (sub), a serial kernel, and a matmul-like reduction whose
 /// loads stride along k (B[k, j]; adjacent outputs already coalesce).
