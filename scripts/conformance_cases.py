@@ -25,9 +25,14 @@ NPY_DTYPES = {"float32", "float16", "float64", "int8", "uint8", "int16", "int32"
               "uint16", "uint32", "uint64"}
 # ONNX types without a NumPy dtype: kiln-run reads and writes their raw bit patterns
 # as this NumPy dtype when the model's signature has the type (docs/cli.md).
+# The sub-byte types and E8M0 come from numpy_helper as ml_dtypes arrays, one byte per
+# element with the element's bits low (int4 -1 is 0x0F), which is kiln-run's layout.
 RAW_BITS = {onnx.TensorProto.BFLOAT16: np.uint16, onnx.TensorProto.FLOAT8E4M3FN: np.uint8,
             onnx.TensorProto.FLOAT8E4M3FNUZ: np.uint8, onnx.TensorProto.FLOAT8E5M2: np.uint8,
-            onnx.TensorProto.FLOAT8E5M2FNUZ: np.uint8}
+            onnx.TensorProto.FLOAT8E5M2FNUZ: np.uint8, onnx.TensorProto.INT4: np.uint8,
+            onnx.TensorProto.UINT4: np.uint8, onnx.TensorProto.INT2: np.uint8,
+            onnx.TensorProto.UINT2: np.uint8, onnx.TensorProto.FLOAT4E2M1: np.uint8,
+            onnx.TensorProto.FLOAT8E8M0: np.uint8}
 
 
 def shipped_node_dir():

@@ -41,7 +41,15 @@ typedef enum kiln_abi_dtype {
   KILN_ABI_F8E4M3FN = 14,
   KILN_ABI_F8E4M3FNUZ = 15,
   KILN_ABI_F8E5M2 = 16,
-  KILN_ABI_F8E5M2FNUZ = 17
+  KILN_ABI_F8E5M2FNUZ = 17,
+  /* ONNX's sub-byte types and E8M0: one byte per element, the element's bit
+   * pattern in the low bits and the other bits zero (ml_dtypes' layout) */
+  KILN_ABI_I4 = 18,
+  KILN_ABI_U4 = 19,
+  KILN_ABI_I2 = 20,
+  KILN_ABI_U2 = 21,
+  KILN_ABI_F4E2M1 = 22,
+  KILN_ABI_F8E8M0 = 23
 } kiln_abi_dtype;
 
 /* One input or output. A dim of -1 is symbolic; dim_names[i] then names it

@@ -75,11 +75,22 @@ typedef enum kiln_dtype {
   KILN_DTYPE_F8E4M3FN = 14,
   KILN_DTYPE_F8E4M3FNUZ = 15,
   KILN_DTYPE_F8E5M2 = 16,
-  KILN_DTYPE_F8E5M2FNUZ = 17
+  KILN_DTYPE_F8E5M2FNUZ = 17,
+  /* ONNX's INT4, UINT4, INT2, UINT2, FLOAT4E2M1 and FLOAT8E8M0: one byte per
+   * element, the element's bit pattern in the low bits and the other bits
+   * zero (ml_dtypes' layout: int4 -1 is 0x0F); inputs with other bits set are
+   * refused */
+  KILN_DTYPE_I4 = 18,
+  KILN_DTYPE_U4 = 19,
+  KILN_DTYPE_I2 = 20,
+  KILN_DTYPE_U2 = 21,
+  KILN_DTYPE_F4E2M1 = 22,
+  KILN_DTYPE_F8E8M0 = 23
 } kiln_dtype;
 
 /* "f32", "f16", "bf16", "f64", "i8", "u8", "i16", "i32", "i64", "bool", "u16",
- * "u32", "u64", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz";
+ * "u32", "u64", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "i4", "u4",
+ * "i2", "u2", "f4e2m1", "f8e8m0";
  * NULL for a value that is not a kiln_dtype. */
 KILN_API const char *kiln_dtype_name(int32_t dtype);
 /* Bytes per element; 0 for a value that is not a kiln_dtype. */

@@ -36,6 +36,12 @@ KILN_SAME_DTYPE(F8E4M3FN);
 KILN_SAME_DTYPE(F8E4M3FNUZ);
 KILN_SAME_DTYPE(F8E5M2);
 KILN_SAME_DTYPE(F8E5M2FNUZ);
+KILN_SAME_DTYPE(I4);
+KILN_SAME_DTYPE(U4);
+KILN_SAME_DTYPE(I2);
+KILN_SAME_DTYPE(U2);
+KILN_SAME_DTYPE(F4E2M1);
+KILN_SAME_DTYPE(F8E8M0);
 #undef KILN_SAME_DTYPE
 
 constexpr DtypeEntry kDtypes[] = {
@@ -50,6 +56,12 @@ constexpr DtypeEntry kDtypes[] = {
     {KILN_DTYPE_F8E4M3FNUZ, "f8e4m3fnuz", 1},
     {KILN_DTYPE_F8E5M2, "f8e5m2", 1},
     {KILN_DTYPE_F8E5M2FNUZ, "f8e5m2fnuz", 1},
+    {KILN_DTYPE_I4, "i4", 1},
+    {KILN_DTYPE_U4, "u4", 1},
+    {KILN_DTYPE_I2, "i2", 1},
+    {KILN_DTYPE_U2, "u2", 1},
+    {KILN_DTYPE_F4E2M1, "f4e2m1", 1},
+    {KILN_DTYPE_F8E8M0, "f8e8m0", 1},
 };
 
 const DtypeEntry *findDtype(int32_t dtype) {
@@ -61,6 +73,17 @@ const DtypeEntry *findDtype(int32_t dtype) {
 } // namespace
 
 bool isValidDtype(int32_t dtype) { return findDtype(dtype) != nullptr; }
+
+unsigned subByteBits(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_I4:
+  case KILN_DTYPE_U4:
+  case KILN_DTYPE_F4E2M1: return 4;
+  case KILN_DTYPE_I2:
+  case KILN_DTYPE_U2: return 2;
+  default: return 0;
+  }
+}
 
 bool checkedByteSize(size_t elementSize, const int64_t *dims, int32_t rank,
                      size_t &bytes) {

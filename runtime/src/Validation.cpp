@@ -131,6 +131,17 @@ kiln_status *RunPlanner::checkInput(const TensorDesc &desc, const kiln_tensor &t
                                shape));
   if (bytes && !tensor.data)
     return invalidArgument(cat("input '", desc.name, "': data is NULL"));
+  // Sub-byte elements: the bits above the element's must be zero (compiled
+  // code reads the byte as it is).
+  if (unsigned bits = subByteBits(desc.dtype)) {
+    auto *data = static_cast<const unsigned char *>(tensor.data);
+    for (size_t i = 0; i < bytes; ++i)
+      if (data[i] >> bits)
+        return invalidArgument(cat("input '", desc.name, "' element ", i, " is ",
+                                   static_cast<unsigned>(data[i]), ": ",
+                                   kiln_dtype_name(desc.dtype), " takes the low ", bits,
+                                   " bits of a byte, the others must be zero"));
+  }
   plan.dims.insert(plan.dims.end(), tensor.dims, tensor.dims + tensor.rank);
   return nullptr;
 }

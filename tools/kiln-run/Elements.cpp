@@ -101,13 +101,37 @@ uint16_t floatToBf16(float value) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
+double narrowToDouble(int32_t dtype, uint8_t bits) {
+  switch (dtype) {
+  case KILN_DTYPE_I4: return (bits & 7) - (bits & 8);
+  case KILN_DTYPE_I2: return (bits & 1) - (bits & 2);
+  case KILN_DTYPE_U4: return bits & 15;
+  case KILN_DTYPE_U2: return bits & 3;
+  case KILN_DTYPE_F4E2M1: {
+    // 1 sign, 2 exponent (bias 1), 1 mantissa bit; no infinity or NaN.
+    int exponent = (bits >> 1) & 3, mantissa = bits & 1;
+    double magnitude = exponent == 0 ? mantissa * 0.5
+                                     : std::ldexp(2 + mantissa, exponent - 2);
+    return bits & 8 ? -magnitude : magnitude;
+  }
+  case KILN_DTYPE_F8E8M0: return bits == 0xFF ? std::nan("") : std::ldexp(1.0, bits - 127);
+  default: return std::nan("");
+  }
+}
+
 int32_t rawBitsDtype(int32_t dtype) {
   switch (dtype) {
   case KILN_DTYPE_BF16: return KILN_DTYPE_U16;
   case KILN_DTYPE_F8E4M3FN:
   case KILN_DTYPE_F8E4M3FNUZ:
   case KILN_DTYPE_F8E5M2:
-  case KILN_DTYPE_F8E5M2FNUZ: return KILN_DTYPE_U8;
+  case KILN_DTYPE_F8E5M2FNUZ:
+  case KILN_DTYPE_I4:
+  case KILN_DTYPE_U4:
+  case KILN_DTYPE_I2:
+  case KILN_DTYPE_U2:
+  case KILN_DTYPE_F4E2M1:
+  case KILN_DTYPE_F8E8M0: return KILN_DTYPE_U8;
   default: return 0;
   }
 }
@@ -131,6 +155,12 @@ double elementAsDouble(int32_t dtype, const void *data, size_t i) {
   case KILN_DTYPE_F8E4M3FNUZ:
   case KILN_DTYPE_F8E5M2:
   case KILN_DTYPE_F8E5M2FNUZ: return float8ToDouble(dtype, load<uint8_t>(data, i));
+  case KILN_DTYPE_I4:
+  case KILN_DTYPE_U4:
+  case KILN_DTYPE_I2:
+  case KILN_DTYPE_U2:
+  case KILN_DTYPE_F4E2M1:
+  case KILN_DTYPE_F8E8M0: return narrowToDouble(dtype, load<uint8_t>(data, i));
   default: return std::nan("");
   }
 }
@@ -180,6 +210,15 @@ void fillRandom(int32_t dtype, void *data, size_t count, Random &random) {
     case KILN_DTYPE_F8E5M2FNUZ:
       store(data, i, static_cast<uint8_t>(0x20 + random.next() % 0x20 +
                                           (random.next() % 2) * 0x80));
+      break;
+    // Sub-byte types: any bit pattern; E8M0: 2^-8 ... 2^7.
+    case KILN_DTYPE_I4:
+    case KILN_DTYPE_U4:
+    case KILN_DTYPE_F4E2M1: store(data, i, static_cast<uint8_t>(random.next() % 16)); break;
+    case KILN_DTYPE_I2:
+    case KILN_DTYPE_U2: store(data, i, static_cast<uint8_t>(random.next() % 4)); break;
+    case KILN_DTYPE_F8E8M0:
+      store(data, i, static_cast<uint8_t>(119 + random.next() % 16));
       break;
     default: break;
     }

@@ -17,9 +17,12 @@ float bf16ToFloat(uint16_t bits);
 /// An 8-bit float (KILN_DTYPE_F8E4M3FN...F8E5M2FNUZ) from its bits.
 double float8ToDouble(int32_t dtype, uint8_t bits);
 uint16_t floatToBf16(float value);
+/// A sub-byte element or E8M0 (KILN_DTYPE_I4...F8E8M0) from its byte.
+double narrowToDouble(int32_t dtype, uint8_t bits);
 
 /// The dtype whose .npy files hold `dtype`'s raw bit patterns when NumPy has
-/// no type for it (bf16: u16; 8-bit floats: u8), or 0. kiln-run reads such a file for an input
+/// no type for it (bf16: u16; 8-bit floats, E8M0 and the sub-byte types:
+/// u8, ml_dtypes' one byte per element), or 0. kiln-run reads such a file for an input
 /// or reference of `dtype` and writes `dtype`'s outputs as such files
 /// (docs/cli.md, kiln-run).
 int32_t rawBitsDtype(int32_t dtype);

@@ -38,6 +38,8 @@ bool isUnsignedTensor(Type type) {
 }
 bool unsignedOperands(Operation *op) { return isUnsignedTensor(op->getOperand(0).getType()); }
 Type signless(Type type) {
+  if (lowering::isNarrowStorage(type))
+    return IntegerType::get(type.getContext(), 8);
   if (type.isUnsignedInteger())
     return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
   return type;
@@ -365,9 +367,23 @@ Value scalar(BitcastOp op, OpBuilder &b, Location loc, ValueRange a) {
 // cast: ONNX semantics; float -> int truncates toward zero, to i1 is x != 0.
 Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange a) {
   Value x = a[0];
-  Type from = x.getType(), to = signless(op.getType().getElementType());
-  bool fromUnsigned = op.getInput().getType().getElementType().isUnsignedInteger();
-  bool toUnsigned = op.getType().getElementType().isUnsignedInteger();
+  Type fromElement = op.getInput().getType().getElementType();
+  Type toElement = op.getType().getElementType();
+  if (fromElement == toElement)
+    return x;
+  Type from = x.getType(), to = signless(toElement);
+  bool fromUnsigned = fromElement.isUnsignedInteger();
+  bool toUnsigned = toElement.isUnsignedInteger();
+  // The sub-byte types and f8E8M0FNU are i8 bytes here (LowFloat.h).
+  if (lowering::isNarrowStorage(fromElement)) {
+    x = lowering::decodeNarrow(b, loc, x, fromElement);
+    from = x.getType();
+  }
+  if (lowering::isNarrowStorage(toElement)) {
+    if (lowering::isLowFloat(from))
+      x = lowering::extendLowFloat(b, loc, x, b.getF32Type());
+    return lowering::encodeNarrow(b, loc, x, fromUnsigned, toElement, op.getSaturate());
+  }
   if (from == to)
     return x;
   // 8-bit floats go through f32 (LowFloat.h).
@@ -416,6 +432,17 @@ bool hasUnsignedElements(Operation *op) {
          llvm::any_of(op->getResultTypes(), isUnsignedTensor);
 }
 
+bool isNarrowTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && lowering::isNarrowStorage(tensor.getElementType());
+}
+
+/// Whether `op` reads or makes tensors stored as i8 bytes (LowFloat.h).
+bool hasNarrowElements(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isNarrowTensor) ||
+         llvm::any_of(op->getResultTypes(), isNarrowTensor);
+}
+
 /// The ops whose formulas above know unsigned integers (they become signless
 /// tensors; the formula picks the unsigned arith op).
 template <typename OpTy>
@@ -432,6 +459,8 @@ struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!kHandlesUnsigned<OpTy> && hasUnsignedElements(op))
       return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+    if (!std::is_same_v<OpTy, CastOp> && hasNarrowElements(op))
+      return rewriter.notifyMatchFailure(op, "sub-byte or f8E8M0FNU tensors");
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     resultType = resultType.clone(signless(resultType.getElementType()));
     Value result = lowering::buildElementwise(
@@ -464,10 +493,27 @@ ElementsAttr boolResourceAsDense(ElementsAttr value) {
   return DenseElementsAttr::get(type, bits);
 }
 
-/// The same bits with signless elements (an unsigned tensor's constant).
+/// The same bits with signless elements (an unsigned tensor's constant); a
+/// sub-byte or f8E8M0FNU constant as its i8 bytes (the loader's blobs are
+/// already one byte per element, the element's bits low).
 ElementsAttr signlessElements(ElementsAttr value) {
   auto type = cast<RankedTensorType>(value.getType());
   auto signlessType = type.clone(signless(type.getElementType()));
+  if (lowering::isNarrowStorage(type.getElementType())) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+      auto bits = [](Attribute a) -> APInt {
+        if (auto f = dyn_cast<FloatAttr>(a))
+          return f.getValue().bitcastToAPInt().zext(8);
+        return cast<IntegerAttr>(a).getValue().zext(8);
+      };
+      if (dense.isSplat())
+        return DenseElementsAttr::get(signlessType, bits(dense.getSplatValue<Attribute>()));
+      SmallVector<APInt> bytes;
+      for (Attribute a : dense.getValues<Attribute>())
+        bytes.push_back(bits(a));
+      return DenseElementsAttr::get(signlessType, bytes);
+    }
+  }
   if (auto dense = dyn_cast<DenseElementsAttr>(value))
     return dense.bitcast(signlessType.getElementType());
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
@@ -489,7 +535,7 @@ struct ConstantToArith final : OpConversionPattern<ConstantOp> {
     if (!value)
       return rewriter.notifyMatchFailure(op, "bool resource blob without data");
     auto type = cast<RankedTensorType>(op.getType());
-    if (hasUnsignedElements(op)) {
+    if (hasUnsignedElements(op) || hasNarrowElements(op)) {
       value = signlessElements(value);
       if (!value)
         return rewriter.notifyMatchFailure(op, "unsigned constant of another kind");

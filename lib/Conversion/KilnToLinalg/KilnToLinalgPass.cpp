@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
+#include "LowFloat.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -21,9 +22,16 @@ namespace kiln {
 void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter) {
   converter.addConversion([](mlir::Type type) { return type; });
   converter.addConversion([](mlir::IntegerType type) -> mlir::Type {
+    if (lowering::isNarrowStorage(type))
+      return mlir::IntegerType::get(type.getContext(), 8);
     if (!type.isUnsigned())
       return type;
     return mlir::IntegerType::get(type.getContext(), type.getWidth());
+  });
+  converter.addConversion([](mlir::FloatType type) -> mlir::Type {
+    if (lowering::isNarrowStorage(type))
+      return mlir::IntegerType::get(type.getContext(), 8);
+    return type;
   });
   converter.addConversion([&converter](mlir::RankedTensorType type) -> mlir::Type {
     return type.clone(converter.convertType(type.getElementType()));
@@ -31,23 +39,42 @@ void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter) {
 }
 
 namespace {
+/// Whether `type` (or its elements) become signless or i8 storage here:
+/// unsigned integers, and tensors of the sub-byte types and f8E8M0FNU (only
+/// tensors: the patterns compute on such elements in i8, i32 and f32).
 bool hasUnsignedElement(mlir::Type type) {
-  if (auto shaped = mlir::dyn_cast<mlir::ShapedType>(type))
+  if (auto shaped = mlir::dyn_cast<mlir::ShapedType>(type)) {
+    if (lowering::isNarrowStorage(shaped.getElementType()))
+      return true;
     type = shaped.getElementType();
+  }
   return type.isUnsignedInteger();
 }
 
+mlir::Type elementOf(mlir::Type type) {
+  if (auto shaped = mlir::dyn_cast<mlir::ShapedType>(type))
+    return shaped.getElementType();
+  return type;
+}
+
 /// Marks unsigned arguments and results `kiln.unsigned` before they become
-/// signless, so that the artifact's descriptor still says u8/u16/u32/u64.
+/// signless, so that the artifact's descriptor still says u8/u16/u32/u64;
+/// and sub-byte or f8E8M0FNU ones `kiln.element` (their type), stored as i8.
 void markUnsignedBoundary(mlir::func::FuncOp func) {
   mlir::FunctionType type = func.getFunctionType();
   auto unit = mlir::UnitAttr::get(func.getContext());
-  for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    if (hasUnsignedElement(t))
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    if (elementOf(t).isUnsignedInteger())
       func.setArgAttr(i, "kiln.unsigned", unit);
-  for (auto [i, t] : llvm::enumerate(type.getResults()))
-    if (hasUnsignedElement(t))
+    if (lowering::isNarrowStorage(elementOf(t)))
+      func.setArgAttr(i, "kiln.element", mlir::TypeAttr::get(elementOf(t)));
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    if (elementOf(t).isUnsignedInteger())
       func.setResultAttr(i, "kiln.unsigned", unit);
+    if (lowering::isNarrowStorage(elementOf(t)))
+      func.setResultAttr(i, "kiln.element", mlir::TypeAttr::get(elementOf(t)));
+  }
 }
 
 bool mentionsUnsigned(mlir::Operation *op) {

@@ -1,8 +1,10 @@
-//===- LowFloat.cpp - Scalar conversions to and from 8-bit floats ---------===//
+//===- LowFloat.cpp - Scalar conversions to and from narrow types ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
 #include "LowFloat.h"
+
+#include "LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -35,6 +37,8 @@ Format formatOf(Type type) {
     return {3, 4, 8, true, false, true, 240.0, 0x7F, 0x80};
   if (isa<Float8E5M2Type>(type))
     return {2, 5, 15, false, true, true, 57344.0, 0x7B, 0x7F};
+  if (isa<Float4E2M1FNType>(type)) // no NaN (encodeNarrow picks its code)
+    return {1, 2, 1, false, false, false, 6.0, 0x7, 0x8};
   return {2, 5, 16, true, false, true, 57344.0, 0x7F, 0x80}; // Float8E5M2FNUZType
 }
 
@@ -166,7 +170,108 @@ Value encodeBits(Ops &o, Value x, const Format &format, bool saturate) {
   return o.select(isNan, o.i(format.nanCode), code);
 }
 
+/// `x` as f32 (integers signed unless `isUnsigned`; an i1 is unsigned).
+Value anyToF32(Ops &o, Value x, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return o.toF32(x);
+  if (isUnsigned || x.getType().isInteger(1))
+    return arith::UIToFPOp::create(o.b, o.loc, o.f32, x);
+  return arith::SIToFPOp::create(o.b, o.loc, o.f32, x);
+}
+
+/// The f8E8M0FNU code (an i32) of the f32 `x`, as ONNX's `to_float8e8m0`
+/// with round_mode "up": the exponent field, plus one when the mantissa is
+/// not zero (not past 0xFE with `saturate`); NaN and infinity are 0xFF (the
+/// sign is ignored).
+Value encodeE8M0(Ops &o, Value x, bool saturate) {
+  OpBuilder &b = o.b;
+  Location loc = o.loc;
+  Value bits = o.bitsOf(x);
+  Value exponent = o.band(o.shr(bits, 23), 0xFF);
+  Value special = o.eq(exponent, 0xFF);
+  Value roundUp = o.ne(o.band(bits, 0x7FFFFF), 0);
+  if (saturate)
+    roundUp = arith::AndIOp::create(b, loc, roundUp, o.ne(exponent, 0xFE));
+  Value rounded = o.select(roundUp, o.add(exponent, 1), exponent);
+  return o.select(special, o.i(0xFF), rounded);
+}
+
 } // namespace
+
+bool isNarrowStorage(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return integer.getWidth() == 4 || integer.getWidth() == 2;
+  return isa<Float4E2M1FNType, Float8E8M0FNUType>(type);
+}
+
+Value decodeNarrow(OpBuilder &b, Location loc, Value byte, Type narrow) {
+  Ops o(b, loc);
+  Type i8 = b.getI8Type();
+  auto c8 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i8, v); };
+  if (auto integer = dyn_cast<IntegerType>(narrow)) {
+    unsigned width = integer.getWidth();
+    if (integer.isUnsigned())
+      return arith::AndIOp::create(b, loc, byte, c8((1 << width) - 1));
+    Value up = arith::ShLIOp::create(b, loc, byte, c8(8 - width));
+    return arith::ShRSIOp::create(b, loc, up, c8(8 - width));
+  }
+  Value bits = arith::ExtUIOp::create(b, loc, o.i32, byte);
+  if (isa<Float4E2M1FNType>(narrow))
+    return decodeBits(o, o.band(bits, 0xF), formatOf(narrow));
+  // f8E8M0FNU: 2^(bits - 127), NaN for 0xFF; 2^-127 (bits 0) is an f32
+  // subnormal, the others the exponent field alone.
+  Value value = arith::BitcastOp::create(b, loc, o.f32, o.shl(bits, 23));
+  value = o.select(o.eq(bits, 0),
+                   arith::BitcastOp::create(b, loc, o.f32, o.i(0x400000)), value);
+  return o.select(o.eq(bits, 0xFF), o.f(std::nan("")), value);
+}
+
+Value encodeNarrow(OpBuilder &b, Location loc, Value x, bool isUnsigned, Type narrow,
+                   bool saturate) {
+  Ops o(b, loc);
+  Type i8 = b.getI8Type();
+  if (auto integer = dyn_cast<IntegerType>(narrow)) {
+    unsigned width = integer.getWidth();
+    Value wide;
+    if (auto type = dyn_cast<FloatType>(x.getType())) {
+      // trunc(x) in [lo, hi], i.e. lo - 1 < x < hi + 1, else 0 (NaN too).
+      int64_t lo = integer.isUnsigned() ? 0 : -(int64_t(1) << (width - 1));
+      int64_t hi = integer.isUnsigned() ? (int64_t(1) << width) - 1
+                                        : (int64_t(1) << (width - 1)) - 1;
+      auto constant = [&](double v) { return scalarConstant(b, loc, type, v); };
+      auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+        return arith::CmpFOp::create(b, loc, p, l, r);
+      };
+      Value aboveLo = cmp(arith::CmpFPredicate::OGT, x, constant(double(lo - 1)));
+      Value belowHi = cmp(arith::CmpFPredicate::OLT, x, constant(double(hi + 1)));
+      Value inRange = arith::AndIOp::create(b, loc, aboveLo, belowHi);
+      Value safe = o.select(inRange, x, constant(0));
+      wide = arith::FPToSIOp::create(b, loc, o.i32, safe);
+    } else {
+      wide = x; // integers wrap: keep the low bits
+    }
+    unsigned fromWidth = wide.getType().getIntOrFloatBitWidth();
+    if (fromWidth > 8)
+      wide = arith::TruncIOp::create(b, loc, i8, wide);
+    else if (fromWidth < 8)
+      wide = arith::ExtUIOp::create(b, loc, i8, wide);
+    return arith::AndIOp::create(b, loc, wide,
+                                 arith::ConstantIntOp::create(b, loc, i8, (1 << width) - 1));
+  }
+  Value f = anyToF32(o, x, isUnsigned);
+  Value code;
+  if (isa<Float4E2M1FNType>(narrow)) {
+    code = encodeBits(o, f, formatOf(narrow), /*saturate=*/true);
+    // NaN is a zero of the opposite sign (ml_dtypes): +NaN 0x8, -NaN 0x0.
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, f, f);
+    Value sign = o.shl(o.shr(o.bitsOf(f), 31), 3);
+    Value flipped = arith::XOrIOp::create(b, loc, sign, o.i(8));
+    code = o.select(isNan, flipped, code);
+  } else {
+    code = encodeE8M0(o, f, saturate);
+  }
+  return arith::TruncIOp::create(b, loc, i8, code);
+}
 
 bool isLowFloat(Type type) {
   return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,

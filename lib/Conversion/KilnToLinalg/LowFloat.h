@@ -1,4 +1,4 @@
-//===- LowFloat.h - Scalar conversions to and from 8-bit floats -*- C++ -*-===//
+//===- LowFloat.h - Scalar conversions to and from narrow types -*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
@@ -11,6 +11,15 @@
 // (as in ONNX's reference implementation; its Cast table makes them NaN for
 // the FNUZ types even with `saturate`). NaN stays NaN; -0 is 0 in the FNUZ
 // types.
+//
+// The sub-byte types (i4, ui4, i2, ui2, f4E2M1FN) and f8E8M0FNU are stored
+// as i8 from convert-kiln-to-linalg on, one byte per element: the element's
+// bits in the low bits, the others zero (ml_dtypes' layout); decodeNarrow and
+// encodeNarrow convert between that byte and values. Float to f4E2M1FN is
+// round to nearest even, saturating (NaN becomes a zero of the opposite sign, as ml_dtypes); to
+// f8E8M0FNU as ONNX's reference `to_float8e8m0` with round_mode "up"; float to the integers
+// truncates, and a result out of range is 0 (ml_dtypes, ONNX's reference);
+// integers to them wrap.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +40,21 @@ mlir::Value extendLowFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x
 /// `x` (a float of 16 bits or more) rounded to the 8-bit float type `to`.
 mlir::Value truncateToLowFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                                mlir::FloatType to, bool saturate);
+
+/// Whether `type` is stored as an i8 byte (the sub-byte types, f8E8M0FNU).
+bool isNarrowStorage(mlir::Type type);
+
+/// The value of the byte `byte` (i8) of the narrow type `narrow`: an i8 for
+/// the integers (sign-extended for i4/i2, their bits for ui4/ui2), an f32 for
+/// f4E2M1FN and f8E8M0FNU (exact).
+mlir::Value decodeNarrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value byte,
+                         mlir::Type narrow);
+
+/// The byte (i8) of `x` (a float, or an integer read as unsigned when
+/// `isUnsigned`) converted to the narrow type `narrow` (to f8E8M0FNU rounding
+/// up: ONNX Cast's default `round_mode`).
+mlir::Value encodeNarrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                         bool isUnsigned, mlir::Type narrow, bool saturate);
 
 } // namespace kiln::lowering
 

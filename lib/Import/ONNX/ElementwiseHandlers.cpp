@@ -200,15 +200,26 @@ LogicalResult clip(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
-/// Cast's `saturate` (from opset 19, default 1) on a new kiln.cast.
+/// Cast's `saturate` (from opset 19, default 1) and `round_mode` (from opset
+/// 24, default "up") on a new kiln.cast.
 static LogicalResult setSaturate(NodeBinder &b, Value out) {
   FailureOr<int64_t> saturate =
       b.opset() >= 19 ? b.intAttr("saturate", 1) : FailureOr<int64_t>(1);
-  if (failed(saturate))
+  FailureOr<std::string> roundMode = b.opset() >= 24 ? b.stringAttr("round_mode", "up")
+                                                     : FailureOr<std::string>(std::string("up"));
+  if (failed(saturate) || failed(roundMode))
     return failure();
   if (*saturate != 0 && *saturate != 1)
     return b.emitError() << "attribute 'saturate' is " << *saturate << ", expected 0 or 1";
-  if (auto cast = out.getDefiningOp<kiln::CastOp>())
+  if (*roundMode != "up" && *roundMode != "down" && *roundMode != "nearest")
+    return b.emitError() << "attribute 'round_mode' value is '" << *roundMode
+                         << "', accepted values are up, down, nearest";
+  auto cast = out.getDefiningOp<kiln::CastOp>();
+  // kiln.cast rounds to f8E8M0FNU up (the default) only.
+  if (cast && *roundMode != "up" &&
+      isa<Float8E8M0FNUType>(cast.getType().getElementType()))
+    return b.unsupported("round_mode '" + *roundMode + "' (only 'up')");
+  if (cast)
     cast.setSaturate(*saturate != 0);
   return success();
 }

@@ -75,11 +75,13 @@ FailureOr<Value> alongAxis(NodeBinder &b, Value v, int64_t axis, int64_t rank,
 
 } // namespace
 
-/// As ONNX's reference: quantize to an integer (blocked, `block` > 0) is
-/// clip(rint(x / scale) + zero_point) in i32, to an 8-bit float
-/// cast(x / scale) with `saturate`; dequantize is (x - zero_point) * scale in
-/// f32, then the scale's type. The 8-bit floats' zero point (zero in ONNX's
-/// spec) is not used, as in the reference.
+/// As ONNX's reference: quantize to an integer (blocked, `block` > 0; the
+/// 4- and 2-bit ones too) is clip(rint(x / scale) + zero_point) in i32, to an
+/// 8-bit float cast(x / scale) with `saturate`, to FLOAT4E2M1
+/// cast(x / scale + zero_point) (saturating); dequantize is
+/// (x - zero_point) * scale in f32, then the scale's type. The float types'
+/// zero point (zero in ONNX's spec) is otherwise not used, as in the
+/// reference.
 LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, Value x, Value scale,
                                Value zero, Type narrow, int64_t axis, int64_t block,
                                bool saturate) {
@@ -124,6 +126,15 @@ LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, Value x, Value sc
   if (failed(q))
     return failure();
   if (isFloat) {
+    if (zero && isa<Float4E2M1FNType>(narrow)) {
+      FailureOr<Value> zf = castTo(zero, tensorType(*q).getElementType());
+      if (succeeded(zf))
+        zf = alongAxis(b, *zf, axis, rank, block, shape);
+      if (succeeded(zf))
+        q = b.make<kiln::AddOp>(*q, *zf);
+      if (failed(q))
+        return failure();
+    }
     FailureOr<Value> y = castTo(*q, narrow);
     if (succeeded(y))
       if (auto cast = y->getDefiningOp<kiln::CastOp>())

@@ -244,7 +244,8 @@ std::optional<SmallVector<int64_t>> evaluate(Operation *op,
 /// conversion rounds to nearest, like the generated code's sitofp.
 DenseElementsAttr integerToFloat(kiln::CastOp op, RankedTensorType type) {
   auto element = dyn_cast<FloatType>(type.getElementType());
-  if (!element || !isa<IntegerType>(getElementTypeOrSelf(op.getInput())) ||
+  // Floats of 8 bits or fewer round and saturate by kiln.cast's own rules.
+  if (!element || element.getWidth() <= 8 || !isa<IntegerType>(getElementTypeOrSelf(op.getInput())) ||
       getElementTypeOrSelf(op.getInput()).isUnsignedInteger())
     return {};
   std::optional<IntTensor> t = constantOf(op.getInput());

@@ -507,8 +507,8 @@ LogicalResult quantize(NodeBinder &b) {
     return failure();
   if (*saturate != 0 && *saturate != 1)
     return b.emitError() << "attribute 'saturate' is " << *saturate << ", expected 0 or 1";
-  // The 8-bit floats and blocked quantization: a composition of kiln ops
-  // (QuantHandlers.cpp).
+  // The 8-bit floats, the sub-byte types and blocked quantization: a
+  // composition of kiln ops (QuantHandlers.cpp).
   Type narrow = tensorType(*x).getElementType();
   if (isQuantize)
     narrow = b.hasInput(2) ? tensorType(*b.input(2)).getElementType()
@@ -516,7 +516,7 @@ LogicalResult quantize(NodeBinder &b) {
                            : IntegerType::get(b.context(), 8, IntegerType::Unsigned);
   if (!narrow)
     return b.unsupported("output_dtype " + elementTypeName(static_cast<int32_t>(*outputType)));
-  if (isa<FloatType>(narrow) || *blockSize != 0)
+  if (isa<FloatType>(narrow) || narrow.getIntOrFloatBitWidth() < 8 || *blockSize != 0)
     return quantizeComposed(b, isQuantize, *x, *scale, b.hasInput(2) ? *b.input(2) : Value(),
                             narrow, *axis, *blockSize, *saturate != 0);
   Builder builder(b.context());

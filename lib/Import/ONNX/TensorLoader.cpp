@@ -46,6 +46,14 @@ Type convertElementType(MLIRContext *context, int32_t onnxType) {
   case 18: return b.getType<Float8E4M3FNUZType>();
   case 19: return b.getType<Float8E5M2Type>();
   case 20: return b.getType<Float8E5M2FNUZType>();
+  // The sub-byte types and E8M0 (ONNX 1.16-1.20): one byte per element in
+  // memory (docs/onnx-import.md, "Element types").
+  case 21: return b.getIntegerType(4, /*isSigned=*/false);
+  case 22: return b.getIntegerType(4);
+  case 23: return b.getType<Float4E2M1FNType>();
+  case 24: return b.getType<Float8E8M0FNUType>();
+  case 25: return b.getIntegerType(2, /*isSigned=*/false);
+  case 26: return b.getIntegerType(2);
   default: return Type();
   }
 }
@@ -64,6 +72,26 @@ std::string elementTypeName(int32_t onnxType) {
 /// Bytes of one element in ONNX's (and Kiln's) storage: i1 takes a byte.
 static unsigned storageBytes(Type type) {
   return std::max(1u, type.getIntOrFloatBitWidth() / 8);
+}
+
+/// Bits of one element in ONNX's packed storage when it packs several
+/// elements into a byte (4-bit and 2-bit types, low bits first), else 0.
+static unsigned packedBits(Type type) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  return width > 1 && width < 8 ? width : 0;
+}
+
+/// ONNX's packed elements one per byte: each element's bits in the low bits
+/// of its byte, the others zero (ml_dtypes' layout, and Kiln's).
+static std::vector<char> unpackElements(ArrayRef<char> packed, unsigned bits,
+                                        int64_t count) {
+  std::vector<char> out(static_cast<size_t>(count));
+  unsigned perByte = 8 / bits, mask = (1u << bits) - 1;
+  for (int64_t i = 0; i < count; ++i) {
+    auto byte = static_cast<unsigned char>(packed[i / perByte]);
+    out[i] = static_cast<char>((byte >> (bits * (i % perByte))) & mask);
+  }
+  return out;
 }
 
 /// Bytes borrowed from somewhere that `keepAlive` keeps mapped or allocated.
@@ -292,6 +320,10 @@ FailureOr<ElementsAttr> TensorLoader::load(TensorProto &tensor,
   if (llvm::MulOverflow(count, static_cast<int64_t>(storageBytes(elementType)),
                         byteCount))
     return emitError(loc) << what << ": byte count overflows int64";
+  // Sub-byte types are packed in the file: ceil(count / elements per byte).
+  unsigned bits = packedBits(elementType);
+  if (bits)
+    byteCount = count / (8 / bits) + (count % (8 / bits) != 0);
   auto type = RankedTensorType::get(dims, elementType);
 
   Bytes bytes;
@@ -306,14 +338,27 @@ FailureOr<ElementsAttr> TensorLoader::load(TensorProto &tensor,
       return emitError(loc) << what << ": raw_data has "
                             << tensor.raw_data().size() << " bytes, expected "
                             << byteCount << " (" << count << " x "
-                            << elementType << ")";
+                            << elementType
+                            << (bits ? ", packed " + std::to_string(8 / bits) + " per byte"
+                                     : std::string())
+                            << ")";
     // Take the string out of the message: the blob then owns it, no copy.
     std::string *owned = tensor.release_raw_data();
     bytes.data = ArrayRef<char>(owned->data(), owned->size());
     bytes.release = [owned](void *, size_t, size_t) { delete owned; };
   } else {
-    if (failed(typedBytes(tensor, elementType, count, loc, what, converted)))
+    // int32_data holds one packed byte per value for the sub-byte types.
+    if (failed(typedBytes(tensor, elementType, bits ? byteCount : count, loc, what,
+                          converted)))
       return failure();
+    bytes.data = converted;
+  }
+  if (bits) {
+    std::vector<char> unpacked = unpackElements(bytes.data, bits, count);
+    if (bytes.release)
+      bytes.release(nullptr, 0, 0);
+    bytes.release = nullptr;
+    converted = std::move(unpacked);
     bytes.data = converted;
   }
 

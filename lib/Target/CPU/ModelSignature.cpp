@@ -36,6 +36,14 @@ func::FuncOp findModelFunction(ModuleOp module) {
 /// `isUnsigned`: the value was an unsigned integer tensor in the kiln dialect
 /// (convert-kiln-to-linalg makes it signless and marks it `kiln.unsigned`).
 static std::optional<int32_t> abiDtype(Type type, bool isUnsigned) {
+  if (type.isInteger(4))
+    return type.isUnsignedInteger() ? KILN_ABI_U4 : KILN_ABI_I4;
+  if (type.isInteger(2))
+    return type.isUnsignedInteger() ? KILN_ABI_U2 : KILN_ABI_I2;
+  if (isa<Float4E2M1FNType>(type))
+    return KILN_ABI_F4E2M1;
+  if (isa<Float8E8M0FNUType>(type))
+    return KILN_ABI_F8E8M0;
   if (type.isF32())
     return KILN_ABI_F32;
   if (type.isF16())
@@ -83,8 +91,12 @@ static FailureOr<TensorSignature> readTensor(Location loc, Type type,
   TensorSignature signature;
   auto name = attrs ? attrs.getAs<StringAttr>("kiln.name") : StringAttr();
   signature.name = name ? name.str() : fallbackName;
+  // A sub-byte or E8M0 tensor is stored as i8 after convert-kiln-to-linalg,
+  // which keeps its element type in `kiln.element`.
+  auto element = attrs ? attrs.getAs<TypeAttr>("kiln.element") : TypeAttr();
   std::optional<int32_t> dtype =
-      abiDtype(tensor.getElementType(), attrs && attrs.get("kiln.unsigned"));
+      abiDtype(element ? element.getValue() : tensor.getElementType(),
+               attrs && attrs.get("kiln.unsigned"));
   if (!dtype)
     return emitError(loc) << "'" << signature.name << "' has element type "
                           << tensor.getElementType()

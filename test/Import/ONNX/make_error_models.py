@@ -215,7 +215,8 @@ def attributes(out):
     one(out, "isinf_int", N("IsInf", ["i"], ["y"], name="inf"), [i32])
     one(out, "cast_saturate", N("Cast", ["v"], ["y"], name="c", to=17, saturate=2), [v],
         opset=21)
-    one(out, "cast_e8m0", N("Cast", ["v"], ["y"], name="c", to=24), [v], opset=24)
+    one(out, "cast_e8m0", N("Cast", ["v"], ["y"], name="c", to=24, round_mode="nearest"), [v],
+        opset=24)
     one(out, "quantize_saturate",
         N("QuantizeLinear", ["v", "s"], ["y"], name="q", saturate=-1, output_dtype=17),
         [v], [init("s", np.ones(1, np.float32))], opset=21)

@@ -183,6 +183,41 @@ def cast8(out):
 
 
 @register
+def narrow(out):
+    # The sub-byte types and E8M0 (ONNX types 21-26): inputs and outputs, packed
+    # initializers (raw_data, int32_data, an odd count, a dense_resource blob),
+    # Cast with round_mode, CastLike, Quantize/DequantizeLinear.
+    i4, u4, f4, e8, u2, i2 = (TensorProto.INT4, TensorProto.UINT4, TensorProto.FLOAT4E2M1,
+                              TensorProto.FLOAT8E8M0, TensorProto.UINT2, TensorProto.INT2)
+    nodes = [N("Cast", ["x"], ["to_i4"], to=i4),
+             N("Cast", ["x"], ["to_e8"], to=e8, round_mode="up", saturate=0),
+             N("CastLike", ["x", "like"], ["to_f4"]),
+             N("Cast", ["a"], ["from_i4"], to=F),
+             N("Cast", ["w"], ["w32"], to=F),
+             N("Cast", ["wi"], ["wi32"], to=F),
+             N("Identity", ["big"], ["big_out"]),
+             N("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             N("DequantizeLinear", ["d", "s"], ["dq"])]
+    # -1, 7, -8 as INT4 in raw_data: 0x7F, then 0x08 (the high nibble padding).
+    w = TensorProto(name="w", data_type=i4, dims=[3], raw_data=bytes([0x7F, 0x08]))
+    # 1, 2, 3, 0, 1 as UINT2 in int32_data: 0b00111001 = 0x39, then 0x01.
+    wi = TensorProto(name="wi", data_type=u2, dims=[5], int32_data=[0x39, 0x01])
+    big = TensorProto(name="big", data_type=i2, dims=[17], raw_data=bytes([0xE4] * 4 + [0x03]))
+    z = TensorProto(name="z", data_type=i4, dims=[], int32_data=[0x0F])
+    s = init("s", np.array([0.5], np.float32))
+    inputs = [T("x", F, [2]), T("like", f4, [1]), T("a", i4, [2]), T("d", u4, [2])]
+    outs = [T(n.output[0], None) for n in nodes]
+    save(out, "narrow", make(nodes, inputs, outs, opset=25, ir=13, inits=[w, wi, big, z, s]))
+    bad = [N("Cast", ["x"], ["y"], to=e8, round_mode="sideways")]
+    save(out, "narrow_bad_round_mode", make(bad, inputs[:1], [T("y", None)], opset=25, ir=13))
+    down = [N("Cast", ["x"], ["y"], to=e8, round_mode="down")]
+    save(out, "narrow_round_down", make(down, inputs[:1], [T("y", None)], opset=25, ir=13))
+    short = TensorProto(name="short", data_type=i4, dims=[5], raw_data=bytes([0x12, 0x34]))
+    save(out, "narrow_short", make([N("Identity", ["short"], ["y"])], [], [T("y", None)],
+                                   opset=25, ir=13, inits=[short]))
+
+
+@register
 def qmatmul(out):
     u8, i8 = TensorProto.UINT8, TensorProto.INT8
     nodes = [N("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"]),

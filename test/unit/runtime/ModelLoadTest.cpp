@@ -263,13 +263,16 @@ TEST(Dtype, NamesAndSizes) {
               {KILN_DTYPE_U64, "u64", 8}, {KILN_DTYPE_F8E4M3FN, "f8e4m3fn", 1},
               {KILN_DTYPE_F8E4M3FNUZ, "f8e4m3fnuz", 1},
               {KILN_DTYPE_F8E5M2, "f8e5m2", 1},
-              {KILN_DTYPE_F8E5M2FNUZ, "f8e5m2fnuz", 1}};
+              {KILN_DTYPE_F8E5M2FNUZ, "f8e5m2fnuz", 1},
+              {KILN_DTYPE_I4, "i4", 1}, {KILN_DTYPE_U4, "u4", 1},
+              {KILN_DTYPE_I2, "i2", 1}, {KILN_DTYPE_U2, "u2", 1},
+              {KILN_DTYPE_F4E2M1, "f4e2m1", 1}, {KILN_DTYPE_F8E8M0, "f8e8m0", 1}};
   for (const Row &row : rows) {
     EXPECT_STREQ(kiln_dtype_name(row.dtype), row.name);
     EXPECT_EQ(kiln_dtype_size(row.dtype), row.size) << row.name;
   }
   EXPECT_EQ(kiln_dtype_name(0), nullptr);
-  EXPECT_EQ(kiln_dtype_size(18), 0u);
+  EXPECT_EQ(kiln_dtype_size(24), 0u);
 }
 
 TEST(Dtype, ByteSizeChecksOverflow) {
@@ -286,7 +289,7 @@ TEST(Dtype, ByteSizeChecksOverflow) {
   int64_t negative[] = {2, -1};
   EXPECT_EQ(messageOf(kiln_byte_size(KILN_DTYPE_I8, 2, negative, &bytes)),
             "dim 1: got -1, expected >= 0");
-  EXPECT_EQ(messageOf(kiln_byte_size(18, 1, dims, &bytes)), "unknown dtype 18");
+  EXPECT_EQ(messageOf(kiln_byte_size(24, 1, dims, &bytes)), "unknown dtype 24");
 }
 
 } // namespace

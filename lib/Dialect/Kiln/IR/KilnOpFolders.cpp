@@ -136,11 +136,14 @@ static bool isLosslessConversion(Type from, Type to) {
 /// range values only: out-of-range conversion is not defined) or a bool
 /// (c != 0), and for a small integer constant into a float; integer to
 /// integer casts are the shape folder's (import) or the constant-folding
-/// pass's.
+/// pass's. Not into floats of 8 bits or fewer: their saturation, NaN and
+/// rounding rules (kiln.cast's `saturate`, `round_mode`) are not APFloat's.
 static Attribute foldConstantCast(Attribute operand, RankedTensorType type) {
   if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
     return {};
   Type to = type.getElementType();
+  if (isa<FloatType>(to) && to.getIntOrFloatBitWidth() <= 8)
+    return {};
   // Integers into floats (signless as signed, i1 and unsigned as unsigned).
   if (auto ints = dyn_cast_or_null<DenseIntElementsAttr>(operand)) {
     auto toFloat = dyn_cast<FloatType>(to);

@@ -37,8 +37,11 @@ bool isEvaluableType(Type type) {
   if (!tensor || !tensor.hasStaticShape())
     return false;
   Type element = tensor.getElementType();
+  // Not the sub-byte integers: kiln.cast's rules for them (out-of-range
+  // floats become 0) are the lowering's alone.
   if (auto integer = dyn_cast<IntegerType>(element))
-    return !(integer.isUnsigned() && integer.getWidth() == 64);
+    return !(integer.isUnsigned() && integer.getWidth() == 64) &&
+           (integer.getWidth() == 1 || integer.getWidth() >= 8);
   return element.isF16() || element.isBF16() || element.isF32() || element.isF64();
 }
 

@@ -38,8 +38,12 @@ def Kiln_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
 def Kiln_IntElement : AnyTypeOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 // ONNX's 8-bit floats: model inputs and outputs, cast (docs/onnx-import.md).
 def Kiln_LowFloatElement : AnyTypeOf<[F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>;
+// ONNX's sub-byte types and E8M0: model inputs and outputs, constants, cast;
+// one byte per element in memory (docs/onnx-import.md).
+def Kiln_NarrowElement : AnyTypeOf<[I<4>, UI<4>, I<2>, UI<2>, F4E2M1FN, F8E8M0FNU]>;
 def Kiln_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64,
-                              UI8, UI16, UI32, UI64, Kiln_LowFloatElement]>;
+                              UI8, UI16, UI32, UI64, Kiln_LowFloatElement,
+                              Kiln_NarrowElement]>;
 
 def Kiln_Tensor : RankedTensorOf<[Kiln_Element]>;
 def Kiln_FloatTensor : RankedTensorOf<[Kiln_FloatElement]>;
