@@ -47,7 +47,8 @@ def versions(root, kilnc):
 def dispatch_count(kilnc, model, shape_args, mem_bytes, timeout=1800):
     """Kernels of `kilnc --report=fusion` (JSON), by root op.
 
-    A dispatch is a linalg op of the dispatch stage except linalg.fill; a matmul's epilogue
+    A dispatch is a kiln.dispatch region of the dispatch stage: a linalg op other than
+    linalg.fill (or an attention kernel) with what was fused into it; a matmul's epilogue
     generic that the CPU matmul kernel applies to its output tiles is part of the matmul's
     dispatch (kiln-cpu-matmul fails the compile if it cannot do so). Returns
     ({"ops": {op: count}, "epilogues": n, "rows": n, "total": n}, None) or (None, error):

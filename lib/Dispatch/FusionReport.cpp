@@ -177,39 +177,55 @@ Member describe(Operation *op) {
   return m;
 }
 
+/// The report's name of a kiln.dispatch kind.
+std::string reportKind(StringRef kind) {
+  if (kind == "row_group")
+    return "row kernel";
+  if (kind == "data_movement")
+    return "data movement";
+  return kind.str();
+}
+
+/// Whether `op` is a kernel of its own (what kiln-form-dispatch-regions
+/// wraps): an attention kernel or a linalg op but a fill.
+bool isKernelOp(Operation *op) {
+  return isa<AttentionKernelOp>(op) || (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op));
+}
+
+/// One dispatch per kiln.dispatch region: its first kernel op is the root,
+/// the others are fused into it. A kernel op outside every region (IR that
+/// kiln-form-dispatch-regions did not run on) is a dispatch of its own.
 std::vector<Dispatch> collect(ModuleOp module) {
   std::vector<Dispatch> dispatches;
-  Operation *first = nullptr; // of the last dispatch
-  module.walk([&](Operation *raw) {
-    if (auto attention = dyn_cast<AttentionKernelOp>(raw)) { // one kernel of its own
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto region = dyn_cast<DispatchOp>(op)) {
       Dispatch d;
-      d.kind = "attention";
-      d.root = describe(raw);
-      d.nodes = sourceNodeNames(raw->getLoc());
-      first = raw;
+      d.kind = reportKind(region.getKind());
+      for (Attribute node : region.getNodes())
+        d.nodes.push_back(cast<StringAttr>(node).str());
+      for (Operation &inner : region.getBody().front()) {
+        if (!isKernelOp(&inner))
+          continue;
+        if (d.root.op.empty()) {
+          d.root = describe(&inner);
+          d.conv = convDetail(&inner);
+        } else {
+          d.fused.push_back(describe(&inner));
+        }
+      }
       dispatches.push_back(std::move(d));
-      return;
+      return WalkResult::skip();
     }
-    auto op = dyn_cast<linalg::LinalgOp>(raw);
-    if (!op || isa<linalg::FillOp>(raw))
-      return;
-    std::vector<std::string> nodes = sourceNodeNames(op->getLoc());
-    // A marked epilogue or row group member joins the dispatch before it.
-    if (first && joinsDispatch(op, first)) {
-      Dispatch &d = dispatches.back();
-      d.fused.push_back(describe(op));
-      for (std::string &node : nodes)
-        if (!llvm::is_contained(d.nodes, node))
-          d.nodes.push_back(std::move(node));
-      return;
-    }
+    if (!isKernelOp(op))
+      return WalkResult::advance();
     Dispatch d;
-    d.kind = op->hasAttr(kRowGroupAttr) ? "row kernel" : dispatchKind(op);
+    d.kind = isa<AttentionKernelOp>(op) ? "attention"
+                                        : dispatchKind(cast<linalg::LinalgOp>(op));
     d.conv = convDetail(op);
     d.root = describe(op);
-    d.nodes = std::move(nodes);
-    first = op.getOperation();
+    d.nodes = sourceNodeNames(op->getLoc());
     dispatches.push_back(std::move(d));
+    return WalkResult::skip();
   });
   return dispatches;
 }

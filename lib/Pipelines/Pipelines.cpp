@@ -133,6 +133,9 @@ void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &options) {
   //    output tiles: mark those epilogues as part of the matmul's dispatch.
   if (options.target == Target::CPU)
     pm.addNestedPass<func::FuncOp>(createKilnFormDispatchesPass());
+  // 3. Each dispatch (one future kernel) as a kiln.dispatch region; the
+  //    target's codegen dissolves them again (kiln-inline-dispatch-regions).
+  pm.addNestedPass<func::FuncOp>(createKilnFormDispatchRegionsPass());
 }
 
 void buildBufferizePipeline(OpPassManager &pm) {
@@ -160,6 +163,8 @@ void buildDeallocationPipeline(OpPassManager &pm) {
 }
 
 void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // 0. The dispatch stage's kiln.dispatch regions dissolve in place.
+  pm.addNestedPass<func::FuncOp>(createKilnInlineDispatchRegionsPass());
   // 1. The model function becomes the private @kiln_entry the artifact's
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
@@ -283,12 +288,16 @@ void registerKilnPipelines() {
   registerStage(Stage::Graph,
                 "Stage 2 (graph): canonicalize, CSE and DCE kiln ops, as kilnc runs it");
   registerStage(Stage::Linalg, "Stage 3 (linalg): kiln to linalg on tensors");
-  registerStage(Stage::Dispatch, "Stage 4 (dispatch): fuse elementwise producers/consumers");
+  registerStage(Stage::Dispatch, "Stage 4 (dispatch): fused kernels as kiln.dispatch regions");
   registerStage(Stage::Codegen, "Stage 5 (codegen, CPU): bufferize and lower to loops");
   registerStage(Stage::LLVM, "Stage 6 (llvm): lower everything to the LLVM dialect");
   // The CUDA target's stages 5 and 6, as `kilnc --target=cuda` runs them.
   PipelineOptions cuda;
   cuda.target = Target::CUDA;
+  PassPipelineRegistration<>(
+      "kiln-cuda-dispatch-pipeline",
+      "Stage 4 (dispatch, CUDA): fuse elementwise ops, one kiln.dispatch per kernel",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Dispatch, cuda); });
   PassPipelineRegistration<>(
       "kiln-cuda-codegen-pipeline", "Stage 5 (codegen, CUDA): buffers, loops, kernels",
       [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Codegen, cuda); });

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Pipelines/TargetInfo.h"
+#include "kiln/Dispatch/Passes.h"
 
 #include "kiln/Target/CPU/CPUTarget.h"
 #include "kiln/Target/CPU/Passes.h"
@@ -53,7 +54,9 @@ public:
 
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override {
-    // 0. --precision=fp16|bf16: matmul operands narrowed (weights now);
+    // 0. The dispatch stage's kiln.dispatch regions dissolve in place.
+    pm.addNestedPass<func::FuncOp>(createKilnInlineDispatchRegionsPass());
+    // 0b. --precision=fp16|bf16: matmul operands narrowed (weights now);
     //    tf32: B transposed to K-major (weights now).
     if (options.cuda.precision != "fp32") {
       KilnCUDALowerPrecisionPassOptions precision;

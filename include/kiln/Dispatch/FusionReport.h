@@ -15,9 +15,9 @@
 namespace kiln {
 
 /// Prints one line (or JSON object) per dispatch of `module` after the
-/// dispatch stage: every linalg op but fills is one kernel, except that a
-/// matmul's marked epilogue is part of the matmul's kernel and a marked row
-/// group is one kernel (kiln/Dispatch/Epilogue.h). For each: its
+/// dispatch stage: one per `kiln.dispatch` region (its first linalg op or
+/// attention kernel the root, the others fused into it; a kernel op
+/// outside every region is one of its own). For each: its
 /// kind (contraction, convolution, pooling, reduction, elementwise, data
 /// movement, row kernel), the op and the ops fused into it with their operand and
 /// result shapes, and the source nodes (ONNX node names from the fused

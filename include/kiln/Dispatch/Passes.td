@@ -66,4 +66,43 @@ def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> 
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def KilnFormDispatchRegionsPass : Pass<"kiln-form-dispatch-regions", "mlir::func::FuncOp"> {
+  let summary = "Wrap each dispatch (future kernel) into a kiln.dispatch region";
+  let description = [{
+    Runs last in the dispatch stage (after kiln-form-dispatches on the CPU):
+    each dispatch, as `kilnc --report=fusion` and the trace hooks count
+    them, becomes one `kiln.dispatch` region. A dispatch is a
+    `kiln.attention_kernel` or a linalg op other than a fill, together with
+    the ops the dispatch stage marked as part of its kernel: a matmul's or
+    conv taps' `kiln.epilogue` (with the views between them) and the other
+    members of a `kiln.row_group`. The region covers the contiguous ops
+    from the first member to the last, plus the zero fills and empty
+    tensors right before it that only it uses. Ops in that span that no
+    member reads and that read nothing of the dispatch (an empty tensor or
+    constant for later ops) move after it. Everything else stays outside:
+    constants, empty tensors used elsewhere, reshapes and slices between
+    dispatches, pads. The region is isolated from above: what it reads
+    from outside becomes its operands, what the rest of the function reads
+    of it its results. `kind` is the root's kind; `nodes` the model nodes
+    of its ops' fused locations.
+
+    Pre-condition: linalg on tensors after the dispatch stage.
+    Post-condition: every attention kernel and non-fill linalg op is in
+    exactly one kiln.dispatch; the order of all ops is unchanged apart
+    from the moves above.
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
+def KilnInlineDispatchRegionsPass : Pass<"kiln-inline-dispatch-regions", "mlir::func::FuncOp"> {
+  let summary = "Dissolve kiln.dispatch regions back into their function";
+  let description = [{
+    The first pass of each target's codegen: every `kiln.dispatch` is
+    replaced by its body (region arguments by the operands, results by
+    the yielded values), in place. After it the function is what the
+    dispatch stage left before kiln-form-dispatch-regions, so
+    bufferization and codegen see the marked linalg ops as before.
+  }];
+}
+
 #endif // KILN_DISPATCH_PASSES_TD

@@ -107,7 +107,8 @@ struct ConvertKilnToLinalgPass final
     mlir::MLIRContext *context = &getContext();
     mlir::ConversionTarget target(*context);
     target.addIllegalDialect<KilnDialect>();
-    target.addLegalOp<mlir::ModuleOp, AttentionKernelOp>();
+    // Kernel-level ops (IR of a later stage fed to kilnc again) stay.
+    target.addLegalOp<mlir::ModuleOp, AttentionKernelOp, DispatchOp, YieldOp>();
     // arith/linalg work on signless integers: what the patterns build must
     // not mention an unsigned type (a pattern that cannot handle one fails).
     target.addDynamicallyLegalDialect<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,

@@ -1,6 +1,7 @@
 // RUN: kilnc %s --emit=dispatch --report=fusion -o /dev/null 2>&1 | FileCheck %s
 // RUN: kilnc %s --emit=dispatch --report=fusion --report-format=json -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 // RUN: kilnc %s --target=cuda --emit=dispatch --report=fusion -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: kilnc %s --emit=dispatch | FileCheck %s --check-prefix=EMIT
 // RUN: not kilnc %s --emit=graph --report=fusion 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: not kilnc %s --emit=dispatch --report=fusion --report-format=xml 2>&1 | FileCheck %s --check-prefix=FORMAT
 
@@ -21,6 +22,11 @@
 // CUDA: fusion report: 2 dispatches
 // CUDA-NEXT: #0 contraction: linalg.matmul (tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: fc, bias
 // CUDA-NEXT: #1 elementwise: linalg.generic (tensor<4x16xf32>, tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>  nodes: relu, scale, fc, bias
+// EMIT: kiln.dispatch contraction ["fc", "bias", "relu", "scale"]
+// EMIT: linalg.matmul
+// EMIT: kiln.epilogue
+// EMIT: kiln.yield
+// EMIT-NOT: kiln.dispatch
 // STAGE: error: --report=fusion describes the dispatch stage; it needs --emit=dispatch or a later stage
 // FORMAT: error: --report-format='xml', expected text or json
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {

@@ -10,5 +10,6 @@ include "kiln/Dialect/Kiln/IR/KilnElementwiseOps.td"
 include "kiln/Dialect/Kiln/IR/KilnNNOps.td"
 include "kiln/Dialect/Kiln/IR/KilnShapeOps.td"
 include "kiln/Dialect/Kiln/IR/KilnKernelOps.td"
+include "kiln/Dialect/Kiln/IR/KilnDispatchOps.td"
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_TD
