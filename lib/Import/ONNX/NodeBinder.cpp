@@ -476,9 +476,11 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerLossHandlers(r);
     registerNNHandlers(r);
     registerReductionHandlers(r);
+    registerResizeHandlers(r);
     registerShapeHandlers(r);
     registerSignalHandlers(r);
     registerTensorHandlers(r);
+    registerTextHandlers(r);
     return r;
   }();
   return registry;
