@@ -1,5 +1,6 @@
 # ONNX ops that the importer composes from kiln ops (Resize's weight-matrix
-# path, TfIdfVectorizer, DeformConv, RoiAlign), compiled for the CPU and
+# path, TfIdfVectorizer, DeformConv, RoiAlign-16; the reference ignores
+# RoiAlign-10's older default coordinates), compiled for the CPU and
 # checked against ONNX's reference implementation (onnx.reference) on
 # variants the ONNX backend node tests do not cover.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -106,7 +107,32 @@ def tfidf_cases():
     ]
 
 
-GROUPS = {"resize": resize_cases, "tfidf": tfidf_cases}
+def sampling_cases():
+    x = rand(2, 4, 7, 6)
+    w = rand(6, 2, 3, 2)
+    offset = rand(2, 2 * 2 * 3 * 2, 3, 3, low=-2.0, high=2.0)
+    mask = rand(2, 2 * 3 * 2, 3, 3, low=0.0, high=1.0)
+    rois = np.array([[0.5, 1.0, 9.0, 12.0], [-3.0, -2.0, 4.0, 3.0], [2.0, 2.0, 2.5, 2.2],
+                     [10.0, 11.0, 16.0, 15.0]], np.float32)
+    batch = np.array([1, 0, 1, 0], np.int64)
+    feature = rand(2, 3, 7, 8)
+    return [
+        case("deform_conv_groups_stride_dilation", "DeformConv",
+             {"x": x, "w": w, "offset": offset, "b": rand(6), "mask": mask}, opset=19,
+             group=2, offset_group=2, strides=[2, 2], dilations=[2, 1], pads=[2, 1, 1, 0]),
+        case("deform_conv_no_offsets_is_conv", "DeformConv",
+             {"x": x, "w": rand(3, 4, 2, 2), "offset": np.zeros((2, 8, 6, 5), np.float32)},
+             opset=22),
+        case("roi_align_avg_scaled", "RoiAlign", {"x": feature, "rois": rois, "b": batch},
+             opset=16, output_height=3, output_width=2, sampling_ratio=3, spatial_scale=0.5),
+        case("roi_align_max_output_half_pixel", "RoiAlign",
+             {"x": feature, "rois": rois, "b": batch}, opset=16, mode="max",
+             coordinate_transformation_mode="output_half_pixel", output_height=2,
+             output_width=4, sampling_ratio=1, spatial_scale=0.5),
+    ]
+
+
+GROUPS = {"resize": resize_cases, "sampling": sampling_cases, "tfidf": tfidf_cases}
 
 
 def run(args, name, model, inputs):

@@ -477,6 +477,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerNNHandlers(r);
     registerReductionHandlers(r);
     registerResizeHandlers(r);
+    registerSamplingHandlers(r);
     registerShapeHandlers(r);
     registerSignalHandlers(r);
     registerTensorHandlers(r);

@@ -274,6 +274,7 @@ mlir::FailureOr<mlir::Value> buildConv(NodeBinder &b, mlir::Value x, mlir::Value
                                        mlir::Value bias);
 void registerReductionHandlers(HandlerRegistry &registry);
 void registerResizeHandlers(HandlerRegistry &registry);
+void registerSamplingHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
 void registerSignalHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);

@@ -65,6 +65,11 @@ def valid(out):
            [sc(1, 1, 1, 2)], mode="cubic", exclude_outside=1)
     tfidf(out, "tfidf", T("x", I32, [2, 5]), mode="IDF", weights=[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     tfidf(out, "tfidf_1d", T("x", I64, [4]), min_gram_length=2, max_skip_count=0)
+    one(out, "deform_conv", N("DeformConv", ["x", "w", "off"], ["y"], name="dc"),
+        [T("x", F, [1, 2, 4, 4]), T("w", F, [3, 2, 2, 2]), T("off", F, [1, 8, 3, 3])])
+    one(out, "roi_align", N("RoiAlign", ["x", "r", "b"], ["y"], name="ra", output_height=2,
+                            output_width=2, sampling_ratio=2),
+        [T("x", F, [1, 2, 4, 4]), T("r", F, [3, 4]), T("b", I64, [3])])
 
 
 def errors(out):
@@ -96,6 +101,22 @@ def errors(out):
     tfidf(out, "tfidf_counts", tokens, ngram_counts=[0, 9])
     tfidf(out, "tfidf_indexes_short", tokens, ngram_indexes=[0, 1, 2])
     tfidf(out, "tfidf_min_length", tokens, min_gram_length=0)
+
+    dc_in = [T("x", F, [1, 2, 4, 4]), T("w", F, [3, 2, 2, 2]), T("off", F, [1, 8, 3, 3])]
+    dc = lambda **a: N("DeformConv", ["x", "w", "off"], ["y"], name="dc", **a)  # noqa: E731
+    one(out, "deform_conv_offset_shape", dc(), dc_in[:2] + [T("off", F, [1, 8, 2, 3])])
+    one(out, "deform_conv_rank", dc(), [T("x", F, [1, 2, 4]), T("w", F, [3, 2, 2]),
+                                        T("off", F, [1, 4, 3])])
+    one(out, "deform_conv_width_one", dc(kernel_shape=[2, 1]),
+        [T("x", F, [1, 2, 4, 1]), T("w", F, [3, 2, 2, 1]), T("off", F, [1, 4, 3, 1])])
+    one(out, "deform_conv_offset_group", dc(offset_group=3), dc_in)
+    ra_in = [T("x", F, [1, 2, 4, 4]), T("r", F, [3, 4]), T("b", I64, [3])]
+    ra = lambda **a: N("RoiAlign", ["x", "r", "b"], ["y"], name="ra", **a)  # noqa: E731
+    one(out, "roi_align_adaptive", ra(), ra_in)
+    one(out, "roi_align_mode", ra(mode="sum", sampling_ratio=2), ra_in)
+    one(out, "roi_align_transform", ra(coordinate_transformation_mode="corner",
+                                       sampling_ratio=2), ra_in)
+    one(out, "roi_align_rois", ra(sampling_ratio=2), [ra_in[0], T("r", F, [3, 5]), ra_in[2]])
 
 
 def main(argv):
