@@ -476,9 +476,12 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerLossHandlers(r);
     registerNNHandlers(r);
     registerReductionHandlers(r);
+    registerResizeHandlers(r);
+    registerSamplingHandlers(r);
     registerShapeHandlers(r);
     registerSignalHandlers(r);
     registerTensorHandlers(r);
+    registerTextHandlers(r);
     return r;
   }();
   return registry;

@@ -273,9 +273,12 @@ void registerNNHandlers(HandlerRegistry &registry);
 mlir::FailureOr<mlir::Value> buildConv(NodeBinder &b, mlir::Value x, mlir::Value weight,
                                        mlir::Value bias);
 void registerReductionHandlers(HandlerRegistry &registry);
+void registerResizeHandlers(HandlerRegistry &registry);
+void registerSamplingHandlers(HandlerRegistry &registry);
 void registerShapeHandlers(HandlerRegistry &registry);
 void registerSignalHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
+void registerTextHandlers(HandlerRegistry &registry);
 
 /// The integer elements of `value` when it is a small constant.
 std::optional<llvm::SmallVector<int64_t>> constantIntsOf(mlir::Value value);

@@ -1,10 +1,9 @@
-//===- TensorHandlers.cpp - ONNX constants, generators, resize, quantization ===//
+//===- TensorHandlers.cpp - ONNX constants, generators, sampling, quantization ===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
 // Ops that create tensors (Constant, ConstantOfShape, Range), inference-time
-// no-ops (Identity, Dropout), resampling (Resize and the older Upsample,
-// whose defaults differ by opset) and affine quantization.
+// no-ops (Identity, Dropout), GridSample and affine quantization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -211,205 +210,6 @@ LogicalResult oneHot(NodeBinder &b) {
   FailureOr<Value> out = b.make<kiln::OneHotOp>(
       index, *values, static_cast<uint64_t>(depth->front()),
       static_cast<uint64_t>(*axis));
-  return failed(out) ? failure() : b.setOutput(0, *out);
-}
-
-//===----------------------------------------------------------------------===//
-// Resize and Upsample
-//===----------------------------------------------------------------------===//
-
-struct ResizeSpec {
-  ResizeMode mode = ResizeMode::nearest;
-  CoordinateTransform transform = CoordinateTransform::asymmetric;
-  NearestMode nearest = NearestMode::floor;
-  float cubicA = -0.75f;
-  /// keep_aspect_ratio_policy: 0 stretch, -1 not_larger, 1 not_smaller.
-  int policy = 0;
-  SmallVector<double> scales;
-  SmallVector<int64_t> sizes;
-};
-
-/// Attributes: Upsample and Resize-10 only know `mode` (asymmetric
-/// coordinates, floor rounding); Resize-11 added the rest.
-LogicalResult readResizeAttrs(NodeBinder &b, bool isResize11, ResizeSpec &spec) {
-  FailureOr<std::string> mode = b.stringAttr("mode", "nearest");
-  if (failed(mode))
-    return failure();
-  if (*mode == "bilinear" || *mode == "linear")
-    spec.mode = ResizeMode::linear;
-  else if (*mode == "cubic" && isResize11)
-    spec.mode = ResizeMode::cubic;
-  else if (*mode != "nearest")
-    return b.emitError() << "attribute 'mode' value is '" << *mode
-                         << "', accepted values are nearest, linear"
-                         << (isResize11 ? ", cubic" : "");
-  if (!isResize11)
-    return success();
-  FailureOr<std::string> transform =
-      b.stringAttr("coordinate_transformation_mode", "half_pixel");
-  FailureOr<std::string> nearest = b.stringAttr("nearest_mode", "round_prefer_floor");
-  FailureOr<float> cubicA = b.floatAttr("cubic_coeff_a", -0.75f);
-  FailureOr<int64_t> exclude = b.intAttr("exclude_outside", 0);
-  FailureOr<int64_t> antialias = b.intAttr("antialias", 0);
-  FailureOr<std::string> policy = b.stringAttr("keep_aspect_ratio_policy", "stretch");
-  if (failed(transform) || failed(nearest) || failed(cubicA) || failed(exclude) ||
-      failed(antialias) || failed(policy))
-    return failure();
-  std::optional<CoordinateTransform> ct = symbolizeCoordinateTransform(*transform);
-  if (!ct)
-    return b.unsupported("coordinate_transformation_mode '" + *transform + "'");
-  std::optional<NearestMode> nm = symbolizeNearestMode(*nearest);
-  if (!nm)
-    return b.emitError() << "attribute 'nearest_mode' value is '" << *nearest
-                         << "', accepted values are round_prefer_floor, "
-                            "round_prefer_ceil, floor, ceil";
-  if (*exclude != 0 || *antialias != 0)
-    return b.unsupported("exclude_outside or antialias other than their defaults");
-  if (*policy == "not_larger")
-    spec.policy = -1;
-  else if (*policy == "not_smaller")
-    spec.policy = 1;
-  else if (*policy != "stretch")
-    return b.emitError() << "attribute 'keep_aspect_ratio_policy' value is '" << *policy
-                         << "', accepted values are stretch, not_larger, not_smaller";
-  spec.transform = *ct, spec.nearest = *nm, spec.cubicA = *cubicA;
-  return success();
-}
-
-/// Scales or sizes: constant inputs (Resize 11+: roi, scales, sizes at 1, 2,
-/// 3; Resize-10 and Upsample-9: scales at 1) or the `scales` attribute
-/// (Upsample-7). An empty tensor means "not given".
-LogicalResult readResizeTargets(NodeBinder &b, bool isResize11, ResizeSpec &spec) {
-  if (b.opType() == "Upsample" && b.opset() < 9) {
-    FailureOr<SmallVector<float>> scales = b.floatsAttr("scales", std::nullopt);
-    if (failed(scales))
-      return failure();
-    spec.scales.assign(scales->begin(), scales->end());
-    return success();
-  }
-  unsigned scalesIndex = isResize11 ? 2 : 1;
-  if (b.hasInput(scalesIndex)) {
-    FailureOr<SmallVector<double>> scales =
-        b.requireConstantFloats(scalesIndex, "'scales'");
-    if (failed(scales))
-      return failure();
-    spec.scales = *scales;
-  }
-  if (isResize11 && b.hasInput(3)) {
-    FailureOr<SmallVector<int64_t>> sizes = b.requireConstantInts(3, "'sizes'");
-    if (failed(sizes))
-      return failure();
-    spec.sizes = *sizes;
-  }
-  if (spec.scales.empty() == spec.sizes.empty())
-    return b.emitError() << "exactly one of 'scales' and 'sizes' must be given";
-  return success();
-}
-
-/// Expands per-axis scales/sizes (`axes`, opset 18) to every dim.
-LogicalResult expandResizeAxes(NodeBinder &b, RankedTensorType input,
-                               ResizeSpec &spec) {
-  int64_t rank = input.getRank();
-  FailureOr<SmallVector<int64_t>> axes = b.intsAttr("axes", ArrayRef<int64_t>());
-  if (failed(axes))
-    return failure();
-  if (axes->empty() || b.opset() < 18)
-    return success();
-  FailureOr<SmallVector<int64_t>> normalized =
-      kiln::normalizeAxes(b.loc(), "axes", *axes, rank);
-  if (failed(normalized))
-    return failure();
-  SmallVector<double> scales(spec.scales.empty() ? 0 : rank, 1.0);
-  SmallVector<int64_t> sizes(spec.sizes.empty() ? 0 : rank);
-  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i)
-    sizes[i] = input.getDimSize(i);
-  for (auto [i, axis] : llvm::enumerate(*normalized)) {
-    if (!scales.empty() && i < spec.scales.size())
-      scales[axis] = spec.scales[i];
-    if (!sizes.empty() && i < spec.sizes.size())
-      sizes[axis] = spec.sizes[i];
-  }
-  spec.scales = scales, spec.sizes = sizes;
-  return success();
-}
-
-LogicalResult resize(NodeBinder &b) {
-  FailureOr<Value> x = b.input(0);
-  if (failed(x))
-    return failure();
-  bool isResize11 = b.opType() == "Resize" && b.opset() >= 11;
-  ResizeSpec spec;
-  RankedTensorType input = tensorType(*x);
-  if (failed(readResizeAttrs(b, isResize11, spec)) ||
-      failed(readResizeTargets(b, isResize11, spec)) ||
-      failed(expandResizeAxes(b, input, spec)))
-    return failure();
-  size_t rank = input.getRank();
-  if ((!spec.scales.empty() && spec.scales.size() != rank) ||
-      (!spec.sizes.empty() && spec.sizes.size() != rank))
-    return b.emitError() << "'scales'/'sizes' must have one entry per input "
-                            "dim (" << rank << ")";
-  SmallVector<int64_t> dims;
-  SmallVector<float> scales;
-  if (spec.policy != 0 && !spec.sizes.empty()) {
-    // keep_aspect_ratio_policy: one scale for the resized axes, the smallest
-    // (not_larger) or largest (not_smaller) of sizes / input, and sizes
-    // rounded half up from it, as the ONNX reference does.
-    FailureOr<SmallVector<int64_t>> axesAttr = b.intsAttr("axes", ArrayRef<int64_t>());
-    if (failed(axesAttr))
-      return failure();
-    SmallVector<int64_t> axes;
-    if (axesAttr->empty()) {
-      axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    } else {
-      FailureOr<SmallVector<int64_t>> normalized =
-          kiln::normalizeAxes(b.loc(), "axes", *axesAttr, rank);
-      if (failed(normalized))
-        return failure();
-      axes = *normalized;
-    }
-    std::optional<double> scale;
-    for (int64_t axis : axes) {
-      int64_t in = input.getDimSize(axis);
-      if (ShapedType::isDynamic(in) || in == 0)
-        return b.unsupported("keep_aspect_ratio_policy on a dynamic or empty dim");
-      double ratio = static_cast<double>(spec.sizes[axis]) / static_cast<double>(in);
-      scale = !scale ? ratio : spec.policy < 0 ? std::min(*scale, ratio) : std::max(*scale, ratio);
-    }
-    scales.assign(rank, 1.0f);
-    spec.scales.assign(rank, 1.0);
-    for (int64_t axis : axes) {
-      double size = *scale * static_cast<double>(input.getDimSize(axis)) + 0.5;
-      if (!(size <= INT32_MAX))
-        return b.emitError() << "'sizes' with keep_aspect_ratio_policy give dim " << axis
-                             << " size " << size << ", accepted at most " << INT32_MAX;
-      scales[axis] = static_cast<float>(*scale);
-      spec.sizes[axis] = static_cast<int64_t>(size);
-    }
-  }
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t in = input.getDimSize(i);
-    if (!spec.sizes.empty()) {
-      if (spec.sizes[i] < 0)
-        return b.checkRange("'sizes'", spec.sizes[i], 0, {});
-      dims.push_back(spec.sizes[i]);
-      continue;
-    }
-    if (!(spec.scales[i] > 0))
-      return b.emitError() << "'scales' value is " << spec.scales[i]
-                           << ", accepted range is (0, inf)";
-    scales.push_back(spec.scales[i]);
-    double out = ShapedType::isDynamic(in) ? 0 : std::floor(in * spec.scales[i]);
-    if (!(out <= INT32_MAX)) // an infinite or huge scale is not a dim
-      return b.emitError() << "'scales' value is " << spec.scales[i] << ": dim "
-                           << i << " would have size " << out
-                           << ", accepted at most " << INT32_MAX;
-    dims.push_back(ShapedType::isDynamic(in) ? kDyn : static_cast<int64_t>(out));
-  }
-  auto type = RankedTensorType::get(dims, input.getElementType());
-  FailureOr<Value> out = b.makeTyped<kiln::ResizeOp>(
-      type, *x, spec.mode, spec.transform, spec.nearest, ArrayRef(scales),
-      APFloat(spec.cubicA));
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
@@ -722,8 +522,6 @@ void registerTensorHandlers(HandlerRegistry &r) {
   r.add("Trilu", 14, trilu);
   r.add("EyeLike", 9, eyeLike);
   r.add("Hardmax", 13, hardmax);
-  r.add("Upsample", 7, resize);
-  r.add("Resize", 10, resize);
   r.add("GridSample", 16, gridSample);
   r.add("QuantizeLinear", 10, quantize<true>);
   r.add("DequantizeLinear", 10, quantize<false>);

@@ -710,8 +710,8 @@ def losses(out):
 @register
 def unsupported(out):
     x = T("x", F, [2, 2])
-    nodes = [N("TfIdfVectorizer", ["x", "x"], ["a"], name="e1"),
-             N("TfIdfVectorizer", ["a", "x"], ["b"], name="e2"),
+    nodes = [N("ImageDecoder", ["x", "x"], ["a"], name="e1"),
+             N("ImageDecoder", ["a", "x"], ["b"], name="e2"),
              N("Relu", ["b"], ["c"]),
              N("FusedGemm", ["c", "c"], ["d"], name="fg", domain="com.microsoft"),
              N("NonZero", ["d"], ["e"], name="nz")]
