@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
@@ -431,24 +432,36 @@ void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &
     epilogue.erase();
 }
 
-/// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
-/// the same block, the same buffer) and returns true: the kernels then
-/// write C in their first depth block instead of reading the zeros. Only
-/// for a static depth K > 0, which guarantees that first block.
-bool dropZeroFill(linalg::MatmulOp op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+/// Whether `op` can stand between a zero fill and the matmul that
+/// overwrites it: a dispatch's trace hook (it reads no buffer), the
+/// allocation of another buffer, or an op without memory effects (views,
+/// constants).
+static bool transparentToFill(Operation *op) {
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName;
+  return isa<memref::AllocOp, memref::AllocaOp>(op) || isMemoryEffectFree(op);
+}
+
+bool dropZeroFill(Operation *op, Value c) {
+  Operation *prev = op->getPrevNode();
+  while (prev && transparentToFill(prev))
+    prev = prev->getPrevNode();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
   if (!fill || !fill.hasPureBufferSemantics())
     return false;
-  int64_t depth = op.getStaticLoopRanges()[2];
-  if (depth == ShapedType::kDynamic || depth <= 0)
-    return false;
-  Value c = op.getDpsInits()[0], filled = fill.getDpsInits()[0];
   auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
   auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
-  if (!sameView(c, filled) || !zero || !zero.getValue().isPosZero())
+  if (!sameView(c, fill.getDpsInits()[0]) || !zero || !zero.getValue().isPosZero())
     return false;
   fill.erase();
   return true;
+}
+
+bool dropZeroFill(linalg::MatmulOp op) {
+  int64_t depth = op.getStaticLoopRanges()[2];
+  if (depth == ShapedType::kDynamic || depth <= 0)
+    return false;
+  return dropZeroFill(op, op.getDpsInits()[0]);
 }
 
 } // namespace kiln

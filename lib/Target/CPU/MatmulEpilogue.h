@@ -57,10 +57,15 @@ void splitBatches(mlir::linalg::BatchMatmulOp op,
                   llvm::SmallPtrSetImpl<mlir::Operation *> &fresh);
 
 /// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
-/// the same block, the same buffer) and returns true: the kernels then
-/// write C in their first depth block instead of reading the zeros. Only
-/// for a static depth K > 0, which guarantees that first block.
+/// the same block, the same buffer; only trace hooks and ops without memory
+/// effects between them) and returns true: the kernels then write C in
+/// their first depth block instead of reading the zeros. Only for a static
+/// depth K > 0, which guarantees that first block.
 bool dropZeroFill(mlir::linalg::MatmulOp op);
+
+/// The same for any op that overwrites `c` in its first depth block (a
+/// conv's taps); the caller guarantees that block exists.
+bool dropZeroFill(mlir::Operation *op, mlir::Value c);
 
 } // namespace kiln
 
