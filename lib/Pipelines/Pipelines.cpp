@@ -168,6 +168,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   // 1. The model function becomes the private @kiln_entry the artifact's
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
+  // 1a. Each user of a shared (CSE'd) fill gets its own: bufferization
+  //     then fills a buffer per conv instead of copying one filled buffer.
+  pm.addNestedPass<func::FuncOp>(createKilnSplitFillsPass());
   // 1b. Trace hooks around each dispatch (linalg op) while the ops are
   //     still the fusion stage's kernels, named after its model nodes.
   pm.addPass(createKilnInstrumentDispatchesPass());

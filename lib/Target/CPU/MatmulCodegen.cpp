@@ -719,16 +719,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       ConvTapsLayout layout = *convTapsLayout(op);
       Value weights = op.getDpsInputs()[0], c = op.getDpsInits()[0];
       auto wType = cast<MemRefType>(weights.getType());
-      bool fresh = false;
-      if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
-        auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
-        auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
-        if (fill.hasPureBufferSemantics() && zero && zero.getValue().isPosZero() &&
-            sameView(fill.getDpsInits()[0], c)) {
-          fill.erase();
-          fresh = true;
-        }
-      }
+      bool fresh = dropZeroFill(op, c);
       linalg::GenericOp epilogue = takeConvTapsEpilogue(op);
       OpBuilder b(op);
       Value a = memref::CollapseShapeOp::create(b, op.getLoc(), weights,

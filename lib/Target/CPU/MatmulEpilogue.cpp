@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
@@ -219,6 +220,66 @@ linalg::GenericOp sliceBatchEpilogue(OpBuilder &b, Location loc, linalg::Generic
   return slice;
 }
 
+namespace {
+using LoopValues = llvm::SmallDenseMap<unsigned, Value>;
+
+/// The generic's loop indices from the values of C's dims in `group`.
+LoopValues loopsOf(AffineMap cMap, const ReassociationIndices &group, ArrayRef<Value> values) {
+  LoopValues loops;
+  for (auto [k, value] : llvm::enumerate(values))
+    if (auto dim = dyn_cast<AffineDimExpr>(cMap.getResult(group[k])))
+      loops[dim.getPosition()] = value;
+  return loops;
+}
+
+/// The indices of `map`'s operand at the loops of a tile row and column.
+SmallVector<Value> indicesAt(AffineMap map, const LoopValues &rowValues,
+                             const LoopValues &colValues, Value zeroIndex) {
+  SmallVector<Value> at;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      at.push_back(zeroIndex);
+    else if (Value value = rowValues.lookup(dim.getPosition()))
+      at.push_back(value);
+    else
+      at.push_back(colValues.lookup(dim.getPosition()));
+  }
+  return at;
+}
+} // namespace
+
+void prefetchEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
+                      ArrayRef<Value> rows, ArrayRef<Value> cols) {
+  unsigned cIndex = *epilogueInput(generic);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  EpilogueView view = epilogueView(generic.getDpsInputs()[cIndex]);
+  if (view.pitch)
+    return;
+  AffineMap cMap = maps[cIndex];
+  AffineExpr column = cMap.getResults().back();
+  SmallVector<LoopValues> rowLoops, colLoops;
+  for (Value row : rows)
+    rowLoops.push_back(
+        loopsOf(cMap, view.groups[0], delinearize(b, loc, row, view.expanded, view.groups[0])));
+  for (Value col : cols)
+    colLoops.push_back(
+        loopsOf(cMap, view.groups[1], delinearize(b, loc, col, view.expanded, view.groups[1])));
+  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  for (OpOperand &operand : generic->getOpOperands()) {
+    unsigned i = operand.getOperandNumber();
+    bool output = i == generic.getNumDpsInputs();
+    if (i == cIndex || !maps[i].getNumResults() || maps[i].getResults().back() != column)
+      continue;
+    for (size_t r = 0; r < rows.size(); ++r)
+      for (size_t v = 0; v < cols.size(); ++v)
+        memref::PrefetchOp::create(b, loc, operand.get(),
+                                   indicesAt(maps[i], rowLoops[r], colLoops[v], zeroIndex),
+                                   /*isWrite=*/output, /*localityHint=*/3,
+                                   /*isDataCache=*/true);
+  }
+}
+
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
 /// (rows[r], cols[v]): the loops of the generic follow from C's row and
 /// column dims (delinearized where C was expanded), each other input is
@@ -243,14 +304,8 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   const SmallVector<ReassociationIndices> &groups = view.groups;
   AffineMap cMap = maps[cIndex];
   unsigned column = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
-  using LoopValues = llvm::SmallDenseMap<unsigned, Value>;
-  // The generic's loop indices from the values of C's dims in `group`.
   auto loopsOf = [&](const ReassociationIndices &group, ArrayRef<Value> values) {
-    LoopValues loops;
-    for (auto [k, value] : llvm::enumerate(values))
-      if (auto dim = dyn_cast<AffineDimExpr>(cMap.getResult(group[k])))
-        loops[dim.getPosition()] = value;
-    return loops;
+    return kiln::loopsOf(cMap, group, values);
   };
   SmallVector<LoopValues> rowLoops, colLoops, nextRowLoops;
   SmallVector<Value> firstMasks, nextMasks; // at a pitch: the lanes in each image row
@@ -294,17 +349,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   }
   Value zeroIndex = constant(0);
   auto indicesAt = [&](AffineMap map, const LoopValues &rowValues, const LoopValues &colValues) {
-    SmallVector<Value> at;
-    for (AffineExpr expr : map.getResults()) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim)
-        at.push_back(zeroIndex);
-      else if (Value value = rowValues.lookup(dim.getPosition()))
-        at.push_back(value);
-      else
-        at.push_back(colValues.lookup(dim.getPosition()));
-    }
-    return at;
+    return kiln::indicesAt(map, rowValues, colValues, zeroIndex);
   };
   Value out = generic.getDpsInits()[0];
   for (size_t r = 0; r < rows.size(); ++r)
@@ -431,24 +476,36 @@ void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &
     epilogue.erase();
 }
 
-/// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
-/// the same block, the same buffer) and returns true: the kernels then
-/// write C in their first depth block instead of reading the zeros. Only
-/// for a static depth K > 0, which guarantees that first block.
-bool dropZeroFill(linalg::MatmulOp op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+/// Whether `op` can stand between a zero fill and the matmul that
+/// overwrites it: a dispatch's trace hook (it reads no buffer), the
+/// allocation of another buffer, or an op without memory effects (views,
+/// constants).
+static bool transparentToFill(Operation *op) {
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return call.getCallee() == kTraceBeginName || call.getCallee() == kTraceEndName;
+  return isa<memref::AllocOp, memref::AllocaOp>(op) || isMemoryEffectFree(op);
+}
+
+bool dropZeroFill(Operation *op, Value c) {
+  Operation *prev = op->getPrevNode();
+  while (prev && transparentToFill(prev))
+    prev = prev->getPrevNode();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
   if (!fill || !fill.hasPureBufferSemantics())
     return false;
-  int64_t depth = op.getStaticLoopRanges()[2];
-  if (depth == ShapedType::kDynamic || depth <= 0)
-    return false;
-  Value c = op.getDpsInits()[0], filled = fill.getDpsInits()[0];
   auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
   auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
-  if (!sameView(c, filled) || !zero || !zero.getValue().isPosZero())
+  if (!sameView(c, fill.getDpsInits()[0]) || !zero || !zero.getValue().isPosZero())
     return false;
   fill.erase();
   return true;
+}
+
+bool dropZeroFill(linalg::MatmulOp op) {
+  int64_t depth = op.getStaticLoopRanges()[2];
+  if (depth == ShapedType::kDynamic || depth <= 0)
+    return false;
+  return dropZeroFill(op, op.getDpsInits()[0]);
 }
 
 } // namespace kiln

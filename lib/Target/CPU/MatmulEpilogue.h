@@ -42,6 +42,13 @@ mlir::linalg::GenericOp sliceBatchEpilogue(mlir::OpBuilder &b, mlir::Location lo
                                            mlir::linalg::GenericOp epilogue, mlir::Value batch,
                                            mlir::Value cBatch);
 
+/// Prefetches the lines of the full tile at (rows[r], cols[v]) that
+/// applyEpilogue will read (inputs along the columns, e.g. a residual) and
+/// write (the output, for writing), so that they arrive while the kernel's
+/// k loop runs. Nothing for an epilogue at a pitch.
+void prefetchEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp generic,
+                      llvm::ArrayRef<mlir::Value> rows, llvm::ArrayRef<mlir::Value> cols);
+
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
 /// (rows[r], cols[v]) (`masks`, one per vector, at a ragged column edge).
 void applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp generic,
@@ -57,10 +64,15 @@ void splitBatches(mlir::linalg::BatchMatmulOp op,
                   llvm::SmallPtrSetImpl<mlir::Operation *> &fresh);
 
 /// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
-/// the same block, the same buffer) and returns true: the kernels then
-/// write C in their first depth block instead of reading the zeros. Only
-/// for a static depth K > 0, which guarantees that first block.
+/// the same block, the same buffer; only trace hooks and ops without memory
+/// effects between them) and returns true: the kernels then write C in
+/// their first depth block instead of reading the zeros. Only for a static
+/// depth K > 0, which guarantees that first block.
 bool dropZeroFill(mlir::linalg::MatmulOp op);
+
+/// The same for any op that overwrites `c` in its first depth block (a
+/// conv's taps); the caller guarantees that block exists.
+bool dropZeroFill(mlir::Operation *op, mlir::Value c);
 
 } // namespace kiln
 

@@ -192,3 +192,37 @@ func.func @other_fills(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x6
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
   return
 }
+
+// -----
+
+/// The dispatch's trace hook, the allocation of another buffer and views
+/// between the zero fill and the matmul do not keep the fill; an op that
+/// may write memory (here a call) does.
+// CHECK-LABEL: func @zero_fill_across_hooks
+// CHECK-NOT: linalg.fill
+// CHECK: call @kiln_trace_begin
+// CHECK: scf.parallel
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>
+// CHECK-LABEL: func @zero_fill_kept
+// CHECK: linalg.fill
+// CHECK: call @writes
+func.func private @kiln_trace_begin(!llvm.ptr, i32)
+func.func private @writes(memref<8x64xf32>)
+func.func @zero_fill_across_hooks(%host: !llvm.ptr, %a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %id = arith.constant 0 : i32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x64xf32>)
+  %other = memref.alloc() : memref<8x64xf32>
+  %view = memref.subview %c[0, 0] [8, 32] [1, 1] : memref<8x64xf32> to memref<8x32xf32, strided<[64, 1]>>
+  call @kiln_trace_begin(%host, %id) : (!llvm.ptr, i32) -> ()
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  memref.dealloc %other : memref<8x64xf32>
+  return
+}
+func.func @zero_fill_kept(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x64xf32>)
+  call @writes(%c) : (memref<8x64xf32>) -> ()
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}

@@ -1,0 +1,134 @@
+# Kiln builds against each other and onnxruntime on zoo models, interleaved, CPU time and min.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: versus.py --zoo DIR --kilnc LABEL=KILNC... [--models resnet18,resnet50,mobilenetv2]
+                  [--threads 1,2] [--rounds 3] [--bench 8] [--work DIR]
+
+For a shared, noisy machine. Each model (zoo.py's DIR/MODEL, batch 1) is compiled with every
+kilnc (static shapes). A round runs, per model and thread count, each Kiln artifact
+(kiln-run --warmup 1 --bench B, a fresh process) and onnxruntime (in a child process: a
+session with that many intra-op threads, spinning off, 1 warm-up and B timed runs), one
+after the other. Reported per side: CPU time per run (the child's user+sys time of the
+B+1-run process minus that of a 1-run process, over B; the min over rounds) and the wall
+clock min over all timed runs. Ratios are to onnxruntime. The load average is printed.
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+ORT_CHILD = r"""
+import sys, time, numpy as np, onnxruntime as ort
+path, threads, reps, inputs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+o = ort.SessionOptions()
+o.intra_op_num_threads = threads
+o.inter_op_num_threads = 1
+o.add_session_config_entry("session.intra_op.allow_spinning", "0")
+s = ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
+feed = {i.split("=")[0]: np.load(i.split("=")[1]) for i in inputs}
+s.run(None, feed)
+times = []
+for _ in range(reps):
+    t = time.perf_counter(); s.run(None, feed); times.append(time.perf_counter() - t)
+print("min_ms", 1e3 * min(times) if times else 0.0)
+"""
+
+
+def child_cpu(cmd):
+    """(user+sys seconds of the child, its stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout
+
+
+def kiln_cmd(kiln_run, artifact, inputs, threads, reps):
+    cmd = [kiln_run, artifact, "--threads", str(threads), "--warmup", "1", "--bench", str(reps)]
+    return cmd + [f"--input={i}" for i in inputs]
+
+
+def ort_cmd(model, inputs, threads, reps):
+    return [sys.executable, "-c", ORT_CHILD, model, str(threads), str(reps)] + inputs
+
+
+def measure(make_cmd, reps, parse_min):
+    """(CPU ms per run, wall min ms) of one round."""
+    base, _ = child_cpu(make_cmd(0))
+    total, out = child_cpu(make_cmd(reps))
+    return 1e3 * (total - base) / reps, parse_min(out)
+
+
+def kiln_min(out):
+    return float(re.search(r"latency_ms min=(\S+)", out).group(1))
+
+
+def ort_min(out):
+    return float(re.search(r"min_ms (\S+)", out).group(1))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--zoo", required=True)
+    p.add_argument("--kilnc", action="append", required=True, help="LABEL=PATH")
+    p.add_argument("--kiln-run", default=os.path.join(ROOT, "build", "bin", "kiln-run"))
+    p.add_argument("--models", default="resnet18,resnet50,mobilenetv2")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--bench", type=int, default=8)
+    p.add_argument("--work", default="/tmp/versus")
+    args = p.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    models, threads = args.models.split(","), [int(t) for t in args.threads.split(",")]
+    kilncs = [spec.split("=", 1) for spec in args.kilnc]
+    inputs, artifacts = {}, {}
+    for model in models:
+        directory = os.path.join(args.zoo, model)
+        with open(os.path.join(directory, "meta.json")) as f:
+            meta = json.load(f)
+        shapes = meta["batches"]["1"]
+        inputs[model] = [f"{n}={os.path.join(directory, 'b1', 'inputs', n + '.npy')}"
+                         for n in meta["inputs"]]
+        for label, kilnc in kilncs:
+            artifact = os.path.join(args.work, f"{model}-{label}.so")
+            shape_args = [f"--input-shape={n}={'x'.join(map(str, shapes[n]))}"
+                          for n in meta["inputs"]]
+            subprocess.run([kilnc, os.path.join(directory, "model.onnx"), "-o", artifact]
+                           + shape_args, check=True, capture_output=True)
+            artifacts[model, label] = artifact
+    best = {}
+    for _ in range(args.rounds):
+        for model in models:
+            for t in threads:
+                sides = [(label, lambda r, a=artifacts[model, label], t=t, m=model:
+                          kiln_cmd(args.kiln_run, a, inputs[m], t, r), kiln_min)
+                         for label, _ in kilncs]
+                sides.append(("ort", lambda r, t=t, m=model: ort_cmd(
+                    os.path.join(args.zoo, m, "model.onnx"), inputs[m], t, r), ort_min))
+                for label, make, parse in sides:
+                    cpu, wall = measure(make, args.bench, parse)
+                    old = best.get((model, t, label), (float("inf"), float("inf")))
+                    best[model, t, label] = (min(old[0], cpu), min(old[1], wall))
+        print(f"round done, load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    labels = [label for label, _ in kilncs]
+    print("| model | threads |" + "".join(f" {lb} CPU ms | {lb} min ms |" for lb in labels)
+          + " ORT CPU ms | ORT min ms |" + "".join(f" {lb}/ORT CPU | {lb}/ORT min |"
+                                                   for lb in labels))
+    print("| --- | ---: |" + " ---: | ---: |" * (2 * len(labels) + 1))
+    for model in models:
+        for t in threads:
+            ort = best[model, t, "ort"]
+            cells = "".join(f" {best[model, t, lb][0]:.1f} | {best[model, t, lb][1]:.1f} |"
+                            for lb in labels)
+            ratios = "".join(f" {best[model, t, lb][0] / ort[0]:.2f} | "
+                             f"{best[model, t, lb][1] / ort[1]:.2f} |" for lb in labels)
+            print(f"| {model} | {t} |{cells} {ort[0]:.1f} | {ort[1]:.1f} |{ratios}")
+
+
+if __name__ == "__main__":
+    main()
