@@ -422,19 +422,29 @@ Value NodeBinder::i64Vector(ArrayRef<int64_t> values) {
 // Registry
 //===----------------------------------------------------------------------===//
 
-void HandlerRegistry::add(StringRef opType, int64_t sinceVersion, HandlerFn fn) {
-  auto &entries = handlers[opType];
+/// The table key of an op: its type, prefixed by its domain outside ai.onnx.
+static std::string handlerKey(StringRef domain, StringRef opType) {
+  domain = canonicalDomain(domain);
+  return domain.empty() ? opType.str() : (domain + "::" + opType).str();
+}
+
+void HandlerRegistry::add(StringRef opType, int64_t sinceVersion, HandlerFn fn,
+                          StringRef domain) {
+  auto &entries = handlers[handlerKey(domain, opType)];
+  domains.insert(canonicalDomain(domain));
   entries.emplace_back(sinceVersion, fn);
   llvm::sort(entries, [](auto &a, auto &b) { return a.first < b.first; });
 }
 
 HandlerFn HandlerRegistry::lookup(StringRef domain, StringRef opType,
                                   int64_t opset, std::string &why) const {
-  if (!canonicalDomain(domain).empty()) {
-    why = "domain '" + domain.str() + "' is not supported (only ai.onnx)";
+  if (!domains.contains(canonicalDomain(domain))) {
+    why = "domain '" + domain.str() +
+          "' is not supported (only ai.onnx, ai.onnx.ml and "
+          "ai.onnx.preview.training)";
     return nullptr;
   }
-  auto it = handlers.find(opType);
+  auto it = handlers.find(handlerKey(domain, opType));
   if (it == handlers.end()) {
     why = "no kiln lowering for this op";
     return nullptr;
@@ -472,6 +482,9 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerGridHandlers(r);
     registerIntegerHandlers(r);
     registerMatrixHandlers(r);
+    registerMLHandlers(r);
+    registerSequenceHandlers(r);
+    registerTrainingHandlers(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);

@@ -215,21 +215,25 @@ private:
 
 using HandlerFn = mlir::LogicalResult (*)(NodeBinder &);
 
-/// Handlers by op type; each entry covers opsets from its since-version up to
-/// the next entry's.
+/// Handlers by (domain, op type); each entry covers opsets of its domain from
+/// its since-version up to the next entry's. Besides ai.onnx (""), the
+/// domains in kOtherDomains (ModelReader.h) have handlers.
 class HandlerRegistry {
 public:
-  void add(llvm::StringRef opType, int64_t sinceVersion, HandlerFn fn);
+  void add(llvm::StringRef opType, int64_t sinceVersion, HandlerFn fn,
+           llvm::StringRef domain = "");
   /// The handler for `opType` at `opset`, or null with `why` set.
   HandlerFn lookup(llvm::StringRef domain, llvm::StringRef opType,
                    int64_t opset, std::string &why) const;
-  /// Every op type with its since-versions, sorted (for docs and --check).
+  /// Every op type ("domain::Op" outside ai.onnx) with its since-versions,
+  /// sorted (for docs and --check).
   std::vector<std::pair<std::string, std::vector<int64_t>>> listAll() const;
 
   static const HandlerRegistry &get();
 
 private:
   llvm::StringMap<std::vector<std::pair<int64_t, HandlerFn>>> handlers;
+  llvm::StringSet<> domains;
 };
 
 void registerAttentionHandlers(HandlerRegistry &registry);
@@ -253,6 +257,9 @@ mlir::LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, mlir::Value
 void registerGridHandlers(HandlerRegistry &registry);
 void registerIntegerHandlers(HandlerRegistry &registry);
 void registerMatrixHandlers(HandlerRegistry &registry);
+void registerMLHandlers(HandlerRegistry &registry);
+void registerSequenceHandlers(HandlerRegistry &registry);
+void registerTrainingHandlers(HandlerRegistry &registry);
 /// MaxPool's Indices output (GridHandlers.cpp) for input `x` pooled into
 /// `pooled` with the given window.
 mlir::LogicalResult maxPoolIndices(NodeBinder &b, mlir::Value x, mlir::Value pooled,
