@@ -34,13 +34,21 @@ bool NodeBinder::hasInput(unsigned i) const {
   return i < numInputs() && !node.input(i).empty();
 }
 
-FailureOr<Value> NodeBinder::input(unsigned i) {
+FailureOr<Value> NodeBinder::anyInput(unsigned i) {
   if (!hasInput(i))
     return emitError() << "input " << i << " is required but not given";
   Value value = state.values.lookup(node.input(i));
   if (!value)
     return emitError() << "input " << i << " '" << node.input(i)
                        << "' has no imported value";
+  return value;
+}
+
+FailureOr<Value> NodeBinder::input(unsigned i) {
+  FailureOr<Value> value = anyInput(i);
+  if (succeeded(value) && isComposite(*value))
+    return emitError() << "input " << i << " '" << node.input(i) << "' is "
+                       << compositeKind(*value) << ", expected a tensor";
   return value;
 }
 
@@ -327,7 +335,13 @@ FailureOr<ElementsAttr> NodeBinder::tensorAttr(StringRef name) {
     return emitError() << "attribute '" << name << "' is required";
   if (attr->type() != AttributeProto::TENSOR)
     return wrongType(*attr, "TENSOR");
-  // The loader may take the raw bytes: the node is not read again after this.
+  // The loader may take the raw bytes of a top-level node: it is not read
+  // again after this. A body's nodes are, once per unrolled iteration: they
+  // load a copy.
+  if (state.depth > 0) {
+    onnx::TensorProto copy = attr->t();
+    return state.loader.load(copy, "attribute '" + name + "'");
+  }
   auto &tensor = const_cast<onnx::TensorProto &>(attr->t());
   return state.loader.load(tensor, "attribute '" + name + "'");
 }
