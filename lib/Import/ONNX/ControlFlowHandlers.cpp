@@ -17,7 +17,8 @@
 //   condition its body computes that folds to a constant in every
 //   iteration; it is unrolled the same way.
 // Unrolling is bounded by the importer's budget of body nodes (NodeBinder).
-// Sequences and optionals remain unsupported (their ops have no handler).
+// Loop-carried values and If results may be sequences or optionals (built
+// at import, see SequenceHandlers.cpp); scan inputs and outputs are tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +58,9 @@ LogicalResult checkBody(NodeBinder &b, StringRef name, unsigned inputs,
 
 /// A one-element boolean condition as a rank-0 tensor.
 FailureOr<Value> scalarCondition(NodeBinder &b, Value cond) {
+  if (isComposite(cond))
+    return b.emitError() << "the condition is " << compositeKind(cond)
+                         << ", expected one bool";
   RankedTensorType type = tensorType(cond);
   if (!type.getElementType().isInteger(1) || !type.hasStaticShape() ||
       type.getNumElements() != 1)
@@ -99,6 +103,13 @@ LogicalResult ifNode(NodeBinder &b) {
   SmallVector<Value> results;
   for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenValues, *elseValues))) {
     auto [onTrue, onFalse] = pair;
+    if (isComposite(onTrue) || isComposite(onFalse)) {
+      FailureOr<Value> chosen = selectComposite(b, *scalar, onTrue, onFalse);
+      if (failed(chosen))
+        return failure();
+      results.push_back(*chosen);
+      continue;
+    }
     if (onTrue.getType() != onFalse.getType())
       return b.unsupported("an If whose condition is computed at run time and "
                            "whose branches give different types for output " +
@@ -330,9 +341,9 @@ LogicalResult loopNode(NodeBinder &b) {
                            << " values, expected one";
     running = cond->front() != 0;
   }
-  SmallVector<Value> carried;
+  SmallVector<Value> carried; // tensors, sequences or optionals
   for (unsigned i = 2; i < b.numInputs(); ++i) {
-    FailureOr<Value> x = b.input(i);
+    FailureOr<Value> x = b.anyInput(i);
     if (failed(x))
       return failure();
     carried.push_back(*x);
@@ -394,6 +405,9 @@ LogicalResult loopNode(NodeBinder &b) {
 FailureOr<Value> stackParts(NodeBinder &b, ArrayRef<Value> parts, int64_t axis) {
   SmallVector<Value> wide;
   for (Value part : parts) {
+    if (isComposite(part))
+      return b.unsupported(compositeKind(part) +
+                           " as a scan output (scan outputs are stacked tensors)");
     FailureOr<Value> unit = b.make<kiln::UnsqueezeOp>(part, ArrayRef<int64_t>{axis});
     if (failed(unit))
       return failure();

@@ -95,14 +95,31 @@ static LogicalResult checkVersions(const onnx::ModelProto &model, Location loc,
                             << (domain.empty() ? "ai.onnx" : domain)
                             << "' twice";
   }
+  bool other = false;
+  for (const OtherDomain &domain : kOtherDomains) {
+    auto found = result.domains.find(domain.name);
+    if (found == result.domains.end())
+      continue;
+    other = true;
+    if (found->second < domain.minVersion || found->second > domain.maxVersion)
+      return emitError(loc) << domain.name << " opset " << found->second
+                            << " is not supported, accepted range is ["
+                            << domain.minVersion << ", " << domain.maxVersion
+                            << "]";
+  }
   auto it = result.domains.find("");
-  if (it == result.domains.end())
-    return emitError(loc) << "the model imports no ai.onnx opset";
-  result.opset = it->second;
-  if (result.opset < kMinOpsetVersion || result.opset > kMaxOpsetVersion)
-    return emitError(loc) << "ai.onnx opset " << result.opset
-                          << " is not supported, accepted range is ["
-                          << kMinOpsetVersion << ", " << kMaxOpsetVersion << "]";
+  if (it == result.domains.end()) {
+    if (!other)
+      return emitError(loc) << "the model imports no ai.onnx opset (nor "
+                               "ai.onnx.ml or ai.onnx.preview.training)";
+  } else {
+    result.opset = it->second;
+    if (result.opset < kMinOpsetVersion || result.opset > kMaxOpsetVersion)
+      return emitError(loc) << "ai.onnx opset " << result.opset
+                            << " is not supported, accepted range is ["
+                            << kMinOpsetVersion << ", " << kMaxOpsetVersion
+                            << "]";
+  }
   if (!model.has_graph())
     return emitError(loc) << "the model has no graph";
   return success();

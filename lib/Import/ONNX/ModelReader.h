@@ -36,7 +36,8 @@ struct ModelFile {
   /// Directory holding the model: external data must stay inside it.
   std::string directory;
   std::unique_ptr<onnx::ModelProto> proto;
-  /// The ai.onnx opset version.
+  /// The ai.onnx opset version (0 when the model imports only other
+  /// supported domains).
   int64_t opset = 0;
   /// Every imported domain (ai.onnx as "") and its version.
   llvm::StringMap<int64_t> domains;
@@ -55,6 +56,16 @@ std::string describeNode(const onnx::NodeProto &node, size_t index);
 
 /// Domain name with ai.onnx spelled as "" (its canonical form in the reader).
 llvm::StringRef canonicalDomain(llvm::StringRef domain);
+
+/// The domains besides ai.onnx that have handlers, with the opset versions
+/// the reader accepts for them. A model must import ai.onnx or one of these.
+struct OtherDomain {
+  llvm::StringLiteral name;
+  int64_t minVersion, maxVersion;
+};
+inline constexpr OtherDomain kOtherDomains[] = {
+    {"ai.onnx.ml", 1, 5},                 // Binarizer, ArrayFeatureExtractor, TreeEnsemble
+    {"ai.onnx.preview.training", 1, 1}};  // Adagrad, Adam, Momentum
 
 } // namespace kiln::onnx_import
 

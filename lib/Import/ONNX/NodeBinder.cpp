@@ -34,13 +34,21 @@ bool NodeBinder::hasInput(unsigned i) const {
   return i < numInputs() && !node.input(i).empty();
 }
 
-FailureOr<Value> NodeBinder::input(unsigned i) {
+FailureOr<Value> NodeBinder::anyInput(unsigned i) {
   if (!hasInput(i))
     return emitError() << "input " << i << " is required but not given";
   Value value = state.values.lookup(node.input(i));
   if (!value)
     return emitError() << "input " << i << " '" << node.input(i)
                        << "' has no imported value";
+  return value;
+}
+
+FailureOr<Value> NodeBinder::input(unsigned i) {
+  FailureOr<Value> value = anyInput(i);
+  if (succeeded(value) && isComposite(*value))
+    return emitError() << "input " << i << " '" << node.input(i) << "' is "
+                       << compositeKind(*value) << ", expected a tensor";
   return value;
 }
 
@@ -327,7 +335,13 @@ FailureOr<ElementsAttr> NodeBinder::tensorAttr(StringRef name) {
     return emitError() << "attribute '" << name << "' is required";
   if (attr->type() != AttributeProto::TENSOR)
     return wrongType(*attr, "TENSOR");
-  // The loader may take the raw bytes: the node is not read again after this.
+  // The loader may take the raw bytes of a top-level node: it is not read
+  // again after this. A body's nodes are, once per unrolled iteration: they
+  // load a copy.
+  if (state.depth > 0) {
+    onnx::TensorProto copy = attr->t();
+    return state.loader.load(copy, "attribute '" + name + "'");
+  }
   auto &tensor = const_cast<onnx::TensorProto &>(attr->t());
   return state.loader.load(tensor, "attribute '" + name + "'");
 }
@@ -422,19 +436,29 @@ Value NodeBinder::i64Vector(ArrayRef<int64_t> values) {
 // Registry
 //===----------------------------------------------------------------------===//
 
-void HandlerRegistry::add(StringRef opType, int64_t sinceVersion, HandlerFn fn) {
-  auto &entries = handlers[opType];
+/// The table key of an op: its type, prefixed by its domain outside ai.onnx.
+static std::string handlerKey(StringRef domain, StringRef opType) {
+  domain = canonicalDomain(domain);
+  return domain.empty() ? opType.str() : (domain + "::" + opType).str();
+}
+
+void HandlerRegistry::add(StringRef opType, int64_t sinceVersion, HandlerFn fn,
+                          StringRef domain) {
+  auto &entries = handlers[handlerKey(domain, opType)];
+  domains.insert(canonicalDomain(domain));
   entries.emplace_back(sinceVersion, fn);
   llvm::sort(entries, [](auto &a, auto &b) { return a.first < b.first; });
 }
 
 HandlerFn HandlerRegistry::lookup(StringRef domain, StringRef opType,
                                   int64_t opset, std::string &why) const {
-  if (!canonicalDomain(domain).empty()) {
-    why = "domain '" + domain.str() + "' is not supported (only ai.onnx)";
+  if (!domains.contains(canonicalDomain(domain))) {
+    why = "domain '" + domain.str() +
+          "' is not supported (only ai.onnx, ai.onnx.ml and "
+          "ai.onnx.preview.training)";
     return nullptr;
   }
-  auto it = handlers.find(opType);
+  auto it = handlers.find(handlerKey(domain, opType));
   if (it == handlers.end()) {
     why = "no kiln lowering for this op";
     return nullptr;
@@ -472,6 +496,9 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerGridHandlers(r);
     registerIntegerHandlers(r);
     registerMatrixHandlers(r);
+    registerMLHandlers(r);
+    registerSequenceHandlers(r);
+    registerTrainingHandlers(r);
     registerElementwiseHandlers(r);
     registerLossHandlers(r);
     registerNNHandlers(r);

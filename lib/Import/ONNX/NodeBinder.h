@@ -71,8 +71,12 @@ public:
   unsigned numInputs() const;
   /// True when input `i` is given (present and not the empty name).
   bool hasInput(unsigned i) const;
-  /// A required input; emits "input i is required" when absent.
+  /// A required tensor input; emits "input i is required" when absent and
+  /// an error when it is a sequence or optional.
   mlir::FailureOr<mlir::Value> input(unsigned i);
+  /// A required input that may also be a sequence or optional (see
+  /// SequenceHandlers.cpp: such values are tuples built at import).
+  mlir::FailureOr<mlir::Value> anyInput(unsigned i);
   /// An optional input, null when absent.
   mlir::Value optionalInput(unsigned i);
   /// Every given input, in order (variadic ops).
@@ -215,21 +219,25 @@ private:
 
 using HandlerFn = mlir::LogicalResult (*)(NodeBinder &);
 
-/// Handlers by op type; each entry covers opsets from its since-version up to
-/// the next entry's.
+/// Handlers by (domain, op type); each entry covers opsets of its domain from
+/// its since-version up to the next entry's. Besides ai.onnx (""), the
+/// domains in kOtherDomains (ModelReader.h) have handlers.
 class HandlerRegistry {
 public:
-  void add(llvm::StringRef opType, int64_t sinceVersion, HandlerFn fn);
+  void add(llvm::StringRef opType, int64_t sinceVersion, HandlerFn fn,
+           llvm::StringRef domain = "");
   /// The handler for `opType` at `opset`, or null with `why` set.
   HandlerFn lookup(llvm::StringRef domain, llvm::StringRef opType,
                    int64_t opset, std::string &why) const;
-  /// Every op type with its since-versions, sorted (for docs and --check).
+  /// Every op type ("domain::Op" outside ai.onnx) with its since-versions,
+  /// sorted (for docs and --check).
   std::vector<std::pair<std::string, std::vector<int64_t>>> listAll() const;
 
   static const HandlerRegistry &get();
 
 private:
   llvm::StringMap<std::vector<std::pair<int64_t, HandlerFn>>> handlers;
+  llvm::StringSet<> domains;
 };
 
 void registerAttentionHandlers(HandlerRegistry &registry);
@@ -253,6 +261,9 @@ mlir::LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, mlir::Value
 void registerGridHandlers(HandlerRegistry &registry);
 void registerIntegerHandlers(HandlerRegistry &registry);
 void registerMatrixHandlers(HandlerRegistry &registry);
+void registerMLHandlers(HandlerRegistry &registry);
+void registerSequenceHandlers(HandlerRegistry &registry);
+void registerTrainingHandlers(HandlerRegistry &registry);
 /// MaxPool's Indices output (GridHandlers.cpp) for input `x` pooled into
 /// `pooled` with the given window.
 mlir::LogicalResult maxPoolIndices(NodeBinder &b, mlir::Value x, mlir::Value pooled,
@@ -279,6 +290,44 @@ void registerShapeHandlers(HandlerRegistry &registry);
 void registerSignalHandlers(HandlerRegistry &registry);
 void registerTensorHandlers(HandlerRegistry &registry);
 void registerTextHandlers(HandlerRegistry &registry);
+
+//===----------------------------------------------------------------------===//
+// Sequences and optionals (SequenceHandlers.cpp)
+//===----------------------------------------------------------------------===//
+//
+// Kiln has no run-time sequence or optional type: the importer resolves them.
+// A sequence is a list of tensor values whose length is known at import; an
+// optional is empty or holds one tensor or sequence, also known at import.
+// Both are carried through the value table as the result of a placeholder
+// `builtin.unrealized_conversion_cast` (a tuple of the elements, marked
+// kiln.composite = "sequence" | "optional"), so that control-flow bodies,
+// If and Loop pass them like any value. Only the ops of takesComposites read
+// them; the importer erases every placeholder once the graph is built, and a
+// sequence or optional graph input or output is an error.
+
+/// A sequence's elements, or an optional's value (none, or one tensor or
+/// sequence).
+struct Composite {
+  bool optional = false;
+  llvm::SmallVector<mlir::Value> elements;
+};
+
+/// True when `value` is a sequence or optional (not a tensor).
+bool isComposite(mlir::Value value);
+/// What a placeholder holds; nullopt for a tensor.
+std::optional<Composite> compositeOf(mlir::Value value);
+/// "a sequence" or "an optional" (for messages).
+llvm::StringRef compositeKind(mlir::Value value);
+/// Builds a placeholder holding `composite`.
+mlir::Value makeComposite(NodeBinder &b, const Composite &composite);
+/// `cond ? onTrue : onFalse` for two composites of the same structure:
+/// one `select` per tensor (an If with a run-time condition).
+mlir::FailureOr<mlir::Value> selectComposite(NodeBinder &b, mlir::Value cond,
+                                             mlir::Value onTrue, mlir::Value onFalse);
+/// Whether op `opType` of `domain` may read sequences and optionals (the
+/// sequence and optional ops, Identity, If, Loop); the importer rejects them
+/// as inputs of every other op.
+bool takesComposites(llvm::StringRef domain, llvm::StringRef opType);
 
 /// The integer elements of `value` when it is a small constant.
 std::optional<llvm::SmallVector<int64_t>> constantIntsOf(mlir::Value value);

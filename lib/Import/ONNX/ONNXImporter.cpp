@@ -18,6 +18,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -380,6 +381,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   });
   if (!handler)
     return emitError(loc) << "unsupported: " << why;
+  if (!takesComposites(node.domain(), node.op_type()))
+    for (auto [i, input] : llvm::enumerate(node.input()))
+      if (Value value = input.empty() ? Value() : state.values.lookup(input);
+          value && isComposite(value))
+        return emitError(loc) << "input " << i << " '" << input << "' is "
+                              << compositeKind(value) << ", but " << node.op_type()
+                              << " takes tensors";
   std::string name = node.name().empty()
                          ? node.op_type() + "#" + std::to_string(index)
                          : node.name();
@@ -428,11 +436,19 @@ LogicalResult GraphImporter::importBody(const onnx::GraphProto &graph,
     if (failed(define(input.name(), "input")))
       return failure();
     const onnx::TypeProto &type = input.type();
+    bool aggregate = type.has_sequence_type() || type.has_optional_type();
     if (type.value_case() != onnx::TypeProto::VALUE_NOT_SET &&
-        !type.has_tensor_type())
+        !type.has_tensor_type() && !aggregate)
       return emitError(loc) << "unsupported: body input '" << input.name()
-                            << "' is not a tensor (sequences, maps and "
-                               "optionals are not supported)";
+                            << "' is not a tensor, sequence or optional (maps "
+                               "are not supported)";
+    if (aggregate != isComposite(args[i]) &&
+        type.value_case() != onnx::TypeProto::VALUE_NOT_SET)
+      return emitError(loc) << "body input '" << input.name() << "' is declared "
+                            << (aggregate ? "a sequence or optional" : "a tensor")
+                            << ", but the value passed to it is "
+                            << (isComposite(args[i]) ? compositeKind(args[i]).str()
+                                                     : std::string("a tensor"));
     int32_t declared = type.tensor_type().elem_type();
     Type element = getElementTypeOrSelf(args[i].getType());
     if (declared != 0 && convertElementType(&context, declared) != element)
@@ -487,6 +503,11 @@ LogicalResult GraphImporter::importOutputs(OpBuilder &builder, func::FuncOp func
     if (!value)
       return emitError(loc) << "graph output '" << output.name()
                             << "' was not produced";
+    if (isComposite(value))
+      return emitError(loc) << "unsupported: graph output '" << output.name()
+                            << "' is " << compositeKind(value)
+                            << " (a compiled model's inputs and outputs are "
+                               "tensors)";
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<std::string> dimNames;
     const auto &declared = output.type().tensor_type().shape();
@@ -550,7 +571,16 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
   for (const onnx::NodeProto *node : file.order)
     if (failed(importNode(*node, file.nodeIndex.lookup(node), state)))
       return nullptr;
-  if (failed(importOutputs(builder, func, state)) || failed(verify(*module)))
+  if (failed(importOutputs(builder, func, state)))
+    return nullptr;
+  // Sequence and optional placeholders: nothing reads them any more (users
+  // come after producers, so one reverse walk frees them all).
+  SmallVector<Operation *> placeholders;
+  func.walk([&](UnrealizedConversionCastOp cast) { placeholders.push_back(cast); });
+  for (Operation *op : llvm::reverse(placeholders))
+    if (op->use_empty())
+      op->erase();
+  if (failed(verify(*module)))
     return nullptr;
   return module;
 }

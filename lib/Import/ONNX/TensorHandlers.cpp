@@ -67,8 +67,9 @@ LogicalResult constantNode(NodeBinder &b) {
   return b.setOutput(0, b.constant(value));
 }
 
+/// Also passes sequences and optionals on.
 LogicalResult identity(NodeBinder &b) {
-  FailureOr<Value> x = b.input(0);
+  FailureOr<Value> x = b.anyInput(0);
   return failed(x) ? failure() : b.setOutput(0, *x);
 }
 
