@@ -5,7 +5,7 @@
 /// Four chained matmuls: the temporaries between them are planned into the
 /// arena, two live at a time (each matmul has its own zero fill since
 /// kiln-split-fills, so no shared filled buffer stays live);
-/// arena; the shared matmul kernel's two packing buffers are allocated per
+/// the shared matmul kernel's two packing buffers are allocated per
 /// call (heap).
 // CHECK: memory report: 4 intermediate buffers, 16384 bytes in all (each 64-byte aligned); arena (peak) 8192 bytes (50.0% less)
 // CHECK-NEXT: heap allocations left to run time (dynamic sizes, per-task scratch): 2
