@@ -43,16 +43,18 @@ def decode(bits, onnx_type):
     return ReferenceEvaluator(model).run(None, {"x": bits.view(x.dtype)})[0]
 
 
-def probes(values):
-    """f32 probes around the type's finite values."""
+def probes(values, small=None):
+    """f32 probes around the type's finite values; `small` replaces the
+    default small magnitudes (below the smallest normal, underflow)."""
     finite = np.unique(np.abs(values[np.isfinite(values)]))
     ties = (finite[:-1].astype(np.float64) + finite[1:]) / 2
     near = np.concatenate([np.nextafter(ties.astype(np.float32), np.float32(np.inf)),
                            np.nextafter(ties.astype(np.float32), np.float32(0))])
     top = finite.max()
+    if small is None:
+        small = [finite[1] / 4, finite[1] * 0.5001, 1e-30]
     special = np.array([top * 1.03, top * 1.2, top * 4, 1e30, np.finfo(np.float32).max,
-                        np.inf, np.nan, 0.0, finite[1] / 4, finite[1] * 0.5001, 1e-30],
-                       np.float32)
+                        np.inf, np.nan, 0.0, *small], np.float32)
     rng = np.random.default_rng(0)
     random = (rng.standard_normal(2000) * 10.0 ** rng.uniform(-6, 5, 2000)).astype(np.float32)
     magnitudes = np.concatenate([finite, ties.astype(np.float32), near, special])

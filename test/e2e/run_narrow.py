@@ -24,6 +24,8 @@ import onnx
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
+from run_float8 import probes, run  # same directory: the shared probes and compile-and-run
+
 # kiln element type, ONNX type, bits per element.
 TYPES = {"i4": (TensorProto.INT4, 4), "ui4": (TensorProto.UINT4, 4),
          "i2": (TensorProto.INT2, 2), "ui2": (TensorProto.UINT2, 2),
@@ -44,22 +46,6 @@ def as_type(bits, onnx_type):
     return bits.view(onnx.helper.tensor_dtype_to_np_dtype(onnx_type))
 
 
-def probes(values):
-    """f32 probes around the type's finite values."""
-    finite = np.unique(np.abs(values[np.isfinite(values)]))
-    ties = (finite[:-1].astype(np.float64) + finite[1:]) / 2
-    near = np.concatenate([np.nextafter(ties.astype(np.float32), np.float32(np.inf)),
-                           np.nextafter(ties.astype(np.float32), np.float32(0))])
-    top = finite.max()
-    special = np.array([top * 1.03, top * 1.2, top * 4, 1e30, np.finfo(np.float32).max,
-                        np.inf, np.nan, 0.0, 1e-30, 1e-45, 0.5, 0.25, 0.75, 1.5, 2.5],
-                       np.float32)
-    rng = np.random.default_rng(0)
-    random = (rng.standard_normal(2000) * 10.0 ** rng.uniform(-6, 5, 2000)).astype(np.float32)
-    magnitudes = np.concatenate([finite, ties.astype(np.float32), near, special])
-    return np.concatenate([magnitudes, -magnitudes, random]).astype(np.float32)
-
-
 def compare(got, want):
     """Count of differing elements (bit patterns; NaN matches NaN) and where."""
     if got.dtype.kind == "f":
@@ -68,27 +54,6 @@ def compare(got, want):
     else:
         bad = got != want
     return int(bad.sum()), np.flatnonzero(bad)[:5]
-
-
-def run(args, work, name, model, inputs):
-    """Compiles the model text and runs it; returns the outputs' arrays."""
-    case = os.path.join(work, name)
-    os.makedirs(case, exist_ok=True)
-    path = os.path.join(case, "model.mlir")
-    with open(path, "w") as f:
-        f.write(model)
-    so = os.path.join(case, "model.so")
-    compiled = subprocess.run([args.kilnc, path, "-o", so], capture_output=True, text=True)
-    if compiled.returncode != 0:
-        raise RuntimeError("compile failed: " + compiled.stderr.strip())
-    command = [args.kiln_run, so, "--output-dir", os.path.join(case, "out"), "--threads", "2"]
-    for input_name, value in inputs.items():
-        np.save(os.path.join(case, input_name + ".npy"), value)
-        command += ["--input", f"{input_name}={os.path.join(case, input_name + '.npy')}"]
-    ran = subprocess.run(command, capture_output=True, text=True)
-    if ran.returncode != 0:
-        raise RuntimeError("run failed: " + (ran.stderr.strip() or ran.stdout.strip()))
-    return lambda output: np.load(os.path.join(case, "out", output + ".npy"))
 
 
 def model_text(name, count, n, m):
@@ -129,7 +94,7 @@ def main():
         bits = np.arange(1 << width, dtype=np.uint8)
         typed = as_type(bits, onnx_type)
         values = reference_cast(typed, TensorProto.FLOAT)
-        x = probes(values)
+        x = probes(values, small=[1e-30, 1e-45, 0.5, 0.25, 0.75, 1.5, 2.5])
         x16 = x.astype(np.float16)
         k = np.arange(-300, 300, dtype=np.int32)
         text, outputs = model_text(name, bits.size, x.size, k.size)
