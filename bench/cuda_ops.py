@@ -30,11 +30,12 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 
 import numpy as np
+
+import cuda_models  # same directory (bench/, and py/ of the CUDA bundle)
 
 ATTENTION = [(128, False), (128, True), (512, False), (512, True)]
 BATCH, HEADS, DIM = 32, 12, 64
@@ -103,21 +104,9 @@ def compile_cases(args):
         print(f"{name}: {'compiled' if run.returncode == 0 else 'FAILED ' + meta['error']}")
 
 
-def time_torch(fn, inputs, torch, warmup=10, reps=50):
-    with torch.no_grad():
-        for _ in range(warmup):
-            fn(*inputs)
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(reps):
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn(*inputs)
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+def time_torch(fn, inputs, torch):
+    """Median of 50 CUDA-event timings after 10 warm-ups (bench/cuda_models.py's timer)."""
+    return cuda_models.time_torch(fn, inputs, torch, warmup=10, reps=50)
 
 
 def kiln(args, case_dir, names, out_dir=None, bench=True):
