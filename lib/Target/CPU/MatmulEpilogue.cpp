@@ -249,37 +249,6 @@ SmallVector<Value> indicesAt(AffineMap map, const LoopValues &rowValues,
 }
 } // namespace
 
-void prefetchEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
-                      ArrayRef<Value> rows, ArrayRef<Value> cols) {
-  unsigned cIndex = *epilogueInput(generic);
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  EpilogueView view = epilogueView(generic.getDpsInputs()[cIndex]);
-  if (view.pitch)
-    return;
-  AffineMap cMap = maps[cIndex];
-  AffineExpr column = cMap.getResults().back();
-  SmallVector<LoopValues> rowLoops, colLoops;
-  for (Value row : rows)
-    rowLoops.push_back(
-        loopsOf(cMap, view.groups[0], delinearize(b, loc, row, view.expanded, view.groups[0])));
-  for (Value col : cols)
-    colLoops.push_back(
-        loopsOf(cMap, view.groups[1], delinearize(b, loc, col, view.expanded, view.groups[1])));
-  Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-  for (OpOperand &operand : generic->getOpOperands()) {
-    unsigned i = operand.getOperandNumber();
-    bool output = i == generic.getNumDpsInputs();
-    if (i == cIndex || !maps[i].getNumResults() || maps[i].getResults().back() != column)
-      continue;
-    for (size_t r = 0; r < rows.size(); ++r)
-      for (size_t v = 0; v < cols.size(); ++v)
-        memref::PrefetchOp::create(b, loc, operand.get(),
-                                   indicesAt(maps[i], rowLoops[r], colLoops[v], zeroIndex),
-                                   /*isWrite=*/output, /*localityHint=*/3,
-                                   /*isDataCache=*/true);
-  }
-}
-
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
 /// (rows[r], cols[v]): the loops of the generic follow from C's row and
 /// column dims (delinearized where C was expanded), each other input is

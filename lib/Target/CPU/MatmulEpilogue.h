@@ -42,13 +42,6 @@ mlir::linalg::GenericOp sliceBatchEpilogue(mlir::OpBuilder &b, mlir::Location lo
                                            mlir::linalg::GenericOp epilogue, mlir::Value batch,
                                            mlir::Value cBatch);
 
-/// Prefetches the lines of the full tile at (rows[r], cols[v]) that
-/// applyEpilogue will read (inputs along the columns, e.g. a residual) and
-/// write (the output, for writing), so that they arrive while the kernel's
-/// k loop runs. Nothing for an epilogue at a pitch.
-void prefetchEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp generic,
-                      llvm::ArrayRef<mlir::Value> rows, llvm::ArrayRef<mlir::Value> cols);
-
 /// Stores f(acc) into the epilogue's output for the tile rows x vectors at
 /// (rows[r], cols[v]) (`masks`, one per vector, at a ragged column edge).
 void applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp generic,

@@ -75,13 +75,6 @@ void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
     accumulators = loadC(b);
   }
 
-  // The epilogue's lines of a full tile are fetched while the k loop runs.
-  if (src.epilogue && masks.empty())
-    scf::IfOp::create(b, loc, src.last, [&](OpBuilder &tb, Location) {
-      prefetchEpilogue(tb, loc, src.epilogue, rows, cols);
-      scf::YieldOp::create(tb, loc);
-    });
-
   auto loop = scf::ForOp::create(
       b, loc, index(b, loc, 0), src.depth, index(b, loc, 1), accumulators,
       [&](OpBuilder &nb, Location nl, Value k, ValueRange acc) {
