@@ -464,7 +464,7 @@ struct MatmulRewriter {
                                                add(b4, loc, pc, depth), K);
             }
             auto packedKernels = [&](OpBuilder &nb, Value begin, Value end, int64_t rows,
-                                     ArrayRef<Value> masks) {
+                                     int64_t vectors, ArrayRef<Value> masks) {
               forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
                 KernelSource packed = src;
                 packed.a = aPacked;
@@ -478,19 +478,19 @@ struct MatmulRewriter {
                       kb, loc, arith::SubIOp::create(kb, loc, ir, ic), index(kb, loc, mr));
                   packed.aPanel = mul(kb, loc, q, mul(kb, loc, depth, index(kb, loc, mr)));
                 }
-                emitKernel(kb, loc, c, packed, {vw, nv, rows}, ir, jr, masks);
+                emitKernel(kb, loc, c, packed, {vw, vectors, rows, nr}, ir, jr, masks);
               });
             };
-            auto rowLoops = [&](OpBuilder &nb, ArrayRef<Value> masks) {
-              packedKernels(nb, ic, fullEnd, mr, masks);
+            auto rowLoops = [&](OpBuilder &nb, int64_t vectors, ArrayRef<Value> masks) {
+              packedKernels(nb, ic, fullEnd, mr, vectors, masks);
               if (leftover) {
-                packedKernels(nb, fullEnd, icEnd, leftover, masks);
+                packedKernels(nb, fullEnd, icEnd, leftover, vectors, masks);
                 return;
               }
               forLoop(nb, loc, fullEnd, icEnd, index(nb, loc, 1), [&](OpBuilder &kb, Value ir) {
                 KernelSource direct = src;
                 direct.a = aMatrix;
-                emitKernel(kb, loc, c, direct, {vw, nv, 1}, ir, jr, masks);
+                emitKernel(kb, loc, c, direct, {vw, vectors, 1, nr}, ir, jr, masks);
               });
             };
             Value full = arith::CmpIOp::create(b4, loc, arith::CmpIPredicate::sge, cols,
@@ -498,11 +498,19 @@ struct MatmulRewriter {
             scf::IfOp::create(
                 b4, loc, full,
                 [&](OpBuilder &tb, Location) {
-                  rowLoops(tb, {});
+                  rowLoops(tb, nv, {});
                   scf::YieldOp::create(tb, loc);
                 },
                 [&](OpBuilder &eb, Location) {
-                  rowLoops(eb, columnMasks(eb, loc, cols, vw, nv));
+                  // With N static, the one partial panel (the last) gets
+                  // only the vectors its columns need, unmasked when they
+                  // fill them (196 columns: 1 vector, not 4 mostly masked).
+                  int64_t rest = staticN ? *staticN % nr : 0;
+                  if (rest && rest % vw == 0)
+                    rowLoops(eb, rest / vw, {});
+                  else
+                    rowLoops(eb, rest ? llvm::divideCeil(rest, vw) : nv,
+                             columnMasks(eb, loc, cols, vw, rest ? llvm::divideCeil(rest, vw) : nv));
                   scf::YieldOp::create(eb, loc);
                 });
           });

@@ -39,7 +39,7 @@ Value mul(OpBuilder &b, Location loc, Value x, Value y) {
 void emitKernel(OpBuilder &b, Location loc, Value c, const KernelSource &src,
                 const KernelShape &shape, Value ir, Value jr, ArrayRef<Value> masks) {
   auto vectorType = VectorType::get({shape.vectorWidth}, b.getF32Type());
-  int64_t nr = shape.vectors * shape.vectorWidth;
+  int64_t nr = shape.panelWidth ? shape.panelWidth : shape.vectors * shape.vectorWidth;
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
   SmallVector<Value> rows, cols;

@@ -24,6 +24,7 @@ struct KernelShape {
   int64_t vectorWidth;
   int64_t vectors; // per row
   int64_t rows;
+  int64_t panelWidth = 0; // columns per k row of the packed B panel; 0: vectors x width
 };
 
 mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v);

@@ -226,3 +226,38 @@ func.func @zero_fill_kept(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
   return
 }
+
+// -----
+
+/// With N static, the partial column panel (the last) runs a kernel of only
+/// the vectors its columns need: N = 68 = 64 + 4 runs 6 x 1 masked
+/// accumulators there, not 6 x 4 mostly masked ones; N = 80 = 64 + 16 one
+/// unmasked vector. Both still read the packed B panel at its 64-float pitch.
+// CHECK-LABEL: func @partial_panel_masked
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: } else {
+// CHECK: vector.create_mask
+// CHECK-NOT: vector.create_mask
+// CHECK: scf.for %[[K:.+]] = {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: arith.muli %[[K]], %c64
+// CHECK-COUNT-6: vector.fma
+// CHECK-NOT: vector.fma
+// CHECK: vector.maskedstore
+func.func @partial_panel_masked(%a: memref<12x8xf32>, %b: memref<8x68xf32>, %c: memref<12x68xf32>) {
+  linalg.matmul ins(%a, %b : memref<12x8xf32>, memref<8x68xf32>) outs(%c : memref<12x68xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func @partial_panel_full_vector
+// CHECK: } else {
+// CHECK-NOT: vector.create_mask
+// CHECK: scf.for %[[K:.+]] = {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: arith.muli %[[K]], %c64
+// CHECK-NOT: vector.maskedstore
+// CHECK: memref.dealloc
+func.func @partial_panel_full_vector(%a: memref<12x8xf32>, %b: memref<8x80xf32>, %c: memref<12x80xf32>) {
+  linalg.matmul ins(%a, %b : memref<12x8xf32>, memref<8x80xf32>) outs(%c : memref<12x80xf32>)
+  return
+}
