@@ -31,11 +31,13 @@
 // offsets are computed once per column panel (an implicit GEMM).
 //
 // A constant A (a conv's weights, in conv taps or a 1x1 conv's matmul) is
-// packed at compile time into MR-row panels over the whole depth, so the
-// kernels read it in place instead of packing an A block per column block.
+// packed at compile time into MR-row panels, depth block after depth block
+// (MatmulConstants.h), so the kernels read it in place instead of packing an
+// A block per column block.
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatmulConstants.h"
 #include "MatmulEpilogue.h"
 #include "MatmulKernel.h"
 #include "MatmulPrologue.h"
@@ -246,93 +248,6 @@ struct MatmulRewriter {
     });
   }
 
-  /// Packs a constant B at compile time into the layout packB produces at
-  /// run time, block after block: block (t, q) (column block t, depth block
-  /// q) starts at (t * numK + q) * tileN * tileK. Returns the new global's
-  /// name, or null when B is not a constant global.
-  FlatSymbolRefAttr packConstantB(Operation *op, Value bMatrix, int64_t tileN, int64_t &numK) {
-    if (taps)
-      return {};
-    std::optional<std::vector<float>> values = constantValues(bMatrix);
-    if (!values)
-      return {};
-    auto type = cast<MemRefType>(bMatrix.getType());
-    int64_t K = type.getDimSize(0), N = type.getDimSize(1);
-    int64_t tileK = options.tileK, nr = options.tileVectors * options.vectorWidth;
-    int64_t numJ = llvm::divideCeil(N, tileN);
-    numK = llvm::divideCeil(K, tileK);
-    std::vector<float> packed(numJ * numK * tileN * tileK, 0.0f);
-    for (int64_t t = 0; t < numJ; ++t)
-      for (int64_t q = 0; q < numK; ++q) {
-        int64_t jc = t * tileN, pc = q * tileK;
-        int64_t depth = std::min(tileK, K - pc), jcEnd = std::min(jc + tileN, N);
-        int64_t block = (t * numK + q) * tileN * tileK;
-        for (int64_t jr = jc, panel = 0; jr < jcEnd; jr += nr, ++panel)
-          for (int64_t kk = 0; kk < depth; ++kk)
-            for (int64_t j = 0; j < nr && jr + j < jcEnd; ++j)
-              packed[block + panel * depth * nr + kk * nr + j] = (*values)[(pc + kk) * N + jr + j];
-      }
-    auto module = op->getParentOfType<ModuleOp>();
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto packedType = MemRefType::get({static_cast<int64_t>(packed.size())}, b.getF32Type());
-    auto tensorType = RankedTensorType::get(packedType.getShape(), b.getF32Type());
-    std::string name =
-        cast<memref::GetGlobalOp>(bMatrix.getDefiningOp()).getName().str() + "_packed";
-    while (SymbolTable::lookupSymbolIn(module, name))
-      name += "_";
-    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed));
-    auto global = memref::GlobalOp::create(
-        b, op->getLoc(), name, b.getStringAttr("private"), packedType,
-        DenseResourceElementsAttr::get(tensorType, name, std::move(blob)),
-        /*constant=*/true, b.getI64IntegerAttr(64));
-    return FlatSymbolRefAttr::get(global.getSymNameAttr());
-  }
-
-  /// Packs a constant A (a conv's weights, `weights` a get_global of them)
-  /// at compile time into the panels the kernels read: the full MR-row
-  /// panel P is Apack[P*MR*K + k*MR + r] = A[P*MR + r][k] over the whole
-  /// depth, the leftover rows' panel after them the same with its height.
-  /// Returns the new global's name (one per weights global, kept in
-  /// `packedA`), or null when the weights are not a constant global.
-  FlatSymbolRefAttr packConstantA(Value weights, int64_t M, int64_t K,
-                                  llvm::StringMap<FlatSymbolRefAttr> &packedA) {
-    // A 1x1 conv's A is its weights [F, C, 1, 1] collapsed.
-    if (auto collapse = weights.getDefiningOp<memref::CollapseShapeOp>())
-      weights = collapse.getSrc();
-    auto getGlobal = weights.getDefiningOp<memref::GetGlobalOp>();
-    if (!getGlobal)
-      return {};
-    std::string key = (getGlobal.getName() + "@" + Twine(options.tileRows)).str();
-    if (FlatSymbolRefAttr known = packedA.lookup(key))
-      return known;
-    std::optional<std::vector<float>> values = constantValues(weights);
-    if (!values || static_cast<int64_t>(values->size()) != M * K)
-      return {};
-    int64_t mr = options.tileRows;
-    std::vector<float> packed(M * K);
-    for (int64_t p0 = 0; p0 < M; p0 += mr) {
-      int64_t rows = std::min(mr, M - p0);
-      for (int64_t k = 0; k < K; ++k)
-        for (int64_t r = 0; r < rows; ++r)
-          packed[p0 * K + k * rows + r] = (*values)[(p0 + r) * K + k];
-    }
-    auto module = getGlobal->getParentOfType<ModuleOp>();
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto packedType = MemRefType::get({M * K}, b.getF32Type());
-    auto tensorType = RankedTensorType::get(packedType.getShape(), b.getF32Type());
-    std::string name = getGlobal.getName().str() + "_packed_a";
-    while (SymbolTable::lookupSymbolIn(module, name))
-      name += "_";
-    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed));
-    auto global = memref::GlobalOp::create(
-        b, getGlobal.getLoc(), name, b.getStringAttr("private"), packedType,
-        DenseResourceElementsAttr::get(tensorType, name, std::move(blob)),
-        /*constant=*/true, b.getI64IntegerAttr(64));
-    auto symbol = FlatSymbolRefAttr::get(global.getSymNameAttr());
-    packedA[key] = symbol;
-    return symbol;
-  }
-
   /// With `fresh`, C's previous contents are not read: the first depth
   /// block overwrites it (used when C was only zero-filled). With an
   /// `epilogue` (right after `op`, reading its C), the last depth block
@@ -368,14 +283,16 @@ struct MatmulRewriter {
 
     // Constant weights are packed now, once, instead of on every run.
     int64_t numK = 0;
-    FlatSymbolRefAttr packedB = packConstantB(op, bMatrix, tileN, numK);
+    FlatSymbolRefAttr packedB =
+        taps ? FlatSymbolRefAttr()
+             : packConstantB(op, bMatrix, tileN, options.tileK, nr, numK);
     Value bConstant;
     if (packedB) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
       bConstant = memref::GetGlobalOp::create(b, loc, global.getType(), packedB.getValue());
     }
 
-    int64_t staticK = aConstant ? cast<MemRefType>(aMatrix.getType()).getDimSize(1) : 0;
+    int64_t aRows = aConstant ? cast<MemRefType>(aMatrix.getType()).getDimSize(0) : 0;
 
     // (column block, row group) tasks are independent: they run in parallel
     // (kiln-outline-parallel-loops), each with its own packing buffers. Row
@@ -395,6 +312,8 @@ struct MatmulRewriter {
     // Rows past the last full MR-row panel: a packed kernel of exactly that
     // height when M is static, one-row kernels on unpacked A otherwise.
     int64_t leftover = staticM ? *staticM % mr : 0;
+    // Columns of the one partial panel (the last), N static.
+    int64_t rest = staticN ? *staticN % nr : 0;
     Value blocks = arith::CeilDivUIOp::create(b, loc, N, index(b, loc, tileN));
     Value tasks = mul(b, loc, blocks, index(b, loc, rowGroups));
     auto taskLoop = scf::ParallelOp::create(
@@ -469,10 +388,9 @@ struct MatmulRewriter {
                 KernelSource packed = src;
                 packed.a = aPacked;
                 if (aConstant) {
-                  // Panel ir / MR of the whole A, at this depth block.
-                  Value p = arith::DivUIOp::create(kb, loc, ir, index(kb, loc, mr));
-                  packed.aPanel = add(kb, loc, mul(kb, loc, p, index(kb, loc, mr * staticK)),
-                                      mul(kb, loc, pc, index(kb, loc, rows)));
+                  // Row ir's panel of this depth block (packConstantA).
+                  packed.aPanel = add(kb, loc, mul(kb, loc, pc, index(kb, loc, aRows)),
+                                      mul(kb, loc, ir, depth));
                 } else {
                   Value q = arith::DivUIOp::create(
                       kb, loc, arith::SubIOp::create(kb, loc, ir, ic), index(kb, loc, mr));
@@ -505,7 +423,6 @@ struct MatmulRewriter {
                   // With N static, the one partial panel (the last) gets
                   // only the vectors its columns need, unmasked when they
                   // fill them (196 columns: 1 vector, not 4 mostly masked).
-                  int64_t rest = staticN ? *staticN % nr : 0;
                   if (rest && rest % vw == 0)
                     rowLoops(eb, rest / vw, {});
                   else
@@ -580,7 +497,7 @@ struct SharedKernels {
   ModuleOp module;
   const KilnCPUMatmulPassOptions &options;
   llvm::StringMap<func::FuncOp> functions;
-  /// Constant A matrices packed at compile time (MatmulRewriter::packConstantA),
+  /// Constant A matrices packed at compile time (packConstantA),
   /// and the unpacked weights' views that may have become dead.
   llvm::StringMap<FlatSymbolRefAttr> &packedA;
   llvm::SetVector<Operation *> &unpacked;
@@ -593,8 +510,8 @@ struct SharedKernels {
     auto aType = cast<MemRefType>(operands[0].getType());
     FlatSymbolRefAttr packed;
     if (aType.hasStaticShape() && aType.getLayout().isIdentity())
-      packed = MatmulRewriter{options}.packConstantA(operands[0], aType.getDimSize(0),
-                                                     aType.getDimSize(1), packedA);
+      packed = packConstantA(operands[0], aType.getDimSize(0), aType.getDimSize(1),
+                             options.tileRows, options.tileK, packedA);
     if (packed) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
       Value flat = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
@@ -739,8 +656,9 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       // compile time (the weights are not re-packed per column block).
       FlatSymbolRefAttr packed;
       if (wType.hasStaticShape())
-        packed = rewriter.packConstantA(weights, wType.getDimSize(0),
-                                        wType.getNumElements() / wType.getDimSize(0), packedA);
+        packed = packConstantA(weights, wType.getDimSize(0),
+                               wType.getNumElements() / wType.getDimSize(0), options.tileRows,
+                               options.tileK, packedA);
       Value aConstant;
       if (packed) {
         auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);

@@ -382,16 +382,17 @@ func.func @output_is_a(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8x
 
 /// Constant weights of conv taps are packed at compile time into the A
 /// panels the kernels read (one global for both convs on them; the
-/// unpacked global is gone): panel P of 6 rows over the whole depth K = 2
-/// at P * 12, then the 1-row leftover panel. A[m][k] = 2m + k, so the blob
+/// unpacked global is gone): the 6-row panel of row ir at pc * 7 + ir * depth
+/// (one depth block, K = 2), then the 1-row leftover panel. A[m][k] = 2m + k, so the blob
 /// is 0 2 4 6 8 10 1 3 5 7 9 11 12 13. No A block is packed at run time.
 // CHECK-LABEL: memref.global "private" constant @conv_w_packed_a : memref<14xf32> = dense_resource<conv_w_packed_a> {alignment = 64 : i64}
 // CHECK-NOT: memref.global "private" constant @conv_w :
 // CHECK-LABEL: func @conv_taps_constant_weights
 // CHECK-NOT: memref<16896xf32>
 // CHECK: memref.get_global @conv_w_packed_a : memref<14xf32>
-// CHECK: %[[P:.*]] = arith.divui %arg{{[0-9]+}}, %c6{{(_[0-9]+)?}} : index
-// CHECK: arith.muli %[[P]], %c12 : index
+// CHECK: %[[IRD:.+]] = arith.muli %arg{{[0-9]+}}, %{{[0-9]+}} : index
+// CHECK: %[[PCM:.+]] = arith.muli %arg{{[0-9]+}}, %c7{{(_[0-9]+)?}} : index
+// CHECK: arith.addi %[[PCM]], %[[IRD]] : index
 // CHECK: memref.get_global @conv_w_packed_a : memref<14xf32>
 // CHECK-NOT: memref<16896xf32>
 // CHECK: conv_w_packed_a: "0x040000000000000000000040000080400000C04000000041000020410000803F000040400000A0400000E04000001041000030410000404100005041"

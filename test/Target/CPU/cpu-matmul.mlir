@@ -123,10 +123,10 @@ func.func private @taps(%host: !llvm.ptr {kiln.host}, %a: memref<8x4xf32>, %x: m
 // -----
 
 /// A constant A (a 1x1 conv's weights [F, C, 1, 1], collapsed) is packed at
-/// compile time into the kernels' A panels (6-row panels over the whole
-/// depth, then the leftover row; A[m][k] = 2m + k), once for both matmuls,
-/// and passed to the shared kernel viewed as [M, K]; the kernel reads panel
-/// ir / 6 at (ir / 6) * 12 and packs no A block. A matmul of the same
+/// compile time into the kernels' A panels (6-row panels of one depth block,
+/// here the whole depth, then the leftover row; A[m][k] = 2m + k), once for
+/// both matmuls, and passed to the shared kernel viewed as [M, K]; the
+/// kernel reads row ir's panel at pc * 7 + ir * depth and packs no A block. A matmul of the same
 /// shapes with a run-time A gets another kernel function.
 // CHECK-LABEL: memref.global "private" constant @conv_w_packed_a : memref<14xf32>
 // CHECK-NOT: memref.global "private" constant @conv_w :
@@ -141,8 +141,9 @@ func.func private @taps(%host: !llvm.ptr {kiln.host}, %a: memref<8x4xf32>, %x: m
 // CHECK-LABEL: func.func private @kiln_matmul_0
 // CHECK-NOT: memref<16896xf32>
 // CHECK: %[[PANELS:.+]] = memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<7x2xf32, strided<[2, 1], offset: ?>> into memref<14xf32, strided<[1], offset: ?>>
-// CHECK: %[[P:.+]] = arith.divui %arg{{[0-9]+}}, %c6{{(_[0-9]+)?}} : index
-// CHECK: arith.muli %[[P]], %c12 : index
+// CHECK: %[[IRD:.+]] = arith.muli %arg{{[0-9]+}}, %{{[0-9]+}} : index
+// CHECK: %[[PCM:.+]] = arith.muli %arg{{[0-9]+}}, %c7{{(_[0-9]+)?}} : index
+// CHECK: arith.addi %[[PCM]], %[[IRD]] : index
 // CHECK: memref.load %[[PANELS]]
 // CHECK-LABEL: func.func private @kiln_matmul_1
 // CHECK: memref<16896xf32>

@@ -1,0 +1,33 @@
+//===- MatmulConstants.h - Weights packed for the matmul kernels -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Constant operands of a CPU matmul (weights) packed at compile time into the
+// layouts the kernels of MatmulCodegen.cpp read, as new private globals.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_TARGET_CPU_MATMULCONSTANTS_H
+#define KILN_LIB_TARGET_CPU_MATMULCONSTANTS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace kiln::matmul_kernel {
+
+/// A constant B (`bMatrix`, a get_global) in the layout the run-time B
+/// packing produces, block after block; `numK` is set to the depth blocks.
+/// Null when B is not a constant global.
+mlir::FlatSymbolRefAttr packConstantB(mlir::Operation *op, mlir::Value bMatrix, int64_t tileN,
+                                      int64_t tileK, int64_t nr, int64_t &numK);
+
+/// A constant A [M, K] (a conv's weights) as MR-row panels per KC-deep
+/// depth block (see the definition). One global per weights global and
+/// blocking, kept in `packedA`; null when A is not a constant global.
+mlir::FlatSymbolRefAttr packConstantA(mlir::Value weights, int64_t M, int64_t K, int64_t mr,
+                                      int64_t kc, llvm::StringMap<mlir::FlatSymbolRefAttr> &packedA);
+
+} // namespace kiln::matmul_kernel
+
+#endif // KILN_LIB_TARGET_CPU_MATMULCONSTANTS_H
