@@ -423,11 +423,11 @@ struct MatmulRewriter {
                   // With N static, the one partial panel (the last) gets
                   // only the vectors its columns need, unmasked when they
                   // fill them (196 columns: 1 vector, not 4 mostly masked).
+                  int64_t vectors = rest ? llvm::divideCeil(rest, vw) : nv;
                   if (rest && rest % vw == 0)
-                    rowLoops(eb, rest / vw, {});
+                    rowLoops(eb, vectors, {});
                   else
-                    rowLoops(eb, rest ? llvm::divideCeil(rest, vw) : nv,
-                             columnMasks(eb, loc, cols, vw, rest ? llvm::divideCeil(rest, vw) : nv));
+                    rowLoops(eb, vectors, columnMasks(eb, loc, cols, vw, vectors));
                   scf::YieldOp::create(eb, loc);
                 });
           });

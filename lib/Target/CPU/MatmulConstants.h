@@ -1,4 +1,4 @@
-//===- MatmulConstants.h - Weights packed for the matmul kernels -*- C++ -*-===//
+//===- MatmulConstants.h - Weights packed for matmul kernels -*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
@@ -26,7 +26,8 @@ mlir::FlatSymbolRefAttr packConstantB(mlir::Operation *op, mlir::Value bMatrix, 
 /// depth block (see the definition). One global per weights global and
 /// blocking, kept in `packedA`; null when A is not a constant global.
 mlir::FlatSymbolRefAttr packConstantA(mlir::Value weights, int64_t M, int64_t K, int64_t mr,
-                                      int64_t kc, llvm::StringMap<mlir::FlatSymbolRefAttr> &packedA);
+                                      int64_t kc,
+                                      llvm::StringMap<mlir::FlatSymbolRefAttr> &packedA);
 
 } // namespace kiln::matmul_kernel
 
