@@ -16,6 +16,8 @@
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/CUDA/Passes.h"
 
+#include "KernelAccess.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -35,9 +37,9 @@ namespace kiln {
 namespace {
 
 using namespace mlir;
+using namespace kiln::cuda;
 
 constexpr int64_t kWarp = 32;
-constexpr int64_t kVectorBytes = 16;
 /// Per thread and buffer: 16-byte chunks of a row, or single elements.
 constexpr int64_t kMaxVectorChunks = 4;
 constexpr int64_t kMaxScalarChunks = 16;
@@ -68,32 +70,6 @@ AffineMap leadingDims(int64_t r, int64_t dims, MLIRContext *context) {
   for (int64_t i = 0; i < r; ++i)
     results.push_back(getAffineDimExpr(i, context));
   return AffineMap::get(dims, 0, results, context);
-}
-
-bool isElement(Type type) { return type.isIntOrFloat() && type.getIntOrFloatBitWidth() >= 8; }
-
-/// Dims or constants, the row dim `k` only as the last index.
-bool indexesRows(AffineMap map, int64_t k) {
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      if (static_cast<int64_t>(dim.getPosition()) == k && i + 1 != map.getNumResults())
-        return false;
-    } else if (!isa<AffineConstantExpr>(expr)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool alongRow(AffineMap map, int64_t k) {
-  return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(k, map.getContext());
-}
-
-bool unitInnerStride(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return type.getRank() == 0 ||
-         (succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1);
 }
 
 /// The kind of a combiner whose partial results may be combined in any
@@ -142,33 +118,27 @@ bool isMemberGeneric(linalg::GenericOp generic, ArrayRef<int64_t> outer, int64_t
   for (OpOperand &operand : generic->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
-    if (!type || !isElement(type.getElementType()) || !indexesRows(map, k))
+    if (!type || !isLoadableElement(type.getElementType()) || !indexesWithLastLoopInside(map, k))
       return false;
-    if (alongRow(map, k) && !unitInnerStride(type))
+    if (readsAlongLastLoop(map, k) && !hasUnitInnerStride(type))
       return false;
     bool aligned = map == leadingDims(map.getNumResults(), loops, map.getContext());
     if (!generic.isDpsInput(&operand) &&
         (!aligned || map.getNumResults() != (reduction ? k : loops)))
       return false;
   }
-  for (Operation &op : generic.getBody()->without_terminator())
-    if (!isa<linalg::IndexOp>(op) && (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
-                                      llvm::any_of(op.getResultTypes(), [](Type t) {
-                                        return !t.isIntOrIndexOrFloat();
-                                      })))
-      return false;
-  return true;
+  return hasScalarBody(generic);
 }
 
 /// Whether a buffer of `type` is a row op's operand: the outer shape, or
 /// the outer shape plus a unit-stride row.
 bool hasRowShape(MemRefType type, ArrayRef<int64_t> outer, int64_t length) {
   ArrayRef<int64_t> shape = type.getShape();
-  if (!isElement(type.getElementType()))
+  if (!isLoadableElement(type.getElementType()))
     return false;
   return shape == outer || (shape.size() == outer.size() + 1 &&
                             shape.take_front(outer.size()) == outer &&
-                            shape.back() == length && unitInnerStride(type));
+                            shape.back() == length && hasUnitInnerStride(type));
 }
 
 bool isMember(Operation *op, ArrayRef<int64_t> outer, int64_t length) {
@@ -326,7 +296,7 @@ int64_t vectorWidth(const Group &group) {
   SmallVector<MemRefType> rows;
   for (Operation *op : group.ops)
     for (const Access &access : accessesOf(op, k))
-      if (alongRow(access.map, k)) {
+      if (readsAlongLastLoop(access.map, k)) {
         auto type = cast<MemRefType>(access.buffer.getType());
         rows.push_back(type);
         widest = std::max<int64_t>(widest, type.getElementTypeBitWidth() / 8);
@@ -336,16 +306,9 @@ int64_t vectorWidth(const Group &group) {
   int64_t width = kVectorBytes / widest;
   if (group.length % width != 0)
     return 1;
-  for (MemRefType type : rows) {
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
-        offset % width != 0)
+  for (MemRefType type : rows)
+    if (!hasVectorLayout(type, width))
       return 1;
-    for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
-      if (ShapedType::isDynamic(stride) || stride % width != 0)
-        return 1;
-  }
   return width;
 }
 
@@ -453,7 +416,7 @@ SmallVector<Value> Emitter::loadChunk(Value buffer, AffineMap map, int64_t c) {
 }
 
 Value Emitter::element(Value buffer, AffineMap map, int64_t c, int64_t e) {
-  if (!alongRow(map, k))
+  if (!readsAlongLastLoop(map, k))
     return scalar(buffer, map);
   auto &row = rowValues[{buffer, map}];
   if (row.empty())
@@ -513,18 +476,11 @@ void Emitter::setScalar(size_t member, Value buffer, Value value) {
   scalarValues[{buffer, map}] = value;
 }
 
-/// Clones a generic's body for one element (its block arguments already in
-/// `mapping`); linalg.index becomes the row's indices and `j`.
+/// The generic's body for one element (its block arguments in `mapping`);
+/// linalg.index is the row's indices and `j`.
 Value Emitter::clonedBody(linalg::GenericOp generic, IRMapping &mapping, Value j) {
-  for (Operation &op : generic.getBody()->without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-      int64_t d = index.getDim();
-      mapping.map(index.getResult(), d == k ? j : outerIvs[d]);
-      continue;
-    }
-    b.clone(op, mapping);
-  }
-  return mapping.lookupOrDefault(generic.getBody()->getTerminator()->getOperand(0));
+  return cloneScalarBody(b, generic, mapping, [&](int64_t d) { return d == k ? j : outerIvs[d]; })
+      .front();
 }
 
 Value Emitter::combine(Operation *combiner, Value acc, Value other) {
