@@ -118,6 +118,34 @@ def KilnCUDARowKernelsPass
                            "mlir::memref::MemRefDialect"];
 }
 
+def KilnCUDAVectorElementwisePass
+    : Pass<"kiln-cuda-vector-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Elementwise generics with 16-byte accesses in a grid-stride loop";
+  let description = [{
+    On buffers, before linalg becomes loops. A top-level `linalg.generic`
+    with only parallel loops, static shapes, a scalar body (no memory
+    effects; `linalg.index` allowed), identity output maps and input maps
+    made of loop dims and constants with the innermost dim, where it
+    appears, last, becomes a `gpu.launch` of 256-thread blocks (at most
+    `max-blocks`) whose threads step through the iteration space in vectors
+    of 16 bytes of the widest operand read along the innermost dim
+    (`vector<4xf32>`, `vector<8xf16>`): a `vector.load` per such operand, one
+    scalar load per operand broadcast across it, the body cloned per
+    element, a `vector.store` per result (alignment: the vector's bytes).
+    Needs the innermost range to be a multiple of the vector width and
+    every operand read along it to have a unit inner stride and a static
+    offset and outer strides that are multiples of it; anything else keeps
+    the generic path.
+  }];
+  let options = [
+    Option<"maxBlocks", "max-blocks", "int64_t", "8192",
+           "most blocks of a launch; threads loop over the rest">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::vector::VectorDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def KilnCUDAWarpReductionsPass
     : Pass<"kiln-cuda-warp-reductions", "mlir::func::FuncOp"> {
   let summary = "One warp per row for row reductions, combined with shuffles";
