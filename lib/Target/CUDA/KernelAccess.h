@@ -43,9 +43,9 @@ bool hasScalarBody(mlir::linalg::GenericOp generic);
 /// Clones the body of `generic` at `b` for one element (its block
 /// arguments mapped in `mapping`); linalg.index d becomes `index(d)`.
 /// Returns the yielded values.
-llvm::SmallVector<mlir::Value>
-cloneScalarBody(mlir::OpBuilder &b, mlir::linalg::GenericOp generic, mlir::IRMapping &mapping,
-                llvm::function_ref<mlir::Value(int64_t)> index);
+llvm::SmallVector<mlir::Value> cloneScalarBody(mlir::OpBuilder &b, mlir::linalg::GenericOp generic,
+                                               mlir::IRMapping &mapping,
+                                               llvm::function_ref<mlir::Value(int64_t)> index);
 
 } // namespace kiln::cuda
 

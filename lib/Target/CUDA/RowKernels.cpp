@@ -136,9 +136,9 @@ bool hasRowShape(MemRefType type, ArrayRef<int64_t> outer, int64_t length) {
   ArrayRef<int64_t> shape = type.getShape();
   if (!isLoadableElement(type.getElementType()))
     return false;
-  return shape == outer || (shape.size() == outer.size() + 1 &&
-                            shape.take_front(outer.size()) == outer &&
-                            shape.back() == length && hasUnitInnerStride(type));
+  return shape == outer ||
+         (shape.size() == outer.size() + 1 && shape.take_front(outer.size()) == outer &&
+          shape.back() == length && hasUnitInnerStride(type));
 }
 
 bool isMember(Operation *op, ArrayRef<int64_t> outer, int64_t length) {
@@ -316,8 +316,8 @@ int64_t vectorWidth(const Group &group) {
 class Emitter {
 public:
   Emitter(const Group &group, int64_t vector, int64_t threads, int64_t chunks)
-      : g(group), b(group.ops.back()), loc(group.ops.back()->getLoc()),
-        k(outerRank(group)), vec(vector), threads(threads), chunks(chunks),
+      : g(group), b(group.ops.back()), loc(group.ops.back()->getLoc()), k(outerRank(group)),
+        vec(vector), threads(threads), chunks(chunks),
         rowsPerBlock(std::max<int64_t>(1, kBlockThreads / threads)) {}
 
   void emit();
@@ -402,8 +402,8 @@ SmallVector<Value> Emitter::loadChunk(Value buffer, AffineMap map, int64_t c) {
         [&](OpBuilder &nb, Location l) {
           scf::YieldOp::create(
               nb, l,
-              arith::ConstantOp::create(
-                  nb, l, cast<TypedAttr>(nb.getZeroAttr(resultType))).getResult());
+              arith::ConstantOp::create(nb, l, cast<TypedAttr>(nb.getZeroAttr(resultType)))
+                  .getResult());
         });
     loaded = ifOp.getResult(0);
   }
@@ -486,8 +486,8 @@ Value Emitter::clonedBody(linalg::GenericOp generic, IRMapping &mapping, Value j
 Value Emitter::combine(Operation *combiner, Value acc, Value other) {
   auto generic = cast<linalg::GenericOp>(combiner->getParentOp());
   BlockArgument accArg = generic.getMatchingBlockArgument(&generic.getDpsInitsMutable()[0]);
-  Value folded = combiner->getOperand(0) == accArg ? combiner->getOperand(1)
-                                                   : combiner->getOperand(0);
+  Value folded =
+      combiner->getOperand(0) == accArg ? combiner->getOperand(1) : combiner->getOperand(0);
   IRMapping mapping;
   mapping.map(accArg, acc);
   mapping.map(folded, other);
@@ -521,8 +521,8 @@ Value Emitter::blockReduce(Operation *combiner, Value partial) {
   gpu::BarrierOp::create(b, loc);
   Value total = narrow(memref::LoadOp::create(b, loc, shared, base));
   for (int64_t w = 1; w < warps; ++w)
-    total = combine(combiner, total,
-                    narrow(memref::LoadOp::create(b, loc, shared, add(base, idx(w)))));
+    total =
+        combine(combiner, total, narrow(memref::LoadOp::create(b, loc, shared, add(base, idx(w)))));
   return total;
 }
 
@@ -534,8 +534,8 @@ void Emitter::emitMember(size_t member) {
     Value value = fill.getInputs()[0];
     if (cast<MemRefType>(buffer.getType()).getRank() == k)
       return setScalar(member, buffer, value);
-    return setRow(member, buffer, SmallVector<SmallVector<Value>>(
-                                      chunks, SmallVector<Value>(vec, value)));
+    return setRow(member, buffer,
+                  SmallVector<SmallVector<Value>>(chunks, SmallVector<Value>(vec, value)));
   }
   if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
     Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
@@ -551,8 +551,7 @@ void Emitter::emitMember(size_t member) {
   }
   auto generic = cast<linalg::GenericOp>(op);
   auto mapOf = [&](OpOperand &operand) {
-    return AffineMap::get(k + 1, 0, generic.getMatchingIndexingMap(&operand).getResults(),
-                          context);
+    return AffineMap::get(k + 1, 0, generic.getMatchingIndexingMap(&operand).getResults(), context);
   };
   auto bindOperands = [&](IRMapping &mapping, int64_t c, int64_t e, bool perRow) {
     for (OpOperand &operand : generic->getOpOperands()) {
@@ -560,8 +559,7 @@ void Emitter::emitMember(size_t member) {
       if (arg.use_empty())
         continue;
       AffineMap map = mapOf(operand);
-      mapping.map(arg, perRow ? scalar(operand.get(), map)
-                              : element(operand.get(), map, c, e));
+      mapping.map(arg, perRow ? scalar(operand.get(), map) : element(operand.get(), map, c, e));
     }
   };
   Value out = generic.getDpsInits()[0];
@@ -571,7 +569,9 @@ void Emitter::emitMember(size_t member) {
     bindOperands(mapping, 0, 0, /*perRow=*/true);
     return setScalar(member, out, clonedBody(generic, mapping, nullptr));
   }
-  auto jOf = [&](int64_t c, int64_t e) { return e == 0 ? chunkStart[c] : add(chunkStart[c], idx(e)); };
+  auto jOf = [&](int64_t c, int64_t e) {
+    return e == 0 ? chunkStart[c] : add(chunkStart[c], idx(e));
+  };
   if (Operation *combiner = generic.getNumReductionLoops() ? combinerOf(generic) : nullptr) {
     auto kind = *combiningKind(combiner);
     Type type = combiner->getResult(0).getType();
@@ -613,14 +613,13 @@ void Emitter::emit() {
   int64_t warps = threads / kWarp;
   SmallVector<Type> workgroup;
   if (warps > 1 && reductions > 0)
-    workgroup.push_back(MemRefType::get({reductions * rowsPerBlock * warps}, b.getF32Type(),
-                                        MemRefLayoutAttrInterface{},
-                                        gpu::AddressSpaceAttr::get(b.getContext(),
-                                                                   gpu::AddressSpace::Workgroup)));
+    workgroup.push_back(MemRefType::get(
+        {reductions * rowsPerBlock * warps}, b.getF32Type(), MemRefLayoutAttrInterface{},
+        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup)));
   Value one = idx(1);
   Value grid = idx(llvm::divideCeil(rows, rowsPerBlock));
-  auto launch = gpu::LaunchOp::create(b, loc, grid, one, one, idx(threads), idx(rowsPerBlock),
-                                      one, nullptr, nullptr, {}, workgroup);
+  auto launch = gpu::LaunchOp::create(b, loc, grid, one, one, idx(threads), idx(rowsPerBlock), one,
+                                      nullptr, nullptr, {}, workgroup);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());
@@ -701,8 +700,8 @@ struct KilnCUDARowKernelsPass final : impl::KilnCUDARowKernelsPassBase<KilnCUDAR
       int64_t pieces = llvm::divideCeil(group.length, vec);
       int64_t perThread = vec > 1 ? kMaxVectorChunks : kMaxScalarChunks;
       // Threads for about four pieces each, at least a warp.
-      int64_t threads = std::clamp<int64_t>(llvm::alignTo(llvm::divideCeil(pieces, 4), kWarp),
-                                            kWarp, maxThreads);
+      int64_t threads =
+          std::clamp<int64_t>(llvm::alignTo(llvm::divideCeil(pieces, 4), kWarp), kWarp, maxThreads);
       int64_t chunks = llvm::divideCeil(pieces, threads);
       if (chunks > perThread)
         continue; // Longer rows stay on the generic path.

@@ -35,8 +35,8 @@ constexpr int64_t kThreads = 256;
 /// Elements per vector for `generic`, or 0 when it keeps the generic path.
 int64_t vectorWidthOf(linalg::GenericOp generic) {
   int64_t loops = generic.getNumLoops();
-  if (!generic.hasPureBufferSemantics() || loops == 0 ||
-      generic.getNumParallelLoops() != loops || !hasScalarBody(generic))
+  if (!generic.hasPureBufferSemantics() || loops == 0 || generic.getNumParallelLoops() != loops ||
+      !hasScalarBody(generic))
     return 0;
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   if (llvm::is_contained(ranges, ShapedType::kDynamic))
@@ -45,8 +45,7 @@ int64_t vectorWidthOf(linalg::GenericOp generic) {
   for (OpOperand &operand : generic->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
-    if (!type || !isLoadableElement(type.getElementType()) ||
-        !indexesWithLastLoopInside(map, last))
+    if (!type || !isLoadableElement(type.getElementType()) || !indexesWithLastLoopInside(map, last))
       return 0;
     if (!generic.isDpsInput(&operand) && !map.isIdentity())
       return 0;
@@ -139,8 +138,8 @@ void rewrite(linalg::GenericOp generic, int64_t width, int64_t maxBlocks) {
         mapping.map(generic.getMatchingBlockArgument(&operand),
                     operandValues[operand.getOperandNumber()][e]);
     Value inner = e == 0 ? ivs[last] : arith::AddIOp::create(b, loc, ivs[last], idx(e));
-    SmallVector<Value> yielded = cloneScalarBody(
-        b, generic, mapping, [&](int64_t d) { return d == last ? inner : ivs[d]; });
+    SmallVector<Value> yielded =
+        cloneScalarBody(b, generic, mapping, [&](int64_t d) { return d == last ? inner : ivs[d]; });
     for (auto [i, value] : llvm::enumerate(yielded))
       results[i].push_back(value);
   }
