@@ -80,6 +80,11 @@ public:
     pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
     // 5c. Other results are computed in their output buffers (no copy kernel).
     pm.addNestedPass<func::FuncOp>(createKilnCUDAForwardOutputCopiesPass());
+    // 5d. Row groups (softmax, layer_norm, reductions over the last axis
+    //     with their elementwise neighbours): one kernel each.
+    pm.addNestedPass<func::FuncOp>(createKilnCUDARowKernelsPass());
+    // 5e. Elementwise generics over contiguous rows: 16-byte accesses.
+    pm.addNestedPass<func::FuncOp>(createKilnCUDAVectorElementwisePass());
     // 6. Every linalg op becomes loops, parallel where the iteration space is.
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createCanonicalizerPass());

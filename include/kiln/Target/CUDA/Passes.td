@@ -86,6 +86,66 @@ def KilnCUDAMapParallelLoopsPass
                            "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"];
 }
 
+def KilnCUDARowKernelsPass
+    : Pass<"kiln-cuda-row-kernels", "mlir::func::FuncOp"> {
+  let summary = "Softmax, layer_norm and other row groups as one kernel each";
+  let description = [{
+    On buffers, before linalg becomes loops. A row group starts at a
+    `linalg.generic` that reduces its last loop (static shapes, float
+    combiner `addf`, `mulf`, `max*f`, `min*f` of at most 32 bits) and grows
+    over the neighbouring `linalg.fill`, `linalg.copy` and elementwise
+    `linalg.generic` ops over the same outer (row) dims and the same row
+    length, stepping over ops without memory effects, allocations and the
+    trace hooks, as long as every buffer the group writes is accessed one
+    row at a time (then running the ops row after row equals running them
+    op after op). The group becomes one `gpu.launch` inserted at its last op:
+    a row gets T threads (a multiple of 32, at most `max-threads`), 256 / T
+    rows share a block; each thread holds its part of the row in registers
+    (at most 4 chunks of 16 bytes, or 16 elements where the row cannot be
+    read in 16-byte vectors: ragged lengths, unaligned views), so the row is
+    read from memory once per buffer and every intermediate row stays in
+    registers; reductions combine lanes with `gpu.shuffle xor` and warps
+    through shared memory; each buffer is stored once, after its last write
+    in the group, and buffers only the group uses (`memref.alloc`) are never
+    stored. Rows longer than that stay on the generic path.
+  }];
+  let options = [
+    Option<"maxThreads", "max-threads", "int64_t", "1024",
+           "most threads per row (a multiple of 32 in [32, 1024])">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::vector::VectorDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def KilnCUDAVectorElementwisePass
+    : Pass<"kiln-cuda-vector-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Elementwise generics with 16-byte accesses in a grid-stride loop";
+  let description = [{
+    On buffers, before linalg becomes loops. A top-level `linalg.generic`
+    with only parallel loops, static shapes, a scalar body (no memory
+    effects; `linalg.index` allowed), identity output maps and input maps
+    made of loop dims and constants with the innermost dim, where it
+    appears, last, becomes a `gpu.launch` of 256-thread blocks (at most
+    `max-blocks`) whose threads step through the iteration space in vectors
+    of 16 bytes of the widest operand read along the innermost dim
+    (`vector<4xf32>`, `vector<8xf16>`): a `vector.load` per such operand, one
+    scalar load per operand broadcast across it, the body cloned per
+    element, a `vector.store` per result (alignment: the vector's bytes).
+    Needs the innermost range to be a multiple of the vector width and
+    every operand read along it to have a unit inner stride and a static
+    offset and outer strides that are multiples of it; anything else keeps
+    the generic path.
+  }];
+  let options = [
+    Option<"maxBlocks", "max-blocks", "int64_t", "8192",
+           "most blocks of a launch; threads loop over the rest">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::vector::VectorDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def KilnCUDAWarpReductionsPass
     : Pass<"kiln-cuda-warp-reductions", "mlir::func::FuncOp"> {
   let summary = "One warp per row for row reductions, combined with shuffles";
