@@ -162,6 +162,9 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value value) {
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
           out[base + c * rows + r] = values[base + r * cols + c];
+    // The untransposed copy (a split made just now) goes.
+    if (value.use_empty())
+      value.getDefiningOp()->erase();
     return arith::ConstantOp::create(b, loc,
                                      DenseElementsAttr::get(resultType, ArrayRef<float>(out)));
   }
