@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/bit.h"
@@ -177,10 +178,28 @@ bool isStaticF32(Value value) {
   return type && type.hasStaticShape() && type.getElementType().isF32();
 }
 
+/// What a value became for its products: A' (role 0), B'^T (1), a
+/// convolution's x' (2) or W' (3). An activation read by several products
+/// (an attention layer's Q, K and V projections) is split once.
+struct SplitCache {
+  DenseMap<std::pair<Value, int>, Value> splits;
+  DominanceInfo &dominance;
+
+  Value get(Value value, int role, Operation *user, function_ref<Value()> make) {
+    auto known = splits.find({value, role});
+    if (known != splits.end() && dominance.properlyDominates(known->second, user))
+      return known->second;
+    Value result = make();
+    if (!result.getDefiningOp<arith::ConstantOp>())
+      splits[{value, role}] = result;
+    return result;
+  }
+};
+
 /// A (batch) matmul with default maps on static f32 tensors, K and N
 /// multiples of 4 (16-byte rows for the template's TMA and stores), becomes
 /// C = A' * B'^T.
-template <typename OpTy> void splitMatmul(OpTy op, IRRewriter &rewriter) {
+template <typename OpTy> void splitMatmul(OpTy op, IRRewriter &rewriter, SplitCache &cache) {
   if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps() ||
       !llvm::all_of(op->getOperands(), isStaticF32))
     return;
@@ -194,8 +213,10 @@ template <typename OpTy> void splitMatmul(OpTy op, IRRewriter &rewriter) {
   // A' = [As | Ab | Ab] along K (A's last axis), B' = [Bb ; Bs ; Bb] along
   // K (B's rows), then transposed: at run time by the tiled transpose
   // kernel, which kiln-cuda-gemm makes of a transpose writing a B.
-  Value a = splitOperand(rewriter, loc, lhs, rank - 1, 0);
-  Value bt = transposeLastTwo(rewriter, loc, splitOperand(rewriter, loc, rhs, rank - 2, 1));
+  Value a = cache.get(lhs, 0, op, [&] { return splitOperand(rewriter, loc, lhs, rank - 1, 0); });
+  Value bt = cache.get(rhs, 1, op, [&] {
+    return transposeLastTwo(rewriter, loc, splitOperand(rewriter, loc, rhs, rank - 2, 1));
+  });
   MLIRContext *context = rewriter.getContext();
   unsigned base = rank - 2;
   auto map = [&](unsigned x, unsigned y) {
@@ -247,13 +268,14 @@ Value splitConvInput(OpBuilder &b, Location loc, Value input) {
 /// channels: x' = [xb ; xs ; xb] and W' = [Ws | Wb | Wb] along C, so its
 /// im2col product (kiln-cuda-lower-precision) is the split one, K in (c, i,
 /// j) order putting the small terms first.
-void splitConv(linalg::Conv2DNchwFchwOp op, IRRewriter &rewriter) {
+void splitConv(linalg::Conv2DNchwFchwOp op, IRRewriter &rewriter, SplitCache &cache) {
   if (!op.hasPureTensorSemantics() || !llvm::all_of(op->getOperands(), isStaticF32))
     return;
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
-  Value x = splitConvInput(rewriter, loc, op.getInputs()[0]);
-  Value w = splitOperand(rewriter, loc, op.getInputs()[1], 1, 0);
+  Value input = op.getInputs()[0], filter = op.getInputs()[1];
+  Value x = cache.get(input, 2, op, [&] { return splitConvInput(rewriter, loc, input); });
+  Value w = cache.get(filter, 3, op, [&] { return splitOperand(rewriter, loc, filter, 1, 0); });
   auto conv = linalg::Conv2DNchwFchwOp::create(rewriter, loc, op->getResultTypes(),
                                                ValueRange{x, w}, op.getOutputs(),
                                                op.getStrides(), op.getDilations());
@@ -292,17 +314,19 @@ struct KilnCUDASplitF32Pass final : impl::KilnCUDASplitF32PassBase<KilnCUDASplit
         products.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(getOperation());
+    SplitCache cache{{}, dominance};
     // Program order: a product's operands are never a later product's
     // (replaced) results.
     SmallVector<Value> operands;
     for (Operation *op : products) {
       operands.append(op->operand_begin(), op->operand_end());
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
-        splitMatmul(matmul, rewriter);
+        splitMatmul(matmul, rewriter, cache);
       else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op))
-        splitMatmul(batch, rewriter);
+        splitMatmul(batch, rewriter, cache);
       else if (convolutions)
-        splitConv(cast<linalg::Conv2DNchwFchwOp>(op), rewriter);
+        splitConv(cast<linalg::Conv2DNchwFchwOp>(op), rewriter, cache);
     }
     eraseDeadProducers(operands, rewriter);
   }

@@ -106,3 +106,18 @@ func.func @refused(%a0: tensor<16x6xf32>, %b0: tensor<6x8xf32>, %a1: tensor<16x8
          ins(%a0, %b4 : tensor<16x6xf32>, tensor<8x6xf32>) outs(%e0 : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %0, %1, %2, %3, %4 : tensor<16x8xf32>, tensor<16x6xf32>, tensor<?x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>
 }
+
+// An activation read by two products (Q and K projections) is split once.
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[A:.*]] = tensor.collapse_shape
+// CHECK-SAME: tensor<16x3x4xf32> into tensor<16x12xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.matmul indexing_maps = [{{.*}}] ins(%[[A]], %{{.*}} : tensor<16x12xf32>, tensor<8x12xf32>)
+// CHECK: linalg.matmul indexing_maps = [{{.*}}] ins(%[[A]], %{{.*}} : tensor<16x12xf32>, tensor<8x12xf32>)
+func.func @shared(%a: tensor<16x4xf32>, %init: tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>) {
+  %wq = arith.constant dense<0.25> : tensor<4x8xf32>
+  %wk = arith.constant dense<0.5> : tensor<4x8xf32>
+  %q = linalg.matmul ins(%a, %wq : tensor<16x4xf32>, tensor<4x8xf32>) outs(%init : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %k = linalg.matmul ins(%a, %wk : tensor<16x4xf32>, tensor<4x8xf32>) outs(%init : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %q, %k : tensor<16x8xf32>, tensor<16x8xf32>
+}
