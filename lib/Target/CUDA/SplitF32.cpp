@@ -39,13 +39,15 @@ using namespace mlir;
 constexpr uint32_t kTF32Mask = 0xFFFFE000u, kTF32Half = 0x1000u;
 
 /// `x` rounded to the nearest tf32 value (ties away from zero, as
-/// cvt.rna.tf32.f32); infinities and NaNs stay what they are.
+/// cvt.rna.tf32.f32); an infinity stays one (a NaN may become one, but its
+/// small half is then NaN).
 float roundToTF32(float x) {
   return llvm::bit_cast<float>((llvm::bit_cast<uint32_t>(x) + kTF32Half) & kTF32Mask);
 }
 
 /// The two tf32 halves of `x`: big, then small (zero where big is x, so an
-/// infinity has no NaN remainder).
+/// infinity's small half is 0, not inf - inf; its products with the other
+/// operand's zero small half are still NaN: inf * 0).
 std::pair<float, float> splitValue(float x) {
   float big = roundToTF32(x);
   return {big, big == x ? 0.0f : roundToTF32(x - big)};
