@@ -22,10 +22,14 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/bit.h"
+
+#include <cstring>
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNCUDASPLITF32PASS
@@ -64,6 +68,24 @@ Value emitRoundToTF32(OpBuilder &b, Location loc, Value x) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), rounded);
 }
 
+/// The elements of an f32 constant: dense, or a resource blob (the ONNX
+/// importer's weights); none for anything else.
+std::optional<SmallVector<float>> constantValues(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    return llvm::to_vector(dense.getValues<float>());
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  int64_t count = cast<RankedTensorType>(value.getType()).getNumElements();
+  if (!blob || blob->getData().size() != static_cast<size_t>(count) * sizeof(float))
+    return std::nullopt;
+  SmallVector<float> values(count);
+  std::memcpy(values.data(), blob->getData().data(), blob->getData().size());
+  return values;
+}
+
 /// `value` with dimension `axis` three times as long: parts 0, 1 and 2 along
 /// it are x's big half, except part `smallPart`, which is x's small half.
 /// Computed now for a constant, else by a generic writing [..., 3, D, ...]
@@ -79,21 +101,17 @@ Value splitOperand(OpBuilder &b, Location loc, Value value, int64_t axis, int64_
   tripled[axis] *= 3;
   auto resultType = RankedTensorType::get(tripled, b.getF32Type());
 
-  DenseElementsAttr dense;
-  if (auto constant = value.getDefiningOp<arith::ConstantOp>())
-    dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (dense) {
+  if (std::optional<SmallVector<float>> values = constantValues(value)) {
     // outer x [3 x D x inner] in row-major order.
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < axis; ++i)
       outer *= shape[i];
     for (int64_t i = axis; i < rank; ++i)
       inner *= shape[i];
-    auto values = llvm::to_vector(dense.getValues<float>());
-    SmallVector<float> out(3 * values.size());
+    SmallVector<float> out(3 * values->size());
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
-        auto [big, small] = splitValue(values[o * inner + i]);
+        auto [big, small] = splitValue((*values)[o * inner + i]);
         for (int64_t part = 0; part < 3; ++part)
           out[(o * 3 + part) * inner + i] = part == smallPart ? small : big;
       }
@@ -154,17 +172,13 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value value) {
   SmallVector<int64_t> shape(type.getShape());
   std::swap(shape[rank - 2], shape[rank - 1]);
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  DenseElementsAttr dense;
-  if (auto constant = value.getDefiningOp<arith::ConstantOp>())
-    dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (dense) {
+  if (std::optional<SmallVector<float>> values = constantValues(value)) {
     int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
-    auto values = llvm::to_vector(dense.getValues<float>());
-    SmallVector<float> out(values.size());
-    for (int64_t base = 0; base < static_cast<int64_t>(values.size()); base += rows * cols)
+    SmallVector<float> out(values->size());
+    for (int64_t base = 0; base < static_cast<int64_t>(values->size()); base += rows * cols)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
-          out[base + c * rows + r] = values[base + r * cols + c];
+          out[base + c * rows + r] = (*values)[base + r * cols + c];
     // The untransposed copy (a split made just now) goes.
     if (value.use_empty())
       value.getDefiningOp()->erase();

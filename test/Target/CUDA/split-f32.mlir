@@ -121,3 +121,24 @@ func.func @shared(%a: tensor<16x4xf32>, %init: tensor<16x8xf32>) -> (tensor<16x8
   %k = linalg.matmul ins(%a, %wk : tensor<16x4xf32>, tensor<4x8xf32>) outs(%init : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %q, %k : tensor<16x8xf32>, tensor<16x8xf32>
 }
+
+// A weight held as a resource blob (what the ONNX importer makes) is split
+// now too: 0.1 as above.
+// CHECK-LABEL: func.func @resource
+// CHECK: %[[BT:.*]] = arith.constant dense<{{\[}}[0.0999755859, 0.0999755859, 0.0999755859, 0.0999755859, 2.44230032E-5, 2.44230032E-5, 2.44230032E-5, 2.44230032E-5, 0.0999755859, 0.0999755859, 0.0999755859, 0.0999755859]
+// CHECK-SAME: tensor<4x12xf32>
+// CHECK: linalg.matmul indexing_maps = [{{.*}}] ins(%{{.*}}, %[[BT]] : tensor<16x12xf32>, tensor<4x12xf32>)
+// CHECK-NOT: dense_resource<w4x4>
+func.func @resource(%a: tensor<16x4xf32>, %init: tensor<16x4xf32>) -> tensor<16x4xf32> {
+  %w = arith.constant dense_resource<w4x4> : tensor<4x4xf32>
+  %0 = linalg.matmul ins(%a, %w : tensor<16x4xf32>, tensor<4x4xf32>) outs(%init : tensor<16x4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w4x4: "0x04000000CDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3DCDCCCC3D"
+    }
+  }
+#-}
