@@ -9,7 +9,9 @@ layernorm rows), plus half-precision GEMMs (f16 and bf16 at 4096^3 and
 so the Hopper GEMM template with f32 accumulation, timed against
 torch.matmul in the same dtype, i.e. cuBLAS) and tf32 GEMMs (f32 model,
 --precision=tf32, against torch.matmul with TF32 allowed; Kiln's time
-includes the transpose kernel that makes the input B K-major). `compile` writes each case's CUDA artifact, inputs and
+includes the transpose kernel that makes the input B K-major) and fp32 GEMMs
+(--precision=fp32: 3xTF32, Kiln's time including the kernels that split A
+and B; against torch.matmul with TF32 off, i.e. cuBLAS SGEMM). `compile` writes each case's CUDA artifact, inputs and
 parameters; `run` times Kiln with `kiln-run --device cuda --bench` (its
 `device_ms` line: inputs on the device to last kernel done, launches
 included, host<->device copies excluded)
@@ -66,7 +68,8 @@ def compile_cases(args):
 
 HALF_GEMMS = [("f16", "fp16", 4096), ("f16", "fp16", 8192),
               ("bf16", "bf16", 4096), ("bf16", "bf16", 8192), ("bf16", "bf16", 4000),
-              ("f32", "tf32", 4096), ("f32", "tf32", 8192)]
+              ("f32", "tf32", 4096), ("f32", "tf32", 8192),
+              ("f32", "fp32", 4096), ("f32", "fp32", 8192)]
 
 
 def compile_half_gemms(args):

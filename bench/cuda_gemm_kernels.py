@@ -4,9 +4,10 @@
 
 On the GPU machine, for bench/cuda.py's GEMM cases (BENCH_DIR/gemm_*): runs
 each Kiln artifact under `ncu --clock-control none` (kiln-run draws its own
-random inputs: never zeros) and `torch.matmul` in the same dtype (TF32 on for
-the tf32 cases) likewise, and prints the median gpu__time_duration of every
-kernel: Kiln's GEMM kernel (and, for tf32, the transpose of B) against
+random inputs: never zeros) and `torch.matmul` in the same dtype (TF32 on
+for the tf32 cases; off for fp32, i.e. cuBLAS SGEMM) likewise, and prints
+the median gpu__time_duration of every kernel: Kiln's GEMM kernel (and, for tf32, the transpose of B; for fp32,
+3xTF32's kernels splitting A and B and the transpose) against
 cuBLAS's, with TFLOP/s and the ratio of the GEMM kernels alone and of
 Kiln's kernels together.
 """

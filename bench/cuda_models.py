@@ -7,11 +7,12 @@
 `compile` writes DIR/<model>_<precision>.so for ResNet-50 (32x3x224x224) and
 BERT-base (32x128) from ZOO (bench/models/zoo.py, full size) with
 --target=cuda --weights=none (the runtime generates the weights and uploads
-them once) and --precision=fp16|bf16|tf32. `run` times each with `kiln-run
+them once) and --precision=fp16|bf16|tf32|fp32. `run` times each with `kiln-run
 --device cuda --warmup 3 --bench 10 --profile` (device_ms: inputs on the
 device to the last kernel done; the top dispatches) and the torchvision /
 transformers model in the same dtype (fp16/bf16: weights and inputs in that
-dtype; tf32: f32 with TF32 allowed in cuBLAS and cuDNN) with CUDA events,
+dtype; tf32: f32 with TF32 allowed in cuBLAS and cuDNN; fp32: f32 with TF32
+off) with CUDA events,
 median of 20 after warm-up, eager and torch.compile.
 """
 
@@ -25,7 +26,8 @@ import time
 
 import numpy as np
 
-CASES = [("resnet50", "fp16"), ("resnet50", "bf16"), ("resnet50", "tf32"), ("bert", "fp16")]
+CASES = [("resnet50", "fp16"), ("resnet50", "bf16"), ("resnet50", "tf32"), ("bert", "fp16"),
+         ("resnet50", "fp32"), ("bert", "fp32")]
 SHAPES = {"resnet50": ["--input-shape=input=32x3x224x224"],
           "bert": ["--input-shape=input_ids=32x128", "--input-shape=attention_mask=32x128"]}
 
@@ -65,7 +67,8 @@ def time_torch(fn, inputs, torch, warmup=5, reps=20):
 
 
 def torch_model(model, precision, torch):
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[precision]
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32,
+             "fp32": torch.float32}[precision]
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
     if model == "resnet50":

@@ -47,6 +47,12 @@ public:
   }
 };
 
+/// Whether fp32 products take the 3xTF32 route (the only f32 products with
+/// a K-major B in that mode are kiln-cuda-split-f32's).
+bool usesSplitF32(const CUDAOptions &cuda) {
+  return cuda.precision == "fp32" && cuda.chip == "sm_90a" && cuda.f32Gemm == "3xtf32";
+}
+
 class CUDATargetInfo final : public TargetInfo {
 public:
   llvm::StringRef name() const override { return "cuda"; }
@@ -65,6 +71,17 @@ public:
       precision.convolutions = options.cuda.chip == "sm_90a";
       pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(precision));
     }
+    // 0c. fp32 on sm_90a: products as error-compensated tf32 products
+    //     (3xTF32: split operands, weights now), convolutions then as
+    //     im2col + products; --cuda-f32-gemm=simt keeps the SIMT loops.
+    bool split = usesSplitF32(options.cuda);
+    if (split) {
+      pm.addNestedPass<func::FuncOp>(createKilnCUDASplitF32Pass());
+      KilnCUDALowerPrecisionPassOptions convs;
+      convs.precision = "tf32";
+      convs.matmuls = false;
+      pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(convs));
+    }
     // 1-5. Entry, trace hooks around each dispatch, buffers, out-params,
     //      deallocation, copies, as on the CPU (no CPU row kernels).
     pm.addPass(createKilnPrepareEntryPass());
@@ -75,7 +92,7 @@ public:
     //     and a gpu.launch), before the generic path turns them into loops.
     KilnCUDAGemmPassOptions gemm;
     gemm.chip = options.cuda.chip;
-    gemm.tf32 = options.cuda.precision == "tf32";
+    gemm.tf32 = options.cuda.precision == "tf32" || split;
     gemm.stages = options.cuda.gemmStages;
     pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
     // 5c. Other results are computed in their output buffers (no copy kernel).

@@ -87,6 +87,12 @@ static cl::opt<std::string> precisionOption(
              "(operands and weights in 16 bits); f32 accumulation and outputs"),
     cl::value_desc("fp32|tf32|fp16|bf16"), cl::init("fp32"), cl::cat(kilncCategory));
 
+static cl::opt<std::string> f32GemmOption(
+    "cuda-f32-gemm",
+    cl::desc("--precision=fp32 products on sm_90a: 3xtf32 (split operands on tf32 "
+             "tensor cores, error-compensated; default) or simt (FMA loops)"),
+    cl::value_desc("3xtf32|simt"), cl::init("3xtf32"), cl::Hidden, cl::cat(kilncCategory));
+
 static cl::opt<int64_t> gemmStagesOption(
     "cuda-gemm-stages",
     cl::desc("Shared-memory pipeline depth of the CUDA GEMM template, 2..4 (default 3)"),
@@ -208,6 +214,8 @@ int main(int argc, char **argv) {
     if (precisionOption != "fp32" && precisionOption != "tf32" && precisionOption != "fp16" &&
         precisionOption != "bf16")
       return fail("--precision='" + precisionOption + "': expected fp32, tf32, fp16 or bf16");
+    if (f32GemmOption != "3xtf32" && f32GemmOption != "simt")
+      return fail("--cuda-f32-gemm='" + f32GemmOption + "': expected 3xtf32 or simt");
   }
   if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +
@@ -247,6 +255,7 @@ int main(int argc, char **argv) {
   options.cuda.chip = gpuOption;
   options.cuda.precision = precisionOption;
   options.cuda.gemmStages = gemmStagesOption;
+  options.cuda.f32Gemm = f32GemmOption;
   options.weights = weightsOption;
   if (maxFoldBytes < 0)
     return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +

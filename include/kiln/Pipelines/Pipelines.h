@@ -56,6 +56,9 @@ struct CUDAOptions {
   std::string toolkit;
   /// Matmul operand precision (kilnc --precision): fp32, tf32, fp16 or bf16.
   std::string precision = "fp32";
+  /// fp32 products on sm_90a (kilnc --cuda-f32-gemm): "3xtf32" (split
+  /// operands on tf32 tensor cores, kiln-cuda-split-f32) or "simt".
+  std::string f32Gemm = "3xtf32";
 };
 
 /// Everything a pipeline needs to know; filled by the tools from their flags.

@@ -367,6 +367,8 @@ struct KilnCUDALowerPrecisionPass final
           lowerConv(conv, type, rewriter);
         continue;
       }
+      if (!this->matmuls)
+        continue;
       if (tf32) {
         if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
           lowerTF32(matmul, rewriter);

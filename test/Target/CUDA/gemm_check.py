@@ -4,7 +4,7 @@
        gemm_check.py run WORK --kiln-run KILN_RUN    (on a GPU machine)
 
 Each case is a (batch) matmul model compiled with kilnc --target=cuda
---precision=fp16|bf16|tf32. `compile` also checks that the kernel module uses the
+--precision=fp16|bf16|tf32|fp32. `compile` also checks that the kernel module uses the
 template (wgmma.mma_async and cp.async.bulk.tensor in the PTX) exactly for
 the shapes it takes (tile multiples and ragged edges with N, K multiples of
 8, or of 4 for tf32); the others use the generic SIMT kernels.
@@ -15,7 +15,11 @@ element with a float64 product of the inputs rounded to the precision:
 misplaced element fails by orders of magnitude). tf32 reads the f32 inputs
 with 10 mantissa bits, rounded or truncated by the hardware: its reference
 is the float64 product of the f32 inputs, within 2.5e-3 * (|A| @ |B|)
-(two operands off by up to 2^-10 each). It also prints the error
+(two operands off by up to 2^-10 each). fp32 (3xTF32: split operands on
+tf32 tensor cores) is held to 1e-5 * (|A| @ |B|) against the float64
+product of the f32 inputs; where torch is installed it also prints the
+error of cuBLAS SGEMM (cuDNN for convolutions, TF32 off) on the same
+inputs. It also prints the error
 against the float64 product of the unrounded inputs (the precision's cost).
 The convolution cases (batch > 16, so linalg.conv_2d_nchw_fchw reaches the
 CUDA codegen: im2col + one product per image with shared filters) are
@@ -61,7 +65,24 @@ CASES = [
     ("tf32_generic_60x30x20", 1, 60, 30, 20, "tf32", False, False),
     # relu(A @ W + bias) with W transposed at compile time: one kernel.
     ("tf32_bias_relu_200x384x136", 1, 200, 384, 136, "tf32", True, True),
+    # fp32 (3xTF32): A split by a kernel into [As | Ab | Ab], B into
+    # [Bb ; Bs ; Bb] (then transposed), or at compile time for a weight;
+    # one tf32 product over 3K. N or K not a multiple of 4: SIMT.
+    ("fp32_256x256x128", 1, 256, 256, 128, "fp32", False, True),
+    ("fp32_2048x2048x2048", 1, 2048, 2048, 2048, "fp32", False, True),
+    ("fp32_batch3_256x128x192", 3, 256, 128, 192, "fp32", False, True),
+    ("fp32_weight_256x512x256", 1, 256, 512, 256, "fp32", True, True),
+    ("fp32_ragged_200x136x72", 1, 200, 136, 72, "fp32", False, True),
+    ("fp32_ragged_batch2_200x132x100", 2, 200, 132, 100, "fp32", False, True),
+    ("fp32_ragged_1000x1060x516", 1, 1000, 1060, 516, "fp32", False, True),
+    ("fp32_generic_60x30x20", 1, 60, 30, 20, "fp32", False, False),
+    ("fp32_generic_64x32x18", 1, 64, 32, 18, "fp32", False, False),
+    # relu(A @ W + bias): A's split and the GEMM with bias and relu.
+    ("fp32_bias_relu_200x384x136", 1, 200, 384, 136, "fp32", True, True),
 ]
+
+# Kernels of a product with a weight B and bias + relu in the epilogue.
+BIAS_KERNELS = {"tf32": 1, "fp32": 2}
 
 
 # Convolutions (NCHW, batch > 16 so that they reach the CUDA codegen as
@@ -87,7 +108,16 @@ CONV_CASES = [
     ("conv_bf16_1x1s2_17x64x14x14_f72_bias_res", (17, 64, 14, 14), (72, 64, 1, 1), 2, 0, "bf16",
      True),
     ("conv_tf32_3x3_17x16x9x9_f40_bias_res", (17, 16, 9, 9), (40, 16, 3, 3), 1, 1, "tf32", True),
+    # fp32 (3xTF32): the input split into [xb ; xs ; xb] along C (one more
+    # kernel), the filters [Ws | Wb | Wb] now; then im2col + products.
+    ("conv_fp32_3x3_17x32x7x7_f40_p49", (17, 32, 7, 7), (40, 32, 3, 3), 1, 1, "fp32", False),
+    ("conv_fp32_7x7s2_17x3x40x40_f64_stem", (17, 3, 40, 40), (64, 3, 7, 7), 2, 3, "fp32", False),
+    ("conv_fp32_3x3_17x16x9x9_f40_bias_res", (17, 16, 9, 9), (40, 16, 3, 3), 1, 1, "fp32", True),
 ]
+
+# Tolerance of |out - ref| in units of |A| @ |B| (the products of absolute
+# values): f32 accumulation; tf32 reads operands with 10 mantissa bits.
+TOLERANCE = {"tf32": 2.5e-3, "fp32": 1e-5}
 
 
 def conv_model(x_shape, w_shape, stride, pad, weight, bias=None):
@@ -180,8 +210,8 @@ def compile_cases(args):
             if used != template:
                 error = f"the GEMM template is {'used' if used else 'not used'}, expected " \
                         f"{'it' if template else 'the generic path'}"
-            elif bias is not None and kernels != (1 if precision == "tf32" else 2):
-                error = f"{kernels} kernels, expected {1 if precision == 'tf32' else 2} " \
+            elif bias is not None and kernels != BIAS_KERNELS.get(precision, 2):
+                error = f"{kernels} kernels, expected {BIAS_KERNELS.get(precision, 2)} " \
                         "(bias and relu in the GEMM's epilogue)"
         with open(os.path.join(case, "meta.json"), "w") as f:
             json.dump({"batch": batch, "m": m, "n": n, "k": k, "precision": precision,
@@ -210,9 +240,10 @@ def compile_cases(args):
             error = "compile failed: " + (ptx.stderr or lib.stderr).strip()
         elif "wgmma.mma_async" not in ptx.stdout:
             error = "the convolution does not use the GEMM template"
-        elif ptx.stdout.count(".entry ") != 2:
-            error = (f"{ptx.stdout.count('.entry ')} kernels, expected 2 (im2col, and the GEMM "
-                     "with its epilogue)")
+        elif ptx.stdout.count(".entry ") != (3 if precision == "fp32" else 2):
+            error = (f"{ptx.stdout.count('.entry ')} kernels, expected "
+                     f"{3 if precision == 'fp32' else 2} (fp32: the input's split; im2col, and "
+                     "the GEMM with its epilogue)")
         with open(os.path.join(case, "meta.json"), "w") as f:
             json.dump({"conv": True, "x": x_shape, "stride": stride, "pad": pad,
                        "precision": precision}, f)
@@ -225,13 +256,43 @@ def compile_cases(args):
 
 
 def round_to(x, precision):
-    if precision == "tf32":
+    if precision in ("tf32", "fp32"):
         return x.astype(np.float32).astype(np.float64)
     if precision == "fp16":
         return x.astype(np.float16).astype(np.float64)
     bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
     bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16  # round to nearest even
     return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def _torch():
+    """torch with CUDA and TF32 off (cuBLAS SGEMM, cuDNN f32), or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    return torch
+
+
+def cublas_sgemm(a, b):
+    """The same product by cuBLAS in f32 (float64 result), or None."""
+    torch = _torch()
+    if torch is None:
+        return None
+    return torch.matmul(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()).double().cpu().numpy()
+
+
+def cudnn_conv(x, w, stride, pad):
+    """The same convolution by cuDNN in f32 (float64 result), or None."""
+    torch = _torch()
+    if torch is None:
+        return None
+    return torch.nn.functional.conv2d(torch.from_numpy(x).cuda(), torch.from_numpy(w).cuda(),
+                                      stride=stride, padding=pad).double().cpu().numpy()
 
 
 def have_driver():
@@ -282,11 +343,18 @@ def run_cases(args):
                 bias = np.load(os.path.join(case, "bias.npy")).astype(np.float64)
                 epilogue = lambda x: np.maximum(x + bias, 0.0)  # noqa: E731
             ref = epilogue(ref)
-            tolerance = 2.5e-3 if precision == "tf32" else 1e-4
+            tolerance = TOLERANCE.get(precision, 1e-4)
             bad = ~(np.abs(out - ref) <= tolerance * scale)  # NaN fails too
             exact = epilogue(np.matmul(a.astype(np.float64), b.astype(np.float64)))
             rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
             detail = f"rel. error vs unrounded f64 {rel:.2e}"
+            if precision == "fp32":
+                detail += f", max {np.max(np.abs(out - ref) / scale):.2e} of |A||B|"
+                sgemm = cublas_sgemm(a, b)
+                if sgemm is not None:
+                    sgemm = epilogue(sgemm)
+                    detail += (f"; cuBLAS SGEMM {np.linalg.norm(sgemm - exact) / np.linalg.norm(exact):.2e}"
+                               f", max {np.max(np.abs(sgemm - ref) / scale):.2e}")
             if bad.any():
                 first = tuple(int(i) for i in np.argwhere(bad)[0])
                 error = (f"{int(bad.sum())} of {out.size} elements wrong (NaN: "
@@ -330,12 +398,19 @@ def run_cases(args):
             xr, wr = round_to(x, precision), round_to(w, precision)
             ref = np.maximum(conv_reference(xr, wr, stride, pad) + add, 0.0)
             scale = conv_reference(np.abs(xr), np.abs(wr), stride, pad) + 1e-3
-            tolerance = 2.5e-3 if precision == "tf32" else 1e-4
+            tolerance = TOLERANCE.get(precision, 1e-4)
             bad = ~(np.abs(out - ref) <= tolerance * scale)  # NaN fails too
             exact = np.maximum(conv_reference(x.astype(np.float64), w.astype(np.float64),
                                               stride, pad) + add, 0.0)
             rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
             detail = f"rel. error vs unrounded f64 {rel:.2e}"
+            if precision == "fp32" and out.shape == ref.shape:
+                detail += f", max {np.max(np.abs(out - ref) / scale):.2e} of |x||w|"
+                cudnn = cudnn_conv(x, w, stride, pad)
+                if cudnn is not None:
+                    cudnn = np.maximum(cudnn + add, 0.0)
+                    detail += (f"; cuDNN f32 {np.linalg.norm(cudnn - exact) / np.linalg.norm(exact):.2e}"
+                               f", max {np.max(np.abs(cudnn - ref) / scale):.2e}")
             if out.shape != ref.shape:
                 error = f"output shape {out.shape}, expected {ref.shape}"
             elif bad.any():

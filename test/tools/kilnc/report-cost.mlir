@@ -1,7 +1,8 @@
 // RUN: kilnc %s --emit=codegen --report=cost -o /dev/null 2>&1 | FileCheck %s
 // RUN: kilnc %s --emit=codegen --report=cost --report-format=json -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 // RUN: not kilnc %s --emit=dispatch --report=cost 2>&1 | FileCheck %s --check-prefix=STAGE
-// RUN: kilnc %s --target=cuda --emit=codegen --report=cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: kilnc %s --target=cuda --cuda-f32-gemm=simt --emit=codegen --report=cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: kilnc %s --target=cuda --emit=codegen --report=cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
 
 /// A 32x32x32 matmul: 2*32^3 FLOPs; A and B read, C read (its zero init is
 /// the accumulator) and written: 4 x 4096 bytes. exp + add fuse into one
@@ -23,6 +24,16 @@
 // CUDA-NEXT: id flops bytes flop/B dispatch
 // CUDA-NEXT: 0 65536 16384 4.00 #0 matmul
 // CUDA-NEXT: 1 2048 12288 0.17 #1 generic
+/// fp32 on sm_90a by default (3xTF32): the split of A (x) and of B (w,
+/// an input here), B' transposed, and one product over K = 96: three times
+/// the FLOPs, read from operands three times as large.
+// SPLIT: cost report: 5 dispatches
+// SPLIT-NEXT: id flops bytes flop/B dispatch
+// SPLIT-NEXT: 0 6144 16384 0.38 #0 generic
+// SPLIT-NEXT: 1 6144 16384 0.38 #1 generic
+// SPLIT-NEXT: 2 0 24576 0.00 #2 transpose
+// SPLIT-NEXT: 3 196608 32768 6.00 #3 matmul
+// SPLIT-NEXT: 4 2048 12288 0.17 #4 generic
 func.func @main(%x: tensor<32x32xf32>, %w: tensor<32x32xf32>) -> tensor<32x32xf32> {
   %a = kiln.matmul %x, %w : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   %b = kiln.exp %a : tensor<32x32xf32>

@@ -250,11 +250,48 @@ def KilnCUDALowerPrecisionPass
     `linalg.batch_matmul` per image with the filters (converted now) shared:
     maps (b, m, n, k) -> W[m, k], col[b, n, k], Y[b, m, n]; its f32 result
     is the convolution's, expanded back to [N, F, OH, OW].
+
+    With `matmuls=false` only convolutions are rewritten: kilnc's
+    `--precision=fp32` path runs it with `tf32` after kiln-cuda-split-f32.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"fp16\"", "fp16, bf16 or tf32">,
     Option<"convolutions", "convolutions", "bool", "true",
-           "2-D convolutions as im2col + products (for kiln-cuda-gemm on sm_90a)">
+           "2-D convolutions as im2col + products (for kiln-cuda-gemm on sm_90a)">,
+    Option<"matmuls", "matmuls", "bool", "true",
+           "(batch) matmuls too; false: convolutions only (after kiln-cuda-split-f32)">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def KilnCUDASplitF32Pass : Pass<"kiln-cuda-split-f32", "mlir::func::FuncOp"> {
+  let summary = "Exact-f32 products as error-compensated tf32 products (3xTF32)";
+  let description = [{
+    `kilnc --precision=fp32` on sm_90a. Runs on tensors. Each f32 operand x
+    splits into big = x rounded to tf32 and small = x - big rounded to tf32
+    (both read exactly by tf32 wgmma), and A * B becomes
+    As * Bb + Ab * Bs + Ab * Bb (f32 accumulation; the dropped As * Bs is
+    below 2^-22 of |A| |B|): one tf32 product over a K three times as
+    long, A' = [As | Ab | Ab] and B' = [Bb ; Bs ; Bb], small terms first.
+
+    A `linalg.matmul` or `linalg.batch_matmul` with default maps, static f32
+    operands and K and N multiples of 4 becomes a product of A' (M x 3K)
+    and B'^T (N x 3K) with the maps of C = A * B^T, which kiln-cuda-gemm
+    takes with `tf32`. A constant operand (a weight) is split and
+    transposed now; any other is split by an elementwise `linalg.generic`
+    writing [..., 3, K, ...] (then collapsed), and B^T is a
+    `linalg.transpose`.
+
+    With `convolutions`, a `linalg.conv_2d_nchw_fchw` on static f32
+    tensors becomes one with three times the channels, x' = [xb ; xs ; xb]
+    and W' = [Ws | Wb | Wb], for kiln-cuda-lower-precision (tf32,
+    `matmuls=false`) to turn into im2col + products. Other ops, and
+    products these rules refuse, keep the SIMT path.
+  }];
+  let options = [
+    Option<"convolutions", "convolutions", "bool", "true",
+           "2-D convolutions too (with three times the channels)">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];
