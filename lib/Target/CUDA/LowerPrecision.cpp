@@ -13,6 +13,8 @@
 
 #include "kiln/Target/CUDA/Passes.h"
 
+#include "ConstantWeights.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -49,8 +51,9 @@ Value castTensor(OpBuilder &b, Location loc, Value value, FloatType type) {
   return generic.getResult(0);
 }
 
-/// `value` (an f32 tensor) as `type`'s element type: a constant folded now,
-/// anything else through an elementwise truncf.
+/// `value` (an f32 tensor) as `type`'s element type: a constant folded now
+/// (see foldConversion for the forms it takes), anything else through an
+/// elementwise truncf.
 Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
   auto tensorType = cast<RankedTensorType>(value.getType());
   auto converted = tensorType.clone(type);
@@ -66,6 +69,8 @@ Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
     });
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(converted, values));
   }
+  if (Value folded = foldConversion(b, loc, value, type))
+    return folded;
   return castTensor(b, loc, value, type);
 }
 
@@ -121,6 +126,8 @@ Value transposeOperand(OpBuilder &b, Location loc, Value value) {
     return arith::ConstantOp::create(b, loc,
                                      DenseElementsAttr::get(transposed, ArrayRef<float>(out)));
   }
+  if (Value folded = foldTranspose(b, loc, value))
+    return folded;
   SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(permutation[rank - 2], permutation[rank - 1]);
   Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
@@ -225,6 +232,8 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
       auto paddedType = RankedTensorType::get({f, channels, kh, kw}, f32);
       filter = arith::ConstantOp::create(
           rewriter, loc, DenseElementsAttr::get(paddedType, ArrayRef<float>(padded)));
+    } else if (Value folded = foldChannelPad(rewriter, loc, filter, channels)) {
+      filter = folded;
     } else {
       filter = zeros(filter);
     }
