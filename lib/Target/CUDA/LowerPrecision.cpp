@@ -16,10 +16,12 @@
 #include "ConstantWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/APFloat.h"
 
 namespace kiln {
@@ -317,8 +319,8 @@ Value convertOnce(OpBuilder &b, Operation *user, Value value, FloatType type,
   if (known != converted.end() && dominance.properlyDominates(known->second, user))
     return known->second;
   Value result = convertOperand(b, user->getLoc(), value, type);
-  if (!result.getDefiningOp<arith::ConstantOp>())
-    converted[value] = result;
+  // Folded weights too: a weight read by several products is one blob.
+  converted[value] = result;
   return result;
 }
 
@@ -341,6 +343,24 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
                              ValueRange{init});
     rewriter.replaceOp(op, castTensor(rewriter, loc, wide->getResult(0), type));
   }
+}
+
+/// Erases the f32 weights (and the reshapes and transposes between them
+/// and their products) that the folded conversions left unused: bufferized,
+/// each would still become a global and a second copy in the weights blob.
+void eraseUnusedWeights(func::FuncOp function) {
+  SmallVector<Operation *> dead;
+  do {
+    for (Operation *op : dead)
+      op->erase();
+    dead.clear();
+    function.walk([&](Operation *op) {
+      if (isa<arith::ConstantOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+              linalg::TransposeOp, tensor::EmptyOp>(op) &&
+          op->use_empty() && isOpTriviallyDead(op))
+        dead.push_back(op);
+    });
+  } while (!dead.empty());
 }
 
 struct KilnCUDALowerPrecisionPass final
@@ -388,6 +408,7 @@ struct KilnCUDALowerPrecisionPass final
       else
         lower(cast<linalg::BatchMatmulOp>(op), type, rewriter, converted, dominance);
     }
+    eraseUnusedWeights(getOperation());
   }
 };
 

@@ -10,7 +10,10 @@
 
 // [[1, 0.1], [-2, 65520]] rounds to f16 [1, 0.1, -2, inf] and bf16
 // [1, 0.1, -2, 65536] (nearest even).
+// The f32 original, now unused, is erased (else it would be a second copy
+// in the weights blob).
 // CHECK-LABEL: func.func @resource
+// CHECK-NOT: dense_resource<w22>
 // CHECK: %[[X:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x2xf32>)
 // CHECK: %[[W:.*]] = arith.constant dense_resource<[[F16W:kiln_weight[_0-9]*]]> : tensor<2x2xf16>
 // CHECK: linalg.matmul ins(%[[X]], %[[W]] : tensor<4x2xf16>, tensor<2x2xf16>)
@@ -61,6 +64,19 @@ func.func @refused(%x: tensor<4x2xf32>, %init: tensor<4x2xf32>) -> (tensor<4x2xf
   %e = tensor.empty() : tensor<2x2xf32>
   %n = linalg.negf ins(%w : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
   %1 = linalg.matmul ins(%x, %n : tensor<4x2xf32>, tensor<2x2xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %0, %1 : tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// A weight read by two products is converted once: one blob.
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[S:.*]] = arith.constant dense_resource<kiln_weight{{[_0-9]*}}> : tensor<2x2xf16>
+// CHECK-NOT: dense_resource
+// CHECK: linalg.matmul ins(%{{.*}}, %[[S]] :
+// CHECK: linalg.matmul ins(%{{.*}}, %[[S]] :
+func.func @shared(%x: tensor<4x2xf32>, %y: tensor<4x2xf32>, %init: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %w = arith.constant dense_resource<w22> : tensor<2x2xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<4x2xf32>, tensor<2x2xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %1 = linalg.matmul ins(%y, %w : tensor<4x2xf32>, tensor<2x2xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %0, %1 : tensor<4x2xf32>, tensor<4x2xf32>
 }
 
