@@ -5,7 +5,9 @@
 
 `compile` builds every model of ZOO (bench/models/zoo.py --small, with its
 batch-2 inputs and onnxruntime references) with kilnc --target=cuda
---precision=fp16|bf16|tf32. `run` runs each on the GPU and compares every
+--precision=fp16|bf16|tf32, and once more in fp16 with --weights=external
+(`fp16-ext`: the f16 weights in the side file, mapped and uploaded by the
+runtime). `run` runs each on the GPU and compares every
 output with the float32 onnxruntime reference: max|out - ref| / max|ref| at
 most 1e-2 (issue 6's bound for reduced precisions; NaN fails).
 """
@@ -19,8 +21,14 @@ import sys
 
 import numpy as np
 
-PRECISIONS = ["fp16", "bf16", "tf32"]
+PRECISIONS = ["fp16", "bf16", "tf32", "fp16-ext"]
 TOLERANCE = 1e-2
+
+
+def kilnc_flags(precision):
+    if precision == "fp16-ext":
+        return ["--precision=fp16", "--weights=external"]
+    return [f"--precision={precision}"]
 
 
 def compile_zoo(args):
@@ -39,7 +47,7 @@ def compile_zoo(args):
         for precision in PRECISIONS:
             out = os.path.join(args.out, f"{model}_{precision}.so")
             run = subprocess.run([args.kilnc, os.path.join(src, "model.onnx"), "--target=cuda",
-                                  f"--precision={precision}", *shapes, "-o", out],
+                                  *kilnc_flags(precision), *shapes, "-o", out],
                                  capture_output=True, text=True)
             if run.returncode:
                 failures += 1

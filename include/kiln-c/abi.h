@@ -19,7 +19,7 @@ extern "C" {
 
 /* "KILN" little-endian, and the layout version of the structs below. */
 #define KILN_ABI_MAGIC 0x4E4C494Bu
-#define KILN_ABI_VERSION 3u
+#define KILN_ABI_VERSION 4u
 #define KILN_ABI_ENTRY_SYMBOL "kiln_abi_model_v1"
 
 /* Element types; values are stable across versions. */
@@ -160,13 +160,24 @@ typedef struct kiln_abi_host {
 typedef int32_t (*kiln_abi_run_fn)(void *const *buffers, const int64_t *dims,
                                    const kiln_abi_host *host);
 
-/* Where the weights (f32 constants, one blob addressed by offset) live. */
+/* Where the weights (constants, one blob addressed by offset) live. */
 typedef enum kiln_abi_weights_mode {
   KILN_ABI_WEIGHTS_EMBEDDED = 0, /* inside the artifact */
   KILN_ABI_WEIGHTS_EXTERNAL = 1, /* in weights_file, memory-mapped at load */
   KILN_ABI_WEIGHTS_NONE = 2      /* nowhere: the runtime fills the blob with
                                     seeded pseudo-random values (benchmarks) */
 } kiln_abi_weights_mode;
+
+/* A run of the weights blob holding elements of one type (ABI v4). CUDA
+ * artifacts compiled with --precision=fp16|bf16 hold 16-bit weights after
+ * the f32 ones; KILN_ABI_WEIGHTS_NONE fills each run with values of its
+ * type. */
+typedef struct kiln_abi_weights_segment {
+  uint64_t offset; /* bytes from the blob's start */
+  uint64_t bytes;
+  int32_t dtype;   /* kiln_abi_dtype: KILN_ABI_F32, _F16 or _BF16 */
+  int32_t reserved; /* 0 */
+} kiln_abi_weights_segment;
 
 typedef struct kiln_abi_model {
   uint32_t magic;       /* KILN_ABI_MAGIC */
@@ -191,6 +202,10 @@ typedef struct kiln_abi_model {
   uint64_t weights_checksum;
   /* num_dispatches names (e.g. "matmul /fc1/Gemm"), for traces. */
   const char *const *dispatch_names;
+  /* --- ABI v4: the element types of the weights blob. None: all f32.
+   * Segments are in order, inside weights_bytes, and do not overlap. --- */
+  uint32_t num_weights_segments;
+  const kiln_abi_weights_segment *weights_segments;
 } kiln_abi_model;
 
 typedef const kiln_abi_model *(*kiln_abi_entry_fn)(void);
@@ -205,6 +220,8 @@ typedef const kiln_abi_model *(*kiln_abi_entry_fn)(void);
  *   ABI v2: arena_bytes (8), weights_mode (4), num_dispatches (4),
  *     weights_file bytes including the NUL (nothing when NULL),
  *     weights_checksum (8), each dispatch name including its NUL
+ *   ABI v4: num_weights_segments (4), then each segment's offset (8),
+ *     bytes (8) and dtype (4)
  * Both the artifact writer and the runtime loader compute it this way.
  *
  * KILN_ABI_BLOB_CHECKSUM (the weights file) is FNV-1a 64 taken a word at a

@@ -111,10 +111,13 @@ public:
     pm.addNestedPass<func::FuncOp>(createKilnApproximateMathPass());
     // 8. Host code that would touch device memory becomes one-thread kernels.
     pm.addNestedPass<func::FuncOp>(createKilnCUDASerialKernelsPass());
-    // 8b. f32 constants into one weights blob and static intermediates into
-    //     one arena planned from their lifetimes, as on the CPU; the runtime
-    //     hands both over as device memory (views are host pointer math).
-    pm.addPass(createKilnPackWeightsPass());
+    // 8b. f32 constants (and the f16/bf16 weights of --precision) into one
+    //     weights blob and static intermediates into one arena planned from
+    //     their lifetimes, as on the CPU; the runtime hands both over as
+    //     device memory (views are host pointer math).
+    KilnPackWeightsPassOptions weights;
+    weights.halfFloats = true;
+    pm.addPass(createKilnPackWeightsPass(weights));
     pm.addPass(createKilnPlanArenaPass());
     // 8c. Row reductions: one warp per row, lanes combined with shuffles.
     pm.addNestedPass<func::FuncOp>(createKilnCUDAWarpReductionsPass());

@@ -59,6 +59,12 @@ uint64_t descriptorChecksum(const kiln_abi_model &model) {
   fnv.u64(model.weights_checksum);
   for (uint32_t i = 0; i < model.num_dispatches; ++i)
     fnv.cstring(model.dispatch_names[i]);
+  fnv.u32(model.num_weights_segments);
+  for (uint32_t i = 0; i < model.num_weights_segments; ++i) {
+    fnv.u64(model.weights_segments[i].offset);
+    fnv.u64(model.weights_segments[i].bytes);
+    fnv.u32(static_cast<uint32_t>(model.weights_segments[i].dtype));
+  }
   return fnv.value();
 }
 

@@ -33,6 +33,7 @@ namespace {
 // before the runtime walks that many entries.
 constexpr uint32_t kMaxTensors = 1u << 16;
 constexpr uint32_t kMaxDispatches = 1u << 20;
+constexpr uint32_t kMaxWeightsSegments = 1u << 10;
 
 struct Problem {
   kiln_status_code code;
@@ -102,6 +103,10 @@ MaybeProblem checkStructure(const kiln_abi_model &abi) {
   for (uint32_t i = 0; i < abi.num_dispatches; ++i)
     if (!abi.dispatch_names[i])
       return invalid(cat("dispatch ", i, " has no name"));
+  if (abi.num_weights_segments > kMaxWeightsSegments)
+    return invalid(cat("implausible weights segment count ", abi.num_weights_segments));
+  if (abi.num_weights_segments && !abi.weights_segments)
+    return invalid("descriptor has a NULL weights segment array");
   return std::nullopt;
 }
 
@@ -116,6 +121,22 @@ MaybeProblem checkWeightsFields(const kiln_abi_model &abi) {
   if (!external && abi.weights_file)
     return invalid(cat("weights file '", abi.weights_file,
                        "' given, but the weights are not external"));
+  uint64_t end = 0;
+  for (uint32_t i = 0; i < abi.num_weights_segments; ++i) {
+    const kiln_abi_weights_segment &segment = abi.weights_segments[i];
+    uint64_t element = segment.dtype == KILN_ABI_F32 ? 4 : 2;
+    if (segment.dtype != KILN_ABI_F32 && segment.dtype != KILN_ABI_F16 &&
+        segment.dtype != KILN_ABI_BF16)
+      return invalid(cat("weights segment ", i, " has dtype ", segment.dtype,
+                         ", expected f32, f16 or bf16"));
+    if (segment.offset < end || segment.bytes > abi.weights_bytes ||
+        segment.offset > abi.weights_bytes - segment.bytes || segment.offset % element ||
+        segment.bytes % element)
+      return invalid(cat("weights segment ", i, " (", segment.bytes, " bytes at ",
+                         segment.offset, ") is not an aligned run after the previous "
+                         "segment inside the ", abi.weights_bytes, " weight bytes"));
+    end = segment.offset + segment.bytes;
+  }
   return std::nullopt;
 }
 

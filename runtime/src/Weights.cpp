@@ -86,6 +86,25 @@ uint64_t nextRandom(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
+/// IEEE binary16 / bfloat16 bits of `value`, a normal float in (-1, 1)
+/// (truncated: these values only need to be of the right magnitude).
+uint16_t halfBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xffu) - 127 + 15;
+  if (exponent <= 0) // below f16's normal range: zero
+    return sign;
+  return sign | static_cast<uint16_t>(exponent << 10) |
+         static_cast<uint16_t>((bits >> 13) & 0x3ffu);
+}
+
+uint16_t bfloatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
 std::optional<WeightsProblem> generateWeights(kiln_model &model) {
   uint64_t bytes = model.abi->weights_bytes;
   if (bytes == 0)
@@ -101,6 +120,18 @@ std::optional<WeightsProblem> generateWeights(kiln_model &model) {
   uint64_t state = kGeneratedWeightsSeed;
   for (uint64_t i = 0; i < rounded / sizeof(float); ++i)
     values[i] = static_cast<float>((nextRandom(state) >> 40) * 0x1p-24 - 0.5) * 0.25f;
+  // 16-bit runs (CUDA --precision=fp16|bf16 weights): the same values
+  // rounded to their type, one per element.
+  for (uint32_t s = 0; s < model.abi->num_weights_segments; ++s) {
+    const kiln_abi_weights_segment &segment = model.abi->weights_segments[s];
+    if (segment.dtype == KILN_ABI_F32)
+      continue;
+    auto *halves = reinterpret_cast<uint16_t *>(static_cast<char *>(data) + segment.offset);
+    for (uint64_t i = 0; i < segment.bytes / 2; ++i) {
+      float value = static_cast<float>((nextRandom(state) >> 40) * 0x1p-24 - 0.5) * 0.25f;
+      halves[i] = segment.dtype == KILN_ABI_F16 ? halfBits(value) : bfloatBits(value);
+    }
+  }
   return std::nullopt;
 }
 

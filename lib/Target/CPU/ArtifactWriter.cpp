@@ -62,6 +62,12 @@ uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsByt
   fnv.integer<uint64_t>(weightsChecksum(layout));
   for (const std::string &name : layout.dispatchNames)
     fnv.bytes(name.c_str(), name.size() + 1);
+  fnv.integer<uint32_t>(layout.weightsSegments.size() / 3);
+  for (size_t i = 0; i < layout.weightsSegments.size(); i += 3) {
+    fnv.integer<uint64_t>(layout.weightsSegments[i]);
+    fnv.integer<uint64_t>(layout.weightsSegments[i + 1]);
+    fnv.integer<uint32_t>(layout.weightsSegments[i + 2]);
+  }
   return fnv.hash;
 }
 
@@ -599,6 +605,24 @@ llvm::Constant *dispatchNameArray(DescriptorBuilder &d, const std::vector<std::s
       "kiln.dispatch_names");
 }
 
+/// The kiln_abi_weights_segment array of `segments` (offset, bytes, dtype
+/// triples), or null.
+llvm::Constant *weightsSegmentArray(DescriptorBuilder &d, llvm::ArrayRef<int64_t> segments) {
+  if (segments.empty())
+    return llvm::ConstantPointerNull::get(d.ptrType);
+  auto *segmentType = llvm::StructType::get(d.context, {d.i64, d.i64, d.i32, d.i32});
+  std::vector<llvm::Constant *> entries;
+  for (size_t i = 0; i < segments.size(); i += 3)
+    entries.push_back(llvm::ConstantStruct::get(
+        segmentType, {llvm::ConstantInt::get(d.i64, segments[i]),
+                      llvm::ConstantInt::get(d.i64, segments[i + 1]),
+                      llvm::ConstantInt::get(d.i32, segments[i + 2]),
+                      llvm::ConstantInt::get(d.i32, 0)}));
+  return d.makeGlobal(
+      llvm::ConstantArray::get(llvm::ArrayType::get(segmentType, entries.size()), entries),
+      "kiln.weights_segments");
+}
+
 } // namespace
 
 llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature,
@@ -640,7 +664,7 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
   auto *modelType = llvm::StructType::create(
       d.context,
       {d.i32, d.i32, d.i32, d.i32, d.ptrType, d.ptrType, d.ptrType, d.ptrType, d.i64, d.i64,
-       d.i64, d.i32, d.i32, d.ptrType, d.i64, d.ptrType},
+       d.i64, d.i32, d.i32, d.ptrType, d.i64, d.ptrType, d.i32, d.ptrType},
       "kiln_abi_model");
   llvm::Constant *model = llvm::ConstantStruct::get(
       modelType,
@@ -658,7 +682,9 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
            ? d.string(layout.weightsFile)
            : llvm::ConstantPointerNull::get(d.ptrType),
        llvm::ConstantInt::get(d.i64, weightsChecksum(layout)),
-       dispatchNameArray(d, layout.dispatchNames)});
+       dispatchNameArray(d, layout.dispatchNames),
+       llvm::ConstantInt::get(d.i32, layout.weightsSegments.size() / 3),
+       weightsSegmentArray(d, layout.weightsSegments)});
   llvm::Constant *modelGlobal = d.makeGlobal(model, "kiln.model");
 
   auto *getterType = llvm::FunctionType::get(d.ptrType, {}, false);

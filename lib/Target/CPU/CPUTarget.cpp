@@ -38,14 +38,19 @@ ArtifactLayout takeLayout(mlir::ModuleOp module, WeightsMode mode) {
       layout.weights = data->getData();
     }
   }
+  // Only a blob with 16-bit weights needs its element types recorded (an
+  // all-f32 blob has no segments, as on the CPU).
+  if (auto segments = module->getAttrOfType<mlir::DenseI64ArrayAttr>(kWeightsSegmentsAttr))
+    if (layout.hasWeights && !(segments.size() == 3 && segments[2] == 1))
+      layout.weightsSegments.assign(segments.asArrayRef().begin(), segments.asArrayRef().end());
   if (auto names = module->getAttrOfType<mlir::ArrayAttr>(kDispatchNamesAttr))
     for (auto name : names.getAsValueRange<mlir::StringAttr>())
       layout.dispatchNames.push_back(name.str());
   if (auto messages = module->getAttrOfType<mlir::ArrayAttr>(kCheckMessagesAttr))
     for (auto message : messages.getAsValueRange<mlir::StringAttr>())
       layout.checkMessages.push_back(message.str());
-  for (llvm::StringRef attr : {kMemoryPlanAttr, kWeightsBlobAttr, kDispatchNamesAttr,
-                               kDispatchCostsAttr, kCheckMessagesAttr})
+  for (llvm::StringRef attr : {kMemoryPlanAttr, kWeightsBlobAttr, kWeightsSegmentsAttr,
+                               kDispatchNamesAttr, kDispatchCostsAttr, kCheckMessagesAttr})
     module->removeAttr(attr);
   return layout;
 }

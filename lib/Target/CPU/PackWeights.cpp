@@ -31,19 +31,37 @@ namespace {
 
 constexpr int64_t kWeightAlignment = 64;
 
-/// The raw little-endian bytes of an f32 constant global, or nullopt when
-/// it is not a static f32 constant with known contents. Splats are
+/// kiln_abi_dtype of the element types the blob can hold (kiln-c/abi.h).
+constexpr int64_t kAbiF32 = 1, kAbiF16 = 2, kAbiBF16 = 3;
+
+/// The kiln_abi_dtype of a weight of `element` type, or 0 when it does not
+/// go into the blob (f16 and bf16 only with `halfFloats`).
+int64_t weightDtype(Type element, bool halfFloats) {
+  if (element.isF32())
+    return kAbiF32;
+  if (halfFloats && element.isF16())
+    return kAbiF16;
+  if (halfFloats && element.isBF16())
+    return kAbiBF16;
+  return 0;
+}
+
+/// The bytes of one element of a weight.
+int64_t elementBytes(MemRefType type) { return type.getElementType().isF32() ? 4 : 2; }
+
+/// The raw little-endian bytes of a constant global of a weight type, or
+/// nullopt when it is not a static constant with known contents. Splats are
 /// expanded into `storage`.
-std::optional<ArrayRef<char>> constantBytes(memref::GlobalOp global,
+std::optional<ArrayRef<char>> constantBytes(memref::GlobalOp global, bool halfFloats,
                                             std::vector<char> &storage) {
   MemRefType type = global.getType();
   if (!global.getConstant() || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      !type.getElementType().isF32())
+      !weightDtype(type.getElementType(), halfFloats))
     return std::nullopt;
   auto init = global.getInitialValue();
   if (!init)
     return std::nullopt;
-  size_t bytes = static_cast<size_t>(type.getNumElements()) * sizeof(float);
+  size_t bytes = static_cast<size_t>(type.getNumElements() * elementBytes(type));
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(*init)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob || blob->getData().size() != bytes)
@@ -69,6 +87,8 @@ struct Weight {
 };
 
 struct KilnPackWeightsPass final : impl::KilnPackWeightsPassBase<KilnPackWeightsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
@@ -78,7 +98,7 @@ struct KilnPackWeightsPass final : impl::KilnPackWeightsPassBase<KilnPackWeights
     llvm::MapVector<StringRef, Weight> weights;
     std::vector<char> splat;
     for (auto global : module.getOps<memref::GlobalOp>())
-      if (constantBytes(global, splat))
+      if (constantBytes(global, halfFloats, splat))
         weights[global.getSymName()].global = global;
     module.walk([&](Operation *op) {
       if (auto read = dyn_cast<memref::GetGlobalOp>(op)) {
@@ -98,14 +118,23 @@ struct KilnPackWeightsPass final : impl::KilnPackWeightsPassBase<KilnPackWeights
           it->second.global = nullptr;
       });
     });
+    // f32 weights first, in the module's order, then f16, then bf16: one
+    // segment per element type.
     int64_t total = 0;
     SmallVector<Weight *> packed;
-    for (auto &[name, weight] : weights) {
-      if (!weight.global)
-        continue;
-      weight.offset = total;
-      total += llvm::alignTo(weight.global.getType().getNumElements() * 4, kWeightAlignment);
-      packed.push_back(&weight);
+    SmallVector<int64_t> segments;
+    for (int64_t dtype : {kAbiF32, kAbiF16, kAbiBF16}) {
+      int64_t begin = total;
+      for (auto &[name, weight] : weights) {
+        MemRefType type = weight.global ? weight.global.getType() : MemRefType();
+        if (!type || weightDtype(type.getElementType(), halfFloats) != dtype)
+          continue;
+        weight.offset = total;
+        total += llvm::alignTo(type.getNumElements() * elementBytes(type), kWeightAlignment);
+        packed.push_back(&weight);
+      }
+      if (total != begin)
+        segments.append({begin, total - begin, dtype});
     }
     if (packed.empty())
       return;
@@ -114,7 +143,7 @@ struct KilnPackWeightsPass final : impl::KilnPackWeightsPassBase<KilnPackWeights
     MutableArrayRef<char> data = blob.getMutableData();
     std::memset(data.data(), 0, data.size());
     for (Weight *weight : packed) {
-      std::optional<ArrayRef<char>> bytes = constantBytes(weight->global, splat);
+      std::optional<ArrayRef<char>> bytes = constantBytes(weight->global, halfFloats, splat);
       std::memcpy(data.data() + weight->offset, bytes->data(), bytes->size());
     }
 
@@ -139,6 +168,8 @@ struct KilnPackWeightsPass final : impl::KilnPackWeightsPassBase<KilnPackWeights
                     DenseResourceElementsAttr::get(
                         RankedTensorType::get({total}, IntegerType::get(context, 8)),
                         "kiln_weights", std::move(blob)));
+    if (halfFloats)
+      module->setAttr(kWeightsSegmentsAttr, DenseI64ArrayAttr::get(context, segments));
   }
 };
 

@@ -13,11 +13,15 @@
 
 #include "kiln/Target/CUDA/Passes.h"
 
+#include "ConstantWeights.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/APFloat.h"
 
 namespace kiln {
@@ -49,8 +53,9 @@ Value castTensor(OpBuilder &b, Location loc, Value value, FloatType type) {
   return generic.getResult(0);
 }
 
-/// `value` (an f32 tensor) as `type`'s element type: a constant folded now,
-/// anything else through an elementwise truncf.
+/// `value` (an f32 tensor) as `type`'s element type: a constant folded now
+/// (see foldConversion for the forms it takes), anything else through an
+/// elementwise truncf.
 Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
   auto tensorType = cast<RankedTensorType>(value.getType());
   auto converted = tensorType.clone(type);
@@ -66,6 +71,8 @@ Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
     });
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(converted, values));
   }
+  if (Value folded = foldConversion(b, loc, value, type))
+    return folded;
   return castTensor(b, loc, value, type);
 }
 
@@ -121,6 +128,8 @@ Value transposeOperand(OpBuilder &b, Location loc, Value value) {
     return arith::ConstantOp::create(b, loc,
                                      DenseElementsAttr::get(transposed, ArrayRef<float>(out)));
   }
+  if (Value folded = foldTranspose(b, loc, value))
+    return folded;
   SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(permutation[rank - 2], permutation[rank - 1]);
   Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
@@ -225,6 +234,8 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
       auto paddedType = RankedTensorType::get({f, channels, kh, kw}, f32);
       filter = arith::ConstantOp::create(
           rewriter, loc, DenseElementsAttr::get(paddedType, ArrayRef<float>(padded)));
+    } else if (Value folded = foldChannelPad(rewriter, loc, filter, channels)) {
+      filter = folded;
     } else {
       filter = zeros(filter);
     }
@@ -308,8 +319,8 @@ Value convertOnce(OpBuilder &b, Operation *user, Value value, FloatType type,
   if (known != converted.end() && dominance.properlyDominates(known->second, user))
     return known->second;
   Value result = convertOperand(b, user->getLoc(), value, type);
-  if (!result.getDefiningOp<arith::ConstantOp>())
-    converted[value] = result;
+  // Folded weights too: a weight read by several products is one blob.
+  converted[value] = result;
   return result;
 }
 
@@ -332,6 +343,24 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
                              ValueRange{init});
     rewriter.replaceOp(op, castTensor(rewriter, loc, wide->getResult(0), type));
   }
+}
+
+/// Erases the f32 weights (and the reshapes and transposes between them
+/// and their products) that the folded conversions left unused: bufferized,
+/// each would still become a global and a second copy in the weights blob.
+void eraseUnusedWeights(func::FuncOp function) {
+  SmallVector<Operation *> dead;
+  do {
+    for (Operation *op : dead)
+      op->erase();
+    dead.clear();
+    function.walk([&](Operation *op) {
+      if (isa<arith::ConstantOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+              linalg::TransposeOp, tensor::EmptyOp>(op) &&
+          op->use_empty() && isOpTriviallyDead(op))
+        dead.push_back(op);
+    });
+  } while (!dead.empty());
 }
 
 struct KilnCUDALowerPrecisionPass final
@@ -381,6 +410,7 @@ struct KilnCUDALowerPrecisionPass final
       else
         lower(cast<linalg::BatchMatmulOp>(op), type, rewriter, converted, dominance);
     }
+    eraseUnusedWeights(getOperation());
   }
 };
 

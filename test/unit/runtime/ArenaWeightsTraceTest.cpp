@@ -215,12 +215,38 @@ TEST(NoWeights, FilledWithSeededValues) {
   EXPECT_EQ(runRows(other.get(), 1, error), first);
 }
 
+// CUDA --precision=fp16|bf16 blobs: a 16-bit segment gets values of its
+// type in the same range (read as f32, its bytes would be two unrelated
+// halves, some of them NaN or huge).
+TEST(NoWeights, HalfSegmentsFilledWithTheirType) {
+  for (const char *name : {"weighted_none_f16", "weighted_none_bf16"}) {
+    ModelPtr model = loadModel(name);
+    ASSERT_TRUE(model) << name;
+    SessionPtr session = createSession(model.get());
+    std::string error;
+    std::vector<float> rows = runRows(session.get(), 1, error);
+    ASSERT_EQ(error, "") << name;
+    bool anyNonZero = false;
+    for (size_t i = 0; i < 12; ++i) {
+      float w = rows[i] - static_cast<float>(i);
+      EXPECT_GE(w, -0.125f) << name;
+      EXPECT_LE(w, 0.125f) << name;
+      anyNonZero |= w != 0.0f;
+    }
+    EXPECT_TRUE(anyNonZero) << name;
+  }
+}
+
 TEST(DescriptorV2, BadWeightsFields) {
   for (auto [name, reason] : std::vector<std::pair<std::string, std::string>>{
            {"bad_weights_mode", "unknown weights mode 7, expected 0 (embedded), 1 "
                                 "(external) or 2 (none)"},
            {"bad_weights_file", "external weights need a weights file name without '/'"},
-           {"null_dispatch_name", "dispatch 1 has no name"}}) {
+           {"null_dispatch_name", "dispatch 1 has no name"},
+           {"bad_segment_dtype", "weights segment 0 has dtype 5, expected f32, f16 or bf16"},
+           {"bad_segment_range", "weights segment 1 (64 bytes at 32) is not an aligned run "
+                                 "after the previous segment inside the 128 weight bytes"},
+           {"null_segments", "descriptor has a NULL weights segment array"}}) {
     kiln_model *model = nullptr;
     std::string message = messageOf(kiln_model_load(modelPath(name).c_str(), &model));
     EXPECT_EQ(message, "cannot load model '" + modelPath(name) + "': " + reason);

@@ -60,7 +60,7 @@ TEST(ModelLoad, DescribesAddOne) {
   EXPECT_STREQ(info.producer, "kiln-test add_one");
   EXPECT_EQ(info.weights_bytes, 48u);
   EXPECT_EQ(info.file_bytes, fs::file_size(modelPath("add_one")));
-  EXPECT_EQ(info.abi_version, 3u);
+  EXPECT_EQ(info.abi_version, 4u);
   EXPECT_EQ(info.num_inputs, 1u);
   EXPECT_EQ(info.num_outputs, 1u);
 
@@ -210,8 +210,8 @@ TEST(ModelLoad, VersionMismatch) {
   auto [code, message] = loadError(modelPath("bad_version"));
   EXPECT_EQ(code, KILN_STATUS_VERSION_MISMATCH);
   EXPECT_EQ(message, "cannot load model '" + modelPath("bad_version") +
-                         "': ABI version mismatch: the artifact has version 4, "
-                         "this runtime supports version 3");
+                         "': ABI version mismatch: the artifact has version 5, "
+                         "this runtime supports version 4");
 }
 
 TEST(ModelLoad, ChecksumMismatch) {

@@ -242,7 +242,19 @@ def KilnPackWeightsPass : Pass<"kiln-pack-weights", "mlir::ModuleOp"> {
     array, writes it to a side file (`kilnc --weights=external`), or leaves
     it out (`--weights=none`); the wrapper passes its address. Other
     constants (integers, used as indices and shapes) stay globals.
+
+    With `half-floats` (the CUDA target, whose `--precision=fp16|bf16`
+    weights are converted at compile time), f16 and bf16 constants move
+    into the blob too, at 64-byte aligned offsets like the f32 ones; the
+    module attribute `kiln.weights_segments` then lists the blob's runs of
+    one element type (`[offset, bytes, kiln_abi_dtype]` triples), which the
+    artifact writer records for `--weights=none`, whose runtime-generated
+    values must be valid in each element type.
   }];
+  let options = [
+    Option<"halfFloats", "half-floats", "bool", /*default=*/"false",
+           "Also pack f16 and bf16 constants">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 

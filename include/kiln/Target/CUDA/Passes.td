@@ -228,8 +228,10 @@ def KilnCUDALowerPrecisionPass
     `kilnc --precision=fp16|bf16`. Runs on tensors. Every `linalg.matmul`
     and `linalg.batch_matmul` with f32 operands and default indexing maps
     gets its two inputs converted to `precision`: a constant operand (a
-    weight) is converted at compile time (round to nearest even), any other
-    operand by an elementwise `arith.truncf` generic. The product keeps its
+    weight: `dense` or `dense_resource`, possibly through reshapes and
+    `linalg.transpose`) is converted at compile time (round to nearest even)
+    into a `dense_resource` blob and the unused f32 original is erased, any
+    other operand by an elementwise `arith.truncf` generic. The product keeps its
     f32 output (the model's dtype): the named op extends each f16/bf16
     operand to f32 before the multiply-add, which is what `wgmma` with f32
     accumulators computes. A matmul already in `precision` (a model in f16

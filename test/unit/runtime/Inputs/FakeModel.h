@@ -55,6 +55,12 @@ static uint64_t fake_checksum(const kiln_abi_model *m) {
   for (i = 0; i < m->num_dispatches; ++i)
     if (m->dispatch_names[i]) /* a NULL name is a defect some tests want */
       hash = fake_hash_bytes(hash, m->dispatch_names[i], strlen(m->dispatch_names[i]) + 1);
+  hash = fake_hash_bytes(hash, &m->num_weights_segments, 4);
+  for (i = 0; i < m->num_weights_segments && m->weights_segments; ++i) {
+    hash = fake_hash_bytes(hash, &m->weights_segments[i].offset, 8);
+    hash = fake_hash_bytes(hash, &m->weights_segments[i].bytes, 8);
+    hash = fake_hash_bytes(hash, &m->weights_segments[i].dtype, 4);
+  }
   return hash;
 }
 
