@@ -64,6 +64,7 @@ def compile_cases(args):
         index.append(case_dir)
         print(f"{case.name}: {'compiled' if meta['compiled'] else 'FAILED ' + str(meta['error'])}")
     compile_half_gemms(args)
+    compile_gelu_gemms(args)
 
 
 HALF_GEMMS = [("f16", "fp16", 4096), ("f16", "fp16", 8192),
@@ -97,11 +98,44 @@ def compile_half_gemms(args):
         print(f"{meta['name']}: {'compiled' if meta['compiled'] else 'FAILED ' + str(meta['error'])}")
 
 
+GELU_GEMMS = [("f16", 4096), ("f16", 8192)]
+
+
+def compile_gelu_gemms(args):
+    """gelu(A @ B + bias) in f16: the GEMM template's fused epilogue against cuBLAS
+    followed by PyTorch's separate bias and GELU kernels (issue 6)."""
+    for dtype, n in GELU_GEMMS:
+        case_dir = os.path.join(args.out, f"gemm_gelu_{dtype}_{n}")
+        os.makedirs(case_dir, exist_ok=True)
+        t, v = f"tensor<{n}x{n}x{dtype}>", f"tensor<{n}x{dtype}>"
+        with open(os.path.join(case_dir, "model.mlir"), "w") as f:
+            f.write(f"func.func @main(%a: {t}, %b: {t}, %bias: {v}) -> {t} {{\n"
+                    f"  %c = kiln.matmul %a, %b : ({t}, {t}) -> {t}\n"
+                    f"  %d = kiln.add %c, %bias : ({t}, {v}) -> {t}\n"
+                    f"  %e = kiln.gelu none %d : {t}\n  return %e : {t}\n}}\n")
+        compiled = subprocess.run([args.kilnc, os.path.join(case_dir, "model.mlir"),
+                                   "--target=cuda", f"--gpu={args.gpu}", "--precision=fp16",
+                                   "-o", os.path.join(case_dir, "model.so")],
+                                  capture_output=True, text=True)
+        meta = {"name": f"gemm + bias + gelu {dtype} {n}^3", "kind": "gemm_gelu",
+                "dtype": dtype, "precision": "fp16",
+                "flops": 2.0 * n ** 3, "bytes": 3 * 2.0 * n * n,
+                "inputs": ["input_0", "input_1", "input_2"],
+                "shapes": {"input_0": [n, n], "input_1": [n, n], "input_2": [n]}, "attrs": {},
+                "compiled": compiled.returncode == 0,
+                "error": compiled.stderr.strip().splitlines()[-1:] if compiled.returncode else []}
+        with open(os.path.join(case_dir, "meta.json"), "w") as f:
+            json.dump(meta, f)
+        print(f"{meta['name']}: {'compiled' if meta['compiled'] else 'FAILED ' + str(meta['error'])}")
+
+
 def torch_fn(meta, params, torch):
     import torch.nn.functional as F
     kind, attrs = meta["kind"], meta["attrs"]
     if kind == "gemm":
         return lambda a, b: a @ b
+    if kind == "gemm_gelu":  # cuBLAS, then the bias add and GELU as PyTorch's own kernels
+        return lambda a, b, bias: F.gelu(a @ b + bias)
     if kind == "conv":
         stride, pads = attrs["strides"][0], attrs["pads"][0]
         groups = attrs.get("group", 1)
@@ -151,6 +185,9 @@ def run_cases(args):
     rows = []
     for case in sorted(os.listdir(args.out)):
         case_dir = os.path.join(args.out, case)
+        if not os.path.isdir(case_dir) or (
+                args.cases and not any(case.startswith(c) for c in args.cases.split(","))):
+            continue
         with open(os.path.join(case_dir, "meta.json")) as f:
             meta = json.load(f)
         if not meta["compiled"]:
@@ -209,7 +246,7 @@ def run_cases(args):
 def rate(meta, ms):
     if ms is None:
         return "-"
-    if meta["kind"] in ("gemm", "conv"):
+    if meta["kind"] in ("gemm", "gemm_gelu", "conv"):
         return f"{meta['flops'] / ms / 1e9:.2f} TFLOP/s"
     return f"{meta['bytes'] / ms / 1e6:.0f} GB/s"
 
@@ -240,6 +277,8 @@ def main():
     p.add_argument("--half-gemm-only", action="store_true",
                    help="compile only the f16/bf16 GEMM cases")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    p.add_argument("--cases", help="run only the cases whose directory starts with one of "
+                   "these comma-separated prefixes (e.g. gemm_gelu)")
     args = p.parse_args()
     if args.phase == "compile":
         compile_cases(args)

@@ -324,6 +324,37 @@ Value convertOnce(OpBuilder &b, Operation *user, Value value, FloatType type,
   return result;
 }
 
+/// The elementwise consumer that can round a 16-bit model's f32 product
+/// itself: the product's only user, an all-parallel linalg.generic on tensors
+/// reading it as an input through the identity map. Rounding there rather
+/// than in a kernel of its own lets kiln-cuda-gemm apply the consumer (bias,
+/// activation) as the GEMM's epilogue. Returns the operand, or null.
+OpOperand *roundingConsumer(Value product) {
+  if (!product.hasOneUse())
+    return nullptr;
+  OpOperand &use = *product.getUses().begin();
+  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!generic || !generic.hasPureTensorSemantics() || !generic.isDpsInput(&use) ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      !generic.getMatchingIndexingMap(&use).isIdentity())
+    return nullptr;
+  return &use;
+}
+
+/// `use` (see roundingConsumer) reads `wide` (f32) instead and rounds it to
+/// `type` first thing in its body.
+void roundInConsumer(OpOperand &use, Value wide, FloatType type, IRRewriter &rewriter) {
+  auto generic = cast<linalg::GenericOp>(use.getOwner());
+  BlockArgument arg = generic.getMatchingBlockArgument(&use);
+  rewriter.modifyOpInPlace(generic, [&] {
+    use.set(wide);
+    arg.setType(rewriter.getF32Type());
+    rewriter.setInsertionPointToStart(generic.getBody());
+    auto rounded = arith::TruncFOp::create(rewriter, generic.getLoc(), type, arg);
+    arg.replaceAllUsesExcept(rounded, rounded);
+  });
+}
+
 /// An f32 matmul gets `type` operands; a matmul already in `type` (a model
 /// in f16 or bf16) accumulates in f32 and rounds its result to `type` once.
 template <typename OpTy>
@@ -341,6 +372,11 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
     Value init = f32Init(rewriter, loc, op.getDpsInits()[0]);
     auto wide = OpTy::create(rewriter, loc, TypeRange{init.getType()}, op.getDpsInputs(),
                              ValueRange{init});
+    if (OpOperand *use = roundingConsumer(op->getResult(0))) {
+      roundInConsumer(*use, wide->getResult(0), type, rewriter);
+      rewriter.eraseOp(op);
+      return;
+    }
     rewriter.replaceOp(op, castTensor(rewriter, loc, wide->getResult(0), type));
   }
 }

@@ -132,3 +132,45 @@ func.func @shared_activation(%x: tensor<64x32xf32>) -> (tensor<64x16xf32>, tenso
   %k = linalg.matmul ins(%x, %wk : tensor<64x32xf32>, tensor<32x16xf32>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
   return %q, %k : tensor<64x16xf32>, tensor<64x16xf32>
 }
+
+// A bf16 model's product with an elementwise consumer (bias + relu): the
+// consumer reads the f32 product and rounds it first, so no rounding kernel
+// stands between the GEMM and the epilogue kiln-cuda-gemm makes of it.
+// CHECK-LABEL: func.func @model_bf16_epilogue
+// CHECK: %[[P:.*]] = linalg.matmul ins(%arg0, %arg1 : tensor<8x4xbf16>, tensor<4x8xbf16>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<8x8xf32>, tensor<8xbf16>) outs(%{{.*}} : tensor<8x8xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[B:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[IN]] : f32 to bf16
+// CHECK-NEXT: arith.addf %[[R]], %[[B]] : bf16
+func.func @model_bf16_epilogue(%x: tensor<8x4xbf16>, %y: tensor<4x8xbf16>, %b: tensor<8xbf16>) -> tensor<8x8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8x8xbf16>
+  %init = linalg.fill ins(%zero : bf16) outs(%e : tensor<8x8xbf16>) -> tensor<8x8xbf16>
+  %0 = linalg.matmul ins(%x, %y : tensor<8x4xbf16>, tensor<4x8xbf16>) outs(%init : tensor<8x8xbf16>) -> tensor<8x8xbf16>
+  %1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%0, %b : tensor<8x8xbf16>, tensor<8xbf16>) outs(%e : tensor<8x8xbf16>) {
+  ^bb0(%p: bf16, %bias: bf16, %out: bf16):
+    %s = arith.addf %p, %bias : bf16
+    %c0 = arith.constant 0.0 : bf16
+    %r = arith.maximumf %s, %c0 : bf16
+    linalg.yield %r : bf16
+  } -> tensor<8x8xbf16>
+  return %1 : tensor<8x8xbf16>
+}
+
+// Two readers of the product: it is rounded by a kernel of its own.
+// CHECK-LABEL: func.func @model_bf16_two_readers
+// CHECK: %[[P:.*]] = linalg.matmul {{.*}} outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<8x8xf32>) outs(%{{.*}} : tensor<8x8xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[R]], %[[R]] : tensor<8x8xbf16>, tensor<8x8xbf16>)
+func.func @model_bf16_two_readers(%x: tensor<8x4xbf16>, %y: tensor<4x8xbf16>) -> tensor<8x8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<8x8xbf16>
+  %init = linalg.fill ins(%zero : bf16) outs(%e : tensor<8x8xbf16>) -> tensor<8x8xbf16>
+  %0 = linalg.matmul ins(%x, %y : tensor<8x4xbf16>, tensor<4x8xbf16>) outs(%init : tensor<8x8xbf16>) -> tensor<8x8xbf16>
+  %1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%0, %0 : tensor<8x8xbf16>, tensor<8x8xbf16>) outs(%e : tensor<8x8xbf16>) {
+  ^bb0(%p: bf16, %q: bf16, %out: bf16):
+    %s = arith.mulf %p, %q : bf16
+    linalg.yield %s : bf16
+  } -> tensor<8x8xbf16>
+  return %1 : tensor<8x8xbf16>
+}
