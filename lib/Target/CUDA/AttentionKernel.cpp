@@ -116,8 +116,9 @@ private:
     auto type = cast<MemRefType>(memref.getType());
     Type element = type.getElementType();
     auto vec = VectorType::get({2}, element);
+    int64_t bytes = 2 * element.getIntOrFloatBitWidth() / 8;
     Value v = vector::LoadOp::create(b, loc, vec, memref, ValueRange{bIdx, hIdx, row, col},
-                                     false, llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
+                                     false, llvm::MaybeAlign(bytes));
     return reg(narrow(v));
   }
   Value smemPair(Value tile, Value row, Value col) {
@@ -331,7 +332,9 @@ void AttentionEmitter::emit() {
       Value r0 = add(idx(j * 16), t2);
       for (int64_t i = 0; i < oTiles; ++i) {
         Value col = add(idx(i * 8), g);
-        auto at = [&](Value row) { return memref::LoadOp::create(b, loc, vTile, ValueRange{row, col}); };
+        auto at = [&](Value row) {
+          return memref::LoadOp::create(b, loc, vTile, ValueRange{row, col});
+        };
         auto pair = [&](Value row) {
           Value v = vector::FromElementsOp::create(b, loc, VectorType::get({2}, compute),
                                                    ValueRange{at(row), at(add(row, idx(1)))});
