@@ -1,7 +1,8 @@
 # CUDA op benchmark: attention vs PyTorch SDPA, memory-bound kernels vs copy bandwidth.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: cuda_ops.py compile --out DIR --kilnc PATH      (here, with kilnc)
-       cuda_ops.py run --out DIR --kiln-run PATH [--no-compile]   (on the GPU machine)
+       cuda_ops.py run --out DIR --kiln-run PATH [--no-compile] [--suite attention|bandwidth]
+                                                                  (on the GPU machine)
 
 Two suites of small kiln-dialect models, compiled with `kilnc --target=cuda`:
 
@@ -13,6 +14,11 @@ attention: `kiln.attention` on Q, K, V [32, 12, S, 64] f16 (BERT-base / GPT-2
   backend, flash on an H200) and the eager math (matmul, softmax, matmul).
   FLOPs: 4·B·H·S²·D (the two products; causal counted in full, as SDPA
   benchmarks usually do not, so the rate is "dense-equivalent").
+  Further attention cases (ATTENTION_CHECKS) check the kernel's edges: ragged
+  S (100, 257), head dim 128, and f32 models compiled with --precision=fp16
+  or bf16 (operands rounded while loading) with BERT's additive key mask
+  [B, 1, 1, S] or a mask varying along the queries [S, S]; they are checked
+  against float64 math and timed against PyTorch on f16 copies of the inputs.
 bandwidth: softmax and layer_norm over rows of 4096 f32 and an elementwise
   chain relu(x * 0.5 + 1) * x, each on a 256 MiB tensor (issue 6: >= 70% of
   copy bandwidth); also softmax and layer_norm on f16 rows of 4096 and softmax
@@ -40,6 +46,11 @@ import numpy as np
 import cuda_models  # same directory (bench/, and py/ of the CUDA bundle)
 
 ATTENTION = [(128, False), (128, True), (512, False), (512, True)]
+# (seq, causal, head dim, model dtype, mask, precision)
+ATTENTION_CHECKS = [(100, False, 64, "f16", None, "fp16"), (257, True, 64, "f16", None, "fp16"),
+                    (257, False, 128, "f16", None, "fp16"), (128, False, 64, "f32", "key", "fp16"),
+                    (128, False, 64, "f32", "key", "bf16"), (100, True, 64, "f32", "query", "fp16"),
+                    (257, False, 128, "f32", "query", "bf16")]
 BATCH, HEADS, DIM = 32, 12, 64
 ROWS, COLS = 16384, 4096  # 256 MiB of f32
 # (op, dtype, row length): the issue-6 cases, then f16 rows and a ragged row
@@ -53,11 +64,19 @@ def ty(shape, dtype):
     return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
 
 
-def attention_mlir(seq, causal):
-    t = ty([BATCH, HEADS, seq, DIM], "f16")
-    return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
-            f"  %o = kiln.attention %q, %k, %v {{scale = 0.125 : f32, is_causal = "
-            f"{'true' if causal else 'false'}}} : ({t}, {t}, {t}) -> {t}\n"
+def mask_shape(mask, seq):
+    return {"key": [BATCH, 1, 1, seq], "query": [seq, seq]}[mask]
+
+
+def attention_mlir(seq, causal, dim=DIM, dtype="f16", mask=None):
+    t = ty([BATCH, HEADS, seq, dim], dtype)
+    m = ty(mask_shape(mask, seq), dtype) if mask else None
+    args = f"%q: {t}, %k: {t}, %v: {t}" + (f", %m: {m}" if mask else "")
+    operands = "%q, %k, %v" + (", %m" if mask else "")
+    types = f"{t}, {t}, {t}" + (f", {m}" if mask else "")
+    return (f"func.func @main({args}) -> {t} {{\n"
+            f"  %o = kiln.attention {operands} {{scale = 0.125 : f32, is_causal = "
+            f"{'true' if causal else 'false'}}} : ({types}) -> {t}\n"
             f"  return %o : {t}\n}}\n")
 
 
@@ -88,6 +107,15 @@ def cases():
                {"seq": seq, "causal": causal,
                 "flops": 4.0 * BATCH * HEADS * seq * seq * DIM,
                 "bytes": 4 * 2.0 * BATCH * HEADS * seq * DIM})
+    for seq, causal, dim, dtype, mask, precision in ATTENTION_CHECKS:
+        name = (f"attn_check_s{seq}_d{dim}_{dtype}_{precision}_{'causal' if causal else 'full'}"
+                + (f"_{mask}mask" if mask else ""))
+        yield (name, "attention", attention_mlir(seq, causal, dim, dtype, mask),
+               [f"--precision={precision}"],
+               {"seq": seq, "causal": causal, "dim": dim, "dtype": dtype, "mask": mask,
+                "precision": precision, "check": True,
+                "flops": 4.0 * BATCH * HEADS * seq * seq * dim,
+                "bytes": 4 * 2.0 * BATCH * HEADS * seq * dim})
     for kind, dtype, cols in BANDWIDTH:
         name = f"bw_{kind}" + ("" if dtype == "f32" else f"_{dtype}") + \
             ("" if cols == COLS else f"_{cols}")
@@ -142,16 +170,25 @@ def torch_fns(meta, torch, params):
     if meta["suite"] == "attention":
         causal = meta["causal"]
 
-        def math(q, k, v):
+        def math(q, k, v, m=None):
             s = (q @ k.transpose(-1, -2)) * 0.125
+            if m is not None:
+                s = s + m
             if causal:
                 n = s.shape[-1]
                 s = s.masked_fill(torch.ones(n, n, dtype=torch.bool, device=s.device)
                                   .triu(1), float("-inf"))
             return torch.softmax(s, dim=-1) @ v
-        return {"sdpa": lambda q, k, v: F.scaled_dot_product_attention(q, k, v,
-                                                                       is_causal=causal),
-                "eager math": math}
+
+        def sdpa(q, k, v, m=None):
+            if m is not None and causal:  # SDPA takes one or the other
+                n = q.shape[-2]
+                m = m.masked_fill(torch.ones(n, n, dtype=torch.bool, device=q.device)
+                                  .triu(1), float("-inf"))
+                return F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.125)
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal,
+                                                  scale=0.125)
+        return {"sdpa": sdpa, "eager math": math}
     op = meta["op"]
     if op == "softmax":
         fn = lambda x: torch.softmax(x, dim=-1)  # noqa: E731
@@ -173,13 +210,25 @@ def run_cases(args):
             continue
         with open(os.path.join(case_dir, "meta.json")) as f:
             meta = json.load(f)
+        if args.suite and meta["suite"] != args.suite:
+            continue
         if not meta["compiled"]:
             rows.append((meta, None, {}, "compile failed"))
             continue
         if meta["suite"] == "attention":
-            shape = (BATCH, HEADS, meta["seq"], DIM)
-            host = [rng.standard_normal(shape, np.float32).astype(np.float16) for _ in range(3)]
+            shape = (BATCH, HEADS, meta["seq"], meta.get("dim", DIM))
+            dtype = np.float32 if meta.get("dtype") == "f32" else np.float16
+            host = [rng.standard_normal(shape, np.float32).astype(dtype) for _ in range(3)]
             names = ["q", "k", "v"]
+            if meta.get("mask") == "key":  # BERT's: 0 or -10000 per key, key 0 kept
+                keep = rng.random(mask_shape("key", meta["seq"])) > 0.2
+                keep[..., 0] = True
+                host.append(np.where(keep, 0.0, -10000.0).astype(dtype))
+                names.append("m")
+            elif meta.get("mask") == "query":
+                host.append(rng.standard_normal(mask_shape("query", meta["seq"]),
+                                                np.float32).astype(dtype))
+                names.append("m")
         else:
             dtype, cols = NUMPY[meta.get("dtype", "f32")], meta.get("cols", COLS)
             host = [rng.standard_normal((ROWS, cols), np.float32).astype(dtype)]
@@ -190,11 +239,16 @@ def run_cases(args):
         for n, value in zip(names, host):
             np.save(os.path.join(case_dir, n + ".npy"), value)
         dev = [torch.from_numpy(v).cuda() for v in host]
+        if meta.get("check"):  # PyTorch timed on f16 copies (the kernel's precision)
+            dev = [t.half() for t in dev]
         fns = torch_fns(meta, torch, dev[1:])
         note = ""
         try:
             got = kiln(args, case_dir, names, os.path.join(case_dir, "out"), bench=False)
-            if meta["suite"] == "attention":
+            if meta.get("check"):  # float64 math on the inputs as given to Kiln
+                d64 = [torch.from_numpy(v).cuda().double() for v in host]
+                want = fns["eager math"](*d64).cpu().numpy()
+            elif meta["suite"] == "attention":
                 want = fns["sdpa"](*dev).double().cpu().numpy()
             else:
                 d64 = [t.double() for t in dev]
@@ -245,7 +299,11 @@ def report(rows, copy_ms, torch):
         s, m = r.get("sdpa"), r.get("eager math")
         tf = lambda ms: "-" if ms is None else f"{meta['flops'] / ms / 1e9:.1f}"  # noqa: E731
         ratio = lambda ref: "-" if k is None or ref is None else f"{k / ref:.2f}x"  # noqa: E731
-        print(f"| S={meta['seq']} {'causal' if meta['causal'] else 'full'} | {fmt(k)} | {fmt(s)} "
+        label = f"S={meta['seq']} {'causal' if meta['causal'] else 'full'}"
+        if meta.get("check"):
+            label += (f", D={meta['dim']}, {meta['dtype']} model, --precision={meta['precision']}"
+                      + (f", {meta['mask']} mask" if meta["mask"] else ""))
+        print(f"| {label} | {fmt(k)} | {fmt(s)} "
               f"| {fmt(m)} | {tf(k)} | {tf(s)} | {ratio(s)} | {ratio(m)} | {note} |")
     if copy_ms is None:
         return
@@ -273,6 +331,7 @@ def main():
     p.add_argument("--kilnc")
     p.add_argument("--kiln-run")
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--suite", choices=["attention", "bandwidth"], help="run only this suite")
     args = p.parse_args()
     if args.phase == "compile":
         compile_cases(args)

@@ -104,11 +104,15 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCSEPass());
   // 7. Drop private functions nothing calls any more.
   pm.addPass(createSymbolDCEPass());
-  // 8. Attention the target has no kernel for (CUDA: none; CPU: see
-  //    kiln::hasCPUAttentionKernel) is expanded again into matmuls and a
-  //    softmax for the linalg stage.
+  // 8. Attention the target has no kernel for (CPU: see
+  //    kiln::hasCPUAttentionKernel; CUDA: kiln::hasCUDAAttentionKernel with
+  //    --precision=fp16|bf16 on sm_80 or later, mma.sync) is expanded again
+  //    into matmuls and a softmax for the linalg stage.
   KilnDecomposeAttentionPassOptions decompose;
   decompose.keepCPUKernel = options.target == Target::CPU;
+  if (options.target == Target::CUDA && hasCUDAMmaSync(options.cuda.chip) &&
+      (options.cuda.precision == "fp16" || options.cuda.precision == "bf16"))
+    decompose.keepCUDAKernel = options.cuda.precision;
   pm.addPass(createKilnDecomposeAttentionPass(decompose));
 }
 

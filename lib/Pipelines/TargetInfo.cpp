@@ -88,6 +88,13 @@ public:
     pm.addPass(createKilnInstrumentDispatchesPass());
     buildBufferizePipeline(pm);
     buildDeallocationPipeline(pm);
+    // 5a. Attention the graph stage kept (fp16/bf16, sm_80+): one
+    //     flash-attention kernel each (mma.sync).
+    if (options.cuda.precision == "fp16" || options.cuda.precision == "bf16") {
+      KilnCUDAAttentionPassOptions attention;
+      attention.precision = options.cuda.precision;
+      pm.addNestedPass<func::FuncOp>(createKilnCUDAAttentionPass(attention));
+    }
     // 5b. f16/bf16 (and tf32) matmuls on sm_90a: the TMA + wgmma template (host code
     //     and a gpu.launch), before the generic path turns them into loops.
     KilnCUDAGemmPassOptions gemm;

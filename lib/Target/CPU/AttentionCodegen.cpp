@@ -306,6 +306,13 @@ struct KilnCPUAttentionPass final : impl::KilnCPUAttentionPassBase<KilnCPUAttent
                      "shapes");
         return signalPassFailure();
       }
+      // f16/bf16 kernels are the CUDA target's (kiln-cuda-attention).
+      if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+            return !cast<MemRefType>(t).getElementType().isF32();
+          })) {
+        op.emitError("kiln-cpu-attention expects f32 elements");
+        return signalPassFailure();
+      }
       OpBuilder b(op);
       Location loc = op.getLoc();
       AttentionEmitter emitter(b, loc, vectorWidth, op);

@@ -14,6 +14,13 @@ func.func @buffers(%q: memref<1x2x5x16xf32>, %o: memref<1x2x5x16xf32>) {
   return
 }
 
+// CHECK-LABEL: func @half
+// CHECK: kiln.attention_kernel {{.+}} : memref<1x2x5x64xf16>, memref<1x2x5x64xf16>, memref<1x2x5x64xf16>, memref<1x1x5x1xf32>, memref<1x2x5x64xf16>{{$}}
+func.func @half(%q: memref<1x2x5x64xf16>, %m: memref<1x1x5x1xf32>, %o: memref<1x2x5x64xf16>) {
+  kiln.attention_kernel %q, %q, %q, %m into %o {scale = 1.0 : f32} : memref<1x2x5x64xf16>, memref<1x2x5x64xf16>, memref<1x2x5x64xf16>, memref<1x1x5x1xf32>, memref<1x2x5x64xf16>
+  return
+}
+
 // -----
 
 func.func @rank(%q: tensor<5x16xf32>, %o: tensor<5x16xf32>) -> tensor<5x16xf32> {
@@ -24,9 +31,17 @@ func.func @rank(%q: tensor<5x16xf32>, %o: tensor<5x16xf32>) -> tensor<5x16xf32> 
 
 // -----
 
-func.func @element(%q: tensor<1x1x5x16xf16>, %o: tensor<1x1x5x16xf16>) -> tensor<1x1x5x16xf16> {
-  // expected-error @+1 {{expects f32 elements, got 'f16' in query}}
-  %r = kiln.attention_kernel %q, %q, %q into %o {scale = 1.0 : f32} : tensor<1x1x5x16xf16>, tensor<1x1x5x16xf16>, tensor<1x1x5x16xf16>, tensor<1x1x5x16xf16> -> tensor<1x1x5x16xf16>
+func.func @element(%q: tensor<1x1x5x16xf64>, %o: tensor<1x1x5x16xf64>) -> tensor<1x1x5x16xf64> {
+  // expected-error @+1 {{expects f32, f16 or bf16 elements, got 'f64' in query}}
+  %r = kiln.attention_kernel %q, %q, %q into %o {scale = 1.0 : f32} : tensor<1x1x5x16xf64>, tensor<1x1x5x16xf64>, tensor<1x1x5x16xf64>, tensor<1x1x5x16xf64> -> tensor<1x1x5x16xf64>
+  return %r : tensor<1x1x5x16xf64>
+}
+
+// -----
+
+func.func @element_mismatch(%q: tensor<1x1x5x16xf16>, %k: tensor<1x1x5x16xf32>, %o: tensor<1x1x5x16xf16>) -> tensor<1x1x5x16xf16> {
+  // expected-error @+1 {{expects the element type of query in key, got 'f32'}}
+  %r = kiln.attention_kernel %q, %k, %k into %o {scale = 1.0 : f32} : tensor<1x1x5x16xf16>, tensor<1x1x5x16xf32>, tensor<1x1x5x16xf32>, tensor<1x1x5x16xf16> -> tensor<1x1x5x16xf16>
   return %r : tensor<1x1x5x16xf16>
 }
 

@@ -64,3 +64,11 @@ func.func @dynamic(%q: memref<1x1x?x16xf32>, %o: memref<1x1x?x16xf32>) {
   kiln.attention_kernel %q, %q, %q into %o {scale = 0.25 : f32} : memref<1x1x?x16xf32>, memref<1x1x?x16xf32>, memref<1x1x?x16xf32>, memref<1x1x?x16xf32>
   return
 }
+
+// -----
+
+func.func @half(%q: memref<1x1x5x16xf16>, %o: memref<1x1x5x16xf16>) {
+  // expected-error @+1 {{kiln-cpu-attention expects f32 elements}}
+  kiln.attention_kernel %q, %q, %q into %o {scale = 0.25 : f32} : memref<1x1x5x16xf16>, memref<1x1x5x16xf16>, memref<1x1x5x16xf16>, memref<1x1x5x16xf16>
+  return
+}

@@ -343,4 +343,35 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def KilnCUDAAttentionPass : Pass<"kiln-cuda-attention", "mlir::func::FuncOp"> {
+  let summary = "kiln.attention_kernel as one flash-attention kernel (mma.sync)";
+  let description = [{
+    Runs on buffers, before linalg becomes loops. Each bufferized
+    `kiln.attention_kernel` (static shapes, head dim 64 or 128, identity
+    layouts) becomes one `gpu.launch` in the structure of FlashAttention-2:
+    a block of 4 warps per (batch * head, 64 query rows), each warp owning
+    16 query rows. A warp loads its Q fragments once (rounded to f16 or
+    bf16 while loading), then walks the keys in blocks of 64: the block's K
+    and V rows go through shared memory (rounded while they are stored),
+    S = Q K^T by `mma.sync` m16n8k16 (f32 accumulators), scale and the
+    additive mask applied and keys past the end (and, causal, after the
+    query) set to -inf, an online softmax on the accumulator fragments
+    (row max and sum over the 4 lanes of a quad by shuffles), and O += P V
+    with P rounded in registers and used directly as the A fragments
+    (the m16n8 accumulators of two adjacent key tiles are the m16n8k16 A
+    layout). A causal kernel skips the key blocks above the diagonal. At the
+    end each row is divided by its sum and stored (rows past Sq are not).
+    Operands with f16 or bf16 elements are computed in their own type; f32
+    ones in `precision`.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp16\"",
+           "fp16 or bf16: the type f32 operands are rounded to">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
 #endif // KILN_TARGET_CUDA_PASSES_TD

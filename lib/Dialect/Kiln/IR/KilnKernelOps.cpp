@@ -27,9 +27,13 @@ LogicalResult AttentionKernelOp::verify() {
   for (auto [name, type] : named) {
     if (!type.hasRank() || type.getRank() != 4)
       return emitOpError() << "expects a rank-4 " << name << ", got " << type;
-    if (!type.getElementType().isF32())
-      return emitOpError() << "expects f32 elements, got " << type.getElementType()
-                           << " in " << name;
+    Type element = type.getElementType();
+    if (!element.isF32() && !element.isF16() && !element.isBF16())
+      return emitOpError() << "expects f32, f16 or bf16 elements, got " << element << " in "
+                           << name;
+    if (name != "mask" && element != q.getElementType())
+      return emitOpError() << "expects the element type of query in " << name << ", got "
+                           << element;
   }
   int64_t b = q.getDimSize(0), h = q.getDimSize(1), sq = q.getDimSize(2), d = q.getDimSize(3);
   int64_t sk = k.getDimSize(2);
@@ -141,6 +145,44 @@ bool hasCPUAttentionKernel(AttentionOp op, std::string *why) {
     auto m = dyn_cast<RankedTensorType>(mask.getType());
     if (!m || !m.hasStaticShape() || !m.getElementType().isF32() || m.getRank() > 4)
       return fail("the mask is not a static f32 (additive) tensor of rank <= 4");
+    SmallVector<int64_t> shape(4 - m.getRank(), 1);
+    llvm::append_range(shape, m.getShape());
+    if (shape[3] != k.getDimSize(2))
+      return fail("the mask does not vary along the keys");
+  }
+  return true;
+}
+
+bool hasCUDAAttentionKernel(AttentionOp op, StringRef f32As, std::string *why) {
+  auto fail = [&](const Twine &reason) {
+    if (why)
+      *why = reason.str();
+    return false;
+  };
+  auto q = dyn_cast<RankedTensorType>(op.getQuery().getType());
+  auto k = dyn_cast<RankedTensorType>(op.getKey().getType());
+  auto v = dyn_cast<RankedTensorType>(op.getValue().getType());
+  for (RankedTensorType type : {q, k, v})
+    if (!type || type.getRank() != 4 || !type.hasStaticShape())
+      return fail("query, key and value are not static rank-4 tensors");
+  Type element = q.getElementType();
+  if (k.getElementType() != element || v.getElementType() != element)
+    return fail("query, key and value differ in element type");
+  if (!element.isF16() && !element.isBF16() &&
+      !(element.isF32() && (f32As == "fp16" || f32As == "bf16")))
+    return fail("elements are not f16 or bf16, nor f32 computed in fp16 or bf16");
+  if (k.getDimSize(0) != q.getDimSize(0) || v.getDimSize(0) != q.getDimSize(0) ||
+      k.getDimSize(1) != q.getDimSize(1) || v.getDimSize(1) != q.getDimSize(1))
+    return fail("batch or head dims broadcast between query, key and value");
+  int64_t d = q.getDimSize(3);
+  if (v.getDimSize(3) != d || (d != 64 && d != 128))
+    return fail("head dim " + Twine(d) + " is not 64 or 128, or value's differs");
+  if (Value mask = op.getMask()) {
+    auto m = dyn_cast<RankedTensorType>(mask.getType());
+    Type me = m ? m.getElementType() : Type();
+    if (!m || !m.hasStaticShape() || m.getRank() > 4 ||
+        !(me.isF32() || me.isF16() || me.isBF16()))
+      return fail("the mask is not a static f32/f16/bf16 (additive) tensor of rank <= 4");
     SmallVector<int64_t> shape(4 - m.getRank(), 1);
     llvm::append_range(shape, m.getShape());
     if (shape[3] != k.getDimSize(2))

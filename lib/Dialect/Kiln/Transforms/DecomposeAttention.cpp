@@ -4,8 +4,8 @@
 //
 // kiln.attention is expanded back into the ops kiln-recognize-attention
 // matched, except (keep-cpu-kernel) where the CPU attention kernel computes
-// it: the CUDA target has no attention kernel, and the CPU kernel covers
-// static f32 attention with an additive mask (kiln::hasCPUAttentionKernel).
+// it (static f32 attention with an additive mask, kiln::hasCPUAttentionKernel)
+// or (keep-cuda-kernel) the CUDA kernel does (kiln::hasCUDAAttentionKernel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,13 +36,17 @@ Value maskOut(PatternRewriter &rewriter, Location loc, Value keep, Value scores)
 // attention(Q, K, V, mask) {scale}
 //   = matmul(softmax(matmul(Q, transpose(K)) * scale + mask, -1), V)
 struct AttentionToSoftmaxProduct final : OpRewritePattern<AttentionOp> {
-  AttentionToSoftmaxProduct(MLIRContext *context, bool keepCPUKernel)
-      : OpRewritePattern(context), keepCPUKernel(keepCPUKernel) {}
+  AttentionToSoftmaxProduct(MLIRContext *context, bool keepCPUKernel, StringRef keepCUDAKernel)
+      : OpRewritePattern(context), keepCPUKernel(keepCPUKernel),
+        keepCUDAKernel(keepCUDAKernel.str()) {}
   bool keepCPUKernel;
+  std::string keepCUDAKernel;
 
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
     if (keepCPUKernel && hasCPUAttentionKernel(op))
       return rewriter.notifyMatchFailure(op, "kept for the CPU attention kernel");
+    if (!keepCUDAKernel.empty() && hasCUDAAttentionKernel(op, keepCUDAKernel))
+      return rewriter.notifyMatchFailure(op, "kept for the CUDA attention kernel");
     Location loc = op.getLoc();
     auto q = cast<RankedTensorType>(op.getQuery().getType());
     auto k = cast<RankedTensorType>(op.getKey().getType());
@@ -99,15 +103,22 @@ struct KilnDecomposeAttentionPass final
   using KilnDecomposeAttentionPassBase::KilnDecomposeAttentionPassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateDecomposeAttentionPatterns(patterns, keepCPUKernel);
+    if (!keepCUDAKernel.empty() && keepCUDAKernel != "fp16" && keepCUDAKernel != "bf16") {
+      getOperation()->emitError() << "kiln-decompose-attention: keep-cuda-kernel must be fp16 "
+                                     "or bf16, got '"
+                                  << keepCUDAKernel << "'";
+      return signalPassFailure();
+    }
+    populateDecomposeAttentionPatterns(patterns, keepCPUKernel, keepCUDAKernel);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 };
 
 } // namespace
 
-void populateDecomposeAttentionPatterns(RewritePatternSet &patterns, bool keepCPUKernel) {
-  patterns.add<AttentionToSoftmaxProduct>(patterns.getContext(), keepCPUKernel);
+void populateDecomposeAttentionPatterns(RewritePatternSet &patterns, bool keepCPUKernel,
+                                        StringRef keepCUDAKernel) {
+  patterns.add<AttentionToSoftmaxProduct>(patterns.getContext(), keepCPUKernel, keepCUDAKernel);
 }
 
 } // namespace kiln

@@ -20,12 +20,14 @@ def Kiln_AttentionKernelOp : Kiln_Op<"attention_kernel", [
     DeclareOpInterfaceMethods<BufferizableOpInterface,
         ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
          "getAliasingValues", "bufferize"]>]> {
-  let summary = "fused scaled dot-product attention (one CPU kernel)";
+  let summary = "fused scaled dot-product attention (one CPU or CUDA kernel)";
   let description = [{
     `init[b, h, i, :] = softmax_j(scale * q[b, h, i, :] . key[b, h, j, :] +
     mask[b, h, j, i] (+ causal)) . value[b, h, j, :]`, the CPU lowering of
-    `kiln.attention` (`kiln-cpu-attention` computes it with an online
-    softmax, one pass over the keys). Operands are rank 4, f32:
+    `kiln.attention` (`kiln-cpu-attention` and `kiln-cuda-attention`
+    compute it with an online softmax, one pass over the keys). Operands
+    are rank 4, f32 (the CPU kernel), f16 or bf16 (CUDA), one element type
+    for query, key, value and init (the mask any of the three):
     `query [B, H, Sq, D]`, `key [B, H, Sk, D]`, `value [B, H, Sk, D]`. The
     optional additive mask is given **key-major**, `[Bm, Hm, Sk, Sqm]` with
     `Bm` in {1, B}, `Hm` in {1, H}, `Sqm` in {1, Sq} (a size-1 dim

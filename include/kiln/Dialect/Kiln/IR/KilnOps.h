@@ -44,6 +44,14 @@ llvm::LogicalResult verifyByInference(OpTy op) {
 /// broadcasts to [B, H, Sq, Sk] along its leading three dims. Otherwise
 /// `why` says what is missing.
 bool hasCPUAttentionKernel(AttentionOp op, std::string *why = nullptr);
+/// Whether the CUDA attention kernel (`kiln-cuda-attention`) computes `op`:
+/// static rank-4 Q/K/V of equal batch and head dims and one element type, a
+/// head dim of 64 or 128, no mask or an additive float one of rank <= 4 that
+/// varies along the keys. f16 and bf16 elements are computed as they are;
+/// f32 ones only when `f32As` is fp16 or bf16 (the precision they are
+/// rounded to while loading). Otherwise `why` says what is missing.
+bool hasCUDAAttentionKernel(AttentionOp op, llvm::StringRef f32As,
+                            std::string *why = nullptr);
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

@@ -38,8 +38,11 @@ void populateSinkTransposesPatterns(mlir::RewritePatternSet &patterns);
 /// add(matmul(A, B), bias) -> kiln.gemm(A, B, bias).
 void populateRecognizeGemmPatterns(mlir::RewritePatternSet &patterns);
 /// kiln.attention -> matmul, transpose, mul, add/select, softmax.
+/// With `keepCPUKernel`, what kiln::hasCPUAttentionKernel accepts stays; with
+/// `keepCUDAKernel` = fp16 or bf16, what kiln::hasCUDAAttentionKernel accepts.
 void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
-                                        bool keepCPUKernel = false);
+                                        bool keepCPUKernel = false,
+                                        llvm::StringRef keepCUDAKernel = "");
 
 } // namespace kiln
 

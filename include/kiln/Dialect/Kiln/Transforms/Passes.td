@@ -95,13 +95,21 @@ def KilnDecomposeAttentionPass : Pass<"kiln-decompose-attention"> {
     computes (`kiln::hasCPUAttentionKernel`: static f32 rank-4 operands,
     head dim a multiple of 16, no mask or an f32 additive one) stays, for
     `convert-kiln-to-linalg` to lower to one `kiln.attention_kernel`.
+    With `keep-cuda-kernel=fp16|bf16` (the CUDA pipeline with that
+    `--precision` on sm_80 or later), attention the CUDA kernel computes
+    (`kiln::hasCUDAAttentionKernel`: static rank-4 operands, head dim 64 or
+    128, f16/bf16 elements or f32 ones computed in that precision, no mask
+    or an additive one) stays, for `kiln-cuda-attention`.
     Pre-conditions: none. Post-conditions: no `kiln.attention` remains,
-    except those kept for the CPU kernel and a causal one with dynamic
+    except those kept for a kernel and a causal one with dynamic
     sequence lengths (left for the lowering to report).
   }];
   let options = [
     Option<"keepCPUKernel", "keep-cpu-kernel", "bool", /*default=*/"false",
            "Keep the attention ops the CPU attention kernel computes">,
+    Option<"keepCUDAKernel", "keep-cuda-kernel", "std::string", /*default=*/"\"\"",
+           "Keep the attention ops the CUDA attention kernel computes in this "
+           "precision (fp16 or bf16; empty: none)">,
   ];
 }
 
