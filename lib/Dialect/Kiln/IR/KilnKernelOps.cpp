@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::bufferization;
@@ -120,74 +121,78 @@ LogicalResult AttentionKernelOp::bufferize(RewriterBase &rewriter,
 
 namespace kiln {
 
-bool hasCPUAttentionKernel(AttentionOp op, std::string *why) {
-  auto fail = [&](const Twine &reason) {
-    if (why)
-      *why = reason.str();
-    return false;
-  };
-  auto q = dyn_cast<RankedTensorType>(op.getQuery().getType());
-  auto k = dyn_cast<RankedTensorType>(op.getKey().getType());
-  auto v = dyn_cast<RankedTensorType>(op.getValue().getType());
-  for (RankedTensorType type : {q, k, v}) {
-    if (!type || type.getRank() != 4 || !type.hasStaticShape())
-      return fail("query, key and value are not static rank-4 tensors");
-    if (!type.getElementType().isF32())
-      return fail("elements are not f32");
-  }
-  if (k.getDimSize(0) != q.getDimSize(0) || v.getDimSize(0) != q.getDimSize(0) ||
-      k.getDimSize(1) != q.getDimSize(1) || v.getDimSize(1) != q.getDimSize(1))
-    return fail("batch or head dims broadcast between query, key and value");
-  int64_t d = q.getDimSize(3);
-  if (v.getDimSize(3) != d || d % 16 != 0 || d > 256)
-    return fail("head dim " + Twine(d) + " is not a multiple of 16 up to 256, or value's differs");
-  if (Value mask = op.getMask()) {
-    auto m = dyn_cast<RankedTensorType>(mask.getType());
-    if (!m || !m.hasStaticShape() || !m.getElementType().isF32() || m.getRank() > 4)
-      return fail("the mask is not a static f32 (additive) tensor of rank <= 4");
-    SmallVector<int64_t> shape(4 - m.getRank(), 1);
-    llvm::append_range(shape, m.getShape());
-    if (shape[3] != k.getDimSize(2))
-      return fail("the mask does not vary along the keys");
-  }
-  return true;
-}
+namespace {
 
-bool hasCUDAAttentionKernel(AttentionOp op, StringRef f32As, std::string *why) {
-  auto fail = [&](const Twine &reason) {
-    if (why)
-      *why = reason.str();
-    return false;
-  };
+/// What every target's attention kernel needs: static rank-4 query, key and
+/// value with one batch and head count, and a mask (if any) that is static,
+/// of rank <= 4, of an element type `maskElement` accepts (`maskTypes` names
+/// them), and varies along the keys. Returns why not, or an empty string.
+std::string attentionLayoutProblem(AttentionOp op, function_ref<bool(Type)> maskElement,
+                                   StringRef maskTypes) {
   auto q = dyn_cast<RankedTensorType>(op.getQuery().getType());
   auto k = dyn_cast<RankedTensorType>(op.getKey().getType());
   auto v = dyn_cast<RankedTensorType>(op.getValue().getType());
   for (RankedTensorType type : {q, k, v})
     if (!type || type.getRank() != 4 || !type.hasStaticShape())
-      return fail("query, key and value are not static rank-4 tensors");
-  Type element = q.getElementType();
-  if (k.getElementType() != element || v.getElementType() != element)
-    return fail("query, key and value differ in element type");
-  if (!element.isF16() && !element.isBF16() &&
-      !(element.isF32() && (f32As == "fp16" || f32As == "bf16")))
-    return fail("elements are not f16 or bf16, nor f32 computed in fp16 or bf16");
+      return "query, key and value are not static rank-4 tensors";
   if (k.getDimSize(0) != q.getDimSize(0) || v.getDimSize(0) != q.getDimSize(0) ||
       k.getDimSize(1) != q.getDimSize(1) || v.getDimSize(1) != q.getDimSize(1))
-    return fail("batch or head dims broadcast between query, key and value");
-  int64_t d = q.getDimSize(3);
-  if (v.getDimSize(3) != d || (d != 64 && d != 128))
-    return fail("head dim " + Twine(d) + " is not 64 or 128, or value's differs");
+    return "batch or head dims broadcast between query, key and value";
   if (Value mask = op.getMask()) {
     auto m = dyn_cast<RankedTensorType>(mask.getType());
-    Type me = m ? m.getElementType() : Type();
-    if (!m || !m.hasStaticShape() || m.getRank() > 4 ||
-        !(me.isF32() || me.isF16() || me.isBF16()))
-      return fail("the mask is not a static f32/f16/bf16 (additive) tensor of rank <= 4");
+    if (!m || !m.hasStaticShape() || m.getRank() > 4 || !maskElement(m.getElementType()))
+      return ("the mask is not a static " + maskTypes + " (additive) tensor of rank <= 4").str();
     SmallVector<int64_t> shape(4 - m.getRank(), 1);
     llvm::append_range(shape, m.getShape());
     if (shape[3] != k.getDimSize(2))
-      return fail("the mask does not vary along the keys");
+      return "the mask does not vary along the keys";
   }
+  return "";
+}
+
+/// `reason` into `why` (when asked for); false.
+bool refuse(std::string *why, const Twine &reason) {
+  if (why)
+    *why = reason.str();
+  return false;
+}
+
+} // namespace
+
+bool hasCPUAttentionKernel(AttentionOp op, std::string *why) {
+  std::string problem =
+      attentionLayoutProblem(op, [](Type t) { return t.isF32(); }, "f32");
+  if (!problem.empty())
+    return refuse(why, problem);
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
+    if (!cast<RankedTensorType>(operand.getType()).getElementType().isF32())
+      return refuse(why, "elements are not f32");
+  int64_t d = q.getDimSize(3);
+  if (cast<RankedTensorType>(op.getValue().getType()).getDimSize(3) != d || d % 16 != 0 ||
+      d > 256)
+    return refuse(why, "head dim " + Twine(d) +
+                           " is not a multiple of 16 up to 256, or value's differs");
+  return true;
+}
+
+bool hasCUDAAttentionKernel(AttentionOp op, StringRef f32As, std::string *why) {
+  std::string problem = attentionLayoutProblem(
+      op, [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); }, "f32/f16/bf16");
+  if (!problem.empty())
+    return refuse(why, problem);
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  Type element = q.getElementType();
+  if (getElementTypeOrSelf(op.getKey()) != element ||
+      getElementTypeOrSelf(op.getValue()) != element)
+    return refuse(why, "query, key and value differ in element type");
+  if (!element.isF16() && !element.isBF16() &&
+      !(element.isF32() && (f32As == "fp16" || f32As == "bf16")))
+    return refuse(why, "elements are not f16 or bf16, nor f32 computed in fp16 or bf16");
+  int64_t d = q.getDimSize(3);
+  if (cast<RankedTensorType>(op.getValue().getType()).getDimSize(3) != d ||
+      (d != 64 && d != 128))
+    return refuse(why, "head dim " + Twine(d) + " is not 64 or 128, or value's differs");
   return true;
 }
 
