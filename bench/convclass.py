@@ -29,6 +29,7 @@ from onnx import shape_inference
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+import roofline  # noqa: E402  (same directory: its trace parser)
 
 
 def conv_classes(path, shapes):
@@ -72,17 +73,8 @@ def trace_minimums(kiln_run, artifact, threads, bench, trace):
     subprocess.run([kiln_run, artifact, "--threads", str(threads), "--warmup", "1",
                     "--bench", str(bench), "--trace", trace],
                    capture_output=True, text=True, check=True)
-    with open(trace) as f:
-        events = sorted(json.load(f)["traceEvents"], key=lambda e: e["ts"])
-    runs = [e for e in events if e["args"]["dispatch"] < 0]
-    per_run = collections.defaultdict(lambda: [0.0] * len(runs))
-    for e in events:
-        d = e["args"]["dispatch"]
-        if d < 0:
-            continue
-        index = next(i for i, r in enumerate(runs) if r["ts"] <= e["ts"] <= r["ts"] + r["dur"])
-        per_run[d][index] += e["dur"] / 1e3
-    return {d: min(v) for d, v in per_run.items()}, [r["dur"] / 1e3 for r in runs]
+    times, run = roofline.parse_trace(trace)
+    return {d: t["min"] for d, t in times.items()}, run["runs"]
 
 
 def ort_classes(model, shapes, threads, runs, work):

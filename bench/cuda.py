@@ -20,7 +20,6 @@ on the same inputs, checks Kiln's output against PyTorch's (fp32, TF32 off),
 and prints a markdown table (median ms, GFLOP/s or GB/s, Kiln / PyTorch).
 """
 
-import argparse
 import json
 import os
 import re
@@ -28,6 +27,8 @@ import subprocess
 import sys
 
 import numpy as np
+
+import cuda_models  # same directory (bench/, and py/ of the CUDA bundle)
 
 
 def compile_cases(args):
@@ -267,16 +268,11 @@ def print_table(rows, device):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("phase", choices=["compile", "run"])
-    p.add_argument("--out", required=True)
-    p.add_argument("--kilnc")
-    p.add_argument("--kiln-run")
+    p = cuda_models.phase_parser(__doc__)
     p.add_argument("--gpu", default="sm_90a")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--half-gemm-only", action="store_true",
                    help="compile only the f16/bf16 GEMM cases")
-    p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     p.add_argument("--cases", help="run only the cases whose directory starts with one of "
                    "these comma-separated prefixes (e.g. gemm_gelu)")
     args = p.parse_args()

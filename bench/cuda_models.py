@@ -135,14 +135,22 @@ def run_models(args):
               f"| {fmt(compiled)} | {ratio(kiln, eager)} | {ratio(kiln, compiled)} |")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def phase_parser(doc):
+    """The command line the CUDA bench scripts share: a compile phase here (kilnc),
+    a run phase on the GPU machine (kiln-run, PyTorch; --no-compile skips
+    torch.compile), both in --out."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("phase", choices=["compile", "run"])
     p.add_argument("--out", required=True)
     p.add_argument("--kilnc")
     p.add_argument("--kiln-run")
+    p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    return p
+
+
+def main():
+    p = phase_parser(__doc__)
     p.add_argument("--zoo")
-    p.add_argument("--no-compile", action="store_true")
     p.add_argument("--cases", help="compile only these model:precision pairs, e.g. bert:fp16")
     args = p.parse_args()
     if args.phase == "compile":

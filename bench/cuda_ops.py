@@ -34,7 +34,6 @@ inputs on the device to last kernel done, launches included) and PyTorch with
 CUDA events (median of 50 after 10 warm-ups), and prints markdown tables.
 """
 
-import argparse
 import json
 import os
 import re
@@ -325,12 +324,7 @@ def report(rows, copy_ms, torch):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("phase", choices=["compile", "run"])
-    p.add_argument("--out", required=True)
-    p.add_argument("--kilnc")
-    p.add_argument("--kiln-run")
-    p.add_argument("--no-compile", action="store_true")
+    p = cuda_models.phase_parser(__doc__)
     p.add_argument("--suite", choices=["attention", "bandwidth"], help="run only this suite")
     args = p.parse_args()
     if args.phase == "compile":

@@ -112,7 +112,7 @@ def parse_trace(trace):
              for d, v in per_run.items()}
     run_ms = [r["dur"] / 1e3 for r in runs]
     return times, {"min": min(run_ms), "mean": statistics.mean(run_ms),
-                   "median": statistics.median(run_ms)}
+                   "median": statistics.median(run_ms), "runs": run_ms}
 
 
 def classify(row, peak, bandwidth):

@@ -24,8 +24,9 @@ from onnx.reference import ReferenceEvaluator
 TYPES = {"f8E4M3FN": 17, "f8E4M3FNUZ": 18, "f8E5M2": 19, "f8E5M2FNUZ": 20}
 
 
-def reference_cast(x, onnx_type, saturate):
-    node = helper.make_node("Cast", ["x"], ["y"], to=onnx_type, saturate=saturate)
+def reference_cast(x, onnx_type, **attributes):
+    """x Cast to `onnx_type` by ONNX's reference evaluator (attributes: saturate)."""
+    node = helper.make_node("Cast", ["x"], ["y"], to=onnx_type, **attributes)
     source = onnx.helper.np_dtype_to_tensor_dtype(x.dtype)
     graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", source, [x.size])],
                               [helper.make_tensor_value_info("y", onnx_type, [x.size])])
@@ -39,7 +40,7 @@ def decode(bits, onnx_type):
     graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", onnx_type, [256])],
                               [helper.make_tensor_value_info("y", 1, [256])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
-    x = reference_cast(np.zeros(256, np.float32), onnx_type, 1)  # for the dtype only
+    x = reference_cast(np.zeros(256, np.float32), onnx_type, saturate=1)  # for the dtype only
     return ReferenceEvaluator(model).run(None, {"x": bits.view(x.dtype)})[0]
 
 
@@ -129,7 +130,7 @@ def main():
         for label, got_name, source, saturate in (("saturate", "sat", x, 1),
                                                   ("no saturate", "nosat", x, 0),
                                                   ("from f16", "from_f16", x16, 1)):
-            want = reference_cast(source, onnx_type, saturate).view(np.uint8)
+            want = reference_cast(source, onnx_type, saturate=saturate).view(np.uint8)
             got = out(got_name)
             checks.append((label, got, want, values[got], values[want]))
         moved = bits.reshape(16, 16).T.ravel()

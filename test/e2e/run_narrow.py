@@ -21,24 +21,14 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
+from onnx import TensorProto
 
-from run_float8 import probes, run  # same directory: the shared probes and compile-and-run
+from run_float8 import probes, reference_cast, run  # same directory: shared helpers
 
 # kiln element type, ONNX type, bits per element.
 TYPES = {"i4": (TensorProto.INT4, 4), "ui4": (TensorProto.UINT4, 4),
          "i2": (TensorProto.INT2, 2), "ui2": (TensorProto.UINT2, 2),
          "f4E2M1FN": (TensorProto.FLOAT4E2M1, 4), "f8E8M0FNU": (TensorProto.FLOAT8E8M0, 8)}
-
-
-def reference_cast(x, onnx_type, **attributes):
-    node = helper.make_node("Cast", ["x"], ["y"], to=onnx_type, **attributes)
-    source = onnx.helper.np_dtype_to_tensor_dtype(x.dtype)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", source, [x.size])],
-                              [helper.make_tensor_value_info("y", onnx_type, [x.size])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
-    return ReferenceEvaluator(model).run(None, {"x": x})[0]
 
 
 def as_type(bits, onnx_type):
