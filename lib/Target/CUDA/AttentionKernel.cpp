@@ -130,13 +130,43 @@ private:
   void loadTile(Value source, Value tile, Value keyBase);
   Value maskValue(Value key, Value row);
 
+  // The steps of emit(), in order.
+  /// One block per 64 query rows and (batch, head), K and V tiles in
+  /// dynamic shared memory.
+  mlir::gpu::LaunchOp launchKernel();
+  /// tid, the (batch, head) of the block, the lane's quad g and index t,
+  /// and the lane's two query rows.
+  void computeThreadIndices();
+  /// The K and V tiles as views of the dynamic shared memory.
+  void allocateTiles();
+  /// The lane's Q fragments for every k step, kept in registers.
+  void loadQueryFragments();
+  /// The loop over blocks of 64 keys carrying the online softmax state.
+  mlir::scf::ForOp emitKeyBlockLoop();
+  /// Tile n of S = Q K^T: 4 f32 accumulators per lane.
+  using Scores = SmallVector<std::array<Value, 4>>;
+  Scores computeScores();
+  /// Scale (in log2 units), additive mask, ragged and causal masks.
+  void maskScores(Scores &s, Value keyBase);
+  /// New row max and sum; the scores become P; alpha rescales O.
+  void updateRowStatistics(Scores &s, ValueRange state, MutableArrayRef<Value> next,
+                           Value alpha[2]);
+  /// O += P V with P reused as A fragments.
+  void accumulateValues(const Scores &s, MutableArrayRef<Value> o);
+  /// O / l into the output (merged heads or not), rows past Sq skipped.
+  void storeOutput(mlir::scf::ForOp loop);
+
   OpBuilder &b;
   Location loc;
   AttentionKernelOp op;
   Type compute, f32;
   int64_t batch = 0, heads = 0, sq = 0, sk = 0, d = 0;
   // Kernel values.
-  Value tid, bIdx, hIdx, g, t;
+  Value tid, qBlock, bIdx, hIdx, g, t, t2;
+  Value rows[2], qRow[2];
+  Value kTile, vTile;
+  SmallVector<SmallVector<Value, 4>> qFrag;
+  Value minusInf, zeroF;
 };
 
 void AttentionEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bReg, MutableArrayRef<Value> acc) {
@@ -185,20 +215,28 @@ Value AttentionEmitter::maskValue(Value key, Value row) {
 }
 
 void AttentionEmitter::emit() {
-  MLIRContext *ctx = b.getContext();
-  auto smemSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  int64_t pitch = d + kPad;
-  auto tileType = MemRefType::get({kKeys, pitch}, compute, MemRefLayoutAttrInterface(), smemSpace);
-  int64_t tileBytes = kKeys * pitch * 2;
-  Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2 * tileBytes);
-  int64_t qBlocks = llvm::divideCeil(sq, kRows);
-  auto launch = gpu::LaunchOp::create(b, loc, idx(qBlocks), idx(batch * heads), idx(1),
-                                      idx(kThreads), idx(1), idx(1), smemSize);
+  auto launch = launchKernel();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
+  computeThreadIndices();
+  allocateTiles();
+  loadQueryFragments();
+  scf::ForOp loop = emitKeyBlockLoop();
+  storeOutput(loop);
+  gpu::TerminatorOp::create(b, loc);
+}
 
+gpu::LaunchOp AttentionEmitter::launchKernel() {
+  int64_t tileBytes = kKeys * (d + kPad) * 2;
+  Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2 * tileBytes);
+  int64_t qBlocks = llvm::divideCeil(sq, kRows);
+  return gpu::LaunchOp::create(b, loc, idx(qBlocks), idx(batch * heads), idx(1), idx(kThreads),
+                               idx(1), idx(1), smemSize);
+}
+
+void AttentionEmitter::computeThreadIndices() {
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value bh = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   bIdx = arith::DivUIOp::create(b, loc, bh, idx(heads));
   hIdx = arith::RemUIOp::create(b, loc, bh, idx(heads));
@@ -206,149 +244,169 @@ void AttentionEmitter::emit() {
   Value lane = arith::RemUIOp::create(b, loc, tid, idx(32));
   g = arith::DivUIOp::create(b, loc, lane, idx(4));
   t = arith::RemUIOp::create(b, loc, lane, idx(4));
-  Value t2 = mul(t, idx(2));
+  t2 = mul(t, idx(2));
   Value row0 = add(add(mul(qBlock, idx(kRows)), mul(warp, idx(16))), g);
-  Value row1 = add(row0, idx(8));
-  Value rows[2] = {row0, row1};
+  rows[0] = row0;
+  rows[1] = add(row0, idx(8));
   // Rows past Sq read the last row (finite scores; never stored).
-  Value qRow[2] = {arith::MinUIOp::create(b, loc, row0, idx(sq - 1)),
-                   arith::MinUIOp::create(b, loc, row1, idx(sq - 1))};
+  for (int64_t r = 0; r < 2; ++r)
+    qRow[r] = arith::MinUIOp::create(b, loc, rows[r], idx(sq - 1));
+}
+
+void AttentionEmitter::allocateTiles() {
+  auto smemSpace = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto tileType =
+      MemRefType::get({kKeys, d + kPad}, compute, MemRefLayoutAttrInterface(), smemSpace);
+  int64_t tileBytes = kKeys * (d + kPad) * 2;
   Value smem = gpu::DynamicSharedMemoryOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                               MemRefLayoutAttrInterface(), smemSpace));
-  Value kTile = memref::ViewOp::create(b, loc, tileType, smem, idx(0), ValueRange{});
-  Value vTile = memref::ViewOp::create(b, loc, tileType, smem, idx(tileBytes), ValueRange{});
+  kTile = memref::ViewOp::create(b, loc, tileType, smem, idx(0), ValueRange{});
+  vTile = memref::ViewOp::create(b, loc, tileType, smem, idx(tileBytes), ValueRange{});
+}
 
-  // Q fragments, one A operand (4 registers) per k step of 16.
-  int64_t kSteps = d / 16;
-  SmallVector<SmallVector<Value, 4>> qFrag;
-  for (int64_t kk = 0; kk < kSteps; ++kk) {
+void AttentionEmitter::loadQueryFragments() {
+  // One A operand (4 registers) per k step of 16.
+  for (int64_t kk = 0; kk < d / 16; ++kk) {
     Value lo = add(idx(kk * 16), t2), hi = add(idx(kk * 16 + 8), t2);
     qFrag.push_back({globalPair(op.getQuery(), qRow[0], lo),
                      globalPair(op.getQuery(), qRow[1], lo),
                      globalPair(op.getQuery(), qRow[0], hi),
                      globalPair(op.getQuery(), qRow[1], hi)});
   }
+}
 
+scf::ForOp AttentionEmitter::emitKeyBlockLoop() {
   // Loop state: row max (2), lane partial sums (2), O accumulators (D/8 x 4).
   int64_t oTiles = d / 8;
-  Value minusInf = f32c(-INFINITY), zeroF = f32c(0.0);
+  minusInf = f32c(-INFINITY);
+  zeroF = f32c(0.0);
   SmallVector<Value> init = {minusInf, minusInf, zeroF, zeroF};
   init.append(oTiles * 4, zeroF);
-  int64_t keyBlocks = llvm::divideCeil(sk, kKeys);
-  Value upper = idx(keyBlocks);
+  Value upper = idx(llvm::divideCeil(sk, kKeys));
   if (op.getIsCausal())
     upper = arith::MinUIOp::create(b, loc, upper, add(qBlock, idx(1)));
   auto loop = scf::ForOp::create(b, loc, idx(0), upper, idx(1), init);
-  {
-    OpBuilder::InsertionGuard body(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value keyBase = mul(loop.getInductionVar(), idx(kKeys));
-    ValueRange state = loop.getRegionIterArgs();
-    gpu::BarrierOp::create(b, loc); // the previous step's reads are done
-    loadTile(op.getKey(), kTile, keyBase);
-    loadTile(op.getValue(), vTile, keyBase);
-    gpu::BarrierOp::create(b, loc);
+  OpBuilder::InsertionGuard body(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value keyBase = mul(loop.getInductionVar(), idx(kKeys));
+  ValueRange state = loop.getRegionIterArgs();
+  gpu::BarrierOp::create(b, loc); // the previous step's reads are done
+  loadTile(op.getKey(), kTile, keyBase);
+  loadTile(op.getValue(), vTile, keyBase);
+  gpu::BarrierOp::create(b, loc);
+  Scores s = computeScores();
+  maskScores(s, keyBase);
+  SmallVector<Value> next(state.begin(), state.end());
+  Value alpha[2];
+  updateRowStatistics(s, state, next, alpha);
+  SmallVector<Value> o(state.begin() + 4, state.end());
+  for (int64_t i = 0; i < oTiles; ++i)
+    for (int64_t e = 0; e < 4; ++e)
+      o[i * 4 + e] = mulf(o[i * 4 + e], alpha[e / 2]);
+  accumulateValues(s, o);
+  for (int64_t i = 0; i < oTiles * 4; ++i)
+    next[4 + i] = o[i];
+  scf::YieldOp::create(b, loc, next);
+  return loop;
+}
 
-    // S = Q K^T, 8 tiles of 8 keys.
-    constexpr int64_t nTiles = kKeys / 8;
-    SmallVector<std::array<Value, 4>> s(nTiles);
-    for (int64_t n = 0; n < nTiles; ++n) {
-      std::array<Value, 4> acc = {zeroF, zeroF, zeroF, zeroF};
-      Value keyRow = add(idx(n * 8), g);
-      for (int64_t kk = 0; kk < kSteps; ++kk) {
-        Value bReg[2] = {smemPair(kTile, keyRow, add(idx(kk * 16), t2)),
-                         smemPair(kTile, keyRow, add(idx(kk * 16 + 8), t2))};
-        mma(qFrag[kk], bReg, acc);
-      }
-      s[n] = acc;
+AttentionEmitter::Scores AttentionEmitter::computeScores() {
+  // S = Q K^T, 8 tiles of 8 keys.
+  Scores s(kKeys / 8);
+  for (int64_t n = 0; n < int64_t(s.size()); ++n) {
+    std::array<Value, 4> acc = {zeroF, zeroF, zeroF, zeroF};
+    Value keyRow = add(idx(n * 8), g);
+    for (int64_t kk = 0; kk < d / 16; ++kk) {
+      Value bReg[2] = {smemPair(kTile, keyRow, add(idx(kk * 16), t2)),
+                       smemPair(kTile, keyRow, add(idx(kk * 16 + 8), t2))};
+      mma(qFrag[kk], bReg, acc);
     }
-
-    // Scores in log2 units, masked; element e of tile n is row e / 2, key
-    // n * 8 + 2t + e % 2.
-    double log2e = 1.4426950408889634;
-    Value scale = f32c(op.getScale().convertToDouble() * log2e);
-    Value maskScale = f32c(log2e);
-    bool ragged = sk % kKeys != 0;
-    bool rowMask = op.getMask() &&
-                   cast<MemRefType>(op.getMask().getType()).getDimSize(3) != 1;
-    for (int64_t n = 0; n < nTiles; ++n) {
-      Value maskOf[2] = {};
-      for (int64_t e = 0; e < 4; ++e) {
-        Value key = add(add(keyBase, idx(n * 8 + e % 2)), t2);
-        Value x = mulf(s[n][e], scale);
-        if (op.getMask()) {
-          Value m = (!rowMask && e >= 2) ? maskOf[e % 2] : maskValue(key, rows[e / 2]);
-          maskOf[e % 2] = m;
-          x = arith::AddFOp::create(b, loc, x, mulf(m, maskScale));
-        }
-        Value valid;
-        auto andv = [&](Value c) {
-          valid = valid ? arith::AndIOp::create(b, loc, valid, c) : c;
-        };
-        if (ragged)
-          andv(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, idx(sk)));
-        if (op.getIsCausal())
-          andv(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, key, rows[e / 2]));
-        if (valid)
-          x = arith::SelectOp::create(b, loc, valid, x, minusInf);
-        s[n][e] = x;
-      }
-    }
-
-    // Online softmax per row r (elements 2r, 2r + 1 of every tile).
-    SmallVector<Value> next(state.begin(), state.end());
-    Value alpha[2];
-    for (int64_t r = 0; r < 2; ++r) {
-      Value mx = s[0][2 * r];
-      for (int64_t n = 0; n < nTiles; ++n)
-        for (int64_t e = 2 * r; e < 2 * r + 2; ++e)
-          if (n || e != 2 * r)
-            mx = maxf(mx, s[n][e]);
-      Value mNew = maxf(state[r], quad(mx, /*max=*/true));
-      // A row with every key masked so far subtracts 0 (exp2(-inf) = 0).
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, minusInf);
-      Value base = arith::SelectOp::create(b, loc, empty, zeroF, mNew);
-      alpha[r] = exp2(arith::SubFOp::create(b, loc, state[r], base));
-      Value sum = zeroF;
-      for (int64_t n = 0; n < nTiles; ++n)
-        for (int64_t e = 2 * r; e < 2 * r + 2; ++e) {
-          s[n][e] = exp2(arith::SubFOp::create(b, loc, s[n][e], base));
-          sum = addf(sum, s[n][e]);
-        }
-      next[r] = mNew;
-      next[2 + r] = addf(mulf(state[2 + r], alpha[r]), sum);
-    }
-    SmallVector<Value> o(state.begin() + 4, state.end());
-    for (int64_t i = 0; i < oTiles; ++i)
-      for (int64_t e = 0; e < 4; ++e)
-        o[i * 4 + e] = mulf(o[i * 4 + e], alpha[e / 2]);
-
-    // O += P V: k steps of 16 keys; P's A fragment from tiles 2j, 2j + 1.
-    for (int64_t j = 0; j < kKeys / 16; ++j) {
-      Value a[4] = {pairOf(s[2 * j][0], s[2 * j][1]), pairOf(s[2 * j][2], s[2 * j][3]),
-                    pairOf(s[2 * j + 1][0], s[2 * j + 1][1]),
-                    pairOf(s[2 * j + 1][2], s[2 * j + 1][3])};
-      Value r0 = add(idx(j * 16), t2);
-      for (int64_t i = 0; i < oTiles; ++i) {
-        Value col = add(idx(i * 8), g);
-        auto at = [&](Value row) {
-          return memref::LoadOp::create(b, loc, vTile, ValueRange{row, col});
-        };
-        auto pair = [&](Value row) {
-          Value v = vector::FromElementsOp::create(b, loc, VectorType::get({2}, compute),
-                                                   ValueRange{at(row), at(add(row, idx(1)))});
-          return reg(v);
-        };
-        Value bReg[2] = {pair(r0), pair(add(r0, idx(8)))};
-        mma(a, bReg, MutableArrayRef<Value>(o).slice(i * 4, 4));
-      }
-    }
-    for (int64_t i = 0; i < oTiles * 4; ++i)
-      next[4 + i] = o[i];
-    scf::YieldOp::create(b, loc, next);
+    s[n] = acc;
   }
+  return s;
+}
 
+void AttentionEmitter::maskScores(Scores &s, Value keyBase) {
+  // Scores in log2 units, masked; element e of tile n is row e / 2, key
+  // n * 8 + 2t + e % 2.
+  double log2e = 1.4426950408889634;
+  Value scale = f32c(op.getScale().convertToDouble() * log2e);
+  Value maskScale = f32c(log2e);
+  bool ragged = sk % kKeys != 0;
+  bool rowMask = op.getMask() && cast<MemRefType>(op.getMask().getType()).getDimSize(3) != 1;
+  for (int64_t n = 0; n < int64_t(s.size()); ++n) {
+    Value maskOf[2] = {};
+    for (int64_t e = 0; e < 4; ++e) {
+      Value key = add(add(keyBase, idx(n * 8 + e % 2)), t2);
+      Value x = mulf(s[n][e], scale);
+      if (op.getMask()) {
+        Value m = (!rowMask && e >= 2) ? maskOf[e % 2] : maskValue(key, rows[e / 2]);
+        maskOf[e % 2] = m;
+        x = arith::AddFOp::create(b, loc, x, mulf(m, maskScale));
+      }
+      Value valid;
+      auto andv = [&](Value c) { valid = valid ? arith::AndIOp::create(b, loc, valid, c) : c; };
+      if (ragged)
+        andv(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, idx(sk)));
+      if (op.getIsCausal())
+        andv(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, key, rows[e / 2]));
+      if (valid)
+        x = arith::SelectOp::create(b, loc, valid, x, minusInf);
+      s[n][e] = x;
+    }
+  }
+}
+
+void AttentionEmitter::updateRowStatistics(Scores &s, ValueRange state,
+                                           MutableArrayRef<Value> next, Value alpha[2]) {
+  // Online softmax per row r (elements 2r, 2r + 1 of every tile).
+  for (int64_t r = 0; r < 2; ++r) {
+    Value mx = s[0][2 * r];
+    for (int64_t n = 0; n < int64_t(s.size()); ++n)
+      for (int64_t e = 2 * r; e < 2 * r + 2; ++e)
+        if (n || e != 2 * r)
+          mx = maxf(mx, s[n][e]);
+    Value mNew = maxf(state[r], quad(mx, /*max=*/true));
+    // A row with every key masked so far subtracts 0 (exp2(-inf) = 0).
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew, minusInf);
+    Value base = arith::SelectOp::create(b, loc, empty, zeroF, mNew);
+    alpha[r] = exp2(arith::SubFOp::create(b, loc, state[r], base));
+    Value sum = zeroF;
+    for (int64_t n = 0; n < int64_t(s.size()); ++n)
+      for (int64_t e = 2 * r; e < 2 * r + 2; ++e) {
+        s[n][e] = exp2(arith::SubFOp::create(b, loc, s[n][e], base));
+        sum = addf(sum, s[n][e]);
+      }
+    next[r] = mNew;
+    next[2 + r] = addf(mulf(state[2 + r], alpha[r]), sum);
+  }
+}
+
+void AttentionEmitter::accumulateValues(const Scores &s, MutableArrayRef<Value> o) {
+  // O += P V: k steps of 16 keys; P's A fragment from tiles 2j, 2j + 1.
+  for (int64_t j = 0; j < kKeys / 16; ++j) {
+    Value a[4] = {pairOf(s[2 * j][0], s[2 * j][1]), pairOf(s[2 * j][2], s[2 * j][3]),
+                  pairOf(s[2 * j + 1][0], s[2 * j + 1][1]),
+                  pairOf(s[2 * j + 1][2], s[2 * j + 1][3])};
+    Value r0 = add(idx(j * 16), t2);
+    for (int64_t i = 0; i < d / 8; ++i) {
+      Value col = add(idx(i * 8), g);
+      auto at = [&](Value row) {
+        return memref::LoadOp::create(b, loc, vTile, ValueRange{row, col});
+      };
+      auto pair = [&](Value row) {
+        Value v = vector::FromElementsOp::create(b, loc, VectorType::get({2}, compute),
+                                                 ValueRange{at(row), at(add(row, idx(1)))});
+        return reg(v);
+      };
+      Value bReg[2] = {pair(r0), pair(add(r0, idx(8)))};
+      mma(a, bReg, o.slice(i * 4, 4));
+    }
+  }
+}
+
+void AttentionEmitter::storeOutput(scf::ForOp loop) {
   // O / l, two elements per row and tile; rows past Sq are not stored.
   Value out = op.getInit();
   Type outElement = cast<MemRefType>(out.getType()).getElementType();
@@ -360,21 +418,19 @@ void AttentionEmitter::emit() {
     auto guarded = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard body(b);
     b.setInsertionPointToStart(&guarded.getThenRegion().front());
-    for (int64_t i = 0; i < oTiles; ++i) {
+    for (int64_t i = 0; i < d / 8; ++i) {
       Value x = mulf(loop.getResult(4 + i * 4 + 2 * r), inv);
       Value y = mulf(loop.getResult(4 + i * 4 + 2 * r + 1), inv);
-      Value v = vector::FromElementsOp::create(b, loc, VectorType::get({2}, f32),
-                                               ValueRange{x, y});
+      Value v =
+          vector::FromElementsOp::create(b, loc, VectorType::get({2}, f32), ValueRange{x, y});
       if (!outElement.isF32())
         v = arith::TruncFOp::create(b, loc, VectorType::get({2}, outElement), v);
       Value col = add(idx(i * 8), t2);
-      SmallVector<Value> at = op.getMergeHeads()
-                                  ? SmallVector<Value>{bIdx, rows[r], hIdx, col}
-                                  : SmallVector<Value>{bIdx, hIdx, rows[r], col};
+      SmallVector<Value> at = op.getMergeHeads() ? SmallVector<Value>{bIdx, rows[r], hIdx, col}
+                                                 : SmallVector<Value>{bIdx, hIdx, rows[r], col};
       vector::StoreOp::create(b, loc, v, out, at, false, llvm::MaybeAlign(2 * outBytes));
     }
   }
-  gpu::TerminatorOp::create(b, loc);
 }
 
 /// Whether `type` is a static row-major buffer without offset (the kernel's
