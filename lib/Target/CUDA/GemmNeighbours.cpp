@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmNeighbours.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -12,7 +12,7 @@
 
 #include "Im2colKernel.h"
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "KernelAccess.h"

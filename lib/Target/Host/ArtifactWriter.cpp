@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===--------------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/ArtifactWriter.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ArtifactWriter.h"
+#include "kiln/Target/Host/ABI.h"
 
 #include "kiln-c/abi.h"
 

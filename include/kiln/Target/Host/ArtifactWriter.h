@@ -10,10 +10,10 @@
 //
 //===-----------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_ARTIFACTWRITER_H
-#define KILN_TARGET_CPU_ARTIFACTWRITER_H
+#ifndef KILN_TARGET_HOST_ARTIFACTWRITER_H
+#define KILN_TARGET_HOST_ARTIFACTWRITER_H
 
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -98,4 +98,4 @@ llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_ARTIFACTWRITER_H
+#endif // KILN_TARGET_HOST_ARTIFACTWRITER_H

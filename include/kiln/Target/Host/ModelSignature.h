@@ -8,8 +8,8 @@
 //
 //===---------------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_MODELSIGNATURE_H
-#define KILN_TARGET_CPU_MODELSIGNATURE_H
+#ifndef KILN_TARGET_HOST_MODELSIGNATURE_H
+#define KILN_TARGET_HOST_MODELSIGNATURE_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -43,4 +43,4 @@ mlir::func::FuncOp findModelFunction(mlir::ModuleOp module);
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_MODELSIGNATURE_H
+#endif // KILN_TARGET_HOST_MODELSIGNATURE_H

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
 #include "kiln-c/abi.h"
 
