@@ -17,6 +17,7 @@
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "KernelAccess.h"
+#include "WarpShuffle.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,7 +39,6 @@ namespace {
 using namespace mlir;
 using namespace kiln::cuda;
 
-constexpr int64_t kWarp = 32;
 /// Per thread and buffer: 16-byte chunks of a row, or single elements.
 constexpr int64_t kMaxVectorChunks = 4;
 constexpr int64_t kMaxScalarChunks = 16;
@@ -464,12 +464,9 @@ Value Emitter::blockReduce(Operation *combiner, Value partial) {
   auto narrow = [&](Value v) -> Value {
     return type.getWidth() < 32 ? arith::TruncFOp::create(b, loc, type, v).getResult() : v;
   };
-  for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
-    Value other = gpu::ShuffleOp::create(b, loc, widen(partial), offset,
-                                         static_cast<int32_t>(kWarp), gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    partial = combine(combiner, partial, narrow(other));
-  }
+  partial = warpAllReduce(b, loc, partial, [&](Value mine, Value other) {
+    return combine(combiner, mine, other);
+  });
   int64_t warps = threads / kWarp;
   if (warps == 1)
     return partial;
