@@ -34,7 +34,7 @@ inline constexpr llvm::StringLiteral kNoCaptureArgAttr = "kiln.nocapture";
 /// dense_resource tensor of i8) that the entry's weights argument points to.
 inline constexpr llvm::StringLiteral kWeightsBlobAttr = "kiln.weights";
 /// Module attribute of kiln-pack-weights with `half-floats`: the blob's runs
-/// of one element type, `[offset, bytes, kiln_abi_dtype]` triples (i64 array).
+/// of one element type, `[offset, bytes, kiln_dtype]` triples (i64 array).
 inline constexpr llvm::StringLiteral kWeightsSegmentsAttr = "kiln.weights_segments";
 /// Module attribute of kiln-instrument-dispatches: the dispatch names
 /// (array of strings), indexed by the ids passed to the trace hooks.

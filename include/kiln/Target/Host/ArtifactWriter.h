@@ -47,7 +47,7 @@ struct ArtifactLayout {
   WeightsMode weightsMode = WeightsMode::Embed;
   std::string weightsFile; // External: the side file's name
   /// The blob's runs of one element type (kiln.weights_segments: offset,
-  /// bytes, kiln_abi_dtype triples); empty when it is all f32.
+  /// bytes, kiln_dtype triples); empty when it is all f32.
   std::vector<int64_t> weightsSegments;
   std::vector<std::string> dispatchNames;
   /// The messages of the run-time checks (kCheckMessagesAttr), by id.

@@ -21,7 +21,7 @@ namespace kiln {
 
 struct TensorSignature {
   std::string name;
-  int32_t dtype = 0; // kiln_abi_dtype
+  int32_t dtype = 0; // kiln_dtype
   std::vector<int64_t> dims; // -1 for symbolic
   std::vector<std::string> dimNames; // "" for static dims
 };
