@@ -18,10 +18,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Checksum.h"
 #include "ElfCheck.h"
 #include "ModelLoader.h"
 
+#include "kiln-c/checksum.h"
 #include "kiln-c/runtime.h"
 
 #include <algorithm>
@@ -126,7 +126,7 @@ struct Descriptor {
     abi.producer = flags & 16 ? nullptr : "fuzz";
     abi.weights_bytes = in.take<uint8_t>();
     abi.checksum = (flags & 32) || !walkable ? in.take<uint64_t>()
-                                           : kiln::rt::descriptorChecksum(abi);
+                                           : kiln_abi_descriptor_checksum(&abi);
   }
 };
 

@@ -5,11 +5,13 @@
  * `kilnc --emit=lib`. It exports one symbol, KILN_ABI_ENTRY_SYMBOL, a function
  * returning a pointer to a constant kiln_abi_model. Applications never include
  * this header: they use kiln-c/runtime.h. Only the runtime and the compiler's
- * artifact writer do. Plain C99, no dependencies.
+ * artifact writer do. Plain C99; it depends only on kiln-c/runtime.h.
  *===--------------------------------------------------------------------------===*/
 
 #ifndef KILN_C_ABI_H
 #define KILN_C_ABI_H
+
+#include "kiln-c/runtime.h"
 
 #include <stdint.h>
 
@@ -22,42 +24,16 @@ extern "C" {
 #define KILN_ABI_VERSION 4u
 #define KILN_ABI_ENTRY_SYMBOL "kiln_abi_model_v1"
 
-/* Element types; values are stable across versions. */
-typedef enum kiln_abi_dtype {
-  KILN_ABI_F32 = 1,
-  KILN_ABI_F16 = 2,
-  KILN_ABI_BF16 = 3,
-  KILN_ABI_F64 = 4,
-  KILN_ABI_I8 = 5,
-  KILN_ABI_U8 = 6,
-  KILN_ABI_I16 = 7,
-  KILN_ABI_I32 = 8,
-  KILN_ABI_I64 = 9,
-  KILN_ABI_BOOL = 10, /* one byte per element, 0 or 1 */
-  KILN_ABI_U16 = 11,
-  KILN_ABI_U32 = 12,
-  KILN_ABI_U64 = 13,
-  /* ONNX's 8-bit floats (one byte, the bit pattern); ml_dtypes' names */
-  KILN_ABI_F8E4M3FN = 14,
-  KILN_ABI_F8E4M3FNUZ = 15,
-  KILN_ABI_F8E5M2 = 16,
-  KILN_ABI_F8E5M2FNUZ = 17,
-  /* ONNX's sub-byte types and E8M0: one byte per element, the element's bit
-   * pattern in the low bits and the other bits zero (ml_dtypes' layout) */
-  KILN_ABI_I4 = 18,
-  KILN_ABI_U4 = 19,
-  KILN_ABI_I2 = 20,
-  KILN_ABI_U2 = 21,
-  KILN_ABI_F4E2M1 = 22,
-  KILN_ABI_F8E8M0 = 23
-} kiln_abi_dtype;
+/* Element types are kiln-c/runtime.h's kiln_dtype (KILN_DTYPE_F32, ...): one
+ * list for the runtime, its applications and the compiler; values are stable
+ * across versions. */
 
 /* One input or output. A dim of -1 is symbolic; dim_names[i] then names it
  * (the ONNX dim_param) and may be shared between tensors. dim_names is NULL
  * when every dim is static; otherwise entries of static dims are NULL. */
 typedef struct kiln_abi_tensor {
   const char *name;
-  int32_t dtype; /* kiln_abi_dtype */
+  int32_t dtype; /* kiln_dtype */
   int32_t rank;
   const int64_t *dims;
   const char *const *dim_names;
@@ -175,7 +151,7 @@ typedef enum kiln_abi_weights_mode {
 typedef struct kiln_abi_weights_segment {
   uint64_t offset; /* bytes from the blob's start */
   uint64_t bytes;
-  int32_t dtype;   /* kiln_abi_dtype: KILN_ABI_F32, _F16 or _BF16 */
+  int32_t dtype;   /* kiln_dtype: KILN_DTYPE_F32, _F16 or _BF16 */
   int32_t reserved; /* 0 */
 } kiln_abi_weights_segment;
 

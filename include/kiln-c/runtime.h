@@ -56,7 +56,7 @@ KILN_API void kiln_status_destroy(kiln_status *status);
 
 /*===-- Element types -----------------------------------------------------===*/
 
-/* Same values as kiln_abi_dtype in kiln-c/abi.h. */
+/* Values are stable across versions: compiled models record them. */
 typedef enum kiln_dtype {
   KILN_DTYPE_F32 = 1,
   KILN_DTYPE_F16 = 2,

@@ -11,6 +11,7 @@
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/CUDA/CUDATarget.h"
 #include "kiln/Target/CUDA/Passes.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -284,6 +285,7 @@ void registerCodegenDialects(DialectRegistry &registry) {
 void registerKilnPipelines() {
   registerKilnTransformsPasses();
   registerKilnToLinalgPasses();
+  registerKilnHostPasses();
   registerKilnCPUPasses();
   registerKilnCUDAPasses();
   registerKilnDispatchPasses();

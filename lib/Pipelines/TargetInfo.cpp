@@ -5,10 +5,11 @@
 #include "kiln/Pipelines/TargetInfo.h"
 #include "kiln/Dispatch/Passes.h"
 
-#include "kiln/Target/CPU/CPUTarget.h"
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/CUDA/CUDATarget.h"
 #include "kiln/Target/CUDA/Passes.h"
+#include "kiln/Target/Host/HostArtifact.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -5,7 +5,7 @@
 #include "Dtype.h"
 
 #include "Status.h"
-#include "kiln-c/abi.h"
+#include "kiln-c/runtime.h"
 
 namespace kiln::rt {
 namespace {
@@ -14,35 +14,6 @@ struct DtypeEntry {
   const char *name;
   size_t size;
 };
-
-// The runtime's and the ABI's enums must agree value for value.
-#define KILN_SAME_DTYPE(name)                                                  \
-  static_assert(static_cast<int>(KILN_DTYPE_##name) ==                         \
-                static_cast<int>(KILN_ABI_##name))
-KILN_SAME_DTYPE(F32);
-KILN_SAME_DTYPE(F16);
-KILN_SAME_DTYPE(BF16);
-KILN_SAME_DTYPE(F64);
-KILN_SAME_DTYPE(I8);
-KILN_SAME_DTYPE(U8);
-KILN_SAME_DTYPE(I16);
-KILN_SAME_DTYPE(I32);
-KILN_SAME_DTYPE(I64);
-KILN_SAME_DTYPE(BOOL);
-KILN_SAME_DTYPE(U16);
-KILN_SAME_DTYPE(U32);
-KILN_SAME_DTYPE(U64);
-KILN_SAME_DTYPE(F8E4M3FN);
-KILN_SAME_DTYPE(F8E4M3FNUZ);
-KILN_SAME_DTYPE(F8E5M2);
-KILN_SAME_DTYPE(F8E5M2FNUZ);
-KILN_SAME_DTYPE(I4);
-KILN_SAME_DTYPE(U4);
-KILN_SAME_DTYPE(I2);
-KILN_SAME_DTYPE(U2);
-KILN_SAME_DTYPE(F4E2M1);
-KILN_SAME_DTYPE(F8E8M0);
-#undef KILN_SAME_DTYPE
 
 constexpr DtypeEntry kDtypes[] = {
     {KILN_DTYPE_F32, "f32", 4}, {KILN_DTYPE_F16, "f16", 2},

@@ -8,13 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Checksum.h"
 #include "Dtype.h"
 #include "ElfCheck.h"
 #include "Model.h"
 #include "ModelLoader.h"
 #include "Status.h"
 #include "Weights.h"
+#include "kiln-c/checksum.h"
 
 #include <cerrno>
 #include <cstring>
@@ -124,9 +124,9 @@ MaybeProblem checkWeightsFields(const kiln_abi_model &abi) {
   uint64_t end = 0;
   for (uint32_t i = 0; i < abi.num_weights_segments; ++i) {
     const kiln_abi_weights_segment &segment = abi.weights_segments[i];
-    uint64_t element = segment.dtype == KILN_ABI_F32 ? 4 : 2;
-    if (segment.dtype != KILN_ABI_F32 && segment.dtype != KILN_ABI_F16 &&
-        segment.dtype != KILN_ABI_BF16)
+    uint64_t element = segment.dtype == KILN_DTYPE_F32 ? 4 : 2;
+    if (segment.dtype != KILN_DTYPE_F32 && segment.dtype != KILN_DTYPE_F16 &&
+        segment.dtype != KILN_DTYPE_BF16)
       return invalid(cat("weights segment ", i, " has dtype ", segment.dtype,
                          ", expected f32, f16 or bf16"));
     if (segment.offset < end || segment.bytes > abi.weights_bytes ||
@@ -181,7 +181,7 @@ MaybeProblem checkDescriptor(const kiln_abi_model &abi) {
                        KILN_ABI_VERSION)};
   if (MaybeProblem p = checkStructure(abi))
     return p;
-  uint64_t expected = descriptorChecksum(abi);
+  uint64_t expected = kiln_abi_descriptor_checksum(&abi);
   if (abi.checksum != expected)
     return invalid(cat("checksum mismatch: the descriptor says 0x",
                        toHex(abi.checksum, 16), ", its contents hash to 0x",

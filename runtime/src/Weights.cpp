@@ -11,8 +11,8 @@
 
 #include "Weights.h"
 
-#include "Checksum.h"
 #include "Status.h"
+#include "kiln-c/checksum.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -69,7 +69,7 @@ std::optional<WeightsProblem> mapWeightsFile(kiln_model &model) {
   ::close(fd);
   model.weights = data;
   model.weightsMapped = true;
-  uint64_t checksum = blobChecksum(data, size);
+  uint64_t checksum = kiln_abi_blob_checksum(data, size);
   if (checksum != abi.weights_checksum)
     return WeightsProblem{KILN_STATUS_INVALID_MODEL,
                           cat(what, " is corrupt: its contents hash to 0x", toHex(checksum, 16),
@@ -124,12 +124,12 @@ std::optional<WeightsProblem> generateWeights(kiln_model &model) {
   // rounded to their type, one per element.
   for (uint32_t s = 0; s < model.abi->num_weights_segments; ++s) {
     const kiln_abi_weights_segment &segment = model.abi->weights_segments[s];
-    if (segment.dtype == KILN_ABI_F32)
+    if (segment.dtype == KILN_DTYPE_F32)
       continue;
     auto *halves = reinterpret_cast<uint16_t *>(static_cast<char *>(data) + segment.offset);
     for (uint64_t i = 0; i < segment.bytes / 2; ++i) {
       float value = static_cast<float>((nextRandom(state) >> 40) * 0x1p-24 - 0.5) * 0.25f;
-      halves[i] = segment.dtype == KILN_ABI_F16 ? halfBits(value) : bfloatBits(value);
+      halves[i] = segment.dtype == KILN_DTYPE_F16 ? halfBits(value) : bfloatBits(value);
     }
   }
   return std::nullopt;

@@ -14,8 +14,8 @@
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Pipelines/TargetInfo.h"
-#include "kiln/Target/CPU/DispatchCost.h"
-#include "kiln/Target/CPU/MemoryPlan.h"
+#include "kiln/Target/Host/DispatchCost.h"
+#include "kiln/Target/Host/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -10,7 +10,7 @@
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
 
-#include "kiln/Target/CPU/ArtifactWriter.h"
+#include "kiln/Target/Host/ArtifactWriter.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"

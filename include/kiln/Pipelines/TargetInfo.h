@@ -13,7 +13,7 @@
 #define KILN_PIPELINES_TARGETINFO_H
 
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LinalgBuilders.h"
+#include "kiln/Conversion/KilnToLinalg/Im2col.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -68,7 +69,6 @@ Value convAsMatmul(OpBuilder &b, Location loc, ConvOp op, Value input, Value wei
   int64_t oh = result.getDimSize(2), ow = result.getDimSize(3);
   ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
   int64_t depth = c * kh * kw, pixels = oh * ow;
-  MLIRContext *context = b.getContext();
 
   Value col;
   bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
@@ -78,24 +78,11 @@ Value convAsMatmul(OpBuilder &b, Location loc, ConvOp op, Value input, Value wei
         b, loc, RankedTensorType::get({n, c, pixels}, element), input,
         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   } else {
-    // Loops (n, c, i, j, y, x) writing [n, c, kh, kw, oh, ow].
-    AffineExpr dn, dc, di, dj, dy, dx;
-    bindDims(context, dn, dc, di, dj, dy, dx);
-    auto readMap = AffineMap::get(6, 0,
-                                  {dn, dc, dy * strides[0] + di * dilations[0],
-                                   dx * strides[1] + dj * dilations[1]},
-                                  context);
     auto patchType = RankedTensorType::get({n, c, kh, kw, oh, ow}, element);
     Value init = createInit(b, loc, patchType, {});
-    SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
-    Value patches =
-        linalg::GenericOp::create(
-            b, loc, patchType, input, init,
-            ArrayRef<AffineMap>{readMap, b.getMultiDimIdentityMap(6)}, iterators,
-            [](OpBuilder &nb, Location l, ValueRange args) {
-              linalg::YieldOp::create(nb, l, args[0]);
-            })
-            .getResult(0);
+    Value patches = createIm2col(b, loc, input, init, PatchLayout::ChannelsOuter, strides,
+                                 dilations)
+                        .getResult(0);
     col = tensor::CollapseShapeOp::create(
         b, loc, RankedTensorType::get({n, depth, pixels}, element), patches,
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});

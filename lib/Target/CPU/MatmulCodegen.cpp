@@ -43,7 +43,7 @@
 #include "MatmulPrologue.h"
 
 #include "kiln/Dispatch/Epilogue.h"
-#include "kiln/Target/CPU/DispatchCheck.h"
+#include "kiln/Target/Host/DispatchCheck.h"
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -6,6 +6,7 @@
 
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/BufferAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,28 +15,17 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
 namespace kiln {
 namespace {
 
-/// The buffer a view is a view of.
-Value baseBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
-/// Unit stride along the last dim (the kernel stores and loads vectors).
-bool hasUnitInnerStride(Value value) {
+/// A memref of rank 1 or more with unit stride along its last dim (the
+/// kernel stores and loads vectors).
+bool isUnitStrideBuffer(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return type && type.getRank() >= 1 &&
-         (type.getLayout().isIdentity() ||
-          (succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1));
+  return type && type.getRank() >= 1 && hasUnitInnerStride(type);
 }
 
 /// The loop of C's innermost dim in an epilogue (its vector direction).
@@ -47,8 +37,8 @@ AffineExpr columnLoop(linalg::GenericOp generic) {
 /// it, with `op` moved right before it, or null.
 linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
   Value c = op.getDpsInits()[0];
-  SmallVector<Value> operands = {baseBuffer(op.getDpsInputs()[0]),
-                                 baseBuffer(op.getDpsInputs()[1]), baseBuffer(c)};
+  SmallVector<Value> operands = {rootOf(op.getDpsInputs()[0]), rootOf(op.getDpsInputs()[1]),
+                                 rootOf(c)};
   SmallVector<Operation *> deallocs;
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
     auto generic = dyn_cast<linalg::GenericOp>(next);
@@ -59,17 +49,17 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
       EpilogueView view = epilogueView(generic.getDpsInputs()[*cIndex]);
       // The output must not be A's or B's buffer: the kernel writes it
       // while it still reads them.
-      Value out = baseBuffer(generic.getDpsInits()[0]);
+      Value out = rootOf(generic.getDpsInits()[0]);
       if (!sameView(view.source, c) || view.groups.size() != groupCount ||
           !isMatmulEpilogue(generic, *cIndex, view.groups, view.pitch) ||
-          !hasUnitInnerStride(generic.getDpsInits()[0]) || out == operands[0] ||
+          !isUnitStrideBuffer(generic.getDpsInits()[0]) || out == operands[0] ||
           out == operands[1])
         return nullptr;
       AffineExpr column = columnLoop(generic);
       for (OpOperand *input : generic.getDpsInputOperands()) {
         AffineMap map = generic.getMatchingIndexingMap(input);
         if (map.getNumResults() && map.getResults().back() == column &&
-            !hasUnitInnerStride(input->get()))
+            !isUnitStrideBuffer(input->get()))
           return nullptr;
       }
       op->moveBefore(generic);
@@ -78,7 +68,7 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
       return generic;
     }
     if (auto dealloc = dyn_cast<memref::DeallocOp>(next)) {
-      if (llvm::is_contained(operands, baseBuffer(dealloc.getMemref())))
+      if (llvm::is_contained(operands, rootOf(dealloc.getMemref())))
         deallocs.push_back(dealloc);
       continue;
     }
@@ -86,7 +76,7 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
     // the buffer the epilogue writes into here) does not touch the kernel's.
     if (auto fill = dyn_cast<linalg::FillOp>(next);
         fill && fill.hasPureBufferSemantics() &&
-        !llvm::is_contained(operands, baseBuffer(fill.getDpsInits()[0])))
+        !llvm::is_contained(operands, rootOf(fill.getDpsInits()[0])))
       continue;
     // Run-time checks stay before the matmul (they read no buffer).
     if (auto call = dyn_cast<func::CallOp>(next); call && call.getCallee() == kCheckHookName)

@@ -14,6 +14,8 @@
 #include "RowKernels.h"
 
 #include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/BufferAnalysis.h"
+#include "kiln/Target/Host/RowLocality.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,7 +23,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -33,49 +34,10 @@ namespace {
 using rows::RowGroup;
 using rows::RowOp;
 
-/// Memory the kernels can vector-load: byte-sized or wider ints and floats
-/// (i1 vectors are bit-packed in LLVM, i1 buffers are not).
-bool isLoadable(Type type) {
-  return type.isIntOrFloat() && type.getIntOrFloatBitWidth() >= 8;
-}
-
-bool hasUnitInnerStride(MemRefType type) {
-  if (type.getRank() == 0)
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1;
-}
-
-/// Whether `map` addresses a buffer from (outer ivs, j): dims or constants,
-/// and the inner dim `inner` (when the op has it) only as the last index.
-bool isRowAccess(AffineMap map, int64_t inner) {
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      if (static_cast<int64_t>(dim.getPosition()) == inner && i + 1 != map.getNumResults())
-        return false;
-    } else if (!isa<AffineConstantExpr>(expr)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/// (d0, ..., dk-1) or (d0, ..., dk): one row, or one row's scalar.
-bool isAligned(AffineMap map, int64_t outerRank) {
-  int64_t n = map.getNumResults();
-  if (n != outerRank && n != outerRank + 1)
-    return false;
-  for (int64_t i = 0; i < n; ++i)
-    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
-      return false;
-  return true;
-}
-
 /// Whether a buffer of `type` is a row op's operand over `outer`: its shape
 /// is `outer` (inner = false) or `outer` plus a unit-stride row.
 std::optional<bool> rowShape(MemRefType type, ArrayRef<int64_t> outer) {
-  if (!isLoadable(type.getElementType()))
+  if (!isLoadableElement(type.getElementType()))
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
   if (shape == outer)
@@ -103,13 +65,13 @@ std::optional<RowOp> classifyGeneric(linalg::GenericOp generic, ArrayRef<int64_t
   for (OpOperand &operand : generic->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
-    if (!type || !isLoadable(type.getElementType()) || !isRowAccess(map, k))
+    if (!type || !isLoadableElement(type.getElementType()) || !isRowAccess(map, k))
       return std::nullopt;
     if (map.isFunctionOfDim(k) && !hasUnitInnerStride(type))
       return std::nullopt;
     // Outputs: a row's scalar for a reduction, the loop space otherwise.
     if (!generic.isDpsInput(&operand) &&
-        (reduction ? !isAligned(map, k) || map.getNumResults() != k : !map.isIdentity()))
+        (reduction ? !isRowAligned(map, k) || map.getNumResults() != k : !map.isIdentity()))
       return std::nullopt;
   }
   if (!rows::hasVectorizableBody(generic))
@@ -144,14 +106,8 @@ std::optional<RowOp> classify(Operation *op, ArrayRef<int64_t> outer) {
   return std::nullopt;
 }
 
-struct Access {
-  Value buffer;
-  AffineMap map;
-  bool write;
-};
-
-SmallVector<Access> accessesOf(Operation *op) {
-  SmallVector<Access> result;
+SmallVector<BufferAccess> accessesOf(Operation *op) {
+  SmallVector<BufferAccess> result;
   auto identity = [&](Value buffer) {
     return AffineMap::getMultiDimIdentityMap(cast<MemRefType>(buffer.getType()).getRank(),
                                              op->getContext());
@@ -170,32 +126,12 @@ SmallVector<Access> accessesOf(Operation *op) {
   return result;
 }
 
-/// The allocation or argument behind a chain of views.
-Value rootOf(Value buffer) {
-  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
-    buffer = view.getViewSource();
-  return buffer;
-}
-
-/// Whether running `ops` row by row equals running them one after another:
-/// every buffer the group writes is accessed one row at a time, through
-/// one view.
+/// Whether running `ops` row by row equals running them one after another.
 bool isRowLocal(ArrayRef<RowOp> ops, int64_t outerRank) {
-  SmallVector<Access> all;
+  SmallVector<BufferAccess> all;
   for (const RowOp &op : ops)
     all.append(accessesOf(op.op));
-  llvm::SmallDenseSet<Value> written;
-  for (const Access &access : all)
-    if (access.write)
-      written.insert(access.buffer);
-  for (const Access &access : all) {
-    if (written.contains(access.buffer) && !isAligned(access.map, outerRank))
-      return false;
-    for (Value other : written)
-      if (other != access.buffer && rootOf(other) == rootOf(access.buffer))
-        return false;
-  }
-  return true;
+  return kiln::isRowLocal(all, outerRank);
 }
 
 /// Ops a group may be moved across: no memory effects, or a fresh buffer.
@@ -216,7 +152,7 @@ std::optional<SmallVector<int64_t>> seedRows(linalg::GenericOp generic) {
 
 /// Whether `access` of `op` writes whole rows (or a row's scalar) without
 /// reading the old contents first.
-bool overwrites(Operation *op, const Access &access) {
+bool overwrites(Operation *op, const BufferAccess &access) {
   if (!access.write)
     return false;
   auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -238,7 +174,7 @@ void findScratch(RowGroup &group, ArrayRef<int64_t> outer) {
     members.insert(op.op);
   llvm::SmallDenseSet<Value> seen;
   for (const RowOp &op : group.ops)
-    for (const Access &access : accessesOf(op.op)) {
+    for (const BufferAccess &access : accessesOf(op.op)) {
       Value buffer = access.buffer;
       if (!seen.insert(buffer).second)
         continue;
@@ -293,27 +229,10 @@ RowGroup growGroup(linalg::GenericOp seed, ArrayRef<int64_t> outer,
   group.ops.push_back(RowOp{seed.getOperation(), true});
   if (llvm::is_contained(outer, ShapedType::kDynamic))
     return group; // Sizes cannot be compared: the reduction alone.
-  auto extend = [&](bool forward) {
-    for (Operation *op = forward ? seed->getNextNode() : seed->getPrevNode(); op;
-         op = forward ? op->getNextNode() : op->getPrevNode()) {
-      if (taken.contains(op))
-        return;
-      if (std::optional<RowOp> member = classify(op, outer)) {
-        SmallVector<RowOp> candidate = group.ops;
-        if (forward)
-          candidate.push_back(*member);
-        else
-          candidate.insert(candidate.begin(), *member);
-        if (!isRowLocal(candidate, group.outerRank))
-          return;
-        group.ops = std::move(candidate);
-      } else if (!isTransparent(op)) {
-        return;
-      }
-    }
-  };
-  extend(/*forward=*/false);
-  extend(/*forward=*/true);
+  growRowGroup<RowOp>(
+      seed, group.ops, taken, [&](Operation *op) { return classify(op, outer); },
+      [&](ArrayRef<RowOp> candidate) { return isRowLocal(candidate, group.outerRank); },
+      isTransparent);
   findScratch(group, outer);
   forwardFinalCopies(group);
   return group;

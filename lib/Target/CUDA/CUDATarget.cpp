@@ -4,7 +4,7 @@
 
 #include "kiln/Target/CUDA/CUDATarget.h"
 
-#include "kiln/Target/CPU/CPUTarget.h"
+#include "kiln/Target/Host/HostArtifact.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"

@@ -7,7 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmNeighbours.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
+#include "kiln/Target/Host/BufferAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,7 +16,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln::cuda_gemm {
 
@@ -29,12 +29,6 @@ bool isDenseRowMajor(MemRefType type) {
   // The tensor map takes the buffer's aligned pointer: no offset into it.
   return succeeded(type.getStridesAndOffset(strides, offset)) && offset == 0 &&
          type.getMemorySpace() == nullptr;
-}
-
-Value rootOf(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
 }
 
 /// The zero linalg.fill that initializes `gemm`'s output right before it

@@ -20,8 +20,6 @@ namespace kiln::cuda_gemm {
 
 bool isDenseRowMajor(mlir::MemRefType type);
 
-mlir::Value rootOf(mlir::Value memref);
-
 /// The zero linalg.fill that initializes `gemm`'s output right before it
 /// (nothing in between touches that buffer), or null: then the kernel adds
 /// the output's initial value.

@@ -31,7 +31,7 @@
 #include "GemmNeighbours.h"
 #include "Im2colKernel.h"
 #include "TiledTranspose.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -12,7 +12,8 @@
 
 #include "Im2colKernel.h"
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
+#include "kiln/Target/Host/BufferAnalysis.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,7 +24,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -31,12 +31,6 @@ namespace kiln {
 namespace {
 
 constexpr int64_t kBlockThreads = 256;
-
-Value rootOfView(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
 
 bool isZeroFillOf(Operation *op, Value buffer) {
   auto fill = dyn_cast<linalg::FillOp>(op);
@@ -54,12 +48,12 @@ bool mayWrite(Operation *op, Value root) {
   if (auto call = dyn_cast<func::CallOp>(op))
     return call.getCallee() != kTraceBeginName && call.getCallee() != kTraceEndName;
   if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
-    return rootOfView(dealloc.getMemref()) == root;
+    return rootOf(dealloc.getMemref()) == root;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     if (!linalgOp.hasPureBufferSemantics())
       return true;
     return llvm::any_of(linalgOp.getDpsInits(),
-                        [&](Value init) { return rootOfView(init) == root; });
+                        [&](Value init) { return rootOf(init) == root; });
   }
   return true;
 }
@@ -127,7 +121,7 @@ std::optional<Padding> paddingOf(Value padded, Operation *reader, Operation *ker
   auto sourceType = dyn_cast<MemRefType>(p.source.getType());
   if (!sourceType || !sourceType.hasStaticShape() || sourceType.getRank() != 4)
     return std::nullopt;
-  Value root = rootOfView(p.source);
+  Value root = rootOf(p.source);
   for (Operation *op = p.copy->getNextNode(); op != kernel; op = op->getNextNode())
     if (!op || mayWrite(op, root))
       return std::nullopt;

@@ -10,32 +10,9 @@ using namespace mlir;
 
 namespace kiln::cuda {
 
-bool isLoadableElement(Type type) {
-  return type.isIntOrFloat() && type.getIntOrFloatBitWidth() >= 8;
-}
-
-bool indexesWithLastLoopInside(AffineMap map, int64_t last) {
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      if (static_cast<int64_t>(dim.getPosition()) == last && i + 1 != map.getNumResults())
-        return false;
-    } else if (!isa<AffineConstantExpr>(expr)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool readsAlongLastLoop(AffineMap map, int64_t last) {
   return map.getNumResults() > 0 &&
          map.getResults().back() == getAffineDimExpr(last, map.getContext());
-}
-
-bool hasUnitInnerStride(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return type.getRank() == 0 ||
-         (succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1);
 }
 
 bool hasVectorLayout(MemRefType type, int64_t width) {

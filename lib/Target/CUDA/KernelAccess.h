@@ -4,12 +4,16 @@
 //
 // What kiln-cuda-row-kernels and kiln-cuda-vector-elementwise ask of a
 // linalg.generic's operands before reading them in 16-byte vectors along
-// their last loop, and how they clone its scalar body per element.
+// their last loop (beyond the shared BufferAnalysis.h and RowLocality.h),
+// and how they clone its scalar body per element.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_LIB_TARGET_CUDA_KERNELACCESS_H
 #define KILN_LIB_TARGET_CUDA_KERNELACCESS_H
+
+#include "kiln/Target/Host/BufferAnalysis.h"
+#include "kiln/Target/Host/RowLocality.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -19,17 +23,8 @@ namespace kiln::cuda {
 
 inline constexpr int64_t kVectorBytes = 16;
 
-/// Memory a kernel can load: byte-sized or wider ints and floats.
-bool isLoadableElement(mlir::Type type);
-
-/// Every index of `map` is a loop dim or a constant, and the loop dim
-/// `last` (the innermost) appears only as the last index.
-bool indexesWithLastLoopInside(mlir::AffineMap map, int64_t last);
-
 /// Whether the last index of `map` is the loop dim `last`.
 bool readsAlongLastLoop(mlir::AffineMap map, int64_t last);
-
-bool hasUnitInnerStride(mlir::MemRefType type);
 
 /// Whether vectors of `width` elements along the last dim of `type` start
 /// at multiples of `width` elements (static offset and outer strides that

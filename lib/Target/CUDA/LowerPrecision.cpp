@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Conversion/KilnToLinalg/Im2col.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "ConstantWeights.h"
@@ -247,25 +248,11 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
   Location loc = op.getLoc();
 
   // col [n, oh, ow, c, kh, kw] = x[n, c, y*s + i*d, x*s + j*d], converted.
-  AffineExpr dn, dy, dx, dc, di, dj;
-  bindDims(context, dn, dy, dx, dc, di, dj);
-  auto read = AffineMap::get(6, 0,
-                             {dn, dc, dy * strides[0] + di * dilations[0],
-                              dx * strides[1] + dj * dilations[1]},
-                             context);
   auto colType = RankedTensorType::get({n, oh, ow, c, kh, kw}, type);
   Value colInit = tensor::EmptyOp::create(rewriter, loc, colType.getShape(), type);
   bool narrowing = type != f32;
-  Value col = linalg::GenericOp::create(
-                  rewriter, loc, TypeRange{colType}, ValueRange{input}, ValueRange{colInit},
-                  ArrayRef<AffineMap>{read, rewriter.getMultiDimIdentityMap(6)},
-                  SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    Value v = args[0];
-                    if (narrowing)
-                      v = arith::TruncFOp::create(b, l, type, v);
-                    linalg::YieldOp::create(b, l, v);
-                  })
+  Value col = createIm2col(rewriter, loc, input, colInit, PatchLayout::PixelsOuter, strides,
+                           dilations)
                   .getResult(0);
   // Names the generic for kiln-cuda-gemm's im2col kernel, which checks the
   // maps against these numbers.

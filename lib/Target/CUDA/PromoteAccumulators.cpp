@@ -8,12 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/CUDA/Passes.h"
+#include "kiln/Target/Host/BufferAnalysis.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNCUDAPROMOTEACCUMULATORSPASS
@@ -22,14 +22,6 @@ namespace kiln {
 namespace {
 
 using namespace mlir;
-
-/// The buffer `memref` views: through view-like ops to an allocation, a
-/// global or a function argument (distinct buffers of the runtime).
-Value rootOf(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
 
 /// Whether `root` is a buffer of its own: an allocation, a global or an
 /// argument. Anything else (a dynamic reshape, ...) may alias anything.

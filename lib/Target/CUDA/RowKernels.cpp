@@ -13,10 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "KernelAccess.h"
+#include "WarpShuffle.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,7 +28,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace kiln {
@@ -39,20 +39,11 @@ namespace {
 using namespace mlir;
 using namespace kiln::cuda;
 
-constexpr int64_t kWarp = 32;
 /// Per thread and buffer: 16-byte chunks of a row, or single elements.
 constexpr int64_t kMaxVectorChunks = 4;
 constexpr int64_t kMaxScalarChunks = 16;
 /// Rows shorter than a block's worth share a block.
 constexpr int64_t kBlockThreads = 256;
-
-/// One buffer access of a group member; `map` has the group's k + 1 dims
-/// (outer dims d0..dk-1, the row dk).
-struct Access {
-  Value buffer;
-  AffineMap map;
-  bool write;
-};
 
 struct Group {
   SmallVector<Operation *> ops;
@@ -118,7 +109,7 @@ bool isMemberGeneric(linalg::GenericOp generic, ArrayRef<int64_t> outer, int64_t
   for (OpOperand &operand : generic->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
-    if (!type || !isLoadableElement(type.getElementType()) || !indexesWithLastLoopInside(map, k))
+    if (!type || !isLoadableElement(type.getElementType()) || !isRowAccess(map, k))
       return false;
     if (readsAlongLastLoop(map, k) && !hasUnitInnerStride(type))
       return false;
@@ -161,18 +152,18 @@ bool isMember(Operation *op, ArrayRef<int64_t> outer, int64_t length) {
   return false;
 }
 
-SmallVector<Access> accessesOf(Operation *op, int64_t k) {
+SmallVector<BufferAccess> accessesOf(Operation *op, int64_t k) {
   MLIRContext *context = op->getContext();
   auto whole = [&](Value buffer, bool write) {
     int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
-    return Access{buffer, leadingDims(rank, k + 1, context), write};
+    return BufferAccess{buffer, leadingDims(rank, k + 1, context), write};
   };
   if (auto fill = dyn_cast<linalg::FillOp>(op))
     return {whole(fill.getOutputs()[0], true)};
   if (auto copy = dyn_cast<linalg::CopyOp>(op))
     return {whole(copy.getInputs()[0], false), whole(copy.getOutputs()[0], true)};
   auto generic = cast<linalg::GenericOp>(op);
-  SmallVector<Access> result;
+  SmallVector<BufferAccess> result;
   for (OpOperand &operand : generic->getOpOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(&operand);
     result.push_back({operand.get(), AffineMap::get(k + 1, 0, map.getResults(), context),
@@ -181,32 +172,13 @@ SmallVector<Access> accessesOf(Operation *op, int64_t k) {
   return result;
 }
 
-Value rootOf(Value buffer) {
-  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
-    buffer = view.getViewSource();
-  return buffer;
-}
-
-/// Row after row equals op after op: every written buffer is accessed one
-/// row at a time (aligned maps), and no other view shares its allocation.
+/// Row after row equals op after op (the group's accesses, each map over
+/// its k + 1 dims: outer dims d0..dk-1, the row dk).
 bool keepsRowsApart(ArrayRef<Operation *> ops, int64_t k) {
-  SmallVector<Access> all;
+  SmallVector<BufferAccess> all;
   for (Operation *op : ops)
     all.append(accessesOf(op, k));
-  llvm::SmallDenseSet<Value> written;
-  for (const Access &access : all)
-    if (access.write)
-      written.insert(access.buffer);
-  for (const Access &access : all) {
-    AffineMap map = access.map;
-    if (written.contains(access.buffer) &&
-        map != leadingDims(map.getNumResults(), k + 1, map.getContext()))
-      return false;
-    for (Value other : written)
-      if (other != access.buffer && rootOf(other) == rootOf(access.buffer))
-        return false;
-  }
-  return true;
+  return isRowLocal(all, k);
 }
 
 /// Ops a group may be moved across.
@@ -238,7 +210,7 @@ bool overwrites(Operation *op, Value buffer) {
 void findScratch(Group &group) {
   llvm::SmallPtrSet<Operation *, 8> members(llvm::from_range, group.ops);
   for (Operation *op : group.ops)
-    for (const Access &access : accessesOf(op, outerRank(group))) {
+    for (const BufferAccess &access : accessesOf(op, outerRank(group))) {
       Value buffer = access.buffer;
       if (!buffer.getDefiningOp<memref::AllocOp>() || group.scratch.contains(buffer))
         continue;
@@ -263,27 +235,15 @@ Group growGroup(linalg::GenericOp seed, const llvm::DenseSet<Operation *> &taken
   ranges.pop_back();
   group.outer = ranges;
   group.ops.push_back(seed);
-  auto extend = [&](bool forward) {
-    for (Operation *op = forward ? seed->getNextNode() : seed->getPrevNode(); op;
-         op = forward ? op->getNextNode() : op->getPrevNode()) {
-      if (taken.contains(op))
-        return;
-      if (isMember(op, group.outer, group.length)) {
-        SmallVector<Operation *> candidate = group.ops;
-        if (forward)
-          candidate.push_back(op);
-        else
-          candidate.insert(candidate.begin(), op);
-        if (!keepsRowsApart(candidate, outerRank(group)))
-          return;
-        group.ops = std::move(candidate);
-      } else if (!isTransparent(op)) {
-        return;
-      }
-    }
+  auto member = [&](Operation *op) -> std::optional<Operation *> {
+    if (isMember(op, group.outer, group.length))
+      return op;
+    return std::nullopt;
   };
-  extend(/*forward=*/false);
-  extend(/*forward=*/true);
+  growRowGroup<Operation *>(
+      seed, group.ops, taken, member,
+      [&](ArrayRef<Operation *> candidate) { return keepsRowsApart(candidate, outerRank(group)); },
+      isTransparent);
   findScratch(group);
   return group;
 }
@@ -295,7 +255,7 @@ int64_t vectorWidth(const Group &group) {
   int64_t k = outerRank(group), widest = 1;
   SmallVector<MemRefType> rows;
   for (Operation *op : group.ops)
-    for (const Access &access : accessesOf(op, k))
+    for (const BufferAccess &access : accessesOf(op, k))
       if (readsAlongLastLoop(access.map, k)) {
         auto type = cast<MemRefType>(access.buffer.getType());
         rows.push_back(type);
@@ -436,7 +396,7 @@ bool Emitter::needsStore(size_t member, Value buffer) const {
   if (g.scratch.contains(buffer))
     return false;
   for (Operation *later : ArrayRef<Operation *>(g.ops).drop_front(member + 1))
-    for (const Access &access : accessesOf(later, k))
+    for (const BufferAccess &access : accessesOf(later, k))
       if (access.write && access.buffer == buffer)
         return false;
   return true;
@@ -504,12 +464,9 @@ Value Emitter::blockReduce(Operation *combiner, Value partial) {
   auto narrow = [&](Value v) -> Value {
     return type.getWidth() < 32 ? arith::TruncFOp::create(b, loc, type, v).getResult() : v;
   };
-  for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
-    Value other = gpu::ShuffleOp::create(b, loc, widen(partial), offset,
-                                         static_cast<int32_t>(kWarp), gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    partial = combine(combiner, partial, narrow(other));
-  }
+  partial = warpAllReduce(b, loc, partial, [&](Value mine, Value other) {
+    return combine(combiner, mine, other);
+  });
   int64_t warps = threads / kWarp;
   if (warps == 1)
     return partial;

@@ -45,7 +45,7 @@ int64_t vectorWidthOf(linalg::GenericOp generic) {
   for (OpOperand &operand : generic->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
-    if (!type || !isLoadableElement(type.getElementType()) || !indexesWithLastLoopInside(map, last))
+    if (!type || !isLoadableElement(type.getElementType()) || !isRowAccess(map, last))
       return 0;
     if (!generic.isDpsInput(&operand) && !map.isIdentity())
       return 0;

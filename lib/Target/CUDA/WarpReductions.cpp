@@ -15,6 +15,8 @@
 
 #include "kiln/Target/CUDA/Passes.h"
 
+#include "WarpShuffle.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,8 +32,7 @@ namespace kiln {
 namespace {
 
 using namespace mlir;
-
-constexpr int64_t kWarp = 32;
+using namespace kiln::cuda;
 
 /// The identity of a reduction's combining op, or null if it is not one
 /// whose partial results may be combined in any order.
@@ -212,21 +213,9 @@ void rewrite(RowReduction &r, int64_t blockSize) {
           nb.clone(op, map);
         scf::YieldOp::create(nb, loc, map.lookup(r.combine->getResult(0)));
       });
-  Value partial = strided.getResult(0);
-  auto type = cast<FloatType>(partial.getType());
-  for (int32_t offset = kWarp / 2; offset > 0; offset /= 2) {
-    // shfl.sync takes 32-bit values: a narrower float is widened for the
-    // move and narrowed back (both exact).
-    Value moved = partial;
-    if (type.getWidth() < 32)
-      moved = arith::ExtFOp::create(b, loc, b.getF32Type(), partial);
-    Value other = gpu::ShuffleOp::create(b, loc, moved, offset, static_cast<int32_t>(kWarp),
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    if (type.getWidth() < 32)
-      other = arith::TruncFOp::create(b, loc, type, other);
-    partial = combineValues(b, r, partial, other);
-  }
+  Value partial = warpAllReduce(b, loc, strided.getResult(0), [&](Value mine, Value other) {
+    return combineValues(b, r, mine, other);
+  });
   Value total = combineValues(b, r, map.lookupOrDefault(loop.getInitArgs()[0]), partial);
 
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));

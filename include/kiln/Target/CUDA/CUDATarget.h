@@ -12,8 +12,8 @@
 #ifndef KILN_TARGET_CUDA_CUDATARGET_H
 #define KILN_TARGET_CUDA_CUDATARGET_H
 
-#include "kiln/Target/CPU/ArtifactWriter.h"
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ArtifactWriter.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -12,7 +12,7 @@
 #ifdef FAKE_BAD_DTYPE
 #define X_DTYPE 99
 #else
-#define X_DTYPE KILN_ABI_F32
+#define X_DTYPE KILN_DTYPE_F32
 #endif
 
 static const int64_t dims[] = {-1, 3, 4};
@@ -24,7 +24,7 @@ static const char *const y_dim_names[] = {"batch", NULL, NULL};
 #endif
 
 static const kiln_abi_tensor inputs[] = {{"x", X_DTYPE, 3, dims, x_dim_names}};
-static const kiln_abi_tensor outputs[] = {{"y", KILN_ABI_F32, 3, dims, y_dim_names}};
+static const kiln_abi_tensor outputs[] = {{"y", KILN_DTYPE_F32, 3, dims, y_dim_names}};
 
 struct row_work {
   const float *x;

@@ -25,9 +25,9 @@
 #define N 64
 
 static const int64_t dims[] = {N};
-static const kiln_abi_tensor inputs[] = {{"x", KILN_ABI_F32, 1, dims, NULL}};
-static const kiln_abi_tensor outputs[] = {{"y", KILN_ABI_F32, 1, dims, NULL},
-                                          {"w_out", KILN_ABI_F32, 1, dims, NULL}};
+static const kiln_abi_tensor inputs[] = {{"x", KILN_DTYPE_F32, 1, dims, NULL}};
+static const kiln_abi_tensor outputs[] = {{"y", KILN_DTYPE_F32, 1, dims, NULL},
+                                          {"w_out", KILN_DTYPE_F32, 1, dims, NULL}};
 static const char *const dispatches[] = {"scale /mul", "add /add"};
 static float embedded[N];
 

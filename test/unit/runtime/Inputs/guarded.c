@@ -17,8 +17,8 @@
 
 static const int64_t dims[] = {-1};
 static const char *const dim_names[] = {"n"};
-static const kiln_abi_tensor inputs[] = {{"x", KILN_ABI_F32, 1, dims, dim_names}};
-static const kiln_abi_tensor outputs[] = {{"y", KILN_ABI_F32, 1, dims, dim_names}};
+static const kiln_abi_tensor inputs[] = {{"x", KILN_DTYPE_F32, 1, dims, dim_names}};
+static const kiln_abi_tensor outputs[] = {{"y", KILN_DTYPE_F32, 1, dims, dim_names}};
 
 struct body_context {
   const kiln_abi_host *host;

@@ -15,11 +15,11 @@ static const int64_t out_dims[] = {-1};
 static const char *const out_dim_names[] = {"batch"};
 
 static const kiln_abi_tensor inputs[] = {
-    {"ids", KILN_ABI_I64, 2, in_dims, in_dim_names},
-    {"mask", KILN_ABI_BOOL, 2, in_dims, in_dim_names}};
+    {"ids", KILN_DTYPE_I64, 2, in_dims, in_dim_names},
+    {"mask", KILN_DTYPE_BOOL, 2, in_dims, in_dim_names}};
 static const kiln_abi_tensor outputs[] = {
-    {"sum", KILN_ABI_I64, 1, out_dims, out_dim_names},
-    {"valid:count", KILN_ABI_I32, 1, out_dims, out_dim_names}};
+    {"sum", KILN_DTYPE_I64, 1, out_dims, out_dim_names},
+    {"valid:count", KILN_DTYPE_I32, 1, out_dims, out_dim_names}};
 
 static int32_t run(void *const *buffers, const int64_t *dims,
                    const kiln_abi_host *host) {

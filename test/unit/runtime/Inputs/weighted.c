@@ -10,7 +10,7 @@
  *                       (so w[0] is the float with bytes 00 01 02 03)
  *   FAKE_NO_WEIGHTS     none: the runtime fills the blob
  *   FAKE_HALF_WEIGHTS=D none, a 128-byte blob whose second half is a
- *                       segment of dtype D (KILN_ABI_F16 or _BF16): w is
+ *                       segment of dtype D (KILN_DTYPE_F16 or _BF16): w is
  *                       its first 12 elements, widened here
  *   FAKE_BAD_WEIGHTS_MODE, FAKE_BAD_WEIGHTS_FILE, FAKE_NULL_DISPATCH_NAME,
  *   FAKE_BAD_SEGMENT_DTYPE, FAKE_BAD_SEGMENT_RANGE, FAKE_NULL_SEGMENTS
@@ -24,8 +24,8 @@
 
 static const int64_t dims[] = {-1, 12};
 static const char *const dim_names[] = {"batch", NULL};
-static const kiln_abi_tensor inputs[] = {{"x", KILN_ABI_F32, 2, dims, dim_names}};
-static const kiln_abi_tensor outputs[] = {{"y", KILN_ABI_F32, 2, dims, dim_names}};
+static const kiln_abi_tensor inputs[] = {{"x", KILN_DTYPE_F32, 2, dims, dim_names}};
+static const kiln_abi_tensor outputs[] = {{"y", KILN_DTYPE_F32, 2, dims, dim_names}};
 #ifdef FAKE_NULL_DISPATCH_NAME
 static const char *const dispatches[] = {"stage /add", NULL};
 #else
@@ -34,13 +34,13 @@ static const char *const dispatches[] = {"stage /add", "copy /out"};
 static const float embedded[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 
 #if defined(FAKE_HALF_WEIGHTS)
-static const kiln_abi_weights_segment segments[] = {{0, 64, KILN_ABI_F32, 0},
+static const kiln_abi_weights_segment segments[] = {{0, 64, KILN_DTYPE_F32, 0},
                                                     {64, 64, FAKE_HALF_WEIGHTS, 0}};
 #elif defined(FAKE_BAD_SEGMENT_DTYPE)
-static const kiln_abi_weights_segment segments[] = {{0, 64, KILN_ABI_I8, 0}};
+static const kiln_abi_weights_segment segments[] = {{0, 64, KILN_DTYPE_I8, 0}};
 #elif defined(FAKE_BAD_SEGMENT_RANGE)
-static const kiln_abi_weights_segment segments[] = {{0, 64, KILN_ABI_F32, 0},
-                                                    {32, 64, KILN_ABI_F16, 0}};
+static const kiln_abi_weights_segment segments[] = {{0, 64, KILN_DTYPE_F32, 0},
+                                                    {32, 64, KILN_DTYPE_F16, 0}};
 #endif
 
 #ifdef FAKE_HALF_WEIGHTS
@@ -50,7 +50,7 @@ static float widen(const void *blob, int i) {
   uint32_t bits;
   float value;
   memcpy(&h, (const char *)blob + 64 + 2 * i, 2);
-  if (FAKE_HALF_WEIGHTS == KILN_ABI_BF16) {
+  if (FAKE_HALF_WEIGHTS == KILN_DTYPE_BF16) {
     bits = (uint32_t)h << 16;
   } else { /* f16; the runtime writes no subnormals, Inf or NaN */
     uint32_t exponent = (h >> 10) & 0x1f;

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -18,7 +18,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNEXPANDSHAPETOREINTERPRETCASTPASS
-#include "kiln/Target/CPU/Passes.h.inc"
+#include "kiln/Target/Host/Passes.h.inc"
 
 namespace {
 using namespace mlir;

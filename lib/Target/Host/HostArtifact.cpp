@@ -1,11 +1,11 @@
-//===- CPUTarget.cpp - Writing CPU artifacts from the lowered module ------===//
+//===- HostArtifact.cpp - Writing artifacts from the lowered host module --===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/CPUTarget.h"
-#include "kiln/Target/CPU/DispatchCost.h"
-#include "kiln/Target/CPU/MemoryPlan.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/HostArtifact.h"
+#include "kiln/Target/Host/ABI.h"
+#include "kiln/Target/Host/DispatchCost.h"
+#include "kiln/Target/Host/MemoryPlan.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

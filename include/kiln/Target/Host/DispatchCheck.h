@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_DISPATCHCHECK_H
-#define KILN_TARGET_CPU_DISPATCHCHECK_H
+#ifndef KILN_TARGET_HOST_DISPATCHCHECK_H
+#define KILN_TARGET_HOST_DISPATCHCHECK_H
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -21,4 +21,4 @@ mlir::LogicalResult verifyOneKernelPerDispatch(mlir::ModuleOp module);
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_DISPATCHCHECK_H
+#endif // KILN_TARGET_HOST_DISPATCHCHECK_H

@@ -2,11 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/DispatchCost.h"
+#include "kiln/Target/Host/DispatchCost.h"
 
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

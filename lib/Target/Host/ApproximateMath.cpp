@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,7 +13,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNAPPROXIMATEMATHPASS
-#include "kiln/Target/CPU/Passes.h.inc"
+#include "kiln/Target/Host/Passes.h.inc"
 
 namespace {
 struct KilnApproximateMathPass final

@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/Passes.h"
+
+#include "kiln-c/runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,24 +27,21 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNPACKWEIGHTSPASS
-#include "kiln/Target/CPU/Passes.h.inc"
+#include "kiln/Target/Host/Passes.h.inc"
 
 namespace {
 
 constexpr int64_t kWeightAlignment = 64;
 
-/// kiln_abi_dtype of the element types the blob can hold (kiln-c/abi.h).
-constexpr int64_t kAbiF32 = 1, kAbiF16 = 2, kAbiBF16 = 3;
-
-/// The kiln_abi_dtype of a weight of `element` type, or 0 when it does not
+/// The kiln_dtype of a weight of `element` type, or 0 when it does not
 /// go into the blob (f16 and bf16 only with `halfFloats`).
 int64_t weightDtype(Type element, bool halfFloats) {
   if (element.isF32())
-    return kAbiF32;
+    return KILN_DTYPE_F32;
   if (halfFloats && element.isF16())
-    return kAbiF16;
+    return KILN_DTYPE_F16;
   if (halfFloats && element.isBF16())
-    return kAbiBF16;
+    return KILN_DTYPE_BF16;
   return 0;
 }
 
@@ -123,7 +122,7 @@ struct KilnPackWeightsPass final : impl::KilnPackWeightsPassBase<KilnPackWeights
     int64_t total = 0;
     SmallVector<Weight *> packed;
     SmallVector<int64_t> segments;
-    for (int64_t dtype : {kAbiF32, kAbiF16, kAbiBF16}) {
+    for (int64_t dtype : {KILN_DTYPE_F32, KILN_DTYPE_F16, KILN_DTYPE_BF16}) {
       int64_t begin = total;
       for (auto &[name, weight] : weights) {
         MemRefType type = weight.global ? weight.global.getType() : MemRefType();

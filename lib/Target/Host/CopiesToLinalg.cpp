@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -11,7 +11,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNCOPIESTOLINALGPASS
-#include "kiln/Target/CPU/Passes.h.inc"
+#include "kiln/Target/Host/Passes.h.inc"
 
 namespace {
 struct KilnCopiesToLinalgPass final

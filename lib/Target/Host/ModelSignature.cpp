@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
-#include "kiln-c/abi.h"
+#include "kiln-c/runtime.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -37,47 +37,47 @@ func::FuncOp findModelFunction(ModuleOp module) {
 /// (convert-kiln-to-linalg makes it signless and marks it `kiln.unsigned`).
 static std::optional<int32_t> abiDtype(Type type, bool isUnsigned) {
   if (type.isInteger(4))
-    return type.isUnsignedInteger() ? KILN_ABI_U4 : KILN_ABI_I4;
+    return type.isUnsignedInteger() ? KILN_DTYPE_U4 : KILN_DTYPE_I4;
   if (type.isInteger(2))
-    return type.isUnsignedInteger() ? KILN_ABI_U2 : KILN_ABI_I2;
+    return type.isUnsignedInteger() ? KILN_DTYPE_U2 : KILN_DTYPE_I2;
   if (isa<Float4E2M1FNType>(type))
-    return KILN_ABI_F4E2M1;
+    return KILN_DTYPE_F4E2M1;
   if (isa<Float8E8M0FNUType>(type))
-    return KILN_ABI_F8E8M0;
+    return KILN_DTYPE_F8E8M0;
   if (type.isF32())
-    return KILN_ABI_F32;
+    return KILN_DTYPE_F32;
   if (type.isF16())
-    return KILN_ABI_F16;
+    return KILN_DTYPE_F16;
   if (type.isBF16())
-    return KILN_ABI_BF16;
+    return KILN_DTYPE_BF16;
   if (type.isF64())
-    return KILN_ABI_F64;
+    return KILN_DTYPE_F64;
   if (isa<Float8E4M3FNType>(type))
-    return KILN_ABI_F8E4M3FN;
+    return KILN_DTYPE_F8E4M3FN;
   if (isa<Float8E4M3FNUZType>(type))
-    return KILN_ABI_F8E4M3FNUZ;
+    return KILN_DTYPE_F8E4M3FNUZ;
   if (isa<Float8E5M2Type>(type))
-    return KILN_ABI_F8E5M2;
+    return KILN_DTYPE_F8E5M2;
   if (isa<Float8E5M2FNUZType>(type))
-    return KILN_ABI_F8E5M2FNUZ;
+    return KILN_DTYPE_F8E5M2FNUZ;
   if (type.isInteger(1))
-    return KILN_ABI_BOOL;
+    return KILN_DTYPE_BOOL;
   if (type.isUnsignedInteger(8) || (isUnsigned && type.isSignlessInteger(8)))
-    return KILN_ABI_U8;
+    return KILN_DTYPE_U8;
   if (type.isUnsignedInteger(16) || (isUnsigned && type.isSignlessInteger(16)))
-    return KILN_ABI_U16;
+    return KILN_DTYPE_U16;
   if (type.isUnsignedInteger(32) || (isUnsigned && type.isSignlessInteger(32)))
-    return KILN_ABI_U32;
+    return KILN_DTYPE_U32;
   if (type.isUnsignedInteger(64) || (isUnsigned && type.isSignlessInteger(64)))
-    return KILN_ABI_U64;
+    return KILN_DTYPE_U64;
   if (type.isSignlessInteger(8))
-    return KILN_ABI_I8;
+    return KILN_DTYPE_I8;
   if (type.isSignlessInteger(16))
-    return KILN_ABI_I16;
+    return KILN_DTYPE_I16;
   if (type.isSignlessInteger(32))
-    return KILN_ABI_I32;
+    return KILN_DTYPE_I32;
   if (type.isSignlessInteger(64))
-    return KILN_ABI_I64;
+    return KILN_DTYPE_I64;
   return std::nullopt;
 }
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/MemoryPlan.h"
+#include "kiln/Target/Host/MemoryPlan.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Format.h"

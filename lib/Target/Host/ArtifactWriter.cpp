@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===--------------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/ArtifactWriter.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ArtifactWriter.h"
+#include "kiln/Target/Host/ABI.h"
 
-#include "kiln-c/abi.h"
+#include "kiln-c/checksum.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -20,69 +20,50 @@ uint64_t weightsChecksum(const ArtifactLayout &layout) {
   return layout.weightsMode == WeightsMode::External ? blobChecksum(layout.weights) : 0;
 }
 
-/// FNV-1a 64, fed little-endian integers and raw bytes.
-struct Fnv1a {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  void bytes(const void *data, size_t size) {
-    for (size_t i = 0; i < size; ++i) {
-      hash ^= static_cast<const unsigned char *>(data)[i];
-      hash *= 0x100000001b3ull;
-    }
-  }
-  template <typename T> void integer(T value) {
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      unsigned char byte = static_cast<uint64_t>(value) >> (8 * i);
-      bytes(&byte, 1);
-    }
-  }
-};
+/// The descriptor fields of `tensors` that the checksum reads.
+std::vector<kiln_abi_tensor> checksummedTensors(const std::vector<TensorSignature> &tensors) {
+  std::vector<kiln_abi_tensor> result;
+  for (const TensorSignature &tensor : tensors)
+    result.push_back({tensor.name.c_str(), tensor.dtype,
+                      static_cast<int32_t>(tensor.dims.size()), tensor.dims.data(), nullptr});
+  return result;
+}
 } // namespace
 
 uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsBytes,
                             const ArtifactLayout &layout) {
-  Fnv1a fnv;
-  fnv.integer<uint32_t>(KILN_ABI_MAGIC);
-  fnv.integer<uint32_t>(KILN_ABI_VERSION);
-  fnv.integer<uint32_t>(signature.inputs.size());
-  fnv.integer<uint32_t>(signature.outputs.size());
-  for (const auto *list : {&signature.inputs, &signature.outputs})
-    for (const TensorSignature &tensor : *list) {
-      fnv.bytes(tensor.name.c_str(), tensor.name.size() + 1);
-      fnv.integer<int32_t>(tensor.dtype);
-      fnv.integer<int32_t>(tensor.dims.size());
-      for (int64_t d : tensor.dims)
-        fnv.integer<int64_t>(d);
-    }
-  fnv.integer<uint64_t>(weightsBytes);
-  fnv.integer<uint64_t>(layout.arenaBytes);
-  fnv.integer<uint32_t>(static_cast<uint32_t>(layout.weightsMode));
-  fnv.integer<uint32_t>(layout.dispatchNames.size());
-  if (layout.weightsMode == WeightsMode::External)
-    fnv.bytes(layout.weightsFile.c_str(), layout.weightsFile.size() + 1);
-  fnv.integer<uint64_t>(weightsChecksum(layout));
+  std::vector<kiln_abi_tensor> inputs = checksummedTensors(signature.inputs);
+  std::vector<kiln_abi_tensor> outputs = checksummedTensors(signature.outputs);
+  std::vector<const char *> dispatchNames;
   for (const std::string &name : layout.dispatchNames)
-    fnv.bytes(name.c_str(), name.size() + 1);
-  fnv.integer<uint32_t>(layout.weightsSegments.size() / 3);
-  for (size_t i = 0; i < layout.weightsSegments.size(); i += 3) {
-    fnv.integer<uint64_t>(layout.weightsSegments[i]);
-    fnv.integer<uint64_t>(layout.weightsSegments[i + 1]);
-    fnv.integer<uint32_t>(layout.weightsSegments[i + 2]);
-  }
-  return fnv.hash;
+    dispatchNames.push_back(name.c_str());
+  std::vector<kiln_abi_weights_segment> segments;
+  for (size_t i = 0; i + 2 < layout.weightsSegments.size(); i += 3)
+    segments.push_back({static_cast<uint64_t>(layout.weightsSegments[i]),
+                        static_cast<uint64_t>(layout.weightsSegments[i + 1]),
+                        static_cast<int32_t>(layout.weightsSegments[i + 2]), 0});
+  kiln_abi_model model = {};
+  model.magic = KILN_ABI_MAGIC;
+  model.abi_version = KILN_ABI_VERSION;
+  model.num_inputs = inputs.size();
+  model.num_outputs = outputs.size();
+  model.inputs = inputs.data();
+  model.outputs = outputs.data();
+  model.weights_bytes = weightsBytes;
+  model.arena_bytes = layout.arenaBytes;
+  model.weights_mode = static_cast<uint32_t>(layout.weightsMode);
+  model.num_dispatches = dispatchNames.size();
+  if (layout.weightsMode == WeightsMode::External)
+    model.weights_file = layout.weightsFile.c_str();
+  model.weights_checksum = weightsChecksum(layout);
+  model.dispatch_names = dispatchNames.data();
+  model.num_weights_segments = segments.size();
+  model.weights_segments = segments.data();
+  return kiln_abi_descriptor_checksum(&model);
 }
 
 uint64_t blobChecksum(llvm::ArrayRef<char> blob) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  size_t words = blob.size() / 8;
-  for (size_t i = 0; i < words; ++i) {
-    uint64_t word = 0;
-    for (size_t j = 0; j < 8; ++j) // little-endian whatever the host
-      word |= static_cast<uint64_t>(static_cast<unsigned char>(blob[8 * i + j])) << (8 * j);
-    hash = (hash ^ word) * 0x100000001b3ull;
-  }
-  for (size_t i = 8 * words; i < blob.size(); ++i)
-    hash = (hash ^ static_cast<unsigned char>(blob[i])) * 0x100000001b3ull;
-  return hash;
+  return kiln_abi_blob_checksum(blob.data(), blob.size());
 }
 
 namespace {

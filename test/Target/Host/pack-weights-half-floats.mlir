@@ -4,7 +4,7 @@
 /// half-floats (the CUDA target): f16 and bf16 weights (inline or
 /// dense_resource, a splat expanded) join the blob after the f32 ones, each
 /// at a 64-byte aligned offset; kiln.weights_segments gives each element
-/// type's run as [offset, bytes, kiln_abi_dtype]. Without it (the CPU) they
+/// type's run as [offset, bytes, kiln_dtype]. Without it (the CPU) they
 /// stay globals and nothing records segments.
 // CHECK: module attributes {kiln.weights = dense_resource<kiln_weights> : tensor<256xi8>, kiln.weights_segments = array<i64: 0, 64, 1, 64, 128, 2, 192, 64, 3>}
 // CHECK-NOT: memref.global

@@ -1,12 +1,12 @@
-//===- CPUTarget.h - Writing CPU artifacts from the lowered module -*- C++ -*-===//
+//===- HostArtifact.h - Writing artifacts from the lowered host module -*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//===------------------------------------------------------------------------===//
+//===----------------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_CPUTARGET_H
-#define KILN_TARGET_CPU_CPUTARGET_H
+#ifndef KILN_TARGET_HOST_HOSTARTIFACT_H
+#define KILN_TARGET_HOST_HOSTARTIFACT_H
 
-#include "kiln/Target/CPU/ArtifactWriter.h"
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ArtifactWriter.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -29,4 +29,4 @@ llvm::Error writeCPUArtifact(
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_CPUTARGET_H
+#endif // KILN_TARGET_HOST_HOSTARTIFACT_H

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===--------------------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_DISPATCHCOST_H
-#define KILN_TARGET_CPU_DISPATCHCOST_H
+#ifndef KILN_TARGET_HOST_DISPATCHCOST_H
+#define KILN_TARGET_HOST_DISPATCHCOST_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -36,4 +36,4 @@ void printDispatchCostReport(mlir::ModuleOp module, llvm::raw_ostream &os, bool 
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_DISPATCHCOST_H
+#endif // KILN_TARGET_HOST_DISPATCHCOST_H

@@ -3,8 +3,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
-#include "kiln/Target/CPU/ModelSignature.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ModelSignature.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,7 +14,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNPREPAREENTRYPASS
-#include "kiln/Target/CPU/Passes.h.inc"
+#include "kiln/Target/Host/Passes.h.inc"
 
 namespace {
 /// The run-time checks of the linalg stage get the host: each

@@ -8,8 +8,8 @@
 //
 //===---------------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_MODELSIGNATURE_H
-#define KILN_TARGET_CPU_MODELSIGNATURE_H
+#ifndef KILN_TARGET_HOST_MODELSIGNATURE_H
+#define KILN_TARGET_HOST_MODELSIGNATURE_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -21,7 +21,7 @@ namespace kiln {
 
 struct TensorSignature {
   std::string name;
-  int32_t dtype = 0; // kiln_abi_dtype
+  int32_t dtype = 0; // kiln_dtype
   std::vector<int64_t> dims; // -1 for symbolic
   std::vector<std::string> dimNames; // "" for static dims
 };
@@ -43,4 +43,4 @@ mlir::func::FuncOp findModelFunction(mlir::ModuleOp module);
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_MODELSIGNATURE_H
+#endif // KILN_TARGET_HOST_MODELSIGNATURE_H

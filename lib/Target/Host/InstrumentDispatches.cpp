@@ -4,9 +4,9 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dispatch/FusionReport.h"
-#include "kiln/Target/CPU/DispatchCost.h"
-#include "kiln/Target/CPU/DispatchCheck.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/DispatchCost.h"
+#include "kiln/Target/Host/DispatchCheck.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,7 +20,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNINSTRUMENTDISPATCHESPASS
-#include "kiln/Target/CPU/Passes.h.inc"
+#include "kiln/Target/Host/Passes.h.inc"
 
 namespace {
 

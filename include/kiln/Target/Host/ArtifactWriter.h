@@ -10,10 +10,10 @@
 //
 //===-----------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_ARTIFACTWRITER_H
-#define KILN_TARGET_CPU_ARTIFACTWRITER_H
+#ifndef KILN_TARGET_HOST_ARTIFACTWRITER_H
+#define KILN_TARGET_HOST_ARTIFACTWRITER_H
 
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -47,7 +47,7 @@ struct ArtifactLayout {
   WeightsMode weightsMode = WeightsMode::Embed;
   std::string weightsFile; // External: the side file's name
   /// The blob's runs of one element type (kiln.weights_segments: offset,
-  /// bytes, kiln_abi_dtype triples); empty when it is all f32.
+  /// bytes, kiln_dtype triples); empty when it is all f32.
   std::vector<int64_t> weightsSegments;
   std::vector<std::string> dispatchNames;
   /// The messages of the run-time checks (kCheckMessagesAttr), by id.
@@ -98,4 +98,4 @@ llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_ARTIFACTWRITER_H
+#endif // KILN_TARGET_HOST_ARTIFACTWRITER_H

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===-----------------------------------------------------------------------------===//
 
-#ifndef KILN_TARGET_CPU_MEMORYPLAN_H
-#define KILN_TARGET_CPU_MEMORYPLAN_H
+#ifndef KILN_TARGET_HOST_MEMORYPLAN_H
+#define KILN_TARGET_HOST_MEMORYPLAN_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,4 +53,4 @@ void printMemoryReport(mlir::ModuleOp module, llvm::raw_ostream &os, bool json);
 
 } // namespace kiln
 
-#endif // KILN_TARGET_CPU_MEMORYPLAN_H
+#endif // KILN_TARGET_HOST_MEMORYPLAN_H

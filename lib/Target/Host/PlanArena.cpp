@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Target/CPU/MemoryPlan.h"
-#include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/MemoryPlan.h"
+#include "kiln/Target/Host/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +23,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNPLANARENAPASS
-#include "kiln/Target/CPU/Passes.h.inc"
+#include "kiln/Target/Host/Passes.h.inc"
 
 namespace {
 

@@ -1,0 +1,154 @@
+//===- Passes.td - Passes every target's host side runs -*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===---------------------------------------------------------===//
+
+#ifndef KILN_TARGET_HOST_PASSES_TD
+#define KILN_TARGET_HOST_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
+  let summary = "Make the model's entry function the private @kiln_entry";
+  let description = [{
+    Codegen turns the model function into `@kiln_entry`, called only by the
+    artifact's `kiln_run` wrapper (which the artifact writer adds after
+    translation to LLVM IR). Making it private lets bufferization write the
+    results straight into caller-provided buffers
+    (`buffer-results-to-out-params` only rewrites private functions) and lets
+    LLVM inline it into the wrapper.
+
+    Pre-condition: the module has exactly one public `func.func` (the model),
+    or one named `main`. Post-condition: it is `private @kiln_entry` with a
+    new first argument `!llvm.ptr {kiln.host}`, the runtime's
+    `kiln_abi_host *`, which parallel loops use.
+
+    The run-time checks of `convert-kiln-to-linalg` (`call @kiln_check(%ok,
+    %got, %expected) {kiln.check_message}`) become `call
+    @kiln_check_hook(%host, %ok, %id, %got, %expected)`; the module attribute
+    `kiln.check_messages` lists the messages by id, and checks whose
+    condition is a constant true are dropped. A check outside the model
+    function is an error.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def KilnCopiesToLinalgPass : Pass<"kiln-copies-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    Bufferization copies into strided views (padding, concatenation). The
+    upstream LLVM lowering turns a non-contiguous `memref.copy` into a call to
+    `memrefCopy` from MLIR's C runner library, which an artifact cannot
+    assume. As `linalg.copy` it becomes loops like every other kernel (and
+    LLVM recognizes contiguous ones as memcpy).
+
+    Post-condition: no `memref.copy` is left.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def KilnApproximateMathPass : Pass<"kiln-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "Replace f32 math functions by polynomial approximations";
+  let description = [{
+    `math.exp`, `tanh`, `erf`, `log`, ... become arithmetic (upstream's
+    polynomial approximations, accurate to a few ulp in f32), so loops that
+    use them vectorize instead of calling libm once per element.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def KilnInstrumentDispatchesPass
+    : Pass<"kiln-instrument-dispatches", "mlir::ModuleOp"> {
+  let summary = "Call the runtime's trace hooks around each dispatch";
+  let description = [{
+    Each linalg op (other than fills) directly in `@kiln_entry` is one
+    dispatch of the fusion stage. It gets `func.call @kiln_trace_begin(%host,
+    %id)` before it and `@kiln_trace_end(%host, %id)` after it; the artifact
+    writer defines the hooks, which do nothing unless the run is traced
+    (`kiln_abi_host::trace`), so untraced runs pay one predictable branch
+    per dispatch. The dispatch names (the op and the model nodes fused into
+    it) become the module attribute `kiln.dispatches`, indexed by id.
+
+    Pre-condition: kiln-prepare-entry ran (the host argument exists); runs
+    on tensors, before bufferization, so the calls bracket each kernel with
+    its output allocation.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def KilnPackWeightsPass : Pass<"kiln-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Put the f32 constants into one aligned byte blob addressed by offset";
+  let description = [{
+    Every constant f32 `memref.global` that only `@kiln_entry` reads (through
+    `memref.get_global`) moves into one blob, at a 64-byte aligned offset;
+    each read becomes a `memref.view` of a new entry argument
+    `memref<Nxi8>` (inserted after the host) at that offset, and the global
+    is erased. The blob becomes the module attribute `kiln.weights` (a
+    `dense_resource` of i8). The artifact writer embeds the blob as one byte
+    array, writes it to a side file (`kilnc --weights=external`), or leaves
+    it out (`--weights=none`); the wrapper passes its address. Other
+    constants (integers, used as indices and shapes) stay globals.
+
+    With `half-floats` (the CUDA target, whose `--precision=fp16|bf16`
+    weights are converted at compile time), f16 and bf16 constants move
+    into the blob too, at 64-byte aligned offsets like the f32 ones; the
+    module attribute `kiln.weights_segments` then lists the blob's runs of
+    one element type (`[offset, bytes, kiln_abi_dtype]` triples), which the
+    artifact writer records for `--weights=none`, whose runtime-generated
+    values must be valid in each element type.
+  }];
+  let options = [
+    Option<"halfFloats", "half-floats", "bool", /*default=*/"false",
+           "Also pack f16 and bf16 constants">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KilnPlanArenaPass : Pass<"kiln-plan-arena", "mlir::ModuleOp"> {
+  let summary = "Place the entry's static intermediate buffers in one arena";
+  let description = [{
+    Every `memref.alloc` directly in the body of `@kiln_entry` with a static
+    shape, identity layout and default memory space, whose uses (through
+    view-like ops, and calls of functions defined in the module that return
+    no buffer, such as the shared matmul kernels) stay inside the function
+    and whose deallocations are plain `memref.dealloc`s in that body, gets
+    an offset in one arena. A
+    buffer lives from its allocation to its last use (positions of the
+    using ops in the entry block, nested uses counting at their top-level
+    op); buffers whose lifetimes overlap get disjoint 64-byte aligned
+    ranges. Offsets are chosen greedily, largest buffer first, each at the
+    best-fitting gap. Each alloc becomes a `memref.view` of a new entry
+    argument `memref<Nxi8>` (inserted after the host) and its deallocs are
+    erased. The runtime passes a per-run arena of N bytes.
+
+    Left to malloc at run time (counted as heap_allocs): dynamic sizes,
+    allocations inside loops or in other functions (per-call scratch such as
+    the matmul kernels' packing buffers) and buffers that may escape. The plan summary becomes the
+    module attribute `kiln.memory_plan` (`kilnc --report=memory`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KilnExpandShapeToReinterpretCastPass
+    : Pass<"kiln-expand-shape-to-reinterpret-cast", "mlir::ModuleOp"> {
+  let summary = "Rewrite memref.expand_shape with several dynamic dims in a "
+                "group as memref.reinterpret_cast";
+  let description = [{
+    Upstream `expand-strided-metadata` (MLIR 22) assumes at most one dynamic
+    dim per reassociation group of a `memref.expand_shape` and crashes on
+    more (`memref<?xf32>` into `memref<?x?xf32>`, which symbolic batch and
+    sequence dims produce: a matmul over the rows of `[batch, seq, K]`). This
+    pass runs right before it and rewrites such ops with the sizes of their
+    `output_shape`: each group's innermost dim keeps the source dim's stride,
+    each outer dim's stride is the next one's times its size.
+
+    Post-condition: every `memref.expand_shape` has at most one dynamic
+    result dim per group. The op's result type, offset and the static
+    strides of its layout are unchanged.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+#endif // KILN_TARGET_HOST_PASSES_TD

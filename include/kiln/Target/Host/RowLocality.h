@@ -1,0 +1,85 @@
+//===- RowLocality.h - When a group of ops may run row by row ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Both targets fuse a row group (softmax, norms, last-axis reductions and
+// their elementwise neighbours over the same outer dims) into one kernel
+// that runs the group row after row. That equals running the ops one after
+// another only if every buffer the group writes is accessed one row at a
+// time. The targets differ in what they accept as members, not in this rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_HOST_ROWLOCALITY_H
+#define KILN_TARGET_HOST_ROWLOCALITY_H
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace kiln {
+
+/// One buffer access of a group member: the buffer, its indexing map over
+/// the member's loops (outer dims d0..dk-1, then the row dk if it has one),
+/// and whether the member writes it.
+struct BufferAccess {
+  mlir::Value buffer;
+  mlir::AffineMap map;
+  bool write;
+};
+
+/// Whether `map` addresses a buffer from (outer ivs, row index): every index
+/// is a loop dim or a constant, and the row dim `inner` (when the op has it)
+/// appears only as the last index.
+bool isRowAccess(mlir::AffineMap map, int64_t inner);
+
+/// (d0, ..., dk-1) or (d0, ..., dk) for k = `outerRank`: one row's scalar,
+/// or one row.
+bool isRowAligned(mlir::AffineMap map, int64_t outerRank);
+
+/// Whether running the ops whose accesses are `accesses` row by row equals
+/// running them one after another: every buffer they write is accessed
+/// aligned (isRowAligned), and through one view of its allocation.
+bool isRowLocal(llvm::ArrayRef<BufferAccess> accesses, int64_t outerRank);
+
+/// Grows the row group `members` (holding its seed op `seed`) through the
+/// seed's block, first backward, then forward: an op joins if `classify`
+/// makes it a member and `accepts` the group with it; an op in `taken`, or
+/// one that neither joins nor is `transparent`, ends the growth that way.
+template <typename Member>
+void growRowGroup(mlir::Operation *seed, llvm::SmallVectorImpl<Member> &members,
+                  const llvm::DenseSet<mlir::Operation *> &taken,
+                  llvm::function_ref<std::optional<Member>(mlir::Operation *)> classify,
+                  llvm::function_ref<bool(llvm::ArrayRef<Member>)> accepts,
+                  llvm::function_ref<bool(mlir::Operation *)> transparent) {
+  auto extend = [&](bool forward) {
+    for (mlir::Operation *op = forward ? seed->getNextNode() : seed->getPrevNode(); op;
+         op = forward ? op->getNextNode() : op->getPrevNode()) {
+      if (taken.contains(op))
+        return;
+      if (std::optional<Member> member = classify(op)) {
+        llvm::SmallVector<Member> candidate(members.begin(), members.end());
+        if (forward)
+          candidate.push_back(*member);
+        else
+          candidate.insert(candidate.begin(), *member);
+        if (!accepts(candidate))
+          return;
+        members.assign(candidate.begin(), candidate.end());
+      } else if (!transparent(op)) {
+        return;
+      }
+    }
+  };
+  extend(/*forward=*/false);
+  extend(/*forward=*/true);
+}
+
+} // namespace kiln
+
+#endif // KILN_TARGET_HOST_ROWLOCALITY_H
