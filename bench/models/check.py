@@ -40,8 +40,9 @@ def compile_model(model_dir, batch, artifact, kilnc, timeout, target="cpu"):
     rc, output, _ = conformance_run.run_tool(args, timeout)
     if rc == 0:
         return None
+    message = conformance_run.first_error(output)
     return conformance_run.classify_failure("kilnc", rc, output, timeout) or \
-        ("unsupported", conformance_run.first_error(output))
+        (conformance_run.compile_failure_status(message), message)
 
 
 def input_args(model_dir, batch):
