@@ -1,4 +1,4 @@
-# CPU benchmark: Kiln vs onnxruntime on kernel cases and the model zoo; records the run in docs/benchmarks/.
+# CPU benchmark: Kiln vs onnxruntime on kernels and the model zoo; records runs in docs/benchmarks/.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: bench/run-cpu [--threads N] [--only REGEX] [--batches 1,8] [--quick] [--no-record]
 

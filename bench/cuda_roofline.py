@@ -103,7 +103,7 @@ def draw(args):
     print("\n".join(lines))
     roofline.draw(args.png, [("BERT-base b32 s128 fp16", rows, run, args.top)], F16_TC_GFLOPS,
                   BANDWIDTH_GBS, 0,
-                  title="Kiln CUDA per-dispatch roofline, NVIDIA H200 (ceilings of docs/hardware.md)",
+                  title="Kiln CUDA per-dispatch roofline, NVIDIA H200 (docs/hardware.md)",
                   roofs=[(F32_SIMT_GFLOPS, f"fp32 SIMT: {F32_SIMT_GFLOPS:.0f} GFLOP/s")])
     print(f"wrote {args.png}")
     if args.markdown:

@@ -36,16 +36,19 @@ def number(cell):
     return float(match.group()) if match and not cell.strip().startswith("(") else None
 
 
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 def tables(text):
     """[(header cells, [row cells])] of the markdown tables in text."""
     found, lines = [], text.splitlines()
     i = 0
     while i + 1 < len(lines):
         if lines[i].startswith("|") and re.match(r"^\|\s*:?-{3,}", lines[i + 1]):
-            split = lambda line: [c.strip() for c in line.strip().strip("|").split("|")]  # noqa: E731
-            header, rows, i = split(lines[i]), [], i + 2
+            header, rows, i = cells(lines[i]), [], i + 2
             while i < len(lines) and lines[i].startswith("|"):
-                rows.append(split(lines[i]))
+                rows.append(cells(lines[i]))
                 i += 1
             found.append((header, rows))
         else:
@@ -168,9 +171,10 @@ def markdown(runs, latest, runs_dir_link="benchmarks/"):
     for info in runs:
         if info["file"] in ids:
             what = re.sub(r"^[^—]*—\s*", "", info["title"]).replace("|", "\\|")
+            script = info["script"] if info["script"] == "not recorded" else f"`{info['script']}`"
             out.append(f"| {ids[info['file']]} | {info['date']} | [{what}]({runs_dir_link}"
                        f"{info['file']}) | {commit(info)} | {info['machine']} | "
-                       f"{info['load']} | {info['script'] if info['script'] == 'not recorded' else '`' + info['script'] + '`'} |")
+                       f"{info['load']} | {script} |")
     rest = [r for r in runs if r["file"] not in ids]
     out += ["", "Other recorded runs (no Kiln-vs-peer table, or every case measured again "
             "later):", ""]

@@ -15,7 +15,8 @@ import numpy as np
 
 def _as_reference_type(got, want):
     """`got` viewed as `want`'s ml_dtypes type (kind 'V') when kiln-run wrote its raw bits."""
-    if want.dtype.kind == "V" and got.dtype.kind == "u" and got.dtype.itemsize == want.dtype.itemsize:
+    same_size = got.dtype.itemsize == want.dtype.itemsize
+    if want.dtype.kind == "V" and got.dtype.kind == "u" and same_size:
         return got.view(want.dtype)
     return got
 

@@ -119,8 +119,8 @@ def write_xfail(path, target, entries):
                     lines[fields[0]] = line.rstrip("\n")
     with open(path, "w") as f:
         f.write(f"# Expected failures of scripts/conformance --target={target}: `case category`.\n"
-                "# Strict: a listed case that passes, or fails in another category, fails the run;\n"
-                "# so does an unlisted failure. --update-xfail only shrinks this list; adding\n"
+                "# Strict: a listed case that passes, or fails in another category, fails the run;"
+                "\n# so does an unlisted failure. --update-xfail only shrinks this list; adding\n"
                 "# needs --allow-new-xfail (unsupported and compile_error only, never wrong or\n"
                 "# crashed).\n")
         for name, (category, reason) in sorted(entries.items()):
@@ -236,7 +236,8 @@ def main():
             r = future.result()
             results.append(r)
             if args.verbose:
-                print(f"{r['status']:<13} {r['name']} [{r['op']}] {r['reason']}".rstrip(), flush=True)
+                line = f"{r['status']:<13} {r['name']} [{r['op']}] {r['reason']}"
+                print(line.rstrip(), flush=True)
     seconds = time.monotonic() - start
 
     counted = ("passed", "passed_constant_bound", "constant_folded") + conformance_run.STATUSES[1:]
