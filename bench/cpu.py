@@ -1,4 +1,4 @@
-# CPU benchmark: Kiln vs onnxruntime on kernel cases and the model zoo; records docs/benchmarks.md.
+# CPU benchmark: Kiln vs onnxruntime on kernels and the model zoo; records runs in docs/benchmarks/.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: bench/run-cpu [--threads N] [--only REGEX] [--batches 1,8] [--quick] [--no-record]
 
@@ -6,8 +6,10 @@ Kernel cases (bench/kernels.py) and zoo models (bench/models, full size, batch 1
 are compiled with kilnc (static shapes; artifacts cached under build/bench/artifacts by
 model hash and kilnc binary) and timed against onnxruntime's CPU provider at the same
 thread count with the same inputs, interleaved (bench/timing.py). Prints the ratio
-tables; unless --no-record, appends them to docs/benchmarks.md with the machine, the
-versions and the dispatch counts, and redraws docs/benchmarks-roofline-cpu.png.
+tables; unless --no-record, writes them with the machine, the versions and the dispatch
+counts as a new run file docs/benchmarks/<date>-<time>-cpu-<threads>-threads.md,
+regenerates the docs/benchmarks.md summary (bench/summarize.py) and redraws
+docs/benchmarks-roofline-cpu.png.
 A model or case Kiln cannot compile is reported as skipped, with kilnc's error; Kiln's
 first run is compared with onnxruntime's outputs (rtol 1e-3, atol 1e-4 x max|output|) and
 a mismatch is reported instead of a time.
@@ -263,32 +265,20 @@ def main():
 
 
 def record(text, kernel_rows, threads, bandwidth):
-    path = os.path.join(ROOT, "docs", "benchmarks.md")
-    if not os.path.exists(path):
-        with open(path, "w") as f:
-            f.write(HEADER)
-    with open(path, "a") as f:
-        f.write("\n" + text)
+    """Writes the run as its own file under docs/benchmarks/ (the method is in that
+    folder's README.md), then regenerates the docs/benchmarks.md summary."""
+    title = text.splitlines()[0].lstrip("# ").strip()
+    stamp = re.match(r"(\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2})", title)
+    name = f"{stamp.group(1)}-{stamp.group(2)}{stamp.group(3)}-cpu-{threads}-threads.md"
+    path = os.path.join(ROOT, "docs", "benchmarks", name)
+    with open(path, "w") as f:
+        f.write("#" + text.lstrip("#").replace("\n### ", "\n## "))
+    print(f"recorded {os.path.relpath(path, ROOT)}")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "summarize.py"), "--out",
+                    os.path.join(ROOT, "docs", "benchmarks.md")], check=True)
     if kernel_rows:
         report.roofline(os.path.join(ROOT, "docs", "benchmarks-roofline-cpu.png"), kernel_rows,
                         threads, bandwidth)
-
-
-HEADER = """# Benchmarks
-
-Appended by `bench/run-cpu` (one section per run, newest last); the roofline of the latest
-run is `benchmarks-roofline-cpu.png`. Kiln and onnxruntime (CPU provider, all graph
-optimizations) run the same ONNX model with the same inputs at the same thread count;
-`Kiln/ORT time` above 1 means Kiln is slower. GFLOP/s are against the FP32 peak of
-DESIGN.md (220 GFLOP/s per core). The models are `bench/models` at full size with seeded
-random weights. **Dispatches** count the kernels of `kilnc --report=fusion` at the benchmark's
-static shapes: every `linalg` op of the dispatch stage except `linalg.fill` (a
-`linalg.generic` or a named op such as `linalg.matmul`), which codegen turns into one loop
-nest or kernel call, except that a matmul's marked epilogue (bias, activation, residual add)
-counts with its matmul: the CPU matmul kernel applies it to its output tiles, and the compile
-fails if it cannot. Each tap matmul of a stride-1 conv is its own kernel call and counts once.
-ONNX nodes are those of the model file.
-"""
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ the same trace ids). `run` traces it (`kiln-run --device cuda --warmup 2 --bench
 around its kernels). `draw` joins both as bench/roofline.py does for the CPU
 (dispatches of one op kind and shape summed into one row; rates from each
 group's per-run minimum) and plots achieved GFLOP/s against FLOP/byte under the
-H200 ceilings of DESIGN.md: 4.1 TB/s device copy, 724 TFLOP/s cuBLAS f16
+H200 ceilings of docs/hardware.md: 4.1 TB/s device copy, 724 TFLOP/s cuBLAS f16
 (the tensor cores) and 51 TFLOP/s fp32 without tensor cores (the SIMT kernels).
 A dispatch whose kernel the GEMM template absorbed (a fused epilogue) has an
 empty span and no point.
@@ -27,9 +27,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-BANDWIDTH_GBS = 4100.0     # DESIGN.md: H200 device copy
-F16_TC_GFLOPS = 724000.0   # DESIGN.md: cuBLAS f16 GEMM
-F32_SIMT_GFLOPS = 51000.0  # DESIGN.md: cuBLAS fp32 without tensor cores
+BANDWIDTH_GBS = 4100.0     # docs/hardware.md: H200 device copy
+F16_TC_GFLOPS = 724000.0   # docs/hardware.md: cuBLAS f16 GEMM
+F32_SIMT_GFLOPS = 51000.0  # docs/hardware.md: cuBLAS fp32 without tensor cores
 OVERHEAD_US = 5.0          # a kernel shorter than this is launch-bound
 SHAPES = ["--input-shape=input_ids=32x128", "--input-shape=attention_mask=32x128"]
 
@@ -103,7 +103,7 @@ def draw(args):
     print("\n".join(lines))
     roofline.draw(args.png, [("BERT-base b32 s128 fp16", rows, run, args.top)], F16_TC_GFLOPS,
                   BANDWIDTH_GBS, 0,
-                  title="Kiln CUDA per-dispatch roofline, NVIDIA H200 (ceilings of DESIGN.md)",
+                  title="Kiln CUDA per-dispatch roofline, NVIDIA H200 (docs/hardware.md)",
                   roofs=[(F32_SIMT_GFLOPS, f"fp32 SIMT: {F32_SIMT_GFLOPS:.0f} GFLOP/s")])
     print(f"wrote {args.png}")
     if args.markdown:

@@ -9,7 +9,7 @@ import subprocess
 
 import numpy as np
 
-PEAK_PER_CORE = 220.0  # GFLOP/s, FP32 FMA (DESIGN.md "Ceilings measured on the hardware")
+PEAK_PER_CORE = 220.0  # GFLOP/s, FP32 FMA per core (docs/hardware.md)
 
 
 def machine():

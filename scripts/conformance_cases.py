@@ -165,13 +165,46 @@ def bind_constant_inputs(case_dir, work_dir, names):
     return path
 
 
-def has_output_type(case_dir, type_name):
-    """Whether a graph output of the case's model has the ONNX element type named
-    type_name ("BFLOAT16")."""
+# The operands that decide an op's output shape, by position: the only ones
+# test/conformance/constant-inputs.txt may bind (its header states the rule).
+SHAPE_OPERANDS = {
+    "Resize": {2, 3}, "Upsample": {1}, "Reshape": {1}, "Expand": {1}, "Tile": {1},
+    "Split": {1}, "TopK": {1}, "Squeeze": {1}, "Unsqueeze": {1}, "Slice": {1, 2, 3, 4},
+    "Pad": {1, 3}, "OneHot": {1}, "ConstantOfShape": {0}, "Range": {0, 1, 2},
+    "CenterCropPad": {1}, "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
+    "DFT": {1, 2}, "STFT": {1, 3}, "Col2Im": {1, 2}, "AffineGrid": {1}, "MaxUnpool": {2},
+    "Loop": {0, 1}, "SplitToSequence": {1},
+}
+
+
+def not_shape_deciding(case_dir, name):
+    """Why binding graph input `name` breaks the rule (it feeds no shape-deciding operand
+    directly), or None. An `_expanded` case is not checked: its function body computes the
+    operand from the input."""
+    if case_dir.rstrip("/").endswith("_expanded"):
+        return None
     model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
-    elem_type = onnx.TensorProto.DataType.Value(type_name)
-    return any(v.type.tensor_type.elem_type == elem_type for v in model.graph.output
-               if v.type.HasField("tensor_type"))
+    uses = [(node.op_type, j) for node in model.graph.node for j, x in enumerate(node.input)
+            if x == name]
+    if any(op.startswith("Reduce") and j == 1 or j in SHAPE_OPERANDS.get(op, ())
+           for op, j in uses):
+        return None
+    feeds = ", ".join(f"{op} operand {j}" for op, j in uses) or "no node"
+    return f"'{name}' feeds {feeds}, which does not decide an output shape"
+
+
+def output_types(case_dir):
+    """{graph output name: ONNX element type name ("FLOAT16", "BFLOAT16", ...)} of the
+    case's tensor outputs."""
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    return {v.name: onnx.TensorProto.DataType.Name(v.type.tensor_type.elem_type)
+            for v in model.graph.output if v.type.HasField("tensor_type")}
+
+
+def graph_input_names(case_dir):
+    """The names of the case's graph inputs that are not initializers, in order."""
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    return [v.name for v in _graph_inputs(model)]
 
 
 def convert_data(case_dir, work_dir, bound=()):

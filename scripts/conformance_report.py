@@ -5,7 +5,8 @@
 import collections
 import re
 
-STATUSES = ("passed", "passed_constant_bound", "unsupported", "wrong", "crashed", "timed_out")
+STATUSES = ("passed", "passed_constant_bound", "constant_folded", "unsupported", "compile_error",
+            "wrong", "crashed", "timed_out")
 
 
 def reason_class(reason):
@@ -32,20 +33,26 @@ def ranked_reasons(cases, limit):
             for (status, reason), n in counts.most_common(limit)]
 
 
+def tally_status(case):
+    """As conformance_run.tally_status: bound passes and constant-folded cases apart."""
+    if case["status"] == "passed" and case.get("constant_inputs"):
+        return "constant_folded" if case.get("all_inputs_bound") else "passed_constant_bound"
+    return case["status"]
+
+
 def per_op(cases):
     table = collections.defaultdict(collections.Counter)
     for case in cases:
-        bound = case["status"] == "passed" and case.get("constant_inputs")
-        table[case["op"]]["passed_constant_bound" if bound else case["status"]] += 1
+        table[case["op"]][tally_status(case)] += 1
     return sorted(table.items())
 
 
-def markdown(summary, tolerances, limit=30):
+def markdown(summary, tolerances, exact_ops=(), low_precision=None, limit=30):
     total = summary["total"]
     rate = 100.0 * summary["passed"] / max(1, total)
     bound = summary.get("passed_constant_bound", 0)
-    bound_rate = 100.0 * bound / max(1, total)
-    both_rate = 100.0 * (summary["passed"] + bound) / max(1, total)
+    folded = summary.get("constant_folded", 0)
+    failing_unbound = bound + folded
     out = [
         "# ONNX conformance",
         "",
@@ -56,51 +63,76 @@ def markdown(summary, tolerances, limit=30):
         "  (`onnx.backend.test.case.node`), so the script writes the usual layout once (model.onnx,",
         "  test_data_set_0/*.pb) under `build/conformance/node`, converts the .pb data to .npy, compiles",
         "  with `kilnc` and runs with `kiln-run --compare` (60 s timeout per tool).",
-        "- **Statuses**: passed; unsupported (kilnc exits 1 with a clean `error:`, or a value .npy",
-        "  cannot hold); wrong (runs, an output differs, or kiln-run reports a clean run-time error);",
-        "  crashed (signal, stack dump, exit code other than 0/1); timed out.",
+        "- **Statuses**: passed (with run-time inputs); unsupported (kilnc exits 1 with the",
+        "  importer's explicit diagnostic that an op, attribute or type is not supported, or a value",
+        "  .npy cannot hold); compile_error (kilnc exits 1 with any other clean `error:`: a verifier",
+        "  or legalization failure of an op Kiln claims); wrong (runs, an output differs, or kiln-run",
+        "  reports a clean run-time error); crashed (signal, stack dump, exit code other than 0/1);",
+        "  timed out.",
         "- **Constant-bound inputs**: for the cases in `test/conformance/constant-inputs.txt`",
         "  (`case input...`), the harness rewrites the model so that the listed graph inputs",
         "  (axes, scales, sizes, shape, pads, split, k, starts/ends/steps, ...) are initializers",
         "  holding the case's own input values, before compiling, like onnx-mlir's backend runner",
         "  (CONSTANT_INPUT in its test/backend/inference_backend.py). Kiln needs these operands at",
         "  compile time because they decide output shapes. The list follows one rule, stated in",
-        "  its header (shape-deciding operands only, never data operands, only for cases that do",
-        "  not pass without it). Such a pass is not a plain pass: it is counted in its own column,",
-        "  `passed (constant-bound inputs)`; `--constant-inputs none` turns the binding off.",
+        "  its header (shape-deciding operands only, never data operands such as Resize's `roi`).",
+        "  A listed case runs with run-time inputs first and is bound only if that fails; a listed",
+        "  case that passes unbound fails the run (the entry is stale). A pass with bound inputs is",
+        "  not a pass: it is reported apart, and a case whose every input is bound is a constant-",
+        "  folding test, not a pass at all. `--constant-inputs none` turns the binding off.",
         "- **Strict expected failures**: `test/conformance/cpu-xfail.txt` (`case category`). A new",
         "  failure, a changed category, an unexpected pass or a stale entry fails the run; after a",
-        "  fix, shrink the list with `scripts/conformance --target=cpu --update-xfail`.",
-        "- **CI**: `test/conformance/cpu.test` runs the full set (`--jobs 2`, about a minute on",
+        "  fix, shrink the list with `scripts/conformance --target=cpu --update-xfail` (it only",
+        "  removes entries). Adding entries needs `--allow-new-xfail`, which prints each one and",
+        "  takes only unsupported and compile_error cases: wrong or crashed cases are never listed.",
+        "- **CI**: `test/conformance/cpu.test` runs the full set (`--jobs 2`, a few minutes on",
         "  2 cores) in README command 2; `harness.test` checks the classification on fake tools.",
         "",
         f"Run of {summary['date']}: kiln `{summary['kiln']}`, onnx {summary['onnx']} "
         f"(node test cases {summary['source']}), target `{summary['target']}`, "
         f"{summary['seconds']:.0f} s." + (f" Filter: `{summary['filter']}`." if summary["filter"] else ""),
         "",
-        "| total | passed | passed (constant-bound inputs) | unsupported | wrong | crashed "
-        "| timed out |",
+        f"**Pass rate: {summary['passed']} of {total} cases ({rate:.1f}%)**, with the cases' "
+        "inputs fed at run time.",
+        "",
+        "| total | passed | unsupported | compile_error | wrong | crashed | timed out |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-        f"| {total} | {summary['passed']} ({rate:.1f}%) | {bound} ({bound_rate:.1f}%) | "
-        f"{summary['unsupported']} | "
-        f"{summary['wrong']} | {summary['crashed']} | {summary['timed_out']} |",
+        f"| {total} | {summary['passed']} ({rate:.1f}%) | {summary['unsupported']} | "
+        f"{summary.get('compile_error', 0)} | {summary['wrong']} | {summary['crashed']} | "
+        f"{summary['timed_out']} |",
         "",
-        f"Passed in all: {summary['passed'] + bound} of {total} ({both_rate:.1f}%).",
+        f"Not counted as passes ({failing_unbound} cases): {bound} cases that fail with run-time "
+        "inputs pass once their shape-deciding inputs are bound as constants (`passed "
+        f"(constant-bound)` below), and {folded} pass only with every input bound, so they test "
+        "constant folding (`constant-folded`).",
         "",
-        "Outputs are compared like `numpy.allclose` (kiln-run `--compare`) with rtol 1e-3 and",
-        "atol 1e-5, except for the ops below.",
+        "Outputs are compared by `kiln-run --compare`: integers and booleans exactly, floats like",
+        "`numpy.allclose` with rtol 1e-3 and atol 1e-5, each output with its own tolerance:",
         "",
+        "- the outputs of these ops are inputs' elements or their exact rounding, so they compare",
+        "  exactly (rtol 0, atol 0) in every dtype: "
+        + ", ".join(sorted(exact_ops)) + ".",
     ]
+    for elem_type, rtol in sorted((low_precision or {}).items()):
+        out.append(f"- other {elem_type.lower()} outputs: rtol {rtol:g} (four ulps: a chain of "
+                   "low-precision operations legitimately differs from the reference by a few "
+                   "ulps); the case's other outputs keep the default.")
+    out.append("")
     if tolerances:
         out += ["| op | rtol | atol | why |", "| --- | ---: | ---: | --- |"]
         out += [f"| {op} | {r:g} | {a:g} | {why} |" for op, (r, a, why) in sorted(tolerances.items())]
     else:
-        out += ["(No op needs other tolerances today.)"]
-    out += ["", "Cases with a float16 output use rtol 4e-3 (four fp16 ulps): a chain of fp16",
-            "operations legitimately differs from the reference by a few ulps. Cases with a",
-            "bfloat16 output use rtol 3.2e-2 (four bf16 ulps) for the same reason.",
-            "", "kiln-run compares elements as doubles, so int64/uint64 values above 2^53 are",
-            "compared to double precision (about 1e-16 relative), not exactly."]
+        out += ["(No op needs other fp32 tolerances today.)"]
+    claimed = [c for c in summary["cases"] if c["status"] == "compile_error"]
+    out += ["", "## Compile errors of claimed ops", "",
+            "kilnc rejected these cases with a verifier or legalization error although the",
+            "importer accepts their ops: bugs, not missing features.", ""]
+    if claimed:
+        out += ["| case | op | error |", "| --- | --- | --- |"]
+        out += [f"| `{c['name']}` | {c['op']} | {c['reason'].replace('|', chr(92) + '|')} |"
+                for c in claimed]
+    else:
+        out.append("(None.)")
     out += ["", f"## Failures by reason (top {limit})", "",
             "Reasons with numbers and names normalized; the example is one case with that reason.",
             "", "| cases | status | reason | example |", "| ---: | --- | --- | --- |"]
@@ -109,9 +141,9 @@ def markdown(summary, tolerances, limit=30):
         out.append(f"| {n} | {status} | {reason} | `{example}` |")
     out += ["", "## Per op", "",
             "The op a case tests (an `_expanded` case runs the op's function body instead).", "",
-            "| op | cases | passed | passed (constant-bound) | unsupported | wrong | crashed "
-            "| timed out |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            "| op | cases | passed | passed (constant-bound) | constant-folded | unsupported "
+            "| compile_error | wrong | crashed | timed out |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for op, counts in per_op(summary["cases"]):
         cells = " | ".join(str(counts[s]) if counts[s] else "" for s in STATUSES)
         out.append(f"| {op} | {sum(counts.values())} | {cells} |")

@@ -16,6 +16,12 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "I
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
+# lit itself, for the test of the ctest wrapper test/run-lit.py.
+import shutil  # noqa: E402
+
+lit_path = (shutil.which("lit", path=config.llvm_tools_dir)
+            or shutil.which("llvm-lit", path=config.llvm_tools_dir) or "lit")
+config.substitutions.append(("%lit", lit_path))
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
@@ -39,16 +45,23 @@ config.substitutions.append(
 config.substitutions.append(
     ("%kiln_run_path", os.path.join(config.kiln_tools_dir, "kiln-run")))
 
-# CUDA target. ptxas checks the PTX kilnc writes: without it those tests are
-# reported UNSUPPORTED (skipped), and lit says why. `cuda-driver` marks a
-# machine where libcuda.so.1 loads (the no-driver error tests need its absence).
+# CUDA target. ptxas checks the PTX kilnc writes; it is looked up on PATH, then
+# in $CUDA_HOME/bin and /usr/local/cuda/bin (where the CUDA toolkit installs it).
+# Without it those tests are reported UNSUPPORTED (skipped) and test/run-lit.py
+# lists them with the reason; with KILN_REQUIRE_PTXAS=1 (CI: .ci/run) a missing
+# ptxas is an error instead. `cuda-driver` marks a machine where libcuda.so.1
+# loads (the no-driver error tests need its absence).
 import ctypes
-import shutil
 
-ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+cuda_bins = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH")
+             if os.environ.get(v)] + ["/usr/local/cuda/bin"]
+ptxas = shutil.which("ptxas") or shutil.which("ptxas", path=os.pathsep.join(cuda_bins))
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+elif os.environ.get("KILN_REQUIRE_PTXAS") == "1":
+    lit_config.fatal("KILN_REQUIRE_PTXAS=1 but no ptxas on PATH or in "
+                     + ", ".join(cuda_bins) + " (install the CUDA toolkit)")
 else:
     lit_config.note("ptxas not found: the CUDA PTX validity tests are skipped")
 try:

@@ -7,7 +7,8 @@ DIR is what zoo.py wrote. Each model is compiled for the batch with static input
 shapes (kilnc --input-shape), run with kiln-run --output-dir, and every output is
 compared with onnxruntime's: |kiln - ort| <= RTOL * |ort| + ATOL * max|ort|
 (RTOL 1e-3, ATOL 1e-4: an absolute term relative to the output's scale, because
-deep random-weight nets give outputs of any magnitude and fp32 sums in another order).
+deep random-weight nets give outputs of any magnitude and fp32 sums in another order);
+the dtype must be onnxruntime's, and integer and bool outputs must be equal.
 Statuses are those of scripts/conformance_run.py. The expected-failure list
 (`model status  # reason`) is strict: an unlisted failure, another status, or a
 listed model that passes fails the run (exit 1). --target cuda compiles for CUDA
@@ -25,6 +26,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import conformance_run  # noqa: E402
+from compare_outputs import mismatch  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-4
 
@@ -38,8 +40,9 @@ def compile_model(model_dir, batch, artifact, kilnc, timeout, target="cpu"):
     rc, output, _ = conformance_run.run_tool(args, timeout)
     if rc == 0:
         return None
+    message = conformance_run.first_error(output)
     return conformance_run.classify_failure("kilnc", rc, output, timeout) or \
-        ("unsupported", conformance_run.first_error(output))
+        (conformance_run.compile_failure_status(message), message)
 
 
 def input_args(model_dir, batch):
@@ -52,13 +55,17 @@ def compare(out_dir, reference_dir):
     """(ok, description) comparing every reference output with kiln-run's."""
     notes, ok = [], True
     for name in sorted(os.listdir(reference_dir)):
-        want = np.load(os.path.join(reference_dir, name)).astype(np.float64)
+        want = np.load(os.path.join(reference_dir, name))
         path = os.path.join(out_dir, name)
         if not os.path.exists(path):
             return False, f"no output {name}"
-        got = np.load(path).astype(np.float64)
-        if got.shape != want.shape:
-            return False, f"{name}: shape {got.shape}, expected {want.shape}"
+        got = np.load(path)
+        # dtype, shape and integers (exactly) by the common rule; floats below.
+        problem = mismatch(got, want, rtol=0, atol=0)
+        if problem and (got.dtype != want.dtype or got.shape != want.shape
+                        or want.dtype.kind in "biu"):
+            return False, f"{name}: {problem}"
+        got, want = got.astype(np.float64), want.astype(np.float64)
         scale = max(float(np.abs(want).max()), 1e-30)
         err = np.abs(got - want)
         bad = int((err > RTOL * np.abs(want) + ATOL * scale).sum())

@@ -18,6 +18,9 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from compare_outputs import mismatch  # noqa: E402
+
 BOUNDS = [(1, 0), (-3, 0), (0, -2), (-100, 100), (2, -1), (5, -20)]
 LENGTHS = (0, 4, 7, 12)
 
@@ -76,9 +79,10 @@ def main():
                 failed += 1
                 continue
             got = np.load(os.path.join(out, "y.npy"))
-            if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-6):
-                print(f"FAIL: start={start} offset={offset} m={length}: got {got.ravel()}, "
-                      f"expected {want.ravel()}")
+            problem = mismatch(got, want, rtol=1e-5, atol=1e-6)
+            if problem:
+                print(f"FAIL: start={start} offset={offset} m={length}: {problem}: got "
+                      f"{got.ravel()}, expected {want.ravel()}")
                 failed += 1
     print(f"dynamic-slice: {runs - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -8,11 +8,14 @@ Prints one PASS/FAIL line per case and a summary; exits 1 if any case fails.
 --device cuda. --phase compile writes the cases and artifacts only; --phase
 run runs what an earlier compile phase wrote (on a GPU machine without kilnc).
 Outputs must match the float64 reference within rtol 1e-3, atol 1e-5 (the
-kiln-run --compare defaults); integer outputs must match exactly.
+kiln-run --compare defaults); integer and bool outputs must match exactly. The
+reference is written in the element type main's signature declares, so an
+output of another dtype fails kiln-run --compare.
 """
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -20,6 +23,28 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases  # noqa: E402
+
+
+# MLIR element types of the cases' results -> NumPy dtypes.
+DTYPES = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "i64": np.int64,
+          "i32": np.int32, "i16": np.int16, "i8": np.int8, "ui8": np.uint8, "i1": np.bool_}
+
+
+def result_dtypes(body):
+    """The NumPy dtypes of @main's results, from its signature."""
+    match = re.search(r"func\.func @main\(.*?\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*\{", body, re.S)
+    if not match:
+        raise ValueError("no `func.func @main(...) -> ...` signature")
+    return [DTYPES[t] for t in re.findall(r"tensor<(?:[\d?]+x)*([a-z]+\d+)>", match.group(1))]
+
+
+def reference_array(value, dtype):
+    """The reference in the result's dtype; integers must be representable exactly."""
+    value = np.asarray(value)
+    out = value.astype(dtype)
+    if np.dtype(dtype).kind in "biu" and not np.array_equal(out, value):
+        raise ValueError(f"reference values do not fit {np.dtype(dtype)}")
+    return out
 
 
 def run_case(name, body, inputs, reference, work, args):
@@ -36,10 +61,12 @@ def run_case(name, body, inputs, reference, work, args):
             f.write(body + "\n")
         for i, value in enumerate(inputs):
             np.save(os.path.join(case_dir, f"input_{i}.npy"), value)
-        for i, value in enumerate(reference(inputs)):
-            value = np.asarray(value)
-            value = value.astype(np.int64) if value.dtype.kind in "iu" else value.astype(np.float32)
-            np.save(os.path.join(case_dir, "expected", f"output_{i}.npy"), value)
+        values, dtypes = reference(inputs), result_dtypes(body)
+        if len(values) != len(dtypes):
+            return f"reference gives {len(values)} outputs, @main {len(dtypes)}"
+        for i, (value, dtype) in enumerate(zip(values, dtypes)):
+            np.save(os.path.join(case_dir, "expected", f"output_{i}.npy"),
+                    reference_array(value, dtype))
         compile_ = subprocess.run([args.kilnc, model, "-o", os.path.join(case_dir, "model.so"),
                                    f"--target={args.target}"],
                                   capture_output=True, text=True)

@@ -8,7 +8,8 @@
 
 Each case is one node with seeded inputs; shape-deciding operands (Resize's
 scales/sizes/roi) are initializers. Outputs must match the reference within
-rtol 1e-3, atol 1e-5 (integer and exact outputs: exactly). Prints one PASS/FAIL
+rtol 1e-3, atol 1e-5, in the reference's dtype (integer and bool outputs: exactly;
+scripts/compare_outputs.py). Prints one PASS/FAIL
 line per case and a summary; exits 1 if any case fails.
 """
 
@@ -22,6 +23,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from compare_outputs import mismatch  # noqa: E402
 
 RNG = np.random.default_rng(20261202)
 F, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
@@ -173,12 +177,10 @@ def main():
             try:
                 got = run(args, name, model, inputs)
                 problems = []
-                for w, g in zip(want, got):
-                    if w.shape != g.shape:
-                        problems.append(f"shape {g.shape}, expected {w.shape}")
-                    elif not np.allclose(g, w, rtol=1e-3, atol=1e-5):
-                        err = np.abs(g.astype(np.float64) - w)
-                        problems.append(f"max abs error {err.max():.3g} at {np.argmax(err)}")
+                for output, w, g in zip(model.graph.output, want, got):
+                    problem = mismatch(g, w, rtol=1e-3, atol=1e-5)
+                    if problem:
+                        problems.append(f"{output.name}: {problem}")
                 if problems:
                     raise RuntimeError("; ".join(problems))
                 print(f"PASS: {name}")

@@ -9,8 +9,9 @@ reference cannot run the model (it mishandles some optional/sequence graphs).
 Inputs are drawn from a fixed seed: floats in [-3, 3] in steps of 0.5 (so
 that they hit split values and ties), int64 in [0, 3) (indices and counts),
 bools at random; the first row of a 2-D float input of a model whose name
-starts with "tree" is NaN (missing values). Outputs are compared like
-numpy.allclose(rtol=1e-5, atol=1e-6), NaN equal to NaN. Prints one line per
+starts with "tree" is NaN (missing values). Outputs must have the reference's
+dtype; floats are compared like numpy.allclose(rtol=1e-5, atol=1e-6), NaN
+equal to NaN, integers and bools exactly (scripts/compare_outputs.py). Prints one line per
 model and a summary "reference: P passed, F failed".
 """
 
@@ -23,6 +24,9 @@ import numpy as np
 import onnx
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from compare_outputs import mismatch  # noqa: E402
 
 
 def make_inputs(model, name, rng):
@@ -74,12 +78,10 @@ def run(args, model_path, work):
     problems = []
     for output, want in zip(model.graph.output, expected):
         got = np.load(os.path.join(case, "out", output.name + ".npy"))
-        want = np.asarray(want)
-        if got.shape != want.shape:
-            problems.append(f"{output.name}: shape {got.shape}, expected {want.shape}")
-        elif not np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-5,
-                             atol=1e-6, equal_nan=True):
-            problems.append(f"{output.name}: {got.ravel()[:8]} != {want.ravel()[:8]}")
+        problem = mismatch(got, np.asarray(want), rtol=1e-5, atol=1e-6)
+        if problem:
+            problems.append(f"{output.name}: {problem}: {got.ravel()[:8]} != "
+                            f"{np.asarray(want).ravel()[:8]}")
     return "; ".join(problems)
 
 

@@ -7,6 +7,7 @@
 
 #include "KilnRun.h"
 
+#include <map>
 #include <string>
 
 namespace kilnrun {
@@ -27,10 +28,14 @@ struct Tolerance {
 };
 
 /// Compares each output with DIR/NAME.npy, printing the max abs/rel error
-/// per output. Returns how many outputs are outside the tolerance (an
-/// element passes if |got - want| <= atol + rtol * |want|, as numpy.allclose).
+/// per output. Returns how many outputs differ: a reference of another shape
+/// or dtype; for floats, an element outside the tolerance (it passes if
+/// |got - want| <= atol + rtol * |want|, as numpy.allclose); integers and
+/// bools, any element not equal. `perOutput` overrides `tolerance` for the
+/// outputs it names (naming one the model lacks is an error).
 int compareOutputs(const Outputs &outputs, const std::string &dir,
-                   const Tolerance &tolerance);
+                   const Tolerance &tolerance,
+                   const std::map<std::string, Tolerance> &perOutput = {});
 
 } // namespace kilnrun
 

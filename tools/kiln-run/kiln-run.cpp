@@ -22,7 +22,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <map>
 #include <fmt/format.h>
 
 namespace kilnrun {
@@ -35,6 +37,7 @@ struct Options {
   std::string outputDir;
   std::string compareDir;
   Tolerance tolerance;
+  std::vector<std::string> outputTolerances; // NAME=RTOL,ATOL
   std::string device = "cpu";
   int threads = 0;
   int warmup = 0;
@@ -86,6 +89,10 @@ void addOptions(CLI::App &app, Options &o) {
   app.add_option("--atol", o.tolerance.atol, "Absolute tolerance of --compare")
       ->capture_default_str()
       ->check(nonNegative<double>());
+  app.add_option("--tolerance", o.outputTolerances,
+                 "NAME=RTOL,ATOL: --compare tolerance of one output (float outputs; "
+                 "integers and bools always compare exactly)")
+      ->allow_extra_args(false);
   app.add_option("--device", o.device, "cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda"}));
@@ -105,6 +112,33 @@ void addOptions(CLI::App &app, Options &o) {
                  "Write a Chrome-trace JSON of the timed runs' dispatches to FILE");
   app.add_flag("--profile", o.profile,
                "Print each dispatch's share of the timed runs (per-dispatch table)");
+}
+
+/// --tolerance NAME=RTOL,ATOL, one per output.
+std::map<std::string, Tolerance>
+parseOutputTolerances(const std::vector<std::string> &specs) {
+  std::map<std::string, Tolerance> out;
+  for (const std::string &spec : specs) {
+    size_t eq = spec.rfind('='), comma = spec.rfind(',');
+    Tolerance t;
+    char *rtolEnd = nullptr, *atolEnd = nullptr;
+    bool ok = eq != std::string::npos && eq > 0 && comma != std::string::npos && comma > eq;
+    if (ok) {
+      std::string rtol = spec.substr(eq + 1, comma - eq - 1), atol = spec.substr(comma + 1);
+      t.rtol = std::strtod(rtol.c_str(), &rtolEnd);
+      t.atol = std::strtod(atol.c_str(), &atolEnd);
+      ok = !rtol.empty() && !atol.empty() && *rtolEnd == 0 && *atolEnd == 0 &&
+           t.rtol >= 0 && t.atol >= 0;
+    }
+    if (!ok)
+      throw ToolError(fmt::format("--tolerance '{}': expected NAME=RTOL,ATOL with "
+                                  "numbers >= 0",
+                                  spec));
+    if (!out.emplace(spec.substr(0, eq), t).second)
+      throw ToolError(fmt::format("--tolerance: output '{}' is named twice",
+                                  spec.substr(0, eq)));
+  }
+  return out;
 }
 
 struct ModelHandle {
@@ -209,7 +243,8 @@ int runTool(Options &o) {
   if (!o.outputDir.empty())
     writeOutputs(outputs, o.outputDir);
   if (!o.compareDir.empty()) {
-    int failed = compareOutputs(outputs, o.compareDir, o.tolerance);
+    int failed = compareOutputs(outputs, o.compareDir, o.tolerance,
+                                parseOutputTolerances(o.outputTolerances));
     if (failed)
       throw ToolError(fmt::format("{} of {} outputs differ from the references in {}",
                                   failed, outputs.size(), o.compareDir));

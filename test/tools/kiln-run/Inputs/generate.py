@@ -27,6 +27,32 @@ np.save("mask_2x7.npy", np.ones((2, 7), np.bool_))
 np.save("masked_sum_ref/sum.npy", (ids * mask).sum(1))
 np.save("masked_sum_ref/valid_count.npy", mask.sum(1).astype(np.int32))
 
+# compare.test, exact integers: a sum off by 1 (within --rtol 0.1 of 36), a count
+# saved as int64 for an int32 output.
+os.makedirs("masked_sum_off", exist_ok=True)
+np.save("masked_sum_off/sum.npy", (ids * mask).sum(1) + np.array([0, 1]))
+np.save("masked_sum_off/valid_count.npy", mask.sum(1).astype(np.int32))
+os.makedirs("masked_sum_dtype", exist_ok=True)
+np.save("masked_sum_dtype/sum.npy", (ids * mask).sum(1))
+np.save("masked_sum_dtype/valid_count.npy", mask.sum(1).astype(np.int64))
+
+# compare.test, copy_all (in_<t> -> out_<t>, n = 3, bool [2, 3]): int64 values
+# above 2^53, where doubles cannot tell 2^60 from 2^60 + 1, and a flipped bool.
+copy_in = {"f32": np.array([1.5, -2, 3], np.float32), "f16": np.array([1, 2, 3], np.float16),
+           "f64": np.array([0.1, 0.2, 0.3]), "i8": np.array([-1, 2, 3], np.int8),
+           "u8": np.array([1, 2, 255], np.uint8), "i16": np.array([-300, 2, 3], np.int16),
+           "i32": np.array([-70000, 2, 3], np.int32),
+           "i64": np.array([2**60, -(2**60), 7], np.int64),
+           "bool": np.array([[True, False, True], [False, False, True]])}
+for d in ["copy_ref", "copy_i64_big", "copy_bool_flip"]:
+    os.makedirs(d, exist_ok=True)
+for t, v in copy_in.items():
+    np.save(f"copy_in_{t}.npy", v)
+    for d in ["copy_ref", "copy_i64_big", "copy_bool_flip"]:
+        np.save(f"{d}/out_{t}.npy", v)
+np.save("copy_i64_big/out_i64.npy", copy_in["i64"] + np.array([1, 0, 0]))
+np.save("copy_bool_flip/out_bool.npy", ~copy_in["bool"])
+
 # bf16.test: bf16 values as their raw bits ('<u2'), the convention of docs/cli.md.
 bf16_bits = np.array([0x3F80, 0xC040, 0x3EAB, 0x7F80], np.uint16)  # 1, -3, 0.333984375, inf
 np.save("bf16_x.npy", bf16_bits)
