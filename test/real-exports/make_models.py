@@ -23,6 +23,8 @@ with random weights (fixed seed):
                    masks of text models)
   value_dependent  an output whose length is a Range up to an input's value:
                    it depends on tensor values, and the error names the node
+  doubled_batch    Concat of the input with itself along the batch: the output
+                   dim is 2*batch, which an artifact's signature cannot name
   dynamic_spatial  a 3x3 Conv (pad 1) over symbolic height and width: the output
                    dims are proven to be the input's, but the lowering needs
                    static spatial dims (its diagnostic names the node)
@@ -183,6 +185,13 @@ def value_dependent():
     return g.model([x], [helper.make_tensor_value_info(out, I64, ["n"])])
 
 
+def doubled_batch():
+    g = Graph("doubled_batch")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+    out = g.node("Concat", ["x", "x"], axis=0)
+    return g.model([x], [helper.make_tensor_value_info(out, TensorProto.FLOAT, ["rows", 4])])
+
+
 def dynamic_spatial():
     g = Graph("dynamic_spatial")
     x = helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, "height", "width"])
@@ -193,7 +202,8 @@ def dynamic_spatial():
 
 
 MODELS = {f.__name__: f for f in (squeezenet_like, shufflenet_like, split_dynamic,
-                                  range_expand, value_dependent, dynamic_spatial)}
+                                  range_expand, value_dependent, doubled_batch,
+                                  dynamic_spatial)}
 
 
 def exporter_names(source, target):
