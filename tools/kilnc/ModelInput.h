@@ -22,9 +22,8 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::StringRef path,
                                             llvm::SourceMgr &sourceMgr,
                                             mlir::MLIRContext &context);
 
-/// With `--check`, prints the ONNX support report of `path` and returns the
-/// exit code (0: every op supported, 1 otherwise); without it, nullopt.
-std::optional<int> runRequestedCheck(llvm::StringRef path);
+/// Whether `--check` was given (see Check.h).
+bool checkRequested();
 
 } // namespace kilnc
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Check.h"
 #include "ModelInput.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -179,9 +180,6 @@ int main(int argc, char **argv) {
   registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(kilncCategory);
   cl::ParseCommandLineOptions(argc, argv, kOverview);
-  if (std::optional<int> code = kilnc::runRequestedCheck(inputFilename))
-    return *code;
-
   if (reportFormat != "text" && reportFormat != "json")
     return fail("--report-format='" + reportFormat + "', expected text or json");
   std::optional<kiln::Stage> stage = kiln::parseStage(emitStage);
@@ -222,6 +220,35 @@ int main(int argc, char **argv) {
                 "' is not implemented for --target=" +
                 (targetOption == kiln::Target::CPU ? "cpu" : "cuda") +
                 " in this build yet");
+  kiln::PipelineOptions options;
+  options.target = targetOption;
+  options.cpu = cpuOption;
+  options.cuda.chip = gpuOption;
+  options.cuda.precision = precisionOption;
+  options.cuda.gemmStages = gemmStagesOption;
+  options.cuda.f32Gemm = f32GemmOption;
+  options.weights = weightsOption;
+  if (maxFoldBytes < 0)
+    return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +
+                ": expected a byte count >= 0");
+  options.maxFoldBytes = maxFoldBytes;
+  if (!matmulTile.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(matmulTile).split(parts, 'x');
+    int64_t *fields[] = {&options.matmul.rows, &options.matmul.vectors, &options.matmul.m,
+                         &options.matmul.n, &options.matmul.k};
+    if (parts.size() != 5)
+      return fail("--matmul-tile='" + matmulTile + "': expected ROWSxVECTORSxMxNxK");
+    for (auto [part, field] : llvm::zip(parts, fields))
+      if (part.getAsInteger(10, *field) || *field < 1 || *field > 4096)
+        return fail("--matmul-tile='" + matmulTile + "': '" + part +
+                    "' is not an integer in [1, 4096]");
+  }
+  if (kilnc::checkRequested()) {
+    if (llvm::sys::path::extension(inputFilename) != ".onnx")
+      return fail("--check reads ONNX models (.onnx) only");
+    return kilnc::runCheck(inputFilename, options, llvm::outs());
+  }
   DialectRegistry registry;
   registry.insert<kiln::KilnDialect, func::FuncDialect>();
   kiln::registerCodegenDialects(registry);
@@ -249,30 +276,6 @@ int main(int argc, char **argv) {
       })))
     return 1;
 
-  kiln::PipelineOptions options;
-  options.target = targetOption;
-  options.cpu = cpuOption;
-  options.cuda.chip = gpuOption;
-  options.cuda.precision = precisionOption;
-  options.cuda.gemmStages = gemmStagesOption;
-  options.cuda.f32Gemm = f32GemmOption;
-  options.weights = weightsOption;
-  if (maxFoldBytes < 0)
-    return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +
-                ": expected a byte count >= 0");
-  options.maxFoldBytes = maxFoldBytes;
-  if (!matmulTile.empty()) {
-    llvm::SmallVector<llvm::StringRef> parts;
-    llvm::StringRef(matmulTile).split(parts, 'x');
-    int64_t *fields[] = {&options.matmul.rows, &options.matmul.vectors, &options.matmul.m,
-                         &options.matmul.n, &options.matmul.k};
-    if (parts.size() != 5)
-      return fail("--matmul-tile='" + matmulTile + "': expected ROWSxVECTORSxMxNxK");
-    for (auto [part, field] : llvm::zip(parts, fields))
-      if (part.getAsInteger(10, *field) || *field < 1 || *field > 4096)
-        return fail("--matmul-tile='" + matmulTile + "': '" + part +
-                    "' is not an integer in [1, 4096]");
-  }
   std::optional<kiln::ModelSignature> signature;
   for (int s = static_cast<int>(kiln::Stage::Graph); s <= static_cast<int>(*stage);
        ++s) {

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -65,7 +66,7 @@ struct AttentionToKernel final : OpConversionPattern<AttentionOp> {
     // f32 operands rounded to fp16/bf16 while loading).
     std::string why;
     if (!hasCPUAttentionKernel(op, &why) && !hasCUDAAttentionKernel(op, "fp16"))
-      return rewriter.notifyMatchFailure(op, why);
+      return lowering::failLowering(rewriter, op, why);
     Location loc = op.getLoc();
     auto q = cast<RankedTensorType>(adaptor.getQuery().getType());
     double scale = op.getScale() ? op.getScale()->convertToDouble()

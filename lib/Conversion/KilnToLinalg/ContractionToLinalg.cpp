@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -199,7 +200,7 @@ struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
     auto rhsType = cast<RankedTensorType>(rhs.getType());
     RankedTensorType result = op.getType();
     if (result.getElementType().isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
     int64_t batchRank = result.getRank() - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
     checkMatmulDims(rewriter, loc, lhs, rhs, batchRank, "matmul");
@@ -264,7 +265,7 @@ struct GemmToLinalg final : OpConversionPattern<GemmOp> {
     RankedTensorType result = op.getType();
     Type element = result.getElementType();
     if (element.isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     Value a = adaptor.getA(), b = adaptor.getB();
     auto aType = cast<RankedTensorType>(a.getType());
     auto bType = cast<RankedTensorType>(b.getType());
@@ -349,7 +350,7 @@ struct EinsumToLinalg final : OpConversionPattern<EinsumOp> {
     RankedTensorType result = op.getType();
     Type element = result.getElementType();
     if (element.isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     auto [lhs, output] = op.getEquation().split("->");
     SmallVector<StringRef> terms;
     lhs.split(terms, ',');

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
@@ -419,7 +420,7 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     int64_t spatial = inputType.getRank() - 2, group = op.getGroup();
     for (int64_t i = 1; i < result.getRank(); ++i)
       if (result.isDynamicDim(i) || !weightType.hasStaticShape())
-        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+        return lowering::failLowering(rewriter, op, "dynamic channel or spatial dims");
     if (spatial == 1 && group > 1) {
       rewriter.replaceOp(op, groupedConv1DAs2D(rewriter, loc, op, adaptor));
       return success();
@@ -467,7 +468,7 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
                                                   strides, dilations)
                    .getResult(0);
     } else if (spatial != 2) {
-      return rewriter.notifyMatchFailure(op, "grouped conv is lowered for 2-D only");
+      return lowering::failLowering(rewriter, op, "grouped conv is lowered for 2-D only");
     } else if (depthwise) {
       // The bias is part of the depthwise generic.
       rewriter.replaceOp(op, flatDepthwise
@@ -528,9 +529,9 @@ struct ConvTransposeToConv final : OpConversionPattern<ConvTransposeOp> {
     int64_t rank = inputType.getRank(), spatial = rank - 2;
     for (int64_t i = 1; i < rank; ++i)
       if (inputType.isDynamicDim(i) || result.isDynamicDim(i))
-        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+        return lowering::failLowering(rewriter, op, "dynamic channel or spatial dims");
     if (!weightType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic weight");
+      return lowering::failLowering(rewriter, op, "dynamic weight");
     Type element = result.getElementType();
     int64_t group = op.getGroup();
     ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
@@ -556,7 +557,7 @@ struct ConvTransposeToConv final : OpConversionPattern<ConvTransposeOp> {
       cropShape.push_back(length + lo + hi);
       crops |= lo < 0 || hi < 0;
       if (length + lo + hi < extent + 1)
-        return rewriter.notifyMatchFailure(op, "pads crop more than the spread input");
+        return lowering::failLowering(rewriter, op, "pads crop more than the spread input");
     }
     SmallVector<Value> dynamicSizes = batchDynamicSize(rewriter, loc, inputType, input);
     Value zero = scalarConstant(rewriter, loc, element, 0);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "LowFloat.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
@@ -458,9 +459,9 @@ struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!kHandlesUnsigned<OpTy> && hasUnsignedElements(op))
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     if (!std::is_same_v<OpTy, CastOp> && hasNarrowElements(op))
-      return rewriter.notifyMatchFailure(op, "sub-byte or f8E8M0FNU tensors");
+      return lowering::failLowering(rewriter, op, "sub-byte or f8E8M0FNU tensors");
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     resultType = resultType.clone(signless(resultType.getElementType()));
     Value result = lowering::buildElementwise(
@@ -533,12 +534,12 @@ struct ConstantToArith final : OpConversionPattern<ConstantOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ElementsAttr value = boolResourceAsDense(op.getValueAttr());
     if (!value)
-      return rewriter.notifyMatchFailure(op, "bool resource blob without data");
+      return lowering::failLowering(rewriter, op, "bool resource blob without data");
     auto type = cast<RankedTensorType>(op.getType());
     if (hasUnsignedElements(op) || hasNarrowElements(op)) {
       value = signlessElements(value);
       if (!value)
-        return rewriter.notifyMatchFailure(op, "unsigned constant of another kind");
+        return lowering::failLowering(rewriter, op, "unsigned constant of another kind");
       type = cast<RankedTensorType>(value.getType());
     }
     auto splat = dyn_cast<SplatElementsAttr>(value);

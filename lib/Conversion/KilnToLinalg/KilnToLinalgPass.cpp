@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowFloat.h"
+#include "LoweringFailure.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -139,8 +140,11 @@ struct ConvertKilnToLinalgPass final
     populateSelectScatterToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns);
     populateGatherToLinalgPatterns(patterns, indexChecks);
-    if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns))))
+    lowering::LoweringFailures failures(context);
+    if (failed(mlir::applyFullConversion(getOperation(), target, std::move(patterns)))) {
+      failures.report(getOperation());
       return signalPassFailure();
+    }
     declareCheckFunction(getOperation());
   }
 };

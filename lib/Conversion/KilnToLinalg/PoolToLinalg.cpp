@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -103,7 +104,7 @@ struct PoolToLinalg final : OpConversionPattern<OpTy> {
     int64_t spatial = inputType.getRank() - 2;
     for (int64_t i = 1; i < inputType.getRank(); ++i)
       if (inputType.isDynamicDim(i))
-        return rewriter.notifyMatchFailure(op, "dynamic channel or spatial dims");
+        return lowering::failLowering(rewriter, op, "dynamic channel or spatial dims");
     Type element = result.getElementType();
     ArrayRef<int64_t> kernel = op.getKernelShape(), pads = op.getPads();
     ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();

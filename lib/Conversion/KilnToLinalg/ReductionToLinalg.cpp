@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -180,7 +181,7 @@ struct ReduceToLinalg final : OpConversionPattern<ReduceOp> {
     auto type = cast<RankedTensorType>(input.getType());
     Type element = type.getElementType();
     if (element.isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     bool isFloat = isa<FloatType>(element);
     SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), type.getRank());
     Value zero = scalarConstant(rewriter, loc, element, 0);
@@ -232,7 +233,7 @@ struct ReduceToLinalg final : OpConversionPattern<ReduceOp> {
     case ReduceKind::l2:
     case ReduceKind::log_sum_exp: {
       if (!isFloat)
-        return rewriter.notifyMatchFailure(op, "l2/log_sum_exp need floats");
+        return lowering::failLowering(rewriter, op, "l2/log_sum_exp need floats");
       if (op.getKind() == ReduceKind::l2) {
         Value total = sum(squares(input));
         reduced = lowering::buildElementwise(
@@ -396,7 +397,7 @@ struct LayerNormToLinalg final : OpConversionPattern<LayerNormOp> {
     auto scaleType = cast<RankedTensorType>(adaptor.getScale().getType());
     if (Value bias = adaptor.getBias();
         bias && cast<RankedTensorType>(bias.getType()).getShape() != scaleType.getShape())
-      return rewriter.notifyMatchFailure(op, "scale and bias shapes differ");
+      return lowering::failLowering(rewriter, op, "scale and bias shapes differ");
     rewriter.replaceOp(op, applyAffine(rewriter, loc, normalized, adaptor.getScale(),
                                        adaptor.getBias(),
                                        lowering::broadcastMap(scaleType, type)));
@@ -461,7 +462,7 @@ struct ArgReduceToLinalg final : OpConversionPattern<OpTy> {
     auto type = cast<RankedTensorType>(x.getType());
     Type element = type.getElementType();
     if (element.isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     int64_t rank = type.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -192,7 +193,7 @@ struct ResizeToGeneric final : OpConversionPattern<ResizeOp> {
       bool unitScale = scales.empty() || scales[i] == 1.0f;
       if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out)) {
         if (in != out || !unitScale)
-          return rewriter.notifyMatchFailure(op, "a resized dim is dynamic");
+          return lowering::failLowering(rewriter, op, "a resized dim is dynamic");
         dim.identity = true;
         dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, input, i));
         continue;
@@ -202,14 +203,14 @@ struct ResizeToGeneric final : OpConversionPattern<ResizeOp> {
       if (dim.identity)
         continue;
       if (in == 0)
-        return rewriter.notifyMatchFailure(op, "resizing an empty dim");
+        return lowering::failLowering(rewriter, op, "resizing an empty dim");
       dim.scale = scales.empty() ? static_cast<double>(out) / static_cast<double>(in)
                                  : static_cast<double>(scales[i]);
       taps *= op.getMode() == ResizeMode::cubic    ? 4
               : op.getMode() == ResizeMode::linear ? 2
                                                    : 1;
       if (taps > kMaxTaps)
-        return rewriter.notifyMatchFailure(op, "too many taps per output element");
+        return lowering::failLowering(rewriter, op, "too many taps per output element");
     }
 
     Type element = result.getElementType();
@@ -326,15 +327,15 @@ struct GridSampleToGeneric final : OpConversionPattern<GridSampleOp> {
     int64_t spatial = inputType.getRank() - 2, outRank = result.getRank();
     for (int64_t i = 2; i < inputType.getRank(); ++i)
       if (inputType.isDynamicDim(i))
-        return rewriter.notifyMatchFailure(op, "dynamic spatial dims");
+        return lowering::failLowering(rewriter, op, "dynamic spatial dims");
     int64_t taps = 1;
     for (int64_t i = 0; i < spatial; ++i)
       taps *= op.getMode() == ResizeMode::cubic ? 4 : op.getMode() == ResizeMode::linear ? 2 : 1;
     if (taps > kMaxTaps)
-      return rewriter.notifyMatchFailure(op, "too many taps per output element");
+      return lowering::failLowering(rewriter, op, "too many taps per output element");
     Type element = result.getElementType();
     if (!element.isF32() && !element.isF16() && !element.isBF16() && !element.isF64())
-      return rewriter.notifyMatchFailure(op, "element type");
+      return lowering::failLowering(rewriter, op, "element type");
     bool align = op.getAlignCorners();
     GridSamplePadding padding = op.getPaddingMode();
     ResizeMode mode = op.getMode();

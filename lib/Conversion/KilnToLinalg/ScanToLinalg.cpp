@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -32,7 +33,7 @@ struct ScanToGeneric final : OpConversionPattern<OpTy> {
     auto type = cast<RankedTensorType>(op.getType());
     Type element = type.getElementType();
     if (element.isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     Location loc = op.getLoc();
     int64_t rank = type.getRank(), axis = static_cast<int64_t>(op.getAxis());
     MLIRContext *context = rewriter.getContext();

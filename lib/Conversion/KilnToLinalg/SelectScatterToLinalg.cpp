@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -50,7 +51,7 @@ struct TopKToLinalg final : OpConversionPattern<TopKOp> {
     Value input = adaptor.getInput();
     auto inputType = lowering::signlessType(cast<RankedTensorType>(input.getType()));
     if (!inputType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+      return lowering::failLowering(rewriter, op, "dynamic shapes");
     Type element = inputType.getElementType();
     bool isFloat = isa<FloatType>(element);
     bool isUnsigned = op.getInput().getType().getElementType().isUnsignedInteger();
@@ -140,13 +141,13 @@ struct ScatterElementsToLinalg final : OpConversionPattern<ScatterElementsOp> {
     auto resultType = lowering::signlessType(op.getType());
     auto updatesType = cast<RankedTensorType>(updates.getType());
     if (!resultType.hasStaticShape() || !updatesType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+      return lowering::failLowering(rewriter, op, "dynamic shapes");
     Type element = resultType.getElementType();
     bool isFloat = isa<FloatType>(element);
     bool isUnsigned = op.getType().getElementType().isUnsignedInteger();
     if (isUnsigned && op.getReduction() != ScatterReduction::none &&
         op.getReduction() != ScatterReduction::add && op.getReduction() != ScatterReduction::mul)
-      return rewriter.notifyMatchFailure(op, "unsigned max/min scatter");
+      return lowering::failLowering(rewriter, op, "unsigned max/min scatter");
     int64_t rank = resultType.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)

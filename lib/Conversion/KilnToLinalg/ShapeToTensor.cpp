@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -106,7 +107,7 @@ struct ReshapeToTensor final : OpConversionPattern<ReshapeOp> {
     Value result =
         reshapeTo(rewriter, op.getLoc(), adaptor.getInput(), op.getType(), adaptor.getShape());
     if (!result)
-      return rewriter.notifyMatchFailure(op, "dynamic result without shape operand");
+      return lowering::failLowering(rewriter, op, "dynamic result without shape operand");
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -128,7 +129,7 @@ struct FlattenToTensor final : OpConversionPattern<FlattenOp> {
       return success();
     }
     if (axis == 0 || axis == rank)
-      return rewriter.notifyMatchFailure(op, "dynamic flatten at the ends");
+      return lowering::failLowering(rewriter, op, "dynamic flatten at the ends");
     ReassociationIndices front, back;
     for (int64_t i = 0; i < rank; ++i)
       (i < axis ? front : back).push_back(i);
@@ -318,7 +319,7 @@ struct SliceToTensor final : OpConversionPattern<SliceOp> {
       int64_t dim = axis < 0 ? axis + rank : axis;
       int64_t step = op.getSteps()[i];
       if (step <= 0 || inputType.isDynamicDim(dim))
-        return rewriter.notifyMatchFailure(op, "negative step or dynamic sliced dim");
+        return lowering::failLowering(rewriter, op, "negative step or dynamic sliced dim");
       offsets[dim] = rewriter.getIndexAttr(clampStart(op.getStarts()[i],
                                                       inputType.getDimSize(dim)));
       sizes[dim] = rewriter.getIndexAttr(result.getDimSize(dim));
@@ -339,7 +340,7 @@ struct SliceToTensor final : OpConversionPattern<SliceOp> {
     RankedTensorType result = lowering::signlessType(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     if (!inputType.hasStaticShape() || !result.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "negative steps need static shapes");
+      return lowering::failLowering(rewriter, op, "negative steps need static shapes");
     int64_t rank = result.getRank();
     SmallVector<int64_t> starts(rank, 0), steps(rank, 1);
     for (auto [i, axis] : llvm::enumerate(op.getAxes())) {
@@ -547,15 +548,15 @@ struct PadToTensor final : OpConversionPattern<PadOp> {
     if (op.getMode() != PadMode::constant ||
         llvm::any_of(pads, [](int64_t p) { return p < 0; })) {
       if (!op.getType().hasStaticShape())
-        return rewriter.notifyMatchFailure(op, "border modes and crops need a static result");
+        return lowering::failLowering(rewriter, op, "border modes and crops need a static result");
       auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
       if (!inputType.hasStaticShape())
-        return rewriter.notifyMatchFailure(op, "border modes and crops need a static input");
+        return lowering::failLowering(rewriter, op, "border modes and crops need a static input");
       // An empty input has nothing to read: constant mode is all fill, the
       // border modes have no border to copy.
       if (inputType.getNumElements() == 0 && op.getType().getNumElements() != 0) {
         if (op.getMode() != PadMode::constant)
-          return rewriter.notifyMatchFailure(op, "border modes need a non-empty input");
+          return lowering::failLowering(rewriter, op, "border modes need a non-empty input");
         Value fill = lowering::scalarConstant(rewriter, op.getLoc(),
                                               lowering::signlessType(op.getType()).getElementType(),
                                               op.getValue().convertToDouble());
@@ -598,7 +599,7 @@ struct OneHotToLinalg final : OpConversionPattern<OneHotOp> {
       axis += rank;
     auto valuesType = cast<RankedTensorType>(values.getType());
     if (valuesType.getRank() != 1 || valuesType.getDimSize(0) != 2)
-      return rewriter.notifyMatchFailure(op, "values must be a static [off, on] pair");
+      return lowering::failLowering(rewriter, op, "values must be a static [off, on] pair");
     SmallVector<AffineExpr> indexExprs;
     for (int64_t i = 0; i < rank; ++i)
       if (i != axis)
@@ -648,7 +649,7 @@ struct TileToLinalg final : OpConversionPattern<TileOp> {
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     RankedTensorType result = op.getType();
     if (!inputType.hasStaticShape() || !result.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic tile");
+      return lowering::failLowering(rewriter, op, "dynamic tile");
     MLIRContext *context = rewriter.getContext();
     SmallVector<AffineExpr> exprs;
     for (int64_t i = 0; i < inputType.getRank(); ++i)
@@ -669,7 +670,7 @@ struct ConstantOfShapeToFill final : OpConversionPattern<ConstantOfShapeOp> {
     Location loc = op.getLoc();
     RankedTensorType result = op.getType();
     if (result.getElementType().isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     SmallVector<Value> dynamicSizes;
     for (int64_t i = 0; i < result.getRank(); ++i)
       if (result.isDynamicDim(i))
@@ -731,7 +732,7 @@ struct RangeToLinalg final : OpConversionPattern<RangeOp> {
     RankedTensorType result = op.getType();
     Type element = result.getElementType();
     if (element.isUnsignedInteger())
-      return rewriter.notifyMatchFailure(op, "unsigned integer tensors");
+      return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     Location loc = op.getLoc();
     auto scalar = [&](Value tensor) {
       return tensor::ExtractOp::create(rewriter, loc, tensor, ValueRange{}).getResult();

@@ -6,6 +6,7 @@
 
 #include "ModelReader.h"
 #include "ShapeFolding.h"
+#include "SymbolicShapes.h"
 #include "TensorLoader.h"
 
 #include "mlir/IR/Matchers.h"
@@ -396,17 +397,26 @@ LogicalResult NodeBinder::setOutputs(ValueRange values) {
 //===----------------------------------------------------------------------===//
 
 Value NodeBinder::foldResult(Operation *op) {
-  SmallVector<Value> folded;
-  if (op->getNumResults() == 1 && succeeded(builder().tryFold(op, folded)) &&
-      folded.size() == 1 && folded.front().getType() == op->getResult(0).getType()) {
-    op->erase();
-    return folded.front();
-  }
-  if (DenseElementsAttr value = evaluateIntegerOp(op)) {
-    Value result = constant(cast<ElementsAttr>(value));
+  SymbolicShapes *shapes = SymbolicShapes::active();
+  if (shapes)
+    shapes->refine(op);
+  auto replace = [&](Value result) {
+    if (shapes)
+      shapes->forget(op);
     op->erase();
     return result;
-  }
+  };
+  SmallVector<Value> folded;
+  if (op->getNumResults() == 1 && succeeded(builder().tryFold(op, folded)) &&
+      folded.size() == 1 && folded.front().getType() == op->getResult(0).getType())
+    return replace(folded.front());
+  if (DenseElementsAttr value = evaluateIntegerOp(op))
+    return replace(constant(cast<ElementsAttr>(value)));
+  // A shape entry that is a function of the input dims but a constant one
+  // (a static dim read through Shape of a tensor with other dynamic dims).
+  if (DenseElementsAttr value = shapes ? shapes->constantValue(op->getResult(0))
+                                       : DenseElementsAttr())
+    return replace(constant(cast<ElementsAttr>(value)));
   return op->getResult(0);
 }
 

@@ -13,6 +13,7 @@
 
 #include "ModelReader.h"
 #include "NodeBinder.h"
+#include "SymbolicShapes.h"
 #include "TensorLoader.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -287,13 +288,32 @@ private:
                            SmallVectorImpl<Value> &results, GraphState &state);
   LogicalResult importOutputs(OpBuilder &builder, func::FuncOp func,
                               GraphState &state);
+  LogicalResult nameOutputDims(StringRef name, Value value,
+                               SmallVectorImpl<std::string> &dimNames);
+  void bindInputDims(func::FuncOp func);
 
   ModelFile &file;
   MLIRContext &context;
   Location loc;
   TensorLoader loader;
+  /// Symbolic dims of the values, for the import in progress.
+  SymbolicShapes *shapes = nullptr;
+  llvm::StringSet<> inputDimNames;
 };
 } // namespace
+
+void GraphImporter::bindInputDims(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto names = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "kiln.dim_names");
+    SmallVector<std::string> dimNames;
+    for (Attribute name : names ? names.getValue() : ArrayRef<Attribute>())
+      dimNames.push_back(cast<StringAttr>(name).str());
+    for (const std::string &name : dimNames)
+      if (!name.empty())
+        inputDimNames.insert(name);
+    shapes->bindInput(arg, dimNames);
+  }
+}
 
 LogicalResult GraphImporter::importInputs(const ImportOptions &options,
                                           OpBuilder &builder, func::FuncOp func,
@@ -493,6 +513,38 @@ LogicalResult GraphImporter::importBody(const onnx::GraphProto &graph,
   return success();
 }
 
+/// An output's dynamic dims are named after the input dims they are proven
+/// to equal (the exporter's own names, such as `Flatten117_dim_0`, are only
+/// what its shape inference could not tell). A dim that depends on tensor
+/// values is an error naming the node it comes from, unless the model names
+/// it after an input dim.
+LogicalResult GraphImporter::nameOutputDims(StringRef name, Value value,
+                                            SmallVectorImpl<std::string> &dimNames) {
+  auto type = cast<RankedTensorType>(value.getType());
+  dimNames.resize(type.getRank());
+  SmallVector<DimExpr> dims = shapes->dimsOf(value);
+  for (auto [i, expr] : llvm::enumerate(dims)) {
+    if (!type.isDynamicDim(i))
+      continue;
+    if (std::optional<std::string> input = shapes->inputDimName(expr)) {
+      dimNames[i] = *input;
+      continue;
+    }
+    if (inputDimNames.contains(dimNames[i]))
+      continue;
+    if (std::optional<std::string> origin = shapes->valueDependence(expr))
+      return emitError(loc) << "output '" << name << "' dim " << i
+                            << " depends on tensor values (it comes from "
+                            << *origin << "), not on input shapes; Kiln needs "
+                            << "output shapes that follow from the input shapes";
+    return emitError(loc) << "unsupported: output '" << name << "' dim " << i
+                          << " is " << shapes->str(expr)
+                          << "; an output's symbolic dim must be one of the "
+                             "input dims";
+  }
+  return success();
+}
+
 LogicalResult GraphImporter::importOutputs(OpBuilder &builder, func::FuncOp func,
                                            GraphState &state) {
   SmallVector<Value> results;
@@ -514,6 +566,8 @@ LogicalResult GraphImporter::importOutputs(OpBuilder &builder, func::FuncOp func
     if (declared.dim_size() == type.getRank())
       for (const auto &dim : declared.dim())
         dimNames.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    if (failed(nameOutputDims(output.name(), value, dimNames)))
+      return failure();
     results.push_back(value);
     types.push_back(type);
     attrs.push_back(signatureAttrs(&context, output.name(), type, dimNames));
@@ -548,6 +602,9 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
   auto func = func::FuncOp::create(builder, loc, "main",
                                    builder.getFunctionType({}, {}));
   GraphState state{builder, loader, {}, {}};
+  SymbolicShapes symbolic(builder);
+  SymbolicShapes::ScopedActive activeShapes(symbolic);
+  shapes = &symbolic;
   state.importBody = [&](const onnx::GraphProto &body, ValueRange args,
                          SmallVectorImpl<Value> &results) {
     return importBody(body, args, results, state);
@@ -568,6 +625,7 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ImportOptions &options) {
       failed(importInitializers(builder, state)) ||
       failed(checkInputSizes(func, loc)))
     return nullptr;
+  bindInputDims(func);
   for (const onnx::NodeProto *node : file.order)
     if (failed(importNode(*node, file.nodeIndex.lookup(node), state)))
       return nullptr;
