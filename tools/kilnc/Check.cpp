@@ -16,7 +16,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Import/ONNX/ONNXImporter.h"
-#include "kiln/Target/CPU/ModelSignature.h"
+#include "kiln/Target/Host/ModelSignature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

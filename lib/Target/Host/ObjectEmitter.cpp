@@ -70,6 +70,18 @@ llvm::Error emitObject(llvm::Module &module, llvm::TargetMachine &machine,
   return llvm::Error::success();
 }
 
+/// compiler-rt's builtins archive (libclang-rt-22-dev), else libgcc's;
+/// empty when neither is installed.
+static std::string findCompilerBuiltins() {
+  for (const char *path : {"/usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.builtins-x86_64.a",
+                           "/usr/lib/llvm-22/lib/clang/22/lib/x86_64-pc-linux-gnu/"
+                           "libclang_rt.builtins.a",
+                           "/usr/lib/gcc/x86_64-linux-gnu/12/libgcc.a"})
+    if (llvm::sys::fs::exists(path))
+      return path;
+  return "";
+}
+
 llvm::Error linkSharedLibrary(llvm::StringRef objectPath, llvm::StringRef libraryPath) {
   llvm::ErrorOr<std::string> linker =
       llvm::sys::findProgramByName("ld.lld", {"/usr/lib/llvm-22/bin"});
@@ -83,7 +95,14 @@ llvm::Error linkSharedLibrary(llvm::StringRef objectPath, llvm::StringRef librar
   llvm::SmallVector<llvm::StringRef> args = {
       *linker, "-shared", "--gc-sections", "-z", "now",
       "-L/lib/x86_64-linux-gnu", "-L/usr/lib/x86_64-linux-gnu", "-o", libraryPath,
-      objectPath, "--as-needed", "-lm"};
+      objectPath};
+  // The compiler builtins LLVM calls for conversions the CPU has no
+  // instruction for (f64 -> f16 is __truncdfhf2 even with AVX-512 FP16),
+  // linked in statically: no process has them loaded for the artifact.
+  std::string builtins = findCompilerBuiltins();
+  if (!builtins.empty())
+    args.push_back(builtins);
+  args.append({"--as-needed", "-lm"});
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0, &message);
   if (status != 0)
