@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "ConstantWeights.h"
@@ -172,6 +173,7 @@ template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
       op.getDpsInits(),
       {rewriter.getNamedAttr("indexing_maps",
                              transposedBMaps(rewriter.getContext(), rank == 3))});
+  copyDispatchAttr(op, product);
   rewriter.replaceOp(op, product->getResults());
 }
 
