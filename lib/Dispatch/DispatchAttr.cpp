@@ -42,6 +42,9 @@ ArrayAttr dispatchNodes(Operation *op) {
   return nodes ? nodes : ArrayAttr::get(op->getContext(), {});
 }
 
-bool inSameDispatch(Operation *a, Operation *b) { return dispatchId(a) == dispatchId(b); }
+bool inSameDispatch(Operation *a, Operation *b) {
+  std::optional<int64_t> x = dispatchId(a), y = dispatchId(b);
+  return !x || !y || *x == *y;
+}
 
 } // namespace kiln

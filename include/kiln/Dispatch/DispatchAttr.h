@@ -48,8 +48,9 @@ std::optional<int64_t> dispatchId(mlir::Operation *op);
 /// The model nodes of the dispatch `op` came from (empty when none).
 mlir::ArrayAttr dispatchNodes(mlir::Operation *op);
 
-/// Whether `a` and `b` came from one dispatch: the same id, or neither
-/// carries one (IR written without regions, as in a pass's lit test).
+/// Whether `a` and `b` may be one dispatch's: they carry the same id, or
+/// one carries none (IR written without regions, or an op a codegen pass
+/// made, which decides nothing about grouping).
 bool inSameDispatch(mlir::Operation *a, mlir::Operation *b);
 
 } // namespace kiln

@@ -437,6 +437,7 @@ void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &
     Value cBatch = view(c);
     auto matmul = linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)},
                                            ValueRange{cBatch});
+    copyDispatchAttr(op, matmul); // its sliced epilogue is of the same dispatch
     if (dropFill)
       fresh.insert(matmul);
     if (epilogue)
