@@ -5,12 +5,14 @@
 // Each dispatch the dispatch stage formed -- an attention kernel, or a
 // linalg op other than a fill with its marked epilogue or the rest of its
 // row group (kiln/Dispatch/Epilogue.h) -- becomes one kiln.dispatch region,
-// so that one region is one future kernel. The grouping is the one the
-// trace hooks (kiln-instrument-dispatches) use: joinsDispatch.
+// so that one region is one future kernel. This is the only place the
+// grouping rule lives: codegen, trace hooks and reports read the regions
+// (after kiln-inline-dispatch-regions, their ids) instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Dispatch/Passes.h"
@@ -29,16 +31,37 @@ namespace kiln {
 
 namespace {
 
-/// A kernel of its own: an attention kernel or a linalg op but a fill.
-bool isDispatchOp(Operation *op) {
-  return isa<AttentionKernelOp>(op) || (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op));
+/// The op whose kernel runs `op`: the contraction (matmul, batch_matmul,
+/// conv taps) whose result a marked epilogue reads as its C
+/// (kiln/Dispatch/Epilogue.h), otherwise `op` itself.
+Operation *dispatchRoot(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  std::optional<unsigned> c = generic ? epilogueInput(generic) : std::nullopt;
+  if (!c || *c >= generic.getNumDpsInputs())
+    return op;
+  SmallVector<ReassociationIndices> groups;
+  Operation *def = epilogueSource(generic.getDpsInputs()[*c], groups).getDefiningOp();
+  if (isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(def) ||
+      (def && def->hasAttr(kConvTapsAttr)))
+    return def;
+  return op;
+}
+
+/// Whether `op` is part of the dispatch that starts with `first` (the
+/// dispatch before it): `first`'s marked epilogue, or a member of the same
+/// row group.
+bool joinsDispatch(linalg::LinalgOp op, Operation *first) {
+  if (dispatchRoot(op) == first)
+    return op.getOperation() != first;
+  auto group = op->getAttrOfType<IntegerAttr>(kRowGroupAttr);
+  return group && group == first->getAttrOfType<IntegerAttr>(kRowGroupAttr);
 }
 
 /// The dispatches of `block`, each its ops in order (root first).
 SmallVector<SmallVector<Operation *>> groupDispatches(Block &block) {
   SmallVector<SmallVector<Operation *>> groups;
   for (Operation &op : block) {
-    if (!isDispatchOp(&op))
+    if (!isDispatchKernelOp(&op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
     Operation *first = groups.empty() ? nullptr : groups.back().front();

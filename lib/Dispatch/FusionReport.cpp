@@ -4,6 +4,7 @@
 
 #include "kiln/Dispatch/FusionReport.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Dispatch/Epilogue.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -90,34 +91,6 @@ std::string dispatchKind(linalg::LinalgOp op) {
   return "elementwise";
 }
 
-Operation *dispatchRoot(linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  std::optional<unsigned> c = generic ? epilogueInput(generic) : std::nullopt;
-  if (!c || *c >= generic.getNumDpsInputs())
-    return op;
-  SmallVector<ReassociationIndices> groups;
-  Value input = epilogueSource(generic.getDpsInputs()[*c], groups);
-  Operation *def = input.getDefiningOp();
-  auto isContraction = [](Operation *candidate) {
-    return isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(candidate) ||
-           (candidate && candidate->hasAttr(kConvTapsAttr));
-  };
-  if (isContraction(def))
-    return def;
-  // On buffers: the matmul right before it that writes C.
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (isContraction(prev))
-      return cast<linalg::LinalgOp>(prev).getDpsInits()[0] == input ? prev : op.getOperation();
-  return op;
-}
-
-bool joinsDispatch(linalg::LinalgOp op, Operation *first) {
-  if (dispatchRoot(op) == first)
-    return op.getOperation() != first;
-  auto group = op->getAttrOfType<IntegerAttr>(kRowGroupAttr);
-  return group && group == first->getAttrOfType<IntegerAttr>(kRowGroupAttr);
-}
-
 std::vector<std::string> sourceNodeNames(Location loc) {
   llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> names;
   collectNames(loc, names);
@@ -186,12 +159,6 @@ std::string reportKind(StringRef kind) {
   return kind.str();
 }
 
-/// Whether `op` is a kernel of its own (what kiln-form-dispatch-regions
-/// wraps): an attention kernel or a linalg op but a fill.
-bool isKernelOp(Operation *op) {
-  return isa<AttentionKernelOp>(op) || (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op));
-}
-
 /// One dispatch per kiln.dispatch region: its first kernel op is the root,
 /// the others are fused into it. A kernel op outside every region (IR that
 /// kiln-form-dispatch-regions did not run on) is a dispatch of its own.
@@ -204,7 +171,7 @@ std::vector<Dispatch> collect(ModuleOp module) {
       for (Attribute node : region.getNodes())
         d.nodes.push_back(cast<StringAttr>(node).str());
       for (Operation &inner : region.getBody().front()) {
-        if (!isKernelOp(&inner))
+        if (!isDispatchKernelOp(&inner))
           continue;
         if (d.root.op.empty()) {
           d.root = describe(&inner);
@@ -216,7 +183,7 @@ std::vector<Dispatch> collect(ModuleOp module) {
       dispatches.push_back(std::move(d));
       return WalkResult::skip();
     }
-    if (!isKernelOp(op))
+    if (!isDispatchKernelOp(op))
       return WalkResult::advance();
     Dispatch d;
     d.kind = isa<AttentionKernelOp>(op) ? "attention"

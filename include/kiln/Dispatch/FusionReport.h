@@ -28,15 +28,6 @@ void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os, bool json);
 /// reduction, elementwise or data movement.
 std::string dispatchKind(mlir::linalg::LinalgOp op);
 
-/// The op whose kernel runs `op`: the matmul of a marked epilogue
-/// (kiln/Dispatch/Epilogue.h), otherwise `op` itself.
-mlir::Operation *dispatchRoot(mlir::linalg::LinalgOp op);
-
-/// Whether `op` is part of the dispatch that starts with `first` (the
-/// dispatch before it): `first`'s marked epilogue, or a member of the same
-/// row group.
-bool joinsDispatch(mlir::linalg::LinalgOp op, mlir::Operation *first);
-
 /// The source (ONNX node) names behind `loc`, in order, without repeats.
 std::vector<std::string> sourceNodeNames(mlir::Location loc);
 

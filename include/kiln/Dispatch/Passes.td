@@ -99,9 +99,16 @@ def KilnInlineDispatchRegionsPass : Pass<"kiln-inline-dispatch-regions", "mlir::
   let description = [{
     The first pass of each target's codegen: every `kiln.dispatch` is
     replaced by its body (region arguments by the operands, results by
-    the yielded values), in place. After it the function is what the
-    dispatch stage left before kiln-form-dispatch-regions, so
-    bufferization and codegen see the marked linalg ops as before.
+    the yielded values), in place. Each kernel op of a body (an attention
+    kernel, a linalg op other than a fill) keeps the region's identity as
+    `kiln.dispatch = {id, kind, nodes}` (ids count the regions of the
+    function in program order): the trace hooks, `--report=cost` and the
+    kernel generators read the grouping from it rather than finding it
+    again. Otherwise the function is what the dispatch stage left before
+    kiln-form-dispatch-regions, so bufferization sees the same ops.
+
+    Post-condition: no kiln.dispatch; ops with one `kiln.dispatch` id are
+    one kernel.
   }];
 }
 

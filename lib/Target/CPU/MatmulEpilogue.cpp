@@ -4,6 +4,7 @@
 
 #include "MatmulEpilogue.h"
 
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/Host/BufferAnalysis.h"
@@ -34,7 +35,8 @@ AffineExpr columnLoop(linalg::GenericOp generic) {
 }
 
 /// The marked epilogue reading `op`'s C (through `groupCount` groups) after
-/// it, with `op` moved right before it, or null.
+/// it, of the same kiln.dispatch as `op`, with `op` moved right before it,
+/// or null.
 linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
   Value c = op.getDpsInits()[0];
   SmallVector<Value> operands = {rootOf(op.getDpsInputs()[0]), rootOf(op.getDpsInputs()[1]),
@@ -44,7 +46,8 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
     auto generic = dyn_cast<linalg::GenericOp>(next);
     std::optional<unsigned> cIndex = generic ? epilogueInput(generic) : std::nullopt;
     if (cIndex) {
-      if (!generic.hasPureBufferSemantics() || *cIndex >= generic.getNumDpsInputs())
+      if (!generic.hasPureBufferSemantics() || *cIndex >= generic.getNumDpsInputs() ||
+          !inSameDispatch(op, generic))
         return nullptr;
       EpilogueView view = epilogueView(generic.getDpsInputs()[*cIndex]);
       // The output must not be A's or B's buffer: the kernel writes it
@@ -424,6 +427,7 @@ void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &
     Value cBatch = view(c);
     auto matmul = linalg::MatmulOp::create(nb, loc, ValueRange{view(a), view(bm)},
                                            ValueRange{cBatch});
+    copyDispatchAttr(op, matmul); // its sliced epilogue is of the same dispatch
     if (dropFill)
       fresh.insert(matmul);
     if (epilogue)

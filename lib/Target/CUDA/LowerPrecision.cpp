@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "ConstantWeights.h"
@@ -173,6 +174,7 @@ template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
       op.getDpsInits(),
       {rewriter.getNamedAttr("indexing_maps",
                              transposedBMaps(rewriter.getContext(), rank == 3))});
+  copyDispatchAttr(op, product);
   rewriter.replaceOp(op, product->getResults());
 }
 

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -247,6 +248,7 @@ template <typename OpTy> void splitMatmul(OpTy op, IRRewriter &rewriter, SplitCa
   auto product =
       OpTy::create(rewriter, loc, op->getResultTypes(), ValueRange{a, bt}, op.getDpsInits(),
                    {rewriter.getNamedAttr("indexing_maps", maps)});
+  copyDispatchAttr(op, product);
   rewriter.replaceOp(op, product->getResults());
 }
 
@@ -295,6 +297,7 @@ void splitConv(linalg::Conv2DNchwFchwOp op, IRRewriter &rewriter, SplitCache &ca
   auto conv = linalg::Conv2DNchwFchwOp::create(rewriter, loc, op->getResultTypes(),
                                                ValueRange{x, w}, op.getOutputs(),
                                                op.getStrides(), op.getDilations());
+  copyDispatchAttr(op, conv);
   rewriter.replaceOp(op, conv->getResults());
 }
 

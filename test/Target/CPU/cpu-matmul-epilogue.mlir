@@ -113,29 +113,20 @@ func.func @row_group_left(%x: memref<8x16xf32>, %y: memref<8x16xf32>) {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-/// ... and so are two kernels between the trace hooks of one grouped dispatch.
-module {
-  func.func private @kiln_entry(%host: !llvm.ptr {kiln.host}, %x: memref<8x16xf32>, %y: memref<8x16xf32>) {
-    %c0 = arith.constant 0 : i32
-    call @kiln_trace_begin(%host, %c0) {kiln.dispatch_group} : (!llvm.ptr, i32) -> ()
-    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-        ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
-    ^bb0(%a: f32, %o: f32):
-      %r = arith.mulf %a, %a : f32
-      linalg.yield %r : f32
-    }
-    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-        ins(%y : memref<8x16xf32>) outs(%x : memref<8x16xf32>) {
-    ^bb0(%a: f32, %o: f32):
-      %r = arith.addf %a, %a : f32
-      linalg.yield %r : f32
-    }
-    // expected-error @below {{dispatch 0 became 2 kernels in the generated code}}
-    call @kiln_trace_end(%host, %c0) : (!llvm.ptr, i32) -> ()
-    return
+/// ... and so is a marked epilogue that came out of another kiln.dispatch
+/// than the matmul (kiln-inline-dispatch-regions): the kernel applies only
+/// the epilogue of its own dispatch.
+func.func @other_dispatch(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>, %d: memref<8x64xf32>) {
+  linalg.matmul {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = ["mm"]}}
+      ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  // expected-error @below {{matmul epilogue could not be fused into the matmul kernel}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x64xf32>) outs(%d : memref<8x64xf32>)
+      attrs = {kiln.dispatch = {id = 1 : i64, kind = "elementwise", nodes = ["relu"]}, kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
   }
-  func.func private @kiln_trace_begin(!llvm.ptr, i32)
-  func.func private @kiln_trace_end(!llvm.ptr, i32)
+  return
 }
 
 // -----

@@ -39,8 +39,6 @@ inline constexpr llvm::StringLiteral kWeightsSegmentsAttr = "kiln.weights_segmen
 /// Module attribute of kiln-instrument-dispatches: the dispatch names
 /// (array of strings), indexed by the ids passed to the trace hooks.
 inline constexpr llvm::StringLiteral kDispatchNamesAttr = "kiln.dispatches";
-/// On the begin hook of a dispatch that groups several ops (must stay one kernel).
-inline constexpr llvm::StringLiteral kDispatchGroupAttr = "kiln.dispatch_group";
 /// The hooks kiln-instrument-dispatches calls around each dispatch, defined
 /// by the artifact writer: `(kiln_abi_host *, i32 dispatch)`.
 inline constexpr llvm::StringLiteral kTraceBeginName = "kiln_trace_begin";

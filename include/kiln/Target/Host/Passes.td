@@ -62,13 +62,18 @@ def KilnInstrumentDispatchesPass
     : Pass<"kiln-instrument-dispatches", "mlir::ModuleOp"> {
   let summary = "Call the runtime's trace hooks around each dispatch";
   let description = [{
-    Each linalg op (other than fills) directly in `@kiln_entry` is one
-    dispatch of the fusion stage. It gets `func.call @kiln_trace_begin(%host,
-    %id)` before it and `@kiln_trace_end(%host, %id)` after it; the artifact
+    Each dispatch of the fusion stage directly in `@kiln_entry` -- the
+    kernel ops (linalg ops other than fills, attention kernels) that came
+    out of one `kiln.dispatch` (their `kiln.dispatch` id, set by
+    kiln-inline-dispatch-regions), or a kernel op without an id on its own
+    -- gets `func.call @kiln_trace_begin(%host, %id)` before its first op
+    and `@kiln_trace_end(%host, %id)` after its last; the artifact
     writer defines the hooks, which do nothing unless the run is traced
     (`kiln_abi_host::trace`), so untraced runs pay one predictable branch
-    per dispatch. The dispatch names (the op and the model nodes fused into
-    it) become the module attribute `kiln.dispatches`, indexed by id.
+    per dispatch. The dispatch names (the root op and the region's model
+    nodes) become the module attribute `kiln.dispatches`, indexed by id,
+    and their FLOP and byte estimates `kiln.dispatch_costs`
+    (`kilnc --report=cost`).
 
     Pre-condition: kiln-prepare-entry ran (the host argument exists); runs
     on tensors, before bufferization, so the calls bracket each kernel with
