@@ -5,6 +5,7 @@
 #include "MatmulEpilogue.h"
 
 #include "kiln/Dispatch/Epilogue.h"
+#include "kiln/Target/CPU/CPUPolicy.h"
 #include "kiln/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -61,7 +62,7 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
       // while it still reads them.
       Value out = baseBuffer(generic.getDpsInits()[0]);
       if (!sameView(view.source, c) || view.groups.size() != groupCount ||
-          !isMatmulEpilogue(generic, *cIndex, view.groups, view.pitch) ||
+          !isMatmulEpilogue(generic, *cIndex, view.groups, kCPUEpilogueColumnAlign, view.pitch) ||
           !hasUnitInnerStride(generic.getDpsInits()[0]) || out == operands[0] ||
           out == operands[1])
         return nullptr;
