@@ -71,7 +71,9 @@ bool isVectorizableBodyOp(Operation &op) {
 } // namespace
 
 bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
-                      ArrayRef<ReassociationIndices> groups, int64_t pitch) {
+                      ArrayRef<ReassociationIndices> groups, int64_t columnAlign,
+                      int64_t pitch) {
+  assert(columnAlign >= 1 && "the column alignment is a positive count");
   if (generic.getNumLoops() == 0 || generic.getNumReductionLoops() != 0 ||
       generic.getNumDpsInits() != 1 || cIndex >= generic.getNumDpsInputs() ||
       !llvm::all_of(generic->getOperandTypes(), llvm::IsaPred<ShapedType>) || groups.empty())
@@ -93,8 +95,8 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
   // at a pitch, it spans at most two.
   int64_t inner = cType.getDimSize(rank - 1);
   if (pitch) {
-    if (groups.back().size() < 2 || pitch < kEpilogueColumnAlign ||
-        ShapedType::isDynamic(inner) || inner < kEpilogueColumnAlign ||
+    if (groups.back().size() < 2 || pitch < columnAlign || ShapedType::isDynamic(inner) ||
+        inner < columnAlign ||
         ShapedType::isDynamic(cType.getDimSize(rank - 2)) || cType.getDimSize(rank - 2) < 2)
       return false;
     llvm::SmallBitVector columnLoops(generic.getNumLoops());
@@ -109,7 +111,7 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
           return false;
     }
   } else if (groups.back().size() > 1 &&
-             (ShapedType::isDynamic(inner) || inner % kEpilogueColumnAlign)) {
+             (ShapedType::isDynamic(inner) || inner % columnAlign)) {
     return false;
   }
   if (!llvm::all_of(maps, [&](AffineMap map) { return isTileMap(map, column.getPosition()); }))

@@ -225,7 +225,7 @@ linalg::BatchMatmulOp kernelBatchMatmul(Value value) {
 /// an attention product), and writes its output in any order that keeps
 /// C's innermost dim innermost: the multi-head transposes become the
 /// kernel's store pattern.
-void formEpilogue(linalg::LinalgOp contraction) {
+void formEpilogue(linalg::LinalgOp contraction, int64_t columnAlign) {
   Value result = contraction->getResult(0);
   if (!result.hasOneUse())
     return;
@@ -250,7 +250,7 @@ void formEpilogue(linalg::LinalgOp contraction) {
   EpilogueView view = epilogueView(use->get());
   if (view.source != result ||
       view.groups.size() != static_cast<size_t>(cast<ShapedType>(result.getType()).getRank()) ||
-      !isMatmulEpilogue(generic, use->getOperandNumber(), view.groups, view.pitch))
+      !isMatmulEpilogue(generic, use->getOperandNumber(), view.groups, columnAlign, view.pitch))
     return;
   SmallVector<Value> unitStride = {contraction.getDpsInputs()[1], contraction.getDpsInits()[0],
                                    generic.getDpsInits()[0]};
@@ -473,6 +473,12 @@ struct KilnFormDispatchesPass final
     : impl::KilnFormDispatchesPassBase<KilnFormDispatchesPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (epilogueColumnAlign < 1) {
+      getOperation().emitError() << "kiln-form-dispatches: epilogue-column-align="
+                                 << static_cast<int64_t>(epilogueColumnAlign)
+                                 << ", expected a positive column count";
+      return signalPassFailure();
+    }
     MLIRContext *context = &getContext();
     auto simplify = [&](bool collapseLoops) {
       RewritePatternSet patterns(context);
@@ -520,7 +526,7 @@ struct KilnFormDispatchesPass final
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp matmul : matmuls)
-      formEpilogue(matmul);
+      formEpilogue(matmul, epilogueColumnAlign);
     mergeHeadsIntoAttention(getOperation());
     for (Block &block : getOperation().getBody())
       formRowGroups(block);
@@ -533,7 +539,7 @@ struct KilnFormDispatchesPass final
         batched.push_back(op);
     });
     for (linalg::BatchMatmulOp op : batched)
-      formEpilogue(op);
+      formEpilogue(op, epilogueColumnAlign);
     // Im2col matmuls (strided convs, narrow rows) read their input
     // through the conv's index map instead of a patch buffer.
     SmallVector<linalg::MatmulOp> im2col;
@@ -564,7 +570,7 @@ struct KilnFormDispatchesPass final
         convs.push_back(op);
     });
     for (linalg::GenericOp op : convs)
-      formEpilogue(op);
+      formEpilogue(op, epilogueColumnAlign);
   }
 };
 

@@ -105,23 +105,28 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCSEPass());
   // 7. Drop private functions nothing calls any more.
   pm.addPass(createSymbolDCEPass());
-  // 8. Attention the target has no kernel for (CPU: see
-  //    kiln::hasCPUAttentionKernel; CUDA: kiln::hasCUDAAttentionKernel with
-  //    --precision=fp16|bf16 on sm_80 or later, mma.sync) is expanded again
-  //    into matmuls and a softmax for the linalg stage.
+  // 8. Attention the target's kernel does not compute (its policy's
+  //    kernel shapes) is expanded again into matmuls and a softmax for the
+  //    linalg stage.
+  AttentionKernelShapes keep = getTargetInfo(options.target).policy(options).attention;
   KilnDecomposeAttentionPassOptions decompose;
-  decompose.keepCPUKernel = options.target == Target::CPU;
-  if (options.target == Target::CUDA && hasCUDAMmaSync(options.cuda.chip) &&
-      (options.cuda.precision == "fp16" || options.cuda.precision == "bf16"))
-    decompose.keepCUDAKernel = options.cuda.precision;
+  decompose.keepF32 = keep.f32;
+  decompose.keepHalfFloats = keep.halfFloats;
+  decompose.headDimMultiple = keep.headDimMultiple;
+  decompose.maxHeadDim = keep.maxHeadDim;
   pm.addPass(createKilnDecomposeAttentionPass(decompose));
 }
 
 void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  TargetPolicy policy = getTargetInfo(options.target).policy(options);
   // 1. Every kiln op to linalg/tensor/arith/math on tensors, with run-time
-  //    checks; CUDA host code cannot read gather indices (device memory).
+  //    checks where the target's host code can read what they check; convs
+  //    in the forms the target's cut-offs pick.
   ConvertKilnToLinalgPassOptions linalg;
-  linalg.indexChecks = options.target != Target::CUDA;
+  linalg.indexChecks = policy.indexChecks;
+  linalg.convMatmulMaxBatch = policy.conv.matmulMaxBatch;
+  linalg.convShiftedDiscardDivisor = policy.conv.shiftedDiscardDivisor;
+  linalg.depthwiseMaxUnrolledTaps = policy.conv.depthwiseMaxUnrolledTaps;
   pm.addPass(createConvertKilnToLinalgPass(linalg));
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.
   pm.addPass(createCanonicalizerPass());
@@ -129,15 +134,20 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
 }
 
 void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  TargetPolicy policy = getTargetInfo(options.target).policy(options);
   // 1. Fuse producer/consumer elementwise generics (bias, activation,
   //    residual) so each remaining linalg op is one future kernel.
   pm.addNestedPass<func::FuncOp>(createKilnFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // 2. The CPU matmul kernel applies a matmul's elementwise consumer to its
-  //    output tiles: mark those epilogues as part of the matmul's dispatch.
-  if (options.target == Target::CPU)
-    pm.addNestedPass<func::FuncOp>(createKilnFormDispatchesPass());
+  // 2. Where the target's matmul kernel applies a matmul's elementwise
+  //    consumer to its output tiles: mark those epilogues (and conv taps,
+  //    B prologues) as part of the matmul's dispatch.
+  if (policy.formDispatches) {
+    KilnFormDispatchesPassOptions dispatches;
+    dispatches.epilogueColumnAlign = policy.epilogueColumnAlign;
+    pm.addNestedPass<func::FuncOp>(createKilnFormDispatchesPass(dispatches));
+  }
   // 3. Each dispatch (one future kernel) as a kiln.dispatch region; the
   //    target's codegen dissolves them again (kiln-inline-dispatch-regions).
   pm.addNestedPass<func::FuncOp>(createKilnFormDispatchRegionsPass());
@@ -300,19 +310,8 @@ void registerKilnPipelines() {
   registerStage(Stage::Dispatch, "Stage 4 (dispatch): fused kernels as kiln.dispatch regions");
   registerStage(Stage::Codegen, "Stage 5 (codegen, CPU): bufferize and lower to loops");
   registerStage(Stage::LLVM, "Stage 6 (llvm): lower everything to the LLVM dialect");
-  // The CUDA target's stages 5 and 6, as `kilnc --target=cuda` runs them.
-  PipelineOptions cuda;
-  cuda.target = Target::CUDA;
-  PassPipelineRegistration<>(
-      "kiln-cuda-dispatch-pipeline",
-      "Stage 4 (dispatch, CUDA): fuse elementwise ops, one kiln.dispatch per kernel",
-      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Dispatch, cuda); });
-  PassPipelineRegistration<>(
-      "kiln-cuda-codegen-pipeline", "Stage 5 (codegen, CUDA): buffers, loops, kernels",
-      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Codegen, cuda); });
-  PassPipelineRegistration<>(
-      "kiln-cuda-llvm-pipeline", "Stage 6 (llvm, CUDA): host to LLVM, kernels to PTX",
-      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::LLVM, cuda); });
+  // The other targets' stages, as `kilnc --target=<name>` runs them.
+  registerTargetPipelines();
 }
 
 } // namespace kiln

@@ -5,7 +5,9 @@
 #include "kiln/Pipelines/TargetInfo.h"
 #include "kiln/Dispatch/Passes.h"
 
+#include "kiln/Target/CPU/CPUPolicy.h"
 #include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/CUDA/CUDAPolicy.h"
 #include "kiln/Target/CUDA/CUDATarget.h"
 #include "kiln/Target/CUDA/Passes.h"
 #include "kiln/Target/Host/HostArtifact.h"
@@ -17,6 +19,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -28,6 +31,15 @@ class CPUTargetInfo final : public TargetInfo {
 public:
   llvm::StringRef name() const override { return "cpu"; }
   bool implementsStage(Stage stage) const override { return stage != Stage::PTX; }
+  TargetPolicy policy(const PipelineOptions &) const override {
+    TargetPolicy policy;
+    policy.attention = cpuAttentionKernelShapes();
+    policy.indexChecks = true;
+    policy.conv = cpuConvLowering();
+    policy.formDispatches = true;
+    policy.epilogueColumnAlign = kCPUEpilogueColumnAlign;
+    return policy;
+  }
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override {
     buildCPUCodegenPipeline(pm, options);
@@ -51,13 +63,24 @@ public:
 /// Whether fp32 products take the 3xTF32 route (the only f32 products with
 /// a K-major B in that mode are kiln-cuda-split-f32's).
 bool usesSplitF32(const CUDAOptions &cuda) {
-  return cuda.precision == "fp32" && cuda.chip == "sm_90a" && cuda.f32Gemm == "3xtf32";
+  return cuda.precision == Precision::FP32 && cuda.chip.hasWgmma() &&
+         cuda.f32Gemm == F32Gemm::Split3xTF32;
 }
 
 class CUDATargetInfo final : public TargetInfo {
 public:
   llvm::StringRef name() const override { return "cuda"; }
   bool implementsStage(Stage) const override { return true; }
+  TargetPolicy policy(const PipelineOptions &options) const override {
+    TargetPolicy policy;
+    policy.attention = cudaAttentionKernelShapes(options.cuda.chip, options.cuda.precision);
+    // Gathers read indices in device memory, which host checks cannot.
+    policy.indexChecks = false;
+    policy.conv = cudaConvLowering();
+    // Epilogues are the GEMM template's own (after bufferization).
+    policy.formDispatches = false;
+    return policy;
+  }
 
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override {
@@ -65,11 +88,11 @@ public:
     pm.addNestedPass<func::FuncOp>(createKilnInlineDispatchRegionsPass());
     // 0b. --precision=fp16|bf16: matmul operands narrowed (weights now);
     //    tf32: B transposed to K-major (weights now).
-    if (options.cuda.precision != "fp32") {
+    if (options.cuda.precision != Precision::FP32) {
       KilnCUDALowerPrecisionPassOptions precision;
       precision.precision = options.cuda.precision;
       // Convolutions as im2col + a product only where the GEMM template runs.
-      precision.convolutions = options.cuda.chip == "sm_90a";
+      precision.convolutions = options.cuda.chip.hasWgmma();
       pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(precision));
     }
     // 0c. fp32 on sm_90a: products as error-compensated tf32 products
@@ -79,7 +102,7 @@ public:
     if (split) {
       pm.addNestedPass<func::FuncOp>(createKilnCUDASplitF32Pass());
       KilnCUDALowerPrecisionPassOptions convs;
-      convs.precision = "tf32";
+      convs.precision = Precision::TF32;
       convs.matmuls = false;
       pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(convs));
     }
@@ -91,7 +114,7 @@ public:
     buildDeallocationPipeline(pm);
     // 5a. Attention the graph stage kept (fp16/bf16, sm_80+): one
     //     flash-attention kernel each (mma.sync).
-    if (options.cuda.precision == "fp16" || options.cuda.precision == "bf16") {
+    if (isHalfPrecision(options.cuda.precision)) {
       KilnCUDAAttentionPassOptions attention;
       attention.precision = options.cuda.precision;
       pm.addNestedPass<func::FuncOp>(createKilnCUDAAttentionPass(attention));
@@ -100,7 +123,7 @@ public:
     //     and a gpu.launch), before the generic path turns them into loops.
     KilnCUDAGemmPassOptions gemm;
     gemm.chip = options.cuda.chip;
-    gemm.tf32 = options.cuda.precision == "tf32" || split;
+    gemm.tf32 = options.cuda.precision == Precision::TF32 || split;
     gemm.stages = options.cuda.gemmStages;
     pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
     // 5c. Other results are computed in their output buffers (no copy kernel).
@@ -156,7 +179,7 @@ public:
     pm.addPass(createLowerAffinePass());
     // 2. Kernels to NVVM for the chosen chip (PTX 8.0 for sm_90a's wgmma).
     GpuNVVMAttachTargetOptions target;
-    target.chip = options.cuda.chip;
+    target.chip = options.cuda.chip.str();
     target.features = "+ptx80";
     target.optLevel = 3;
     pm.addPass(createGpuNVVMAttachTarget(target));
@@ -211,6 +234,21 @@ public:
 };
 
 } // namespace
+
+void registerTargetPipelines() {
+  PipelineOptions cuda;
+  cuda.target = Target::CUDA;
+  PassPipelineRegistration<>(
+      "kiln-cuda-dispatch-pipeline",
+      "Stage 4 (dispatch, CUDA): fuse elementwise ops, one kiln.dispatch per kernel",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Dispatch, cuda); });
+  PassPipelineRegistration<>(
+      "kiln-cuda-codegen-pipeline", "Stage 5 (codegen, CUDA): buffers, loops, kernels",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Codegen, cuda); });
+  PassPipelineRegistration<>(
+      "kiln-cuda-llvm-pipeline", "Stage 6 (llvm, CUDA): host to LLVM, kernels to PTX",
+      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::LLVM, cuda); });
+}
 
 const TargetInfo &getTargetInfo(Target target) {
   static const CPUTargetInfo cpu;

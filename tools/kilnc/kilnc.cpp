@@ -198,35 +198,23 @@ int main(int argc, char **argv) {
   if (weightsOption != kiln::WeightsMode::Embed && *stage < kiln::Stage::LLVM)
     return fail("--weights=external and --weights=none decide where the artifact's weights "
                 "go; they need --emit=llvm, obj or lib");
-  if (*stage == kiln::Stage::PTX && targetOption == kiln::Target::CPU)
+  if (*stage == kiln::Stage::PTX && !kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
-  if (targetOption == kiln::Target::CPU && precisionOption != "fp32")
-    return fail("--precision=" + precisionOption +
-                " is for --target=cuda; the CPU target computes in fp32");
-  if (targetOption == kiln::Target::CUDA) {
-    llvm::StringRef gpu = gpuOption;
-    unsigned version = 0;
-    if (!gpu.consume_front("sm_") || gpu.consumeInteger(10, version) ||
-        !(gpu.empty() || gpu == "a") || version < 60)
-      return fail("--gpu='" + gpuOption + "': expected sm_XY with XY >= 60, e.g. sm_90a or sm_80");
-    if (precisionOption != "fp32" && precisionOption != "tf32" && precisionOption != "fp16" &&
-        precisionOption != "bf16")
-      return fail("--precision='" + precisionOption + "': expected fp32, tf32, fp16 or bf16");
-    if (f32GemmOption != "3xtf32" && f32GemmOption != "simt")
-      return fail("--cuda-f32-gemm='" + f32GemmOption + "': expected 3xtf32 or simt");
-  }
+  kiln::PipelineOptions options;
+  options.target = targetOption;
+  kiln::TargetOptionText targetText;
+  targetText.gpu = gpuOption;
+  targetText.precision = precisionOption;
+  targetText.f32Gemm = f32GemmOption;
+  if (llvm::Error error = kiln::parsePipelineOptions(targetText, options))
+    return fail(llvm::toString(std::move(error)));
   if (!kiln::isStageImplemented(*stage, targetOption))
     return fail("--emit=" + emitStage + ": stage '" + emitStage +
                 "' is not implemented for --target=" +
-                (targetOption == kiln::Target::CPU ? "cpu" : "cuda") +
+                kiln::getTargetInfo(targetOption).name() +
                 " in this build yet");
-  kiln::PipelineOptions options;
-  options.target = targetOption;
   options.cpu = cpuOption;
-  options.cuda.chip = gpuOption;
-  options.cuda.precision = precisionOption;
   options.cuda.gemmStages = gemmStagesOption;
-  options.cuda.f32Gemm = f32GemmOption;
   options.weights = weightsOption;
   if (maxFoldBytes < 0)
     return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +

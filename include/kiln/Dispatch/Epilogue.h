@@ -26,13 +26,6 @@ namespace kiln {
 /// its input number N (an i64 attribute).
 inline constexpr llvm::StringLiteral kEpilogueAttr = "kiln.epilogue";
 
-/// The column alignment an epilogue needs where the matmul's columns N are
-/// split into several dims (the head split [S, H*D] -> [S, H, D]): the
-/// innermost of them must be a multiple of it, so that no vector of the
-/// CPU kernel (16 lanes at most, starting at multiples of its width) spans
-/// two of its rows.
-inline constexpr int64_t kEpilogueColumnAlign = 16;
-
 /// Whether the matmul kernel can apply `generic` per output tile, with its
 /// input `cIndex` being the contraction result C -- [M, N] of a matmul,
 /// [batch, M, N] of a batch_matmul -- seen through `groups` (the
@@ -43,15 +36,18 @@ inline constexpr int64_t kEpilogueColumnAlign = 16;
 /// allowed); the loop of C's innermost dim ("the column loop") is also the
 /// output's innermost dim, and every other input is indexed by loops or the
 /// constant 0 with the column loop only last (a vector load along the
-/// tile's columns, or a scalar broadcast); where N is split, its innermost
-/// dim is a multiple of kEpilogueColumnAlign (with a `pitch`, see
+/// tile's columns, or a scalar broadcast); where N is split (the head split
+/// [S, H*D] -> [S, H, D]), its innermost dim is a multiple of `columnAlign`
+/// -- the target's kernel's, from its policy: no vector of the kernel then
+/// spans two of its rows -- (with a `pitch`, see
 /// EpilogueView: the pitch and the columns read are at least that, there
 /// are at least two image rows, and inputs not read along the columns do
 /// not depend on the column dims); a body of elementwise arith
 /// and math operations (no integer division, which could trap in the masked
 /// lanes) on block arguments and scalar constants, not reading the output.
 bool isMatmulEpilogue(mlir::linalg::GenericOp generic, unsigned cIndex,
-                      llvm::ArrayRef<mlir::ReassociationIndices> groups, int64_t pitch = 0);
+                      llvm::ArrayRef<mlir::ReassociationIndices> groups, int64_t columnAlign,
+                      int64_t pitch = 0);
 
 /// How an epilogue's C input views the contraction result C.
 struct EpilogueView {

@@ -59,10 +59,18 @@ def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> 
     conv, a squeeze-excite scale) becomes that contraction's B prologue,
     computed while the kernel packs B (ConvPrologue.cpp).
 
+    Where an epilogue splits the matmul's columns (the head split), the
+    innermost split dim must be a multiple of `epilogue-column-align`, the
+    target kernel's vector width (its policy's answer; 16 on the CPU).
+
     Pre-condition: linalg on tensors after kiln-fuse-elementwise.
     Post-condition: the same computation; marked epilogues follow their
     matmul directly.
   }];
+  let options = [
+    Option<"epilogueColumnAlign", "epilogue-column-align", "int64_t", /*default=*/"16",
+           "Split matmul columns an epilogue reads: the innermost dim a multiple of this">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 

@@ -11,9 +11,11 @@
 #define KILN_PIPELINES_PIPELINES_H
 
 #include "kiln/Target/Host/ArtifactWriter.h"
+#include "kiln/Target/TargetOptions.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
@@ -45,7 +47,7 @@ struct CPUMatmulTiling {
 /// CUDA code generation (kilnc --gpu).
 struct CUDAOptions {
   /// The NVVM target chip: sm_90a (wgmma-capable Hopper) or e.g. sm_80.
-  std::string chip = "sm_90a";
+  Chip chip;
   /// Threads per block of the generic elementwise/loop kernels.
   int64_t blockSize = 256;
   /// Shared-memory stages of the GEMM template (kiln-cuda-gemm), 2..4.
@@ -54,11 +56,11 @@ struct CUDAOptions {
   std::string ptxas;
   /// CUDA toolkit for libdevice; empty = $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.
   std::string toolkit;
-  /// Matmul operand precision (kilnc --precision): fp32, tf32, fp16 or bf16.
-  std::string precision = "fp32";
-  /// fp32 products on sm_90a (kilnc --cuda-f32-gemm): "3xtf32" (split
-  /// operands on tf32 tensor cores, kiln-cuda-split-f32) or "simt".
-  std::string f32Gemm = "3xtf32";
+  /// Matmul operand precision (kilnc --precision).
+  Precision precision = Precision::FP32;
+  /// fp32 products on sm_90a (kilnc --cuda-f32-gemm): 3xTF32 (split
+  /// operands on tf32 tensor cores, kiln-cuda-split-f32) or SIMT loops.
+  F32Gemm f32Gemm = F32Gemm::Split3xTF32;
 };
 
 /// Everything a pipeline needs to know; filled by the tools from their flags.
@@ -76,6 +78,18 @@ struct PipelineOptions {
   /// so a hostile ConstantOfShape cannot make the compiler allocate it.
   int64_t maxFoldBytes = 64 * 1024 * 1024;
 };
+
+/// The target options as text (kilnc's flags), before parsePipelineOptions.
+struct TargetOptionText {
+  std::string gpu = "sm_90a";
+  std::string precision = "fp32";
+  std::string f32Gemm = "3xtf32";
+};
+
+/// The one parser of the target options: fills `options.cuda` from `text`
+/// for `options.target`. An error names the flag, the bad value and the
+/// accepted values (`--precision='fp8': expected fp32, tf32, fp16 or bf16`).
+llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &options);
 
 /// Stage 2: graph-level simplification on `kiln` ops.
 void buildGraphPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

@@ -2,16 +2,19 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===--------------------------------------------------------------------------------===//
 //
-// The stages up to `dispatch` are target-independent; from `codegen` on, the
-// pipelines and the writer of the final output are the target's. kilnc and
-// the stage pipelines ask the TargetInfo of --target instead of testing the
-// target themselves.
+// The stages up to `dispatch` are target-independent: what they do for a
+// target they learn from its TargetPolicy. From `codegen` on, the pipelines
+// and the writer of the final output are the target's. kilnc and the stage
+// pipelines ask the TargetInfo of --target instead of testing the target
+// themselves.
 //
 //===--------------------------------------------------------------------------------===//
 
 #ifndef KILN_PIPELINES_TARGETINFO_H
 #define KILN_PIPELINES_TARGETINFO_H
 
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/Host/ModelSignature.h"
 
@@ -20,13 +23,37 @@
 
 namespace kiln {
 
+/// What a target wants from the target-independent stages. Each field is
+/// one question; the stage pipelines pass the answers to their passes as
+/// typed options and never test which target they serve.
+struct TargetPolicy {
+  /// Graph: which kiln.attention ops stay one op for the target's attention
+  /// kernel (kiln-decompose-attention expands the rest).
+  AttentionKernelShapes attention;
+  /// Linalg: whether gather indices are checked at run time (host code
+  /// reads them; a device buffer it cannot read is only clamped).
+  bool indexChecks = true;
+  /// Linalg: the cut-offs between the conv forms (matmuls per image,
+  /// shifted matmuls, unrolled depthwise taps).
+  ConvLoweringOptions conv;
+  /// Dispatch: whether matmul epilogues, conv taps and B prologues join
+  /// their matmul's dispatch (kiln-form-dispatches): the target's matmul
+  /// kernel applies them.
+  bool formDispatches = false;
+  /// Dispatch: the column alignment such an epilogue needs where it splits
+  /// the matmul's columns (the kernel's vector width).
+  int64_t epilogueColumnAlign = 16;
+};
+
 class TargetInfo {
 public:
   virtual ~TargetInfo() = default;
-  /// "cpu" or "cuda", as in --target.
+  /// The target's name, as --target spells it.
   virtual llvm::StringRef name() const = 0;
   /// Whether this build implements `stage` for the target.
   virtual bool implementsStage(Stage stage) const = 0;
+  /// The target's answers for stages 2-4 under `options` (chip, precision).
+  virtual TargetPolicy policy(const PipelineOptions &options) const = 0;
   /// Stage 5: buffers, loops and kernels.
   virtual void buildCodegenPipeline(mlir::OpPassManager &pm,
                                     const PipelineOptions &options) const = 0;
@@ -41,6 +68,10 @@ public:
 };
 
 const TargetInfo &getTargetInfo(Target target);
+
+/// Registers `--kiln-cuda-{dispatch,codegen,llvm}-pipeline`: the stages that
+/// differ from the default (CPU) options of `--kiln-<stage>-pipeline`.
+void registerTargetPipelines();
 
 } // namespace kiln
 

@@ -2,10 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// The graph stage keeps kiln.attention only where the CPU or CUDA attention
-// kernel computes it (kiln-decompose-attention keep-cpu-kernel,
-// keep-cuda-kernel); here it becomes
-// one destination-style kiln.attention_kernel on tensors. The kernel reads
+// The graph stage keeps kiln.attention only where the target's attention
+// kernel computes it (kiln-decompose-attention with the target policy's
+// kernel shapes); here it becomes one destination-style kiln.attention_kernel on tensors. The kernel reads
 // the additive mask key-major ([Bm, Hm, Sk, Sqm]): a mask that is the same
 // for every query ([.., 1, Sk]) is reshaped (a view), one that varies along
 // the queries (GPT-2's causal mask) is transposed by a linalg.transpose,
@@ -62,10 +61,11 @@ struct AttentionToKernel final : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    // The graph stage kept it for the target's kernel (CPU, or CUDA with
-    // f32 operands rounded to fp16/bf16 while loading).
-    std::string why;
-    if (!hasCPUAttentionKernel(op, &why) && !hasCUDAAttentionKernel(op, "fp16"))
+    // The graph stage kept it for the target's kernel (its policy's
+    // kiln::AttentionKernelShapes); the kernel op needs only the layout.
+    std::string why = attentionLayoutProblem(
+        op, [](Type t) { return isa<FloatType>(t); }, "float");
+    if (!why.empty())
       return lowering::failLowering(rewriter, op, why);
     Location loc = op.getLoc();
     auto q = cast<RankedTensorType>(adaptor.getQuery().getType());

@@ -118,11 +118,11 @@ Value convAsMatmul(OpBuilder &b, Location loc, ConvOp op, Value input, Value wei
 
 /// Whether a static 2-D f32 conv runs as matmul kernels, and how: stride-1
 /// windows larger than 1x1 on wide images as shifted matmuls, the rest
-/// through im2col.
-bool convRunsAsMatmul(ConvOp op, RankedTensorType input) {
+/// through im2col. Batches up to `maxBatch` images (a policy value).
+bool convRunsAsMatmul(ConvOp op, RankedTensorType input, int64_t maxBatch) {
   RankedTensorType result = op.getType();
   return op.getGroup() == 1 && input.getRank() == 4 && result.hasStaticShape() &&
-         input.hasStaticShape() && result.getDimSize(0) <= 16 &&
+         input.hasStaticShape() && result.getDimSize(0) <= maxBatch &&
          isa<Float32Type>(result.getElementType());
 }
 /// The shifted form computes dw*(kw-1) discarded columns per output row and
@@ -131,12 +131,12 @@ bool convRunsAsMatmul(ConvOp op, RankedTensorType input) {
 /// dispatches' minimum times): shifted/im2col 2.03/3.1 ms at 56 columns,
 /// 1.94/2.1 at 28, 2.9/2.3 at 14 and 6.1/3.2 at 7 (discarded columns 14% and
 /// 29% there). So: shifted only while the discarded columns are at most an
-/// eighth of the row.
-bool convRunsShifted(ConvOp op, RankedTensorType weight) {
+/// eighth of the row: the CPU policy's `divisor` of 8.
+bool convRunsShifted(ConvOp op, RankedTensorType weight, int64_t divisor) {
   int64_t discarded = op.getDilations()[1] * (weight.getDimSize(3) - 1);
   return llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
-         weight.getDimSize(2) * weight.getDimSize(3) > 1 &&
-         8 * discarded <= op.getType().getDimSize(3);
+         weight.getDimSize(2) * weight.getDimSize(3) > 1 && divisor > 0 &&
+         divisor * discarded <= op.getType().getDimSize(3);
 }
 
 /// Extra zero rows below the padded input that the shifted form reads:
@@ -221,9 +221,6 @@ Value convAsShiftedMatmuls(OpBuilder &b, Location loc, ConvOp op, Value input, V
   return dropPitchColumns(b, loc, out, result, wp);
 }
 
-/// Depthwise windows up to this many taps are unrolled into one generic.
-constexpr int64_t kMaxUnrolledTaps = 49;
-
 /// The all-parallel depthwise generic of `type` (rank 3 or 4, channels at
 /// dim 1): taps[t] are views of the input in the output's shape (identity
 /// maps), paired with the weight w[c, 0, t / kw, t % kw]; plus bias[c].
@@ -269,11 +266,12 @@ Value unrolledDepthwise(OpBuilder &b, Location loc, RankedTensorType type, Array
 }
 
 /// Whether a depthwise conv runs on the flattened padded input
-/// (depthwiseConvFlat): stride 1, static shapes, unrolled taps.
-bool depthwiseRunsFlat(ConvOp op, RankedTensorType input, RankedTensorType weight) {
+/// (depthwiseConvFlat): stride 1, static shapes, up to `maxTaps` taps.
+bool depthwiseRunsFlat(ConvOp op, RankedTensorType input, RankedTensorType weight,
+                       int64_t maxTaps) {
   return input.hasStaticShape() && op.getType().hasStaticShape() &&
          llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
-         weight.getDimSize(2) * weight.getDimSize(3) <= kMaxUnrolledTaps;
+         weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps;
 }
 
 /// A stride-1 depthwise conv at the padded input's row pitch Wp, as
@@ -321,19 +319,19 @@ Value depthwiseConvFlat(OpBuilder &b, Location loc, ConvOp op, Value input, Valu
 ///   out[n, c, y, x] = bias[c] + sum_(i,j) x_padded[n, c, y*sh + i*dh, x*sw + j*dw] * w[c, 0, i, j]
 /// The output is written once (no zero fill, no separate bias pass, no
 /// re-reading it per tap); the innermost loop runs along the output row, so
-/// the CPU code vectorizes it. Windows over kMaxUnrolledTaps keep the
+/// the CPU code vectorizes it. Windows over `maxTaps` keep the
 /// reduction loops:
 ///   loops (n, c, y, i, j, x): out[n, c, y, x] += x_padded[...] * w[c, 0, i, j]
 /// with the bias added after.
 Value depthwiseConv(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight, Value bias,
-                    ValueRange dynamicSizes) {
+                    ValueRange dynamicSizes, int64_t maxTaps) {
   ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
   RankedTensorType result = op.getType();
   auto weightType = cast<RankedTensorType>(weight.getType());
   int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
   MLIRContext *context = b.getContext();
   using utils::IteratorType;
-  if (kh * kw <= kMaxUnrolledTaps) {
+  if (kh * kw <= maxTaps) {
     // Each tap reads a strided view of the padded input of the output's
     // shape (identity map, so the loop bounds come from the output).
     SmallVector<OpFoldResult> sizes = {
@@ -407,9 +405,12 @@ Value groupedConv1DAs2D(OpBuilder &b, Location loc, ConvOp op, ConvOp::Adaptor a
 
 struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
   // A grouped 1-D conv becomes a 2-D kiln.conv, which this pattern lowers.
-  explicit ConvToLinalgNamed(MLIRContext *context) : OpConversionPattern(context) {
+  ConvToLinalgNamed(MLIRContext *context, const ConvLoweringOptions &options)
+      : OpConversionPattern(context), options(options) {
     setHasBoundedRewriteRecursion();
   }
+  ConvLoweringOptions options;
+
   LogicalResult
   matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -428,11 +429,12 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     Type element = result.getElementType();
     Value zero = scalarConstant(rewriter, loc, element, 0);
     ArrayRef<int64_t> pads = op.getPads();
-    bool asMatmul = convRunsAsMatmul(op, inputType);
-    bool shifted = asMatmul && convRunsShifted(op, weightType);
+    bool asMatmul = convRunsAsMatmul(op, inputType, options.matmulMaxBatch);
+    bool shifted = asMatmul && convRunsShifted(op, weightType, options.shiftedDiscardDivisor);
     int64_t channels = inputType.getDimSize(1), filters = weightType.getDimSize(0);
     bool depthwise = spatial == 2 && group > 1 && group == channels && filters == channels;
-    bool flatDepthwise = depthwise && depthwiseRunsFlat(op, inputType, weightType);
+    bool flatDepthwise = depthwise && depthwiseRunsFlat(op, inputType, weightType,
+                                                        options.depthwiseMaxUnrolledTaps);
     SmallVector<int64_t> ends(pads.drop_front(spatial));
     if (shifted || flatDepthwise)
       ends[0] += shiftedExtraRows(op, weightType,
@@ -447,7 +449,8 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
         batchDynamicSize(rewriter, loc, result, adaptor.getInput());
 
     Value conv;
-    // Batches up to 16 images: matmuls per image (their count is unrolled).
+    // Batches up to options.matmulMaxBatch images: matmuls per image
+    // (their count is unrolled).
     if (shifted) {
       conv = convAsShiftedMatmuls(rewriter, loc, op, input, weight);
     } else if (asMatmul) {
@@ -475,7 +478,8 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
                                  ? depthwiseConvFlat(rewriter, loc, op, input, weight,
                                                      adaptor.getBias())
                                  : depthwiseConv(rewriter, loc, op, input, weight,
-                                                 adaptor.getBias(), dynamicSizes));
+                                                 adaptor.getBias(), dynamicSizes,
+                                                 options.depthwiseMaxUnrolledTaps));
       return success();
     } else {
       // Split channels into (group, per-group): x [N, G, C/G, H, W],
@@ -625,8 +629,10 @@ struct ConvTransposeToConv final : OpConversionPattern<ConvTransposeOp> {
 
 } // namespace
 
-void populateConvToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvToLinalgNamed, ConvTransposeToConv>(patterns.getContext());
+void populateConvToLinalgPatterns(RewritePatternSet &patterns,
+                                  const ConvLoweringOptions &options) {
+  patterns.add<ConvToLinalgNamed>(patterns.getContext(), options);
+  patterns.add<ConvTransposeToConv>(patterns.getContext());
 }
 
 } // namespace kiln

@@ -131,7 +131,11 @@ struct ConvertKilnToLinalgPass final
     populateElementwiseToLinalgPatterns(patterns, converter);
     populateContractionToLinalgPatterns(patterns);
     populateAttentionToLinalgPatterns(patterns);
-    populateConvToLinalgPatterns(patterns);
+    ConvLoweringOptions conv;
+    conv.matmulMaxBatch = convMatmulMaxBatch;
+    conv.shiftedDiscardDivisor = convShiftedDiscardDivisor;
+    conv.depthwiseMaxUnrolledTaps = depthwiseMaxUnrolledTaps;
+    populateConvToLinalgPatterns(patterns, conv);
     populatePoolToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
     populateQuantizeToLinalgPatterns(patterns);

@@ -6,6 +6,7 @@
 
 #include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Dispatch/Epilogue.h"
+#include "kiln/Target/CPU/CPUPolicy.h"
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/Host/BufferAnalysis.h"
 
@@ -54,7 +55,7 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
       // while it still reads them.
       Value out = rootOf(generic.getDpsInits()[0]);
       if (!sameView(view.source, c) || view.groups.size() != groupCount ||
-          !isMatmulEpilogue(generic, *cIndex, view.groups, view.pitch) ||
+          !isMatmulEpilogue(generic, *cIndex, view.groups, kCPUEpilogueColumnAlign, view.pitch) ||
           !isUnitStrideBuffer(generic.getDpsInits()[0]) || out == operands[0] ||
           out == operands[1])
         return nullptr;

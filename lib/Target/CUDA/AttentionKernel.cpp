@@ -449,9 +449,9 @@ struct KilnCUDAAttentionPass final : impl::KilnCUDAAttentionPassBase<KilnCUDAAtt
   using KilnCUDAAttentionPassBase::KilnCUDAAttentionPassBase;
 
   void runOnOperation() override {
-    if (precision != "fp16" && precision != "bf16") {
+    if (!isHalfPrecision(precision)) {
       getOperation().emitError() << "kiln-cuda-attention: precision must be fp16 or bf16, got '"
-                                 << precision << "'";
+                                 << precisionName(precision) << "'";
       return signalPassFailure();
     }
     SmallVector<AttentionKernelOp> kernels;
@@ -472,7 +472,8 @@ struct KilnCUDAAttentionPass final : impl::KilnCUDAAttentionPassBase<KilnCUDAAtt
       Type compute = element;
       if (element.isF32()) {
         OpBuilder builder(op);
-        compute = precision == "fp16" ? Type(builder.getF16Type()) : Type(builder.getBF16Type());
+        compute = precision == Precision::FP16 ? Type(builder.getF16Type())
+                                               : Type(builder.getBF16Type());
       }
       OpBuilder b(op);
       AttentionEmitter(b, op, compute).emit();

@@ -221,7 +221,7 @@ llvm::Error writeCUDAOutput(mlir::ModuleOp module, const ModelSignature &signatu
     // Without ptxas the PTX stays, and the driver compiles it at load time.
     std::string ptxas = findPtxas(options.ptxas);
     if (!ptxas.empty())
-      if (llvm::Error error = assembleKernels(module, ptxas, options.chip))
+      if (llvm::Error error = assembleKernels(module, ptxas, options.chip.str()))
         return error;
   }
   auto artifactKind = kind == CUDAOutput::HostLLVMIR ? ArtifactKind::LLVMIR
@@ -231,7 +231,7 @@ llvm::Error writeCUDAOutput(mlir::ModuleOp module, const ModelSignature &signatu
   host.runtimeAllocations = false; // the CUDA shims route them to device memory
   return writeCPUArtifact(module, signature, artifactKind, host, outputPath,
                           [&](llvm::Module &llvmModule) {
-                            return addCUDARuntimeShims(llvmModule, options.chip);
+                            return addCUDARuntimeShims(llvmModule, options.chip.str());
                           });
 }
 

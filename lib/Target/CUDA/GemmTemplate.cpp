@@ -567,7 +567,7 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (chip != "sm_90a")
+    if (!static_cast<const Chip &>(chip).hasWgmma())
       return; // wgmma exists only on sm_90a
     if (stages < 2 || stages > 4) {
       getOperation().emitError() << "kiln-cuda-gemm: stages=" << static_cast<int64_t>(stages)

@@ -395,16 +395,14 @@ struct KilnCUDALowerPrecisionPass final
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     FloatType type;
-    bool tf32 = precision == "tf32";
-    if (tf32)
-      type = Float32Type::get(context);
-    else if (precision == "fp16")
-      type = Float16Type::get(context);
-    else if (precision == "bf16")
-      type = BFloat16Type::get(context);
-    else {
-      getOperation().emitError() << "kiln-cuda-lower-precision: precision='" << precision
-                                 << "', expected fp16, bf16 or tf32";
+    bool tf32 = precision == Precision::TF32;
+    switch (precision) {
+    case Precision::TF32: type = Float32Type::get(context); break;
+    case Precision::FP16: type = Float16Type::get(context); break;
+    case Precision::BF16: type = BFloat16Type::get(context); break;
+    case Precision::FP32:
+      getOperation().emitError() << "kiln-cuda-lower-precision: precision='"
+                                 << precisionName(precision) << "', expected fp16, bf16 or tf32";
       return signalPassFailure();
     }
     SmallVector<Operation *> matmuls;

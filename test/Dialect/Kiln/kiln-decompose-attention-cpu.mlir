@@ -1,9 +1,10 @@
-// RUN: kiln-opt %s --kiln-decompose-attention=keep-cpu-kernel=true --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-decompose-attention="keep-f32=true head-dim-multiple=16 max-head-dim=256" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-decompose-attention --split-input-file | FileCheck %s --check-prefix=ALL
 
-/// keep-cpu-kernel keeps what the CPU attention kernel computes (static f32
-/// rank-4 operands, head dim a multiple of 16, an f32 additive mask or none,
-/// causal or not) and decomposes the rest; without it everything goes.
+/// The CPU policy's kernel shapes keep what the CPU attention kernel
+/// computes (static f32 rank-4 operands, head dim a multiple of 16 up to
+/// 256, an f32 additive mask or none, causal or not) and decompose the
+/// rest; without keep options everything goes.
 // CHECK-LABEL: func @bert_mask
 // CHECK: kiln.attention
 // CHECK-NOT: kiln.softmax

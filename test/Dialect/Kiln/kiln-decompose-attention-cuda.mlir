@@ -1,11 +1,11 @@
-// RUN: kiln-opt %s --kiln-decompose-attention=keep-cuda-kernel=fp16 --split-input-file | FileCheck %s
-// RUN: kiln-opt %s --kiln-decompose-attention=keep-cuda-kernel=bf16 --split-input-file | FileCheck %s
-// RUN: not kiln-opt %s --kiln-decompose-attention=keep-cuda-kernel=fp32 --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: kiln-opt %s --kiln-decompose-attention="keep-f32=true keep-half-floats=true head-dim-multiple=64 max-head-dim=128" --split-input-file | FileCheck %s
+// RUN: not kiln-opt %s --kiln-decompose-attention="keep-half-floats=true" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not kiln-opt %s --kiln-decompose-attention="keep-f32=true head-dim-multiple=64 max-head-dim=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADMAX
 
-/// keep-cuda-kernel keeps what the CUDA attention kernel computes (static
-/// rank-4 operands, head dim 64 or 128, f16/bf16 elements or f32 ones
-/// rounded while loading, an additive mask or none, causal or not) and
-/// decomposes the rest.
+/// The CUDA policy's kernel shapes (--precision=fp16|bf16 on sm_80 or later)
+/// keep what the CUDA attention kernel computes (static rank-4 operands,
+/// head dim 64 or 128, f16/bf16 elements or f32 ones rounded while loading,
+/// an additive mask or none, causal or not) and decompose the rest.
 // CHECK-LABEL: func @bert_mask
 // CHECK: kiln.attention
 // CHECK-NOT: kiln.softmax
@@ -72,4 +72,6 @@ func.func @double(%q: tensor<1x2x5x64xf64>) -> tensor<1x2x5x64xf64> {
   return %o : tensor<1x2x5x64xf64>
 }
 
-// BAD: error: kiln-decompose-attention: keep-cuda-kernel must be fp16 or bf16, got 'fp32'
+/// Kernel shapes that admit no head dim are an error.
+// BAD: error: kiln-decompose-attention: head-dim-multiple=0 max-head-dim=0, expected 1 <= head-dim-multiple <= max-head-dim
+// BADMAX: error: kiln-decompose-attention: head-dim-multiple=64 max-head-dim=32, expected 1 <= head-dim-multiple <= max-head-dim

@@ -1,6 +1,8 @@
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="tf32=true" %s | FileCheck %s
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s --check-prefix=OFF
 // RUN: not kiln-opt --kiln-cuda-gemm="tf32=true stages=5" %s 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not kiln-opt --kiln-cuda-gemm="chip=gfx90a" %s 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: 'gfx90a': expected sm_XY with XY >= 60, e.g. sm_90a or sm_80
 
 // tf32 (kilnc --precision=tf32): an f32 product whose B comes transposed
 // (C = A * B^T, as kiln-cuda-lower-precision makes it). Both operands are

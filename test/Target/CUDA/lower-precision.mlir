@@ -3,6 +3,7 @@
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=tf32" %s | FileCheck %s --check-prefix=TF32
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=bf16 convolutions=false" %s | FileCheck %s --check-prefix=NOCONV
 // RUN: not kiln-opt --kiln-cuda-lower-precision="precision=fp8" %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not kiln-opt --kiln-cuda-lower-precision="precision=fp32" %s 2>&1 | FileCheck %s --check-prefix=FP32
 
 // The weight is converted now (0.1 rounds to 0.10009765625 in bf16), the
 // activation by a truncf generic; the product keeps its f32 output.
@@ -14,7 +15,8 @@
 // F16: arith.constant dense<9.997550e-02> : tensor<64x32xf16>
 // F16: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x64xf16>, tensor<64x32xf16>)
 // F16: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x8x4xf16>, tensor<2x4x8xf16>)
-// BAD: kiln-cuda-lower-precision: precision='fp8', expected fp16, bf16 or tf32
+// BAD: Cannot find option named 'fp8'
+// FP32: kiln-cuda-lower-precision: precision='fp32', expected fp16, bf16 or tf32
 // tf32: operands stay f32; B is given transposed (K-major), the weight now.
 // TF32-LABEL: func.func @mm
 // TF32: %[[WT:.*]] = arith.constant dense<1.000000e-01> : tensor<32x64xf32>

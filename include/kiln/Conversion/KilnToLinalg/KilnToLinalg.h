@@ -37,10 +37,27 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns,
 void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter);
 /// matmul, gemm: linalg.matmul / contraction generics.
 void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// kiln.attention the CPU kernel computes -> kiln.attention_kernel.
+/// kiln.attention the graph stage kept (static rank-4 layout) ->
+/// kiln.attention_kernel.
 void populateAttentionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// How convolutions are lowered: the cut-offs of a target's policy (the
+/// values below are the CPU's, measured on its matmul kernels).
+struct ConvLoweringOptions {
+  /// Static 2-D ungrouped f32 convs of up to this many images run as matmuls
+  /// per image (im2col or shifted); bigger batches as linalg convs.
+  int64_t matmulMaxBatch = 16;
+  /// A stride-1 window wider than 1x1 runs as shifted matmuls (no im2col)
+  /// while its discarded columns dw*(kw-1) are at most 1/N of the output
+  /// row; 0: never.
+  int64_t shiftedDiscardDivisor = 8;
+  /// Depthwise windows up to this many taps are unrolled into one generic
+  /// (stride 1: on the flattened padded input); larger ones keep loops.
+  int64_t depthwiseMaxUnrolledTaps = 49;
+};
+
 /// conv, conv_transpose: linalg named conv ops or matmul forms.
-void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                  const ConvLoweringOptions &options = {});
 /// max/avg pooling (1-D to 3-D) and global pooling.
 void populatePoolToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reduce, softmax, log_softmax, norms: reduction generics.

@@ -23,7 +23,8 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
     contraction and batch dims, concat inputs) become run-time checks,
     `func.call @kiln_check(%ok, %got, %expected)` with a `kiln.check_message`;
     so do gather indices (in [-size, size), unless `index-checks=false`).
-    Static shapes need no check.
+    Static shapes need no check. The `conv-*` and `depthwise-*` options are
+    the target policy's cut-offs for the conv forms (kiln::ConvLoweringOptions).
 
     Post-conditions: no `kiln` op is left; an op this pass cannot lower is an
     error naming the op (`failed to legalize operation 'kiln.…'`).
@@ -31,7 +32,16 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
   let options = [
     Option<"indexChecks", "index-checks", "bool", /*default=*/"true",
            "Check gather indices at run time (a reduction of the indices read "
-           "by host code; off for CUDA, where gathers only clamp)">
+           "by host code; off where host code cannot read them)">,
+    Option<"convMatmulMaxBatch", "conv-matmul-max-batch", "int64_t", /*default=*/"16",
+           "Static 2-D f32 convs of up to this many images run as matmuls "
+           "(kiln::ConvLoweringOptions)">,
+    Option<"convShiftedDiscardDivisor", "conv-shifted-discard-divisor", "int64_t",
+           /*default=*/"8",
+           "Stride-1 convs run as shifted matmuls while the discarded columns "
+           "are at most 1/N of a row (0: never)">,
+    Option<"depthwiseMaxUnrolledTaps", "depthwise-max-unrolled-taps", "int64_t",
+           /*default=*/"49", "Depthwise windows up to this many taps are unrolled">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",

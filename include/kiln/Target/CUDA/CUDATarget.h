@@ -14,6 +14,7 @@
 
 #include "kiln/Target/Host/ArtifactWriter.h"
 #include "kiln/Target/Host/ModelSignature.h"
+#include "kiln/Target/TargetOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -29,7 +30,7 @@ namespace kiln {
 
 struct CUDAArtifactOptions {
   /// The chip the kernels were compiled for (ptxas -arch).
-  std::string chip = "sm_90a";
+  Chip chip;
   /// ptxas path; empty = search PATH, then /usr/local/cuda/bin.
   std::string ptxas;
   CPUTargetOptions host;

@@ -5,6 +5,8 @@
 #ifndef KILN_TARGET_CUDA_PASSES_H
 #define KILN_TARGET_CUDA_PASSES_H
 
+#include "kiln/Target/TargetOptions.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -17,12 +19,6 @@ inline constexpr llvm::StringLiteral kDeviceConstantFunction = "kiln_cuda_consta
 /// Marks kiln-cuda-lower-precision's im2col generic of a convolution, with
 /// its strides and dilations [sh, sw, dh, dw], for kiln-cuda-gemm's kernel.
 inline constexpr llvm::StringLiteral kIm2colAttrName = "kiln.im2col";
-
-/// Whether `chip` (sm_XY[a]) has the warp-level mma.sync of sm_80 and later.
-inline bool hasCUDAMmaSync(llvm::StringRef chip) {
-  unsigned version = 0;
-  return chip.consume_front("sm_") && !chip.consumeInteger(10, version) && version >= 80;
-}
 
 #define GEN_PASS_DECL
 #include "kiln/Target/CUDA/Passes.h.inc"

@@ -257,7 +257,12 @@ def KilnCUDALowerPrecisionPass
     `--precision=fp32` path runs it with `tf32` after kiln-cuda-split-f32.
   }];
   let options = [
-    Option<"precision", "precision", "std::string", "\"fp16\"", "fp16, bf16 or tf32">,
+    Option<"precision", "precision", "::kiln::Precision", "::kiln::Precision::FP16",
+           "fp16, bf16 or tf32", [{::llvm::cl::values(
+             clEnumValN(::kiln::Precision::FP32, "fp32", "f32 (rejected: nothing to lower)"),
+             clEnumValN(::kiln::Precision::TF32, "tf32", "f32 operands read as tf32"),
+             clEnumValN(::kiln::Precision::FP16, "fp16", "f16 operands"),
+             clEnumValN(::kiln::Precision::BF16, "bf16", "bf16 operands"))}]>,
     Option<"convolutions", "convolutions", "bool", "true",
            "2-D convolutions as im2col + products (for kiln-cuda-gemm on sm_90a)">,
     Option<"matmuls", "matmuls", "bool", "true",
@@ -332,7 +337,8 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     moving 32x32 tiles through shared memory.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", "\"sm_90a\"", "the kernels' GPU architecture">,
+    Option<"chip", "chip", "::kiln::Chip", "::kiln::Chip()",
+           "the kernels' GPU architecture (sm_XY or sm_XYa; default sm_90a)">,
     Option<"tf32", "tf32", "bool", "false",
            "f32 products with a transposed B through tf32 wgmma">,
     Option<"stages", "stages", "int64_t", "3", "shared-memory pipeline depth (2..4)">
@@ -365,8 +371,12 @@ def KilnCUDAAttentionPass : Pass<"kiln-cuda-attention", "mlir::func::FuncOp"> {
     ones in `precision`.
   }];
   let options = [
-    Option<"precision", "precision", "std::string", "\"fp16\"",
-           "fp16 or bf16: the type f32 operands are rounded to">
+    Option<"precision", "precision", "::kiln::Precision", "::kiln::Precision::FP16",
+           "fp16 or bf16: the type f32 operands are rounded to", [{::llvm::cl::values(
+             clEnumValN(::kiln::Precision::FP32, "fp32", "(rejected)"),
+             clEnumValN(::kiln::Precision::TF32, "tf32", "(rejected)"),
+             clEnumValN(::kiln::Precision::FP16, "fp16", "f16 operands"),
+             clEnumValN(::kiln::Precision::BF16, "bf16", "bf16 operands"))}]>
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",

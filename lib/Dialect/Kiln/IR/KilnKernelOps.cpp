@@ -121,12 +121,6 @@ LogicalResult AttentionKernelOp::bufferize(RewriterBase &rewriter,
 
 namespace kiln {
 
-namespace {
-
-/// What every target's attention kernel needs: static rank-4 query, key and
-/// value with one batch and head count, and a mask (if any) that is static,
-/// of rank <= 4, of an element type `maskElement` accepts (`maskTypes` names
-/// them), and varies along the keys. Returns why not, or an empty string.
 std::string attentionLayoutProblem(AttentionOp op, function_ref<bool(Type)> maskElement,
                                    StringRef maskTypes) {
   auto q = dyn_cast<RankedTensorType>(op.getQuery().getType());
@@ -150,6 +144,8 @@ std::string attentionLayoutProblem(AttentionOp op, function_ref<bool(Type)> mask
   return "";
 }
 
+namespace {
+
 /// `reason` into `why` (when asked for); false.
 bool refuse(std::string *why, const Twine &reason) {
   if (why)
@@ -159,26 +155,14 @@ bool refuse(std::string *why, const Twine &reason) {
 
 } // namespace
 
-bool hasCPUAttentionKernel(AttentionOp op, std::string *why) {
-  std::string problem =
-      attentionLayoutProblem(op, [](Type t) { return t.isF32(); }, "f32");
-  if (!problem.empty())
-    return refuse(why, problem);
-  auto q = cast<RankedTensorType>(op.getQuery().getType());
-  for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
-    if (!cast<RankedTensorType>(operand.getType()).getElementType().isF32())
-      return refuse(why, "elements are not f32");
-  int64_t d = q.getDimSize(3);
-  if (cast<RankedTensorType>(op.getValue().getType()).getDimSize(3) != d || d % 16 != 0 ||
-      d > 256)
-    return refuse(why, "head dim " + Twine(d) +
-                           " is not a multiple of 16 up to 256, or value's differs");
-  return true;
-}
-
-bool hasCUDAAttentionKernel(AttentionOp op, StringRef f32As, std::string *why) {
+bool hasAttentionKernel(AttentionOp op, const AttentionKernelShapes &shapes, std::string *why) {
+  if (!shapes.keepsAny())
+    return refuse(why, "the target has no attention kernel");
+  bool halfFloats = shapes.halfFloats;
+  auto isHalf = [](Type t) { return t.isF16() || t.isBF16(); };
   std::string problem = attentionLayoutProblem(
-      op, [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); }, "f32/f16/bf16");
+      op, [&](Type t) { return t.isF32() || (halfFloats && isHalf(t)); },
+      halfFloats ? "f32/f16/bf16" : "f32");
   if (!problem.empty())
     return refuse(why, problem);
   auto q = cast<RankedTensorType>(op.getQuery().getType());
@@ -186,13 +170,17 @@ bool hasCUDAAttentionKernel(AttentionOp op, StringRef f32As, std::string *why) {
   if (getElementTypeOrSelf(op.getKey()) != element ||
       getElementTypeOrSelf(op.getValue()) != element)
     return refuse(why, "query, key and value differ in element type");
-  if (!element.isF16() && !element.isBF16() &&
-      !(element.isF32() && (f32As == "fp16" || f32As == "bf16")))
-    return refuse(why, "elements are not f16 or bf16, nor f32 computed in fp16 or bf16");
+  if (!(shapes.f32 && element.isF32()) && !(halfFloats && isHalf(element)))
+    return refuse(why, "elements are not " +
+                           Twine(shapes.f32 && halfFloats ? "f32, f16 or bf16"
+                                 : shapes.f32             ? "f32"
+                                                          : "f16 or bf16"));
   int64_t d = q.getDimSize(3);
   if (cast<RankedTensorType>(op.getValue().getType()).getDimSize(3) != d ||
-      (d != 64 && d != 128))
-    return refuse(why, "head dim " + Twine(d) + " is not 64 or 128, or value's differs");
+      d % shapes.headDimMultiple != 0 || d > shapes.maxHeadDim)
+    return refuse(why, "head dim " + Twine(d) + " is not a multiple of " +
+                           Twine(shapes.headDimMultiple) + " up to " +
+                           Twine(shapes.maxHeadDim) + ", or value's differs");
   return true;
 }
 

@@ -3,9 +3,8 @@
 //===----------------------------------------------------------------------===//
 //
 // kiln.attention is expanded back into the ops kiln-recognize-attention
-// matched, except (keep-cpu-kernel) where the CPU attention kernel computes
-// it (static f32 attention with an additive mask, kiln::hasCPUAttentionKernel)
-// or (keep-cuda-kernel) the CUDA kernel does (kiln::hasCUDAAttentionKernel).
+// matched, except where the target's attention kernel computes it: the
+// kiln::AttentionKernelShapes of its policy, given as the keep-* options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,17 +35,13 @@ Value maskOut(PatternRewriter &rewriter, Location loc, Value keep, Value scores)
 // attention(Q, K, V, mask) {scale}
 //   = matmul(softmax(matmul(Q, transpose(K)) * scale + mask, -1), V)
 struct AttentionToSoftmaxProduct final : OpRewritePattern<AttentionOp> {
-  AttentionToSoftmaxProduct(MLIRContext *context, bool keepCPUKernel, StringRef keepCUDAKernel)
-      : OpRewritePattern(context), keepCPUKernel(keepCPUKernel),
-        keepCUDAKernel(keepCUDAKernel.str()) {}
-  bool keepCPUKernel;
-  std::string keepCUDAKernel;
+  AttentionToSoftmaxProduct(MLIRContext *context, const AttentionKernelShapes &keep)
+      : OpRewritePattern(context), keep(keep) {}
+  AttentionKernelShapes keep;
 
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
-    if (keepCPUKernel && hasCPUAttentionKernel(op))
-      return rewriter.notifyMatchFailure(op, "kept for the CPU attention kernel");
-    if (!keepCUDAKernel.empty() && hasCUDAAttentionKernel(op, keepCUDAKernel))
-      return rewriter.notifyMatchFailure(op, "kept for the CUDA attention kernel");
+    if (hasAttentionKernel(op, keep))
+      return rewriter.notifyMatchFailure(op, "kept for the target's attention kernel");
     Location loc = op.getLoc();
     auto q = cast<RankedTensorType>(op.getQuery().getType());
     auto k = cast<RankedTensorType>(op.getKey().getType());
@@ -102,23 +97,30 @@ struct KilnDecomposeAttentionPass final
     : impl::KilnDecomposeAttentionPassBase<KilnDecomposeAttentionPass> {
   using KilnDecomposeAttentionPassBase::KilnDecomposeAttentionPassBase;
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    if (!keepCUDAKernel.empty() && keepCUDAKernel != "fp16" && keepCUDAKernel != "bf16") {
-      getOperation()->emitError() << "kiln-decompose-attention: keep-cuda-kernel must be fp16 "
-                                     "or bf16, got '"
-                                  << keepCUDAKernel << "'";
+    AttentionKernelShapes keep;
+    keep.f32 = keepF32;
+    keep.halfFloats = keepHalfFloats;
+    keep.headDimMultiple = headDimMultiple;
+    keep.maxHeadDim = maxHeadDim;
+    if ((keep.f32 || keep.halfFloats) &&
+        (keep.headDimMultiple < 1 || keep.maxHeadDim < keep.headDimMultiple)) {
+      getOperation()->emitError()
+          << "kiln-decompose-attention: head-dim-multiple=" << keep.headDimMultiple
+          << " max-head-dim=" << keep.maxHeadDim
+          << ", expected 1 <= head-dim-multiple <= max-head-dim";
       return signalPassFailure();
     }
-    populateDecomposeAttentionPatterns(patterns, keepCPUKernel, keepCUDAKernel);
+    RewritePatternSet patterns(&getContext());
+    populateDecomposeAttentionPatterns(patterns, keep);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 };
 
 } // namespace
 
-void populateDecomposeAttentionPatterns(RewritePatternSet &patterns, bool keepCPUKernel,
-                                        StringRef keepCUDAKernel) {
-  patterns.add<AttentionToSoftmaxProduct>(patterns.getContext(), keepCPUKernel, keepCUDAKernel);
+void populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
+                                        const AttentionKernelShapes &keep) {
+  patterns.add<AttentionToSoftmaxProduct>(patterns.getContext(), keep);
 }
 
 } // namespace kiln

@@ -38,20 +38,35 @@ llvm::LogicalResult verifyByInference(OpTy op) {
                                 operation->getRegions(), types);
 }
 
-/// Whether the CPU attention kernel (`kiln.attention_kernel`) computes `op`:
-/// static f32 rank-4 Q/K/V of equal batch and head dims, a head dim that is
-/// a multiple of 16 up to 256, and no mask or an f32 additive one that
-/// broadcasts to [B, H, Sq, Sk] along its leading three dims. Otherwise
-/// `why` says what is missing.
-bool hasCPUAttentionKernel(AttentionOp op, std::string *why = nullptr);
-/// Whether the CUDA attention kernel (`kiln-cuda-attention`) computes `op`:
-/// static rank-4 Q/K/V of equal batch and head dims and one element type, a
-/// head dim of 64 or 128, no mask or an additive float one of rank <= 4 that
-/// varies along the keys. f16 and bf16 elements are computed as they are;
-/// f32 ones only when `f32As` is fp16 or bf16 (the precision they are
-/// rounded to while loading). Otherwise `why` says what is missing.
-bool hasCUDAAttentionKernel(AttentionOp op, llvm::StringRef f32As,
-                            std::string *why = nullptr);
+/// What every attention kernel needs: static rank-4 query, key and value
+/// with one batch and head count, and a mask (if any) that is static, of
+/// rank <= 4, of an element type `maskElement` accepts (`maskTypes` names
+/// them), and varies along the keys. Returns why not, or an empty string.
+std::string attentionLayoutProblem(AttentionOp op, llvm::function_ref<bool(mlir::Type)> maskElement,
+                                   llvm::StringRef maskTypes);
+
+/// The `kiln.attention` ops a target's attention kernel computes, as its
+/// policy states them (kiln-decompose-attention keeps these as one op and
+/// expands the rest). The default keeps none.
+struct AttentionKernelShapes {
+  /// Query, key and value of f32 elements.
+  bool f32 = false;
+  /// Query, key and value of f16 or bf16 elements; masks of those types too.
+  bool halfFloats = false;
+  /// The head dim: a multiple of this (0: nothing is kept) up to maxHeadDim.
+  int64_t headDimMultiple = 0;
+  int64_t maxHeadDim = 0;
+
+  bool keepsAny() const { return (f32 || halfFloats) && headDimMultiple > 0; }
+};
+
+/// Whether a kernel of `shapes` computes `op`: attentionLayoutProblem finds
+/// nothing (masks of f32, or also f16/bf16 with `halfFloats`), query, key
+/// and value share an element type `shapes` accepts, and the head dim of
+/// query and value is one of its head dims. Otherwise `why` says what is
+/// missing.
+bool hasAttentionKernel(AttentionOp op, const AttentionKernelShapes &shapes,
+                        std::string *why = nullptr);
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

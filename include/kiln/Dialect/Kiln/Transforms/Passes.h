@@ -10,6 +10,8 @@
 #ifndef KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 #define KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
@@ -38,11 +40,9 @@ void populateSinkTransposesPatterns(mlir::RewritePatternSet &patterns);
 /// add(matmul(A, B), bias) -> kiln.gemm(A, B, bias).
 void populateRecognizeGemmPatterns(mlir::RewritePatternSet &patterns);
 /// kiln.attention -> matmul, transpose, mul, add/select, softmax.
-/// With `keepCPUKernel`, what kiln::hasCPUAttentionKernel accepts stays; with
-/// `keepCUDAKernel` = fp16 or bf16, what kiln::hasCUDAAttentionKernel accepts.
+/// What a kernel of `keep` computes (kiln::hasAttentionKernel) stays.
 void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
-                                        bool keepCPUKernel = false,
-                                        llvm::StringRef keepCUDAKernel = "");
+                                        const AttentionKernelShapes &keep = {});
 
 } // namespace kiln
 

@@ -91,25 +91,28 @@ def KilnDecomposeAttentionPass : Pass<"kiln-decompose-attention"> {
     attention kernel: `kiln.attention(Q, K, V, mask) {scale}` becomes
     `matmul(softmax(matmul(Q, transpose(K)) * scale + mask, -1), V)`. A
     boolean mask selects `-inf`; `is_causal` needs static sequence lengths.
-    With `keep-cpu-kernel` (the CPU pipeline), attention the CPU kernel
-    computes (`kiln::hasCPUAttentionKernel`: static f32 rank-4 operands,
-    head dim a multiple of 16, no mask or an f32 additive one) stays, for
-    `convert-kiln-to-linalg` to lower to one `kiln.attention_kernel`.
-    With `keep-cuda-kernel=fp16|bf16` (the CUDA pipeline with that
-    `--precision` on sm_80 or later), attention the CUDA kernel computes
-    (`kiln::hasCUDAAttentionKernel`: static rank-4 operands, head dim 64 or
-    128, f16/bf16 elements or f32 ones computed in that precision, no mask
-    or an additive one) stays, for `kiln-cuda-attention`.
+    The target's attention kernel, as its policy describes it
+    (`kiln::AttentionKernelShapes`, `kiln::hasAttentionKernel`), keeps what
+    it computes: static rank-4 operands of one element type, f32
+    (`keep-f32`) or f16/bf16 (`keep-half-floats`), a head dim that is a
+    multiple of `head-dim-multiple` up to `max-head-dim`, no mask or an
+    additive one (f32, or also f16/bf16 with `keep-half-floats`). Kept ops
+    are lowered by `convert-kiln-to-linalg` to one `kiln.attention_kernel`
+    (CPU: f32, multiples of 16 up to 256; CUDA with `--precision=fp16|bf16`
+    on sm_80 or later: all three element types, head dims 64 and 128).
     Pre-conditions: none. Post-conditions: no `kiln.attention` remains,
     except those kept for a kernel and a causal one with dynamic
     sequence lengths (left for the lowering to report).
   }];
   let options = [
-    Option<"keepCPUKernel", "keep-cpu-kernel", "bool", /*default=*/"false",
-           "Keep the attention ops the CPU attention kernel computes">,
-    Option<"keepCUDAKernel", "keep-cuda-kernel", "std::string", /*default=*/"\"\"",
-           "Keep the attention ops the CUDA attention kernel computes in this "
-           "precision (fp16 or bf16; empty: none)">,
+    Option<"keepF32", "keep-f32", "bool", /*default=*/"false",
+           "Keep attention on f32 operands that the kernel shape admits">,
+    Option<"keepHalfFloats", "keep-half-floats", "bool", /*default=*/"false",
+           "Keep attention on f16/bf16 operands that the kernel shape admits">,
+    Option<"headDimMultiple", "head-dim-multiple", "int64_t", /*default=*/"0",
+           "Kept attention has a head dim that is a multiple of this ...">,
+    Option<"maxHeadDim", "max-head-dim", "int64_t", /*default=*/"0",
+           "... and at most this">,
   ];
 }
 

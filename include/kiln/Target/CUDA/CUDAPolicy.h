@@ -1,0 +1,47 @@
+//===- CUDAPolicy.h - What the CUDA kernels want from the shared stages -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===-----------------------------------------------------------------------------===//
+//
+// The CUDA target's answers to the target policy's questions (see
+// kiln::TargetPolicy) that depend on the chip and the precision.
+//
+//===-----------------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CUDA_CUDAPOLICY_H
+#define KILN_TARGET_CUDA_CUDAPOLICY_H
+
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Target/TargetOptions.h"
+
+namespace kiln {
+
+/// What the flash-attention kernel (kiln-cuda-attention, mma.sync) computes
+/// on `chip` in `precision`: nothing below sm_80 or outside fp16/bf16;
+/// else f16/bf16 operands as they are and f32 ones rounded to `precision`
+/// while loading, head dims 64 and 128, no mask or an additive float one.
+inline AttentionKernelShapes cudaAttentionKernelShapes(const Chip &chip, Precision precision) {
+  AttentionKernelShapes shapes;
+  if (!chip.hasMmaSync() || !isHalfPrecision(precision))
+    return shapes;
+  shapes.f32 = true;
+  shapes.halfFloats = true;
+  shapes.headDimMultiple = 64;
+  shapes.maxHeadDim = 128;
+  return shapes;
+}
+
+/// The conv forms' cut-offs: the values measured on the CPU's kernels,
+/// which CUDA has received since it reads the same linalg forms (implicit
+/// GEMM through im2col on sm_90a); not yet measured on the GPU.
+inline ConvLoweringOptions cudaConvLowering() {
+  ConvLoweringOptions conv;
+  conv.matmulMaxBatch = 16;
+  conv.shiftedDiscardDivisor = 8;
+  conv.depthwiseMaxUnrolledTaps = 49;
+  return conv;
+}
+
+} // namespace kiln
+
+#endif // KILN_TARGET_CUDA_CUDAPOLICY_H
