@@ -14,6 +14,16 @@
 using namespace mlir;
 
 namespace kiln {
+
+std::optional<SmallVector<int64_t>> staticSlice(tensor::ExtractSliceOp slice,
+                                                ArrayRef<int64_t> sizes) {
+  if (!slice || ArrayRef<int64_t>(slice.getStaticSizes()) != sizes ||
+      !llvm::all_of(slice.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
+      llvm::is_contained(slice.getStaticOffsets(), ShapedType::kDynamic))
+    return std::nullopt;
+  return SmallVector<int64_t>(slice.getStaticOffsets());
+}
+
 namespace {
 
 /// One tap of a stride-1 conv computed at the padded row pitch (the linalg
@@ -23,17 +33,6 @@ struct Tap {
   Value weight, input;
   int64_t image, i, j, offset;
 };
-
-/// The static offsets of `slice` when its sizes are `sizes` and its
-/// strides 1 (a unit size may be rank-reduced away), or nothing.
-std::optional<SmallVector<int64_t>> staticSlice(tensor::ExtractSliceOp slice,
-                                                ArrayRef<int64_t> sizes) {
-  if (!slice || ArrayRef<int64_t>(slice.getStaticSizes()) != sizes ||
-      !llvm::all_of(slice.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
-      llvm::is_contained(slice.getStaticOffsets(), ShapedType::kDynamic))
-    return std::nullopt;
-  return SmallVector<int64_t>(slice.getStaticOffsets());
-}
 
 std::optional<Tap> matchTap(linalg::MatmulOp matmul) {
   if (!kernelMatmul(matmul->getResult(0)))
@@ -182,7 +181,8 @@ std::optional<std::pair<Value, ConvTapsLayout>> matchIm2col(linalg::GenericOp ge
   return std::make_pair(generic.getDpsInputs()[0], layout);
 }
 
-/// The filter [F, C, kh, kw] of a conv matmul's A, collapsed [F, C*kh*kw].
+} // namespace
+
 Value convFilter(linalg::MatmulOp matmul) {
   auto filter = matmul.getDpsInputs()[0].getDefiningOp<tensor::CollapseShapeOp>();
   if (!filter || filter.getSrcType().getRank() != 4 || !filter.getSrcType().hasStaticShape() ||
@@ -191,10 +191,6 @@ Value convFilter(linalg::MatmulOp matmul) {
   return filter.getSrc();
 }
 
-/// Replaces `matmul` (one conv image) by a `kiln.conv_taps` contraction of
-/// `filter` [F, C, kh, kw] and image `image` of `x` [N, C, L] read at
-/// `layout`, into the matmul's C. Returns false, changing nothing, when the
-/// layout would not be conv taps (convTapsLayout: e.g. out of bounds).
 bool replaceByConvTaps(linalg::MatmulOp matmul, Value filter, Value x, int64_t image,
                        const ConvTapsLayout &layout) {
   auto xType = cast<RankedTensorType>(x.getType());
@@ -233,6 +229,8 @@ bool replaceByConvTaps(linalg::MatmulOp matmul, Value filter, Value x, int64_t i
   matmul.erase();
   return true;
 }
+
+namespace {
 
 /// Erases `ops` in order, each once nothing uses it.
 void eraseDead(ArrayRef<Operation *> ops) {
@@ -296,7 +294,8 @@ std::optional<std::pair<Value, ConvTapsLayout>> pitchedSlice(Value view) {
   auto expand = slice ? slice.getSource().getDefiningOp<tensor::ExpandShapeOp>() : nullptr;
   if (!expand ||
       expand.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}} ||
-      !expand.getSrcType().hasStaticShape() || slice.getResultType().getRank() != 4)
+      llvm::any_of(expand.getSrcType().getShape().drop_front(), ShapedType::isDynamic) ||
+      slice.getResultType().getRank() != 4)
     return std::nullopt;
   ArrayRef<int64_t> wide = expand.getResultType().getShape();
   int64_t ow = slice.getStaticSizes().back(), wp = wide[3];
@@ -311,9 +310,8 @@ std::optional<std::pair<Value, ConvTapsLayout>> pitchedSlice(Value view) {
   return std::make_pair(expand.getSrc(), layout);
 }
 
-/// The same for the input of a 1x1 stride-1 conv (the linalg stage's
-/// reshape of its input to [N, C, oh*ow]) that is such a slice: as a
-/// matmul, its B would be a non-contiguous view, which bufferization copies.
+} // namespace
+
 std::optional<std::pair<Value, ConvTapsLayout>> pitchedPointwiseInput(Value col) {
   auto collapse = col.getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse ||
@@ -321,6 +319,8 @@ std::optional<std::pair<Value, ConvTapsLayout>> pitchedPointwiseInput(Value col)
     return std::nullopt;
   return pitchedSlice(collapse.getSrc());
 }
+
+namespace {
 
 /// The collapse [N, C, oh*ow] of a conv input that the per-image B of a
 /// 1x1 stride-1 conv matmul reads, for each image.
@@ -339,6 +339,17 @@ bool isPointwiseConvB(OpOperand &use) {
     return false;
   ArrayRef<int64_t> w = cast<RankedTensorType>(filter.getType()).getShape();
   return w[1] == shape[1] && w[2] == 1 && w[3] == 1;
+}
+
+/// The [N, C, oh*ow] collapse of a conv input read as x by a batched 1x1
+/// conv taps contraction at consecutive columns (no prologue).
+bool isBatchedPointwiseX(OpOperand &use) {
+  auto taps = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!taps || use.getOperandNumber() != 1 || !isBatchedConvTaps(taps) ||
+      hasConvTapsPrologue(taps) || !convTapsLayout(taps)->isContiguous())
+    return false;
+  ArrayRef<int64_t> w = cast<RankedTensorType>(taps.getDpsInputs()[0].getType()).getShape();
+  return w[2] == 1 && w[3] == 1;
 }
 
 } // namespace
@@ -377,7 +388,8 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
   auto outType = dyn_cast<RankedTensorType>(consumer->getResult(0).getType());
   if (!consumer.hasPureTensorSemantics() || consumer.getNumDpsInits() != 1 ||
       consumer.getNumReductionLoops() != 0 || !outType || outType.getRank() != 4 ||
-      !outType.hasStaticShape() || !consumer.getIndexingMapsArray().back().isIdentity() ||
+      llvm::any_of(outType.getShape().drop_front(), ShapedType::isDynamic) ||
+      !consumer.getIndexingMapsArray().back().isIdentity() ||
       consumer->hasAttr(kEpilogueAttr) || consumer->hasAttr(kRowGroupAttr) ||
       !consumer.getRegion().front().getArguments().back().use_empty() ||
       !hasVectorizableScalarBody(consumer))
@@ -416,7 +428,9 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
     if (!collapse ||
         collapse.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}} ||
-        collapse->use_empty() || !llvm::all_of(collapse->getUses(), isPointwiseConvB))
+        collapse->use_empty() || !llvm::all_of(collapse->getUses(), [](OpOperand &use) {
+          return isPointwiseConvB(use) || isBatchedPointwiseX(use);
+        }))
       return false;
   }
   // One generic over the producer's loops: its body, then the consumer's.
@@ -433,7 +447,9 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
   maps.push_back(AffineMap::getMultiDimIdentityMap(3, context));
   OpBuilder b(consumer);
   Location loc = consumer.getLoc();
-  Value init = tensor::EmptyOp::create(b, loc, wideType.getShape(), wideType.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc,
+                                       tensor::getMixedSizes(b, loc, producer->getResult(0)),
+                                       wideType.getElementType());
   unsigned producerInputs = producer.getNumDpsInputs();
   auto fused = linalg::GenericOp::create(
       b, loc, wideType, inputs, init, maps,
@@ -457,8 +473,9 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
             nb, loc, mapping.lookupOrDefault(second.getTerminator()->getOperand(0)));
       });
   fused->setLoc(FusedLoc::get(context, {producer.getLoc(), consumer.getLoc()}));
-  Value wide = tensor::ExpandShapeOp::create(b, loc, expand.getResultType().clone(outType.getElementType()),
-                                             fused->getResult(0), expand.getReassociationIndices());
+  Value wide = tensor::ExpandShapeOp::create(
+      b, loc, expand.getResultType().clone(outType.getElementType()), fused->getResult(0),
+      expand.getReassociationIndices(), expand.getMixedOutputShape());
   Value result = tensor::ExtractSliceOp::create(b, loc, outType, wide, slice.getMixedOffsets(),
                                                 slice.getMixedSizes(), slice.getMixedStrides());
   consumer->getResult(0).replaceAllUsesWith(result);

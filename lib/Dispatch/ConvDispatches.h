@@ -13,14 +13,33 @@
 #ifndef KILN_LIB_DISPATCH_CONVDISPATCHES_H
 #define KILN_LIB_DISPATCH_CONVDISPATCHES_H
 
+#include "kiln/Dispatch/Epilogue.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace kiln {
 
 /// A matmul on tensors the CPU kernel generator takes (f32, 2-D, the
 /// default indexing maps), or null. (FormDispatches.cpp)
 mlir::linalg::MatmulOp kernelMatmul(mlir::Value value);
+
+/// The static offsets of `slice` when its sizes are `sizes` and its
+/// strides 1 (a unit size may be rank-reduced away), or nothing.
+std::optional<llvm::SmallVector<int64_t>> staticSlice(mlir::tensor::ExtractSliceOp slice,
+                                                      llvm::ArrayRef<int64_t> sizes);
+
+/// The filter [F, C, kh, kw] of a conv matmul's A (collapsed [F, C*kh*kw]),
+/// or null.
+mlir::Value convFilter(mlir::linalg::MatmulOp matmul);
+
+/// Replaces `matmul` (one conv image) by a `kiln.conv_taps` contraction of
+/// `filter` [F, C, kh, kw] and image `image` of `x` [N, C, L] read at
+/// `layout`, into the matmul's C. Returns false, changing nothing, when the
+/// layout would not be conv taps (convTapsLayout: e.g. out of bounds).
+bool replaceByConvTaps(mlir::linalg::MatmulOp matmul, mlir::Value filter, mlir::Value x,
+                       int64_t image, const ConvTapsLayout &layout);
 
 /// The per-tap matmuls of each stride-1 conv image, accumulating from a
 /// zero fill, become one conv taps contraction.
@@ -42,6 +61,25 @@ bool pitchedPointwiseToConvTaps(mlir::linalg::MatmulOp matmul);
 /// read joins that generic over its pitched domain. Returns whether it
 /// did.
 bool fuseIntoPitchedProducer(mlir::linalg::GenericOp consumer);
+
+/// ConvBatch.cpp: the convs of a batch as one batched conv taps
+/// contraction each (Epilogue.h): the per-image conv taps of a static
+/// batch of two or more images merged (1x1 conv matmuls first become conv
+/// taps), and a linalg conv with a dynamic (or large) batch rewritten.
+void batchConvTaps(mlir::func::FuncOp func);
+void linalgConvsToTaps(mlir::func::FuncOp func);
+
+/// A batched 1x1 conv taps reading a pitched input (pitchedPointwiseInput)
+/// reads the pitched tensor through the layout instead. Returns whether it
+/// did.
+bool pitchedBatchedToConvTaps(mlir::linalg::GenericOp taps);
+
+/// A tensor computed at a padded row pitch and sliced to its image columns
+/// ([N, C, oh*Wp] viewed as [N, C, oh, Wp], sliced to [N, C, oh, ow]) and
+/// reshaped to [N, C, oh*ow], as a conv's input: the pitched tensor and
+/// the layout a 1x1 conv reads it with (row p / ow at Wp, column p % ow),
+/// or nothing.
+std::optional<std::pair<mlir::Value, ConvTapsLayout>> pitchedPointwiseInput(mlir::Value col);
 
 /// ConvPrologue.cpp: the elementwise producer of a 1x1 conv's input (read
 /// by nothing else) becomes the B prologue of its conv taps contraction

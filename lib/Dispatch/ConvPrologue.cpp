@@ -43,6 +43,8 @@ constexpr int64_t kMinPrologueRowWidth = 16;
 struct Producer {
   linalg::GenericOp generic;
   unsigned channel;
+  /// For a batched conv taps x [N, C, L]: the dim (0) that is the batch.
+  std::optional<unsigned> batch;
   /// The views between the producer and x, from x back.
   SmallVector<Operation *> views;
 };
@@ -66,25 +68,43 @@ bool maybeStrided(Value value) {
   return false;
 }
 
-/// Results of `map` are the dim `channel`, unit loops (always 0: the batch
-/// of 1) or constants.
-bool readsPerChannel(AffineMap map, unsigned channel, ArrayRef<int64_t> loopRanges) {
+/// Results of `map` are the dim `channel`, the batch dim `batch`, unit
+/// loops (always 0: the batch of 1) or constants.
+bool readsPerChannel(AffineMap map, unsigned channel, std::optional<unsigned> batch,
+                     ArrayRef<int64_t> loopRanges) {
   return map.getNumSymbols() == 0 && llvm::all_of(map.getResults(), [&](AffineExpr e) {
            auto dim = dyn_cast<AffineDimExpr>(e);
            return isa<AffineConstantExpr>(e) ||
-                  (dim && (dim.getPosition() == channel || loopRanges[dim.getPosition()] == 1));
+                  (dim && (dim.getPosition() == channel || dim.getPosition() == batch ||
+                           loopRanges[dim.getPosition()] == 1));
          });
+}
+
+/// The producer's [N, C, ...] as x [N, C, L] of a batched conv taps: the
+/// batch, then the channel.
+std::optional<unsigned> batchedChannel(RankedTensorType type, RankedTensorType xType) {
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape.size() < 3 || shape[0] != xType.getDimSize(0) || shape[1] != xType.getDimSize(1) ||
+      llvm::any_of(shape.drop_front(), ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t rest = 1;
+  for (int64_t s : shape.drop_front(2))
+    rest *= s;
+  return rest == xType.getDimSize(2) ? std::optional<unsigned>(1) : std::nullopt;
 }
 
 std::optional<Producer> matchProducer(Value x) {
   auto xType = dyn_cast<RankedTensorType>(x.getType());
-  if (!xType || xType.getRank() != 2 || !xType.hasStaticShape())
+  bool batched = xType && xType.getRank() == 3;
+  if (!xType || (xType.getRank() != 2 && !batched) ||
+      llvm::any_of(xType.getShape().drop_front(batched ? 1 : 0), ShapedType::isDynamic))
     return std::nullopt;
   Producer p;
   Value v = x;
   while (Operation *def = v.getDefiningOp()) {
     auto slice = dyn_cast<tensor::ExtractSliceOp>(def);
-    if (slice ? !isWholeSlice(slice) : !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+    if (slice ? batched || !isWholeSlice(slice)
+              : !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
       break;
     if (!v.hasOneUse())
       return std::nullopt;
@@ -100,13 +120,17 @@ std::optional<Producer> matchProducer(Value x) {
       g->hasAttr(kRowGroupAttr) || g->hasAttr(kConvTapsAttr) || !hasVectorizableScalarBody(g))
     return std::nullopt;
   auto type = cast<RankedTensorType>(v.getType());
-  if (!type.hasStaticShape() || !type.getElementType().isF32())
+  if (!type.getElementType().isF32() || (!batched && !type.hasStaticShape()))
     return std::nullopt;
   // The channel dim: units before it, C, then L elements per channel.
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t channels = xType.getDimSize(0), length = xType.getDimSize(1);
+  int64_t channels = xType.getDimSize(batched ? 1 : 0), length = xType.getShape().back();
   std::optional<unsigned> channel;
-  for (unsigned i = 0; i + 1 < shape.size() && !channel; ++i) {
+  if (batched) {
+    channel = batchedChannel(type, xType);
+    p.batch = 0;
+  }
+  for (unsigned i = 0; i + 1 < shape.size() && !channel && !batched; ++i) {
     int64_t rest = 1;
     for (int64_t s : shape.drop_front(i + 1))
       rest *= s;
@@ -124,7 +148,8 @@ std::optional<Producer> matchProducer(Value x) {
   for (OpOperand *input : g.getDpsInputOperands()) {
     AffineMap map = g.getMatchingIndexingMap(input);
     auto inputType = dyn_cast<RankedTensorType>(input->get().getType());
-    if (!inputType || !inputType.hasStaticShape() || !inputType.getElementType().isF32())
+    if (!inputType || (!batched && !inputType.hasStaticShape()) ||
+        !inputType.getElementType().isF32())
       return std::nullopt;
     if (map.isIdentity() && inputType == type) {
       // Collapsing a slice would copy it (it need not be contiguous); a
@@ -134,7 +159,7 @@ std::optional<Producer> matchProducer(Value x) {
           (slice && !llvm::all_of(slice.getStaticStrides(), [](int64_t s) { return s == 1; })))
         return std::nullopt;
       full = true;
-    } else if (!readsPerChannel(map, p.channel, g.getStaticLoopRanges())) {
+    } else if (!readsPerChannel(map, p.channel, p.batch, g.getStaticLoopRanges())) {
       return std::nullopt;
     }
   }
@@ -144,8 +169,8 @@ std::optional<Producer> matchProducer(Value x) {
 }
 
 /// `value` (the producer's shape) as [C, L]: the dims after the channel
-/// collapsed, the unit dims before it sliced away.
-Value channelRows(OpBuilder &b, Location loc, Value value, unsigned channel) {
+/// collapsed, the unit dims before it sliced away; batched, as [N, C, L].
+Value channelRows(OpBuilder &b, Location loc, Value value, unsigned channel, bool batched) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rank = type.getRank();
   if (rank - channel > 2) {
@@ -159,7 +184,7 @@ Value channelRows(OpBuilder &b, Location loc, Value value, unsigned channel) {
     type = cast<RankedTensorType>(value.getType());
     rank = type.getRank();
   }
-  if (rank == 2)
+  if (rank == 2 || batched)
     return value;
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), strides(rank, b.getIndexAttr(1));
   SmallVector<OpFoldResult> sizes;
@@ -170,22 +195,27 @@ Value channelRows(OpBuilder &b, Location loc, Value value, unsigned channel) {
 }
 
 /// The conv taps contraction of `filter` [F, C, kh, kw] over `p`'s inputs,
-/// into `init` [F, P], with the producer's body as B prologue.
+/// into `init` [F, P] ([N, F, P] batched), with the producer's body as B
+/// prologue.
 linalg::GenericOp buildPrologueTaps(OpBuilder &b, Location loc, Value filter, Producer &p,
                                     AffineMap xMap, Value init) {
   linalg::GenericOp g = p.generic;
   MLIRContext *context = b.getContext();
-  // Producer loop -> contraction loop: the channel is d2; the others occur
-  // in row maps only as unit loops (0), else only x inputs read them.
+  // Producer loop -> contraction loop: the channel is d2 (d3 batched, the
+  // batch d0); the others occur in row maps only as unit loops (0), else
+  // only x inputs read them.
+  unsigned first = p.batch ? 1 : 0, loops = 5 + first;
   SmallVector<AffineExpr> toTaps(g.getNumLoops(), getAffineConstantExpr(0, context));
-  toTaps[p.channel] = getAffineDimExpr(2, context);
-  AffineMap substitute = AffineMap::get(5, 0, toTaps, context);
+  toTaps[p.channel] = getAffineDimExpr(2 + first, context);
+  if (p.batch)
+    toTaps[*p.batch] = getAffineDimExpr(0, context);
+  AffineMap substitute = AffineMap::get(loops, 0, toTaps, context);
   SmallVector<Value> xs, rows;
   SmallVector<AffineMap> rowMaps;
   for (OpOperand *input : g.getDpsInputOperands()) {
     AffineMap map = g.getMatchingIndexingMap(input);
     if (map.isIdentity() && input->get().getType() == g->getResult(0).getType()) {
-      xs.push_back(channelRows(b, loc, input->get(), p.channel));
+      xs.push_back(channelRows(b, loc, input->get(), p.channel, p.batch.has_value()));
     } else {
       rows.push_back(input->get());
       rowMaps.push_back(map.compose(substitute));
@@ -194,15 +224,20 @@ linalg::GenericOp buildPrologueTaps(OpBuilder &b, Location loc, Value filter, Pr
   SmallVector<Value> inputs = {filter};
   llvm::append_range(inputs, xs);
   llvm::append_range(inputs, rows);
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d(0), d(2), d(3), d(4)}, context)};
+  auto d = [&](unsigned i) { return getAffineDimExpr(i + first, context); };
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, {d(0), d(2), d(3), d(4)}, context)};
   maps.append(xs.size(), xMap);
   llvm::append_range(maps, rowMaps);
-  maps.push_back(AffineMap::get(5, 0, {d(0), d(1)}, context));
+  SmallVector<AffineExpr> out = {d(0), d(1)};
+  if (p.batch)
+    out.insert(out.begin(), getAffineDimExpr(0, context));
+  maps.push_back(AffineMap::get(loops, 0, out, context));
   using utils::IteratorType;
   SmallVector<IteratorType> iterators = {IteratorType::parallel, IteratorType::parallel,
                                          IteratorType::reduction, IteratorType::reduction,
                                          IteratorType::reduction};
+  if (p.batch)
+    iterators.insert(iterators.begin(), IteratorType::parallel);
   auto taps = linalg::GenericOp::create(
       b, loc, init.getType(), inputs, init, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {

@@ -215,29 +215,78 @@ bool isConvTapsRowMap(AffineMap map) {
          });
 }
 
-std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
-  using utils::IteratorType;
-  if (generic.getNumLoops() != 5 || generic.getNumDpsInputs() < 2 ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getIteratorTypesArray() !=
-          SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
-                                    IteratorType::reduction, IteratorType::reduction,
-                                    IteratorType::reduction})
-    return std::nullopt;
+namespace {
+
+/// A conv taps contraction's operands as one image sees them: maps over the
+/// loops (f, p, c, i, j) and types, with the batch of a batched form gone.
+struct TapsImage {
+  SmallVector<AffineMap> maps;
+  SmallVector<RankedTensorType> types;
+};
+
+/// Whether `map` (over a batched conv taps generic's loops) reads only per
+/// image and input channel: each result is d0, d3 or a constant.
+bool isBatchedRowMap(AffineMap map) {
+  return map.getNumDims() == 6 && map.getNumSymbols() == 0 &&
+         llvm::all_of(map.getResults(), [](AffineExpr e) {
+           auto dim = dyn_cast<AffineDimExpr>(e);
+           return isa<AffineConstantExpr>(e) ||
+                  (dim && (dim.getPosition() == 0 || dim.getPosition() == 3));
+         });
+}
+
+/// One image of a batched conv taps generic (loops (n, f, p, c, i, j)): w
+/// does not read n; x inputs and out read it first (their dim 0 is the
+/// batch, which may be dynamic) and lose it; row inputs read it anywhere
+/// and see it as a unit dim read at 0.
+std::optional<TapsImage> batchedTapsImage(linalg::GenericOp generic) {
+  MLIRContext *context = generic.getContext();
   unsigned numInputs = generic.getNumDpsInputs();
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  AffineExpr batch = getAffineDimExpr(0, context);
+  SmallVector<AffineExpr> shift = {getAffineConstantExpr(0, context)};
+  for (unsigned k = 0; k < 5; ++k)
+    shift.push_back(getAffineDimExpr(k, context));
+  TapsImage image;
   for (OpOperand &operand : generic->getOpOperands()) {
     unsigned i = operand.getOperandNumber();
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
     auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type || map.getNumSymbols() || map.getNumResults() != type.getRank())
+      return std::nullopt;
+    SmallVector<int64_t> shape(type.getShape());
+    if (i > 1 && i < numInputs && isBatchedRowMap(map)) {
+      for (auto [k, expr] : llvm::enumerate(map.getResults()))
+        if (expr == batch)
+          shape[k] = 1;
+    } else if (i != 0) {
+      if (map.getNumResults() < 2 || map.getResult(0) != batch ||
+          map.dropResult(0).isFunctionOfDim(0))
+        return std::nullopt;
+      map = map.dropResult(0);
+      shape.erase(shape.begin());
+    } else if (map.isFunctionOfDim(0)) {
+      return std::nullopt;
+    }
+    image.maps.push_back(map.replaceDimsAndSymbols(shift, {}, 5, 0));
+    image.types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  }
+  return image;
+}
+
+/// The layout of a conv taps contraction whose image reads its operands
+/// through `maps` with types `types` (convTapsLayout).
+std::optional<ConvTapsLayout> imageTapsLayout(linalg::GenericOp generic, ArrayRef<AffineMap> maps,
+                                              ArrayRef<RankedTensorType> types) {
+  unsigned numInputs = generic.getNumDpsInputs();
+  for (auto [i, type] : llvm::enumerate(types)) {
     // w [F, C, kh, kw], x [C, L], out [F, P]; prologue inputs (see
     // ConvTapsPrologue) like x or per channel.
     int64_t rank = i == 0 ? 4 : 2;
-    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+    if (!type.getElementType().isF32() || !type.hasStaticShape() ||
         (type.getRank() != rank && !(i > 1 && i < numInputs && isConvTapsRowMap(maps[i]))))
       return std::nullopt;
     if (i > 1 && i < numInputs && !isConvTapsRowMap(maps[i]) &&
-        (maps[i] != maps[1] ||
-         type.getShape() != cast<ShapedType>(generic->getOperand(1).getType()).getShape()))
+        (maps[i] != maps[1] || type.getShape() != types[1].getShape()))
       return std::nullopt;
   }
   MLIRContext *context = generic.getContext();
@@ -269,9 +318,8 @@ std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
       layout.colStep < 0 || layout.xStep < 0 || layout.yStep < 0)
     return std::nullopt;
   // Every tap of every column reads inside x (the kernel loads unchecked).
-  auto w = cast<ShapedType>(generic->getOperand(0).getType());
-  auto x = cast<ShapedType>(generic->getOperand(1).getType());
-  int64_t columns = cast<ShapedType>(generic.getDpsInits()[0].getType()).getDimSize(1);
+  RankedTensorType w = types[0], x = types[1];
+  int64_t columns = types[numInputs].getDimSize(1);
   if (columns == 0 || w.getNumElements() == 0)
     return std::nullopt;
   int64_t last = columns - 1;
@@ -294,6 +342,42 @@ std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
   if (!hasVectorizableScalarBody(generic))
     return std::nullopt;
   return layout;
+}
+
+} // namespace
+
+std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
+  using utils::IteratorType;
+  unsigned loops = generic.getNumLoops();
+  if ((loops != 5 && loops != 6) || generic.getNumDpsInputs() < 2 ||
+      generic.getNumDpsInits() != 1)
+    return std::nullopt;
+  SmallVector<IteratorType> iterators = {IteratorType::parallel, IteratorType::parallel,
+                                         IteratorType::reduction, IteratorType::reduction,
+                                         IteratorType::reduction};
+  if (loops == 6)
+    iterators.insert(iterators.begin(), IteratorType::parallel);
+  if (generic.getIteratorTypesArray() != iterators)
+    return std::nullopt;
+  if (loops == 6) {
+    std::optional<TapsImage> image = batchedTapsImage(generic);
+    if (!image)
+      return std::nullopt;
+    return imageTapsLayout(generic, image->maps, image->types);
+  }
+  TapsImage image{generic.getIndexingMapsArray(), {}};
+  for (Value operand : generic->getOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.getType());
+    if (!type)
+      return std::nullopt;
+    image.types.push_back(RankedTensorType::get(type.getShape(), type.getElementType()));
+  }
+  return imageTapsLayout(generic, image.maps, image.types);
+}
+
+bool isBatchedConvTaps(linalg::GenericOp generic) {
+  return generic.getNumLoops() == 6 && generic->hasAttr(kConvTapsAttr) &&
+         convTapsLayout(generic).has_value();
 }
 
 LogicalResult verifyDispatchGroupsFused(Operation *root) {

@@ -37,6 +37,7 @@
 #include "kiln/Dispatch/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -109,6 +110,22 @@ struct WholeInsertIntoEmpty final : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// dim(expand_shape(x) output_shape s, i) = s[i]: the size of a batched
+/// conv's result, whose reshape moved below its epilogue, is the batch the
+/// inputs gave (not a read of the conv's result).
+struct DimOfExpandShape final : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp op, PatternRewriter &rewriter) const override {
+    auto expand = op.getSource().getDefiningOp<tensor::ExpandShapeOp>();
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!expand || !index || *index < 0 || *index >= expand.getResultType().getRank())
+      return failure();
+    OpFoldResult size = expand.getMixedOutputShape()[*index];
+    rewriter.replaceOp(op, getValueOrCreateConstantIndexOp(rewriter, op.getLoc(), size));
+    return success();
+  }
+};
+
 /// A generic that copies a slice of a tensor by index -- a Gather with
 /// constant indices, lowered to `tensor.extract %src[c, i0, i1, ...]` at
 /// the loop indices i0, i1, ... in order (unit loops may be unused) and
@@ -160,13 +177,15 @@ struct IndexedCopyToSlice final : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// A generic input that is the expand_shape of a matmul result: collapsing
-/// the generic's loops folds the reshape into it (it moves below the
-/// generic).
+/// A generic input that is the expand_shape of a matmul result (or of a
+/// batched conv's [N, F, P]): collapsing the generic's loops folds the
+/// reshape into it (it moves below the generic).
 bool isMatmulResultReshape(OpOperand *operand) {
   auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+  auto taps = expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
   return expand && isa<linalg::GenericOp>(operand->getOwner()) && expand->hasOneUse() &&
-         kernelMatmul(expand.getSrc()) && expand.getSrc().hasOneUse();
+         (kernelMatmul(expand.getSrc()) || (taps && isBatchedConvTaps(taps))) &&
+         expand.getSrc().hasOneUse();
 }
 
 /// A generic input that is a reduction's result with unit dims added (a
@@ -482,7 +501,7 @@ struct KilnFormDispatchesPass final
     MLIRContext *context = &getContext();
     auto simplify = [&](bool collapseLoops) {
       RewritePatternSet patterns(context);
-      patterns.add<WholeInsertIntoEmpty, IndexedCopyToSlice>(context);
+      patterns.add<WholeInsertIntoEmpty, IndexedCopyToSlice, DimOfExpandShape>(context);
       if (collapseLoops) {
         linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, [](OpOperand *operand) {
           return isMatmulResultReshape(operand) || isReductionResultUnitExpand(operand);
@@ -493,6 +512,10 @@ struct KilnFormDispatchesPass final
       tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
       return applyPatternsGreedily(getOperation(), std::move(patterns));
     };
+    // Convs the linalg stage left as linalg convs (a dynamic or large
+    // batch) become batched conv taps, so that steps below see a
+    // contraction as at batch 1.
+    linalgConvsToTaps(getOperation());
     if (failed(simplify(false)))
       return signalPassFailure();
     // Unit loops (the batch of 1 in [1, F, H, W]) would keep a channel bias
@@ -520,6 +543,13 @@ struct KilnFormDispatchesPass final
     getOperation().walk([&](linalg::GenericOp op) { pitchConsumers.push_back(op); });
     for (linalg::GenericOp op : pitchConsumers)
       fuseIntoPitchedProducer(op);
+    SmallVector<linalg::GenericOp> batchedPointwise;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (isBatchedConvTaps(op))
+        batchedPointwise.push_back(op);
+    });
+    for (linalg::GenericOp op : batchedPointwise)
+      pitchedBatchedToConvTaps(op);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (kernelMatmul(op->getResult(0)))
@@ -551,6 +581,11 @@ struct KilnFormDispatchesPass final
       if (!im2colToConvTaps(op))
         pitchedPointwiseToConvTaps(op);
     mergeConvTaps(getOperation());
+    // The convs of a batch as one batched conv taps each, their consumers'
+    // loops collapsed onto [N, F, P] like those of batch 1 (steps 1-2).
+    batchConvTaps(getOperation());
+    if (failed(simplify(true)))
+      return signalPassFailure();
     // A 1x1 conv computes the elementwise producer of its input (a
     // depthwise conv, a squeeze-excite scale) while packing B.
     SmallVector<linalg::MatmulOp> pointwise;

@@ -113,14 +113,37 @@ def conv_reference(x, w, b, stride, pad, dilation, group):
     return y
 
 
-def conv_case(name, xs, ws, stride=1, pad=0, dilation=1, group=1, bias=True):
+def batch_dims(shape, symbolic):
+    """`shape` with its batch dim symbolic ('?') where `symbolic`."""
+    return ("?",) + tuple(shape[1:]) if symbolic else shape
+
+
+def named(shape):
+    """The type of a function argument of `shape` with its symbolic batch named, so that
+    the outputs' batch follows from the inputs' (as an ONNX model's dim names do)."""
+    if shape[0] != "?":
+        return ty(shape)
+    names = ", ".join(['"batch"'] + ['""'] * (len(shape) - 1))
+    return f"{ty(shape)} {{kiln.dim_names = [{names}]}}"
+
+
+def result(shape):
+    """The result type of a function returning one tensor of `shape` (named())."""
+    return f"({named(shape)})" if shape[0] == "?" else ty(shape)
+
+
+def conv_case(name, xs, ws, stride=1, pad=0, dilation=1, group=1, bias=True, relu=False,
+              symbolic=False):
+    """A conv (with bias, optionally ReLU after it); `symbolic` compiles it with the
+    batch dim left symbolic (the inputs keep xs's batch)."""
     x, w = rand(*xs), rand(*ws)
     oh = (xs[2] + 2 * pad - dilation * (ws[2] - 1) - 1) // stride + 1
     ow = (xs[3] + 2 * pad - dilation * (ws[3] - 1) - 1) // stride + 1
-    out = (xs[0], ws[0], oh, ow)
+    out = batch_dims((xs[0], ws[0], oh, ow), symbolic)
     inputs = [x, w]
-    args = f"%x: {ty(xs)}, %w: {ty(ws)}"
-    operands, types = "%x, %w", f"{ty(xs)}, {ty(ws)}"
+    xt = batch_dims(xs, symbolic)
+    args = f"%x: {named(xt)}, %w: {ty(ws)}"
+    operands, types = "%x, %w", f"{ty(xt)}, {ty(ws)}"
     if bias:
         b = rand(ws[0])
         inputs.append(b)
@@ -129,24 +152,29 @@ def conv_case(name, xs, ws, stride=1, pad=0, dilation=1, group=1, bias=True):
         types += f", {ty((ws[0],))}"
     attrs = (f"{{strides = array<i64: {stride}, {stride}>, dilations = array<i64: {dilation}, {dilation}>, "
              f"pads = array<i64: {pad}, {pad}, {pad}, {pad}>, group = {group} : i64}}")
-    body = f"""func.func @main({args}) -> {ty(out)} {{
-  %y = kiln.conv {operands} {attrs} : ({types}) -> {ty(out)}
+    relu_line = f"\n  %y = kiln.relu %c : {ty(out)}" if relu else ""
+    body = f"""func.func @main({args}) -> {result(out)} {{
+  %{"c" if relu else "y"} = kiln.conv {operands} {attrs} : ({types}) -> {ty(out)}{relu_line}
   return %y : {ty(out)}
 }}"""
     f64 = lambda a: a.astype(np.float64)
-    return (name, body, inputs,
-            lambda a: [conv_reference(f64(a[0]), f64(a[1]), f64(a[2]) if bias else None,
-                                      stride, pad, dilation, group)])
+
+    def reference(a):
+        y = conv_reference(f64(a[0]), f64(a[1]), f64(a[2]) if bias else None,
+                           stride, pad, dilation, group)
+        return [np.maximum(y, 0) if relu else y]
+    return (name, body, inputs, reference)
 
 
-def depthwise_block_case(name, xs, f):
+def depthwise_block_case(name, xs, f, symbolic=False):
     """A stride-1 3x3 depthwise conv (pad 1), ReLU6, then a 1x1 conv with bias: on the
     CPU the ReLU6 runs in the depthwise kernel at the padded row pitch and the 1x1 conv
     reads that pitched result (conv taps)."""
     n, c, h, w = xs
     x, wd, bd, wp, bp = rand(*xs), rand(c, 1, 3, 3), rand(c), rand(f, c, 1, 1), rand(f)
-    mid, out = (n, c, h, w), (n, f, h, w)
-    body = f"""func.func @main(%x: {ty(xs)}, %wd: {ty((c, 1, 3, 3))}, %bd: {ty((c,))}, %wp: {ty((f, c, 1, 1))}, %bp: {ty((f,))}) -> {ty(out)} {{
+    mid, out = batch_dims((n, c, h, w), symbolic), batch_dims((n, f, h, w), symbolic)
+    xs = batch_dims(xs, symbolic)
+    body = f"""func.func @main(%x: {named(xs)}, %wd: {ty((c, 1, 3, 3))}, %bd: {ty((c,))}, %wp: {ty((f, c, 1, 1))}, %bp: {ty((f,))}) -> {result(out)} {{
   %d = kiln.conv %x, %wd, %bd {{strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = {c} : i64}} : ({ty(xs)}, {ty((c, 1, 3, 3))}, {ty((c,))}) -> {ty(mid)}
   %r = kiln.clip %d {{min = 0.0 : f64, max = 6.0 : f64}} : {ty(mid)}
   %y = kiln.conv %r, %wp, %bp {{strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64}} : ({ty(mid)}, {ty((f, c, 1, 1))}, {ty((f,))}) -> {ty(out)}
@@ -160,16 +188,18 @@ def depthwise_block_case(name, xs, f):
     return (name, body, [x, wd, bd, wp, bp], reference)
 
 
-def excite_block_case(name, xs, r, f):
+def excite_block_case(name, xs, r, f, symbolic=False):
     """A squeeze-excite scale before a 1x1 conv (EfficientNet's MBConv tail): x times
     sigmoid(1x1 conv (C -> r -> C) of its global average pool), then a 1x1 conv with bias.
     On the CPU the scale is the 1x1 conv's B prologue (computed while packing B)."""
     n, c, h, w = xs
     x, w1, b1, w2, b2 = rand(*xs), rand(r, c, 1, 1), rand(r), rand(c, r, 1, 1), rand(c)
     wp, bp = rand(f, c, 1, 1), rand(f)
-    pooled, squeezed, out = (n, c, 1, 1), (n, r, 1, 1), (n, f, h, w)
+    pooled, squeezed, out = [batch_dims(s, symbolic)
+                             for s in [(n, c, 1, 1), (n, r, 1, 1), (n, f, h, w)]]
+    xs = batch_dims(xs, symbolic)
     conv1 = "{strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64}"
-    body = f"""func.func @main(%x: {ty(xs)}, %w1: {ty((r, c, 1, 1))}, %b1: {ty((r,))}, %w2: {ty((c, r, 1, 1))}, %b2: {ty((c,))}, %wp: {ty((f, c, 1, 1))}, %bp: {ty((f,))}) -> {ty(out)} {{
+    body = f"""func.func @main(%x: {named(xs)}, %w1: {ty((r, c, 1, 1))}, %b1: {ty((r,))}, %w2: {ty((c, r, 1, 1))}, %b2: {ty((c,))}, %wp: {ty((f, c, 1, 1))}, %bp: {ty((f,))}) -> {result(out)} {{
   %p = kiln.global_avg_pool %x : ({ty(xs)}) -> {ty(pooled)}
   %s = kiln.conv %p, %w1, %b1 {conv1} : ({ty(pooled)}, {ty((r, c, 1, 1))}, {ty((r,))}) -> {ty(squeezed)}
   %e = kiln.conv %s, %w2, %b2 {conv1} : ({ty(squeezed)}, {ty((c, r, 1, 1))}, {ty((c,))}) -> {ty(pooled)}
@@ -264,6 +294,21 @@ def conv_cases():
         depthwise_block_case("depthwise_relu6_pointwise_37x41", (1, 5, 37, 41), 70),
         excite_block_case("excite_pointwise_12x12", (1, 24, 12, 12), 6, 16),
         excite_block_case("excite_pointwise_b2", (2, 10, 9, 7), 3, 5),
+        # Any batch, static or symbolic, is one dispatch per conv with its epilogue
+        # (bias, ReLU) and B prologue (a batched conv taps contraction).
+        conv_case("conv_3x3_relu_b2", (2, 5, 20, 20), (8, 5, 3, 3), pad=1, relu=True),
+        conv_case("conv_3x3_relu_batch", (3, 5, 20, 20), (8, 5, 3, 3), pad=1, relu=True,
+                  symbolic=True),
+        conv_case("conv_3x3_s2_relu_batch", (2, 6, 13, 13), (9, 6, 3, 3), stride=2, pad=1,
+                  relu=True, symbolic=True),
+        conv_case("conv_1x1_relu_batch", (2, 16, 5, 5), (7, 16, 1, 1), relu=True,
+                  symbolic=True),
+        conv_case("conv_3x3_relu_b17", (17, 3, 6, 6), (4, 3, 3, 3), pad=1, relu=True),
+        depthwise_block_case("depthwise_relu6_pointwise_16x16_b2", (2, 8, 16, 16), 7),
+        depthwise_block_case("depthwise_relu6_pointwise_16x16_batch", (3, 8, 16, 16), 7,
+                             symbolic=True),
+        excite_block_case("excite_pointwise_b3", (3, 24, 12, 12), 6, 16),
+        excite_block_case("excite_pointwise_batch", (2, 24, 12, 12), 6, 16, symbolic=True),
         pool_case("max_pool_3x3_s2_p1", "max_pool", (1, 3, 9, 9), 3, 2, 1),
         pool_case("avg_pool_exclude_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1),
         pool_case("avg_pool_include_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1, include_pad=True),

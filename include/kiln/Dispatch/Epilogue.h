@@ -94,6 +94,11 @@ inline constexpr llvm::StringLiteral kRowGroupAttr = "kiln.row_group";
 /// rows it packs straight from the input (an implicit GEMM: no im2col
 /// buffer). kiln-form-dispatches forms it from the per-tap matmuls of a
 /// stride-1 conv and from an im2col matmul.
+/// The batched form has a batch loop first, (n, f, p, c, i, j):
+/// out[n, f, p] += w[f, c, i, j] * x[n, c, at(p, i, j)], x [N, C, L] and out
+/// [N, F, P] (N static or dynamic); one dispatch for every image, whose
+/// kernel loops over the images (kiln-form-dispatches merges the images of
+/// a static batch and rewrites a conv with a dynamic one: ConvBatch.cpp).
 inline constexpr llvm::StringLiteral kConvTapsAttr = "kiln.conv_taps";
 
 /// Where a conv taps generic reads x: at(p, i, j) = pixel(p) + i*rowStep +
@@ -123,7 +128,13 @@ mlir::AffineMap convTapsInputMap(mlir::MLIRContext *context, const ConvTapsLayou
 /// activation, a squeeze-excite channel scale) computed while the kernel
 /// packs B instead of in a dispatch of its own (kiln-form-dispatches,
 /// ConvPrologue.cpp).
+/// For the batched form, the same of each image: w does not read n, x
+/// inputs and out read it first, row inputs per image and channel (d0, d3
+/// and constants).
 std::optional<ConvTapsLayout> convTapsLayout(mlir::linalg::GenericOp generic);
+
+/// Whether `generic` is a conv taps contraction in the batched form.
+bool isBatchedConvTaps(mlir::linalg::GenericOp generic);
 
 /// Whether `map` (over a conv taps generic's loops) reads only per input
 /// channel: each result is d2 or a constant.

@@ -151,14 +151,18 @@ int64_t shiftedExtraRows(ConvOp op, RankedTensorType weight, int64_t paddedHeigh
 }
 
 /// y [n, c, oh*Wp] computed at a padded row pitch Wp, viewed as
-/// [n, c, oh, Wp], columns [0, ow) (the `result` shape).
-Value dropPitchColumns(OpBuilder &b, Location loc, Value y, RankedTensorType result, int64_t wp) {
+/// [n, c, oh, Wp], columns [0, ow) (the `result` shape; n is `images`).
+Value dropPitchColumns(OpBuilder &b, Location loc, Value y, RankedTensorType result, int64_t wp,
+                       OpFoldResult images) {
   ArrayRef<int64_t> shape = result.getShape();
-  Value rows = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({shape[0], shape[1], shape[2], wp}, result.getElementType()),
-      y, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
       shape, [&](int64_t size) -> OpFoldResult { return b.getIndexAttr(size); });
+  sizes[0] = images;
+  SmallVector<OpFoldResult> wide(sizes);
+  wide[3] = b.getIndexAttr(wp);
+  Value rows = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({shape[0], shape[1], shape[2], wp}, result.getElementType()),
+      y, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, wide);
   return tensor::ExtractSliceOp::create(b, loc, result, rows,
                                         SmallVector<OpFoldResult>(4, b.getIndexAttr(0)), sizes,
                                         SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
@@ -218,7 +222,7 @@ Value convAsShiftedMatmuls(OpBuilder &b, Location loc, ConvOp op, Value input, V
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(f), b.getIndexAttr(columns)},
         ones3);
   }
-  return dropPitchColumns(b, loc, out, result, wp);
+  return dropPitchColumns(b, loc, out, result, wp, b.getIndexAttr(n));
 }
 
 /// The all-parallel depthwise generic of `type` (rank 3 or 4, channels at
@@ -266,10 +270,14 @@ Value unrolledDepthwise(OpBuilder &b, Location loc, RankedTensorType type, Array
 }
 
 /// Whether a depthwise conv runs on the flattened padded input
-/// (depthwiseConvFlat): stride 1, static shapes, up to `maxTaps` taps.
+/// (depthwiseConvFlat): stride 1, static shapes but the batch, up to
+/// `maxTaps` taps.
 bool depthwiseRunsFlat(ConvOp op, RankedTensorType input, RankedTensorType weight,
                        int64_t maxTaps) {
-  return input.hasStaticShape() && op.getType().hasStaticShape() &&
+  auto staticButBatch = [](RankedTensorType type) {
+    return llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  return staticButBatch(input) && staticButBatch(op.getType()) &&
          llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
          weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps;
 }
@@ -300,16 +308,16 @@ Value depthwiseConvFlat(OpBuilder &b, Location loc, ConvOp op, Value input, Valu
   auto flatType = RankedTensorType::get({n, c, columns}, element);
   SmallVector<Value> taps;
   SmallVector<OpFoldResult> ones3(3, b.getIndexAttr(1));
+  OpFoldResult images = tensor::getMixedSize(b, loc, flat, 0);
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j)
       taps.push_back(tensor::ExtractSliceOp::create(
           b, loc, flatType, flat,
           ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
                                  b.getIndexAttr(i * dilations[0] * wp + j * dilations[1])},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(columns)},
-          ones3));
+          ArrayRef<OpFoldResult>{images, b.getIndexAttr(c), b.getIndexAttr(columns)}, ones3));
   Value out = unrolledDepthwise(b, loc, flatType, taps, weight, kw, bias);
-  return dropPitchColumns(b, loc, out, result, wp);
+  return dropPitchColumns(b, loc, out, result, wp, images);
 }
 
 /// Depthwise 2-D conv as one all-parallel generic over the output with the

@@ -617,6 +617,14 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
     llvm::SmallPtrSet<Operation *, 16> freshBatches;
     for (linalg::BatchMatmulOp op : batched)
       splitBatches(op, freshBatches);
+    // A batched conv's taps: one loop over the images of per-image taps.
+    SmallVector<linalg::GenericOp> batchedConvs;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics() && isBatchedConvTaps(op))
+        batchedConvs.push_back(op);
+    });
+    for (linalg::GenericOp op : batchedConvs)
+      splitConvTapsBatch(op, freshBatches);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
       if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&
@@ -646,7 +654,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       ConvTapsLayout layout = *convTapsLayout(op);
       Value weights = op.getDpsInputs()[0], c = op.getDpsInits()[0];
       auto wType = cast<MemRefType>(weights.getType());
-      bool fresh = dropZeroFill(op, c);
+      bool fresh = dropZeroFill(op, c) || freshBatches.contains(op);
       linalg::GenericOp epilogue = takeConvTapsEpilogue(op);
       OpBuilder b(op);
       Value a = memref::CollapseShapeOp::create(b, op.getLoc(), weights,

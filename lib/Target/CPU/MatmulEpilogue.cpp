@@ -440,6 +440,138 @@ void splitBatches(linalg::BatchMatmulOp op, llvm::SmallPtrSetImpl<Operation *> &
     epilogue.erase();
 }
 
+namespace {
+
+/// A rank-keeping view of `memref` with image `image` at the dims `dims`
+/// (size 1 there), all of every other dim.
+Value imageView(OpBuilder &b, Location loc, Value memref, ArrayRef<unsigned> dims, Value image) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<OpFoldResult> offsets, sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    bool sliced = llvm::is_contained(dims, d);
+    offsets.push_back(sliced ? OpFoldResult(image) : OpFoldResult(b.getIndexAttr(0)));
+    sizes.push_back(sliced ? OpFoldResult(b.getIndexAttr(1))
+                           : getAsOpFoldResult(dimSize(b, loc, memref, d)));
+  }
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return memref::SubViewOp::create(b, loc, memref, offsets, sizes, strides);
+}
+
+/// The results of `map` that are the loop `loop`.
+SmallVector<unsigned> resultsOf(AffineMap map, unsigned loop) {
+  SmallVector<unsigned> results;
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr); dim && dim.getPosition() == loop)
+      results.push_back(i);
+  return results;
+}
+
+/// The epilogue of image `image` of a batched conv's `epilogue`: C read as
+/// `cImage` ([F, P], which that image's taps write) through the epilogue's
+/// view of the batched C with a unit batch, every other operand sliced to
+/// the image (unit dims kept). The loops and maps stay: the batch loop is
+/// now of size 1, as at batch 1.
+linalg::GenericOp sliceImageEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
+                                     Value image, Value cImage) {
+  unsigned cIndex = *epilogueInput(epilogue);
+  EpilogueView view = epilogueView(epilogue.getDpsInputs()[cIndex]);
+  auto expanded = cast<MemRefType>(view.expanded.getType());
+  SmallVector<int64_t> shape(expanded.getShape());
+  shape[0] = 1;
+  // The batch group {0} joins the rows: [F, ...] -> [1, F, ...].
+  SmallVector<ReassociationIndices> groups(view.groups);
+  groups[1].insert(groups[1].begin(), 0);
+  groups.erase(groups.begin());
+  Value c = memref::ExpandShapeOp::create(b, loc, shape, cImage, groups);
+  if (view.pitch) {
+    auto slice = cast<MemRefType>(epilogue.getDpsInputs()[cIndex].getType());
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+    for (int64_t size : slice.getShape().drop_front())
+      sizes.push_back(b.getIndexAttr(size));
+    c = memref::SubViewOp::create(b, loc, c, SmallVector<OpFoldResult>(shape.size(), b.getIndexAttr(0)),
+                                  sizes, SmallVector<OpFoldResult>(shape.size(), b.getIndexAttr(1)));
+  }
+  auto cMap = epilogue.getMatchingIndexingMap(epilogue.getDpsInputOperand(cIndex));
+  auto batch = cast<AffineDimExpr>(cMap.getResult(0)).getPosition();
+  SmallVector<Value> operands;
+  for (OpOperand &operand : epilogue->getOpOperands())
+    operands.push_back(operand.getOperandNumber() == cIndex
+                           ? c
+                           : imageView(b, loc, operand.get(),
+                                       resultsOf(epilogue.getMatchingIndexingMap(&operand), batch),
+                                       image));
+  auto slice = cast<linalg::GenericOp>(b.clone(*epilogue));
+  slice->setOperands(operands);
+  return slice;
+}
+
+} // namespace
+
+void splitConvTapsBatch(linalg::GenericOp op, llvm::SmallPtrSetImpl<Operation *> &fresh) {
+  Value c = op.getDpsInits()[0];
+  bool dropFill = dropZeroFill(op, c);
+  linalg::GenericOp epilogue = takeMarkedEpilogue(op, 3);
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *context = b.getContext();
+  // Loop n -> 0 and the loops after it one down.
+  SmallVector<AffineExpr> shift = {b.getAffineConstantExpr(0)};
+  for (unsigned k = 0; k < 5; ++k)
+    shift.push_back(b.getAffineDimExpr(k));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value images = memref::DimOp::create(b, loc, c, 0);
+  unsigned numInputs = op.getNumDpsInputs();
+  scf::ForOp::create(b, loc, zero, images, one, {}, [&](OpBuilder &nb, Location, Value n,
+                                                        ValueRange) {
+    SmallVector<Value> operands;
+    SmallVector<AffineMap> maps;
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      unsigned i = operand.getOperandNumber();
+      // Row inputs read per image and channel (d0, d3, constants).
+      bool row = i > 1 && i < numInputs && llvm::all_of(map.getResults(), [](AffineExpr e) {
+                   auto dim = dyn_cast<AffineDimExpr>(e);
+                   return isa<AffineConstantExpr>(e) ||
+                          (dim && (dim.getPosition() == 0 || dim.getPosition() == 3));
+                 });
+      bool xLike = i != 0 && !row;
+      Value value = operand.get();
+      if (xLike) {
+        // x [N, C, L] and out [N, F, P] lose the batch: [C, L], [F, P].
+        auto type = cast<MemRefType>(value.getType());
+        SmallVector<OpFoldResult> offsets = {n, nb.getIndexAttr(0), nb.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1),
+                                           nb.getIndexAttr(type.getDimSize(1)),
+                                           nb.getIndexAttr(type.getDimSize(2))};
+        SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+        auto reduced = memref::SubViewOp::inferRankReducedResultType(
+            type.getShape().drop_front(), type, offsets, sizes, strides);
+        value = memref::SubViewOp::create(nb, loc, cast<MemRefType>(reduced), value, offsets,
+                                          sizes, strides);
+        map = map.dropResult(0);
+      } else if (map.isFunctionOfDim(0)) {
+        value = imageView(nb, loc, value, resultsOf(map, 0), n);
+      }
+      operands.push_back(value);
+      maps.push_back(map.replaceDimsAndSymbols(shift, {}, 5, 0));
+    }
+    auto image = cast<linalg::GenericOp>(nb.clone(*op));
+    image->setOperands(operands);
+    image.setIndexingMapsAttr(nb.getAffineMapArrayAttr(maps));
+    SmallVector<Attribute> iterators(op.getIteratorTypes().getValue().drop_front());
+    image.setIteratorTypesAttr(ArrayAttr::get(context, iterators));
+    if (dropFill)
+      fresh.insert(image);
+    if (epilogue)
+      sliceImageEpilogue(nb, loc, epilogue, n, operands[numInputs]);
+    scf::YieldOp::create(nb, loc);
+  });
+  op.erase();
+  if (epilogue)
+    epilogue.erase();
+}
+
 /// Whether `op` can stand between a zero fill and the matmul that
 /// overwrites it: a dispatch's trace hook (it reads no buffer), the
 /// allocation of another buffer, or an op without memory effects (views,

@@ -56,6 +56,14 @@ void applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::Generic
 void splitBatches(mlir::linalg::BatchMatmulOp op,
                   llvm::SmallPtrSetImpl<mlir::Operation *> &fresh);
 
+/// A batched conv taps contraction (kiln/Dispatch/Epilogue.h) = a loop
+/// over images of conv taps on rank-reduced views (x [C, L], out [F, P];
+/// row inputs sliced to the image, unit dims kept). A marked epilogue
+/// becomes one per image, sliced to it, after its taps; a zero fill of C
+/// right before it is dropped, and the images' taps are then `fresh`.
+void splitConvTapsBatch(mlir::linalg::GenericOp op,
+                        llvm::SmallPtrSetImpl<mlir::Operation *> &fresh);
+
 /// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
 /// the same block, the same buffer; only trace hooks and ops without memory
 /// effects between them) and returns true: the kernels then write C in
