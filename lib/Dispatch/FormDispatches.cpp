@@ -606,6 +606,13 @@ struct KilnFormDispatchesPass final
     });
     for (linalg::GenericOp op : convs)
       formEpilogue(op, epilogueColumnAlign);
+    // The sizes read of a result that a kernel now computes inside another
+    // (a depthwise conv become a B prologue) are read of its init: the
+    // result, no longer used, goes.
+    RewritePatternSet dims(context);
+    tensor::DimOp::getCanonicalizationPatterns(dims, context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(dims))))
+      return signalPassFailure();
   }
 };
 

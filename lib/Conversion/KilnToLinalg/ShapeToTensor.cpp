@@ -12,6 +12,7 @@
 
 #include "LoweringFailure.h"
 #include "LinalgBuilders.h"
+#include "ReshapeViews.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -26,12 +27,7 @@ namespace kiln {
 namespace {
 
 using lowering::createInit;
-
-/// A constant 1-D i64 tensor holding `shape` (for tensor.reshape).
-Value shapeConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
-  auto type = RankedTensorType::get({static_cast<int64_t>(shape.size())}, b.getI64Type());
-  return arith::ConstantOp::create(b, loc, DenseIntElementsAttr::get(type, shape));
-}
+using lowering::reshapeTo;
 
 /// The value of entry `i` of a 1-D i64 shape tensor, as an index.
 Value shapeEntry(OpBuilder &b, Location loc, Value shape, int64_t i) {
@@ -51,52 +47,6 @@ Value copyThroughMap(OpBuilder &b, Location loc, Value input, Value init, Affine
                                      linalg::YieldOp::create(nb, l, args[0]);
                                    })
       .getResult(0);
-}
-
-/// A static reshape as views: collapse_shape or expand_shape when one shape
-/// groups the other's dims, else a collapse to 1-D then an expand (row-major
-/// order is the same either way). Views, unlike tensor.reshape, let fusion
-/// move elementwise ops across the reshape.
-Value staticReshape(OpBuilder &b, Location loc, Value input, RankedTensorType type) {
-  auto inputType = cast<RankedTensorType>(input.getType());
-  if (inputType.getShape() == type.getShape())
-    return input;
-  if (inputType.getRank() > type.getRank()) {
-    if (auto groups = getReassociationIndicesForReshape(inputType, type))
-      return tensor::CollapseShapeOp::create(b, loc, type, input, *groups);
-  } else if (inputType.getRank() < type.getRank()) {
-    if (auto groups = getReassociationIndicesForReshape(inputType, type))
-      return tensor::ExpandShapeOp::create(b, loc, type, input, *groups);
-  }
-  auto allDims = [](int64_t rank) {
-    return ReassociationIndices(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
-  };
-  auto flatType = RankedTensorType::get({inputType.getNumElements()}, type.getElementType());
-  Value flat = inputType.getRank() == 1
-                   ? input
-                   : tensor::CollapseShapeOp::create(
-                         b, loc, flatType, input,
-                         ArrayRef<ReassociationIndices>{allDims(inputType.getRank())})
-                         .getResult();
-  if (type.getRank() == 1)
-    return flat;
-  return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       ArrayRef<ReassociationIndices>{allDims(type.getRank())});
-}
-
-/// A reshape to `type`: views when both shapes are static, else
-/// tensor.reshape from the given shape operand.
-Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type,
-                Value shape) {
-  auto inputType = cast<RankedTensorType>(input.getType());
-  if (type.hasStaticShape() && inputType.hasStaticShape() && type.getRank() > 0 &&
-      inputType.getRank() > 0)
-    return staticReshape(b, loc, input, type);
-  if (type.hasStaticShape())
-    shape = shapeConstant(b, loc, type.getShape());
-  if (!shape)
-    return {};
-  return tensor::ReshapeOp::create(b, loc, type, input, shape);
 }
 
 struct ReshapeToTensor final : OpConversionPattern<ReshapeOp> {
