@@ -34,6 +34,47 @@ struct ImageSlice {
   int64_t image;
 };
 
+/// The image an insert_slice writes whole into a static [N, C, L] tensor.
+std::optional<int64_t> insertedImage(tensor::InsertSliceOp insert) {
+  RankedTensorType dest = insert.getDestType();
+  if (dest.getRank() != 3 || !dest.hasStaticShape() ||
+      !areAllConstantIntValue(insert.getMixedStrides(), 1) ||
+      ArrayRef<int64_t>(insert.getStaticSizes()) !=
+          ArrayRef<int64_t>{1, dest.getDimSize(1), dest.getDimSize(2)} ||
+      insert.getStaticOffsets()[1] != 0 || insert.getStaticOffsets()[2] != 0 ||
+      ShapedType::isDynamic(insert.getStaticOffsets()[0]))
+    return std::nullopt;
+  return insert.getStaticOffsets()[0];
+}
+
+/// `value` inserted whole as image n of a batch by a chain of insertions
+/// of other images (the per-image results of a conv): image n of the
+/// chain's result, which canonicalization folded `extract_slice(chain, n)`
+/// back to (a 1x1 conv reading a conv without bias). Only where the
+/// chain's result is defined before `user`.
+std::optional<ImageSlice> matchInsertedImage(Value value, Operation *user) {
+  tensor::InsertSliceOp insert;
+  for (Operation *op : value.getUsers())
+    if (auto candidate = dyn_cast<tensor::InsertSliceOp>(op);
+        candidate && candidate.getSource() == value && insertedImage(candidate))
+      insert = candidate;
+  if (!insert)
+    return std::nullopt;
+  int64_t image = *insertedImage(insert);
+  Value chain = insert.getResult();
+  while (chain.hasOneUse()) {
+    auto next = dyn_cast<tensor::InsertSliceOp>(*chain.getUsers().begin());
+    std::optional<int64_t> other = next ? insertedImage(next) : std::nullopt;
+    if (!other || next.getDest() != chain || *other == image)
+      break;
+    chain = next.getResult();
+  }
+  Operation *def = chain.getDefiningOp();
+  if (def->getBlock() != user->getBlock() || !def->isBeforeInBlock(user))
+    return std::nullopt;
+  return ImageSlice{nullptr, chain, image};
+}
+
 std::optional<ImageSlice> matchImageSlice(Value value) {
   auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
   if (!slice || slice.getSourceType().getRank() != 3 || slice.getResultType().getRank() != 2 ||
@@ -107,13 +148,17 @@ linalg::GenericOp buildBatchedTaps(OpBuilder &b, Location loc, Value filter, Val
 void pointwiseMatmulsToTaps(func::FuncOp func) {
   SmallVector<linalg::MatmulOp> matmuls;
   func.walk([&](linalg::MatmulOp matmul) {
-    if (kernelMatmul(matmul->getResult(0)) && matmul->hasOneUse() &&
-        isa<tensor::InsertSliceOp>(*matmul->getUsers().begin()))
+    // Inserted into the batch's result (a later 1x1 conv may read the
+    // image directly too: matchInsertedImage).
+    if (kernelMatmul(matmul->getResult(0)) &&
+        llvm::any_of(matmul->getUsers(), llvm::IsaPred<tensor::InsertSliceOp>))
       matmuls.push_back(matmul);
   });
   for (linalg::MatmulOp matmul : matmuls) {
     Value filter = convFilter(matmul);
     std::optional<ImageSlice> b = matchImageSlice(matmul.getDpsInputs()[1]);
+    if (!b)
+      b = matchInsertedImage(matmul.getDpsInputs()[1], matmul);
     if (!filter || !b || cast<RankedTensorType>(b->x.getType()).getDimSize(0) < 2)
       continue;
     ArrayRef<int64_t> w = cast<RankedTensorType>(filter.getType()).getShape();
@@ -123,7 +168,7 @@ void pointwiseMatmulsToTaps(func::FuncOp func) {
     if (!replaceByConvTaps(matmul, filter, b->x, b->image, ConvTapsLayout{}))
       continue;
     for (Operation *op : {static_cast<Operation *>(b->slice), collapse})
-      if (op->use_empty())
+      if (op && op->use_empty())
         op->erase();
   }
 }

@@ -26,8 +26,9 @@
 // elementwise neighbours over the same rows (the scale and mask before a
 // softmax, the normalization after the statistics) are marked
 // `kiln.row_group = N`; kiln-cpu-row-kernels emits each as one loop over
-// the rows. Marked conservatively (static f32 rows, adjacent ops only), and
-// codegen fails on a group it did not emit as one kernel.
+// the rows. Marked conservatively (f32 rows of static length, adjacent ops
+// only; with dynamic outer sizes, a symbolic batch, only ops that read one
+// another), and codegen fails on a group it did not emit as one kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -210,17 +211,26 @@ bool isReductionResultUnitExpand(OpOperand *operand) {
 /// A generic input that collapses only unit dims of a matmul result (the
 /// squeeze-excite FC of EfficientNet: C [F, 1] read as [F]): expanding the
 /// generic's loops by them reads C directly, as its epilogue.
+/// Likewise a batched conv taps' [N, F, 1] read as [N, F] (the same FC
+/// with a symbolic batch, a linalg conv become conv taps).
 bool isMatmulResultUnitCollapse(OpOperand *operand) {
   auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse || !isa<linalg::GenericOp>(operand->getOwner()) || !collapse->hasOneUse() ||
-      !kernelMatmul(collapse.getSrc()) || !collapse.getSrc().hasOneUse())
+      !collapse.getSrc().hasOneUse())
     return false;
+  auto type = cast<RankedTensorType>(collapse.getSrc().getType());
+  auto taps = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+  bool unitColumn = false;
+  if (kernelMatmul(collapse.getSrc()))
+    unitColumn = type.hasStaticShape() && type.getDimSize(1) == 1;
+  else if (taps && isBatchedConvTaps(taps))
+    unitColumn = type.getDimSize(2) == 1 && !ShapedType::isDynamic(type.getDimSize(1)) &&
+                 collapse.getReassociationIndices() ==
+                     SmallVector<ReassociationIndices>{{0}, {1, 2}};
   // Only where C then covers every loop (an epilogue), not broadcast into
   // a bigger iteration space.
-  auto type = cast<RankedTensorType>(collapse.getSrc().getType());
   auto generic = cast<linalg::GenericOp>(operand->getOwner());
-  return type.hasStaticShape() && type.getDimSize(1) == 1 &&
-         generic.getMatchingIndexingMap(operand).isIdentity() &&
+  return unitColumn && generic.getMatchingIndexingMap(operand).isIdentity() &&
          ArrayRef<int64_t>(generic.getStaticLoopRanges()) == collapse.getResultType().getShape();
 }
 
@@ -335,18 +345,48 @@ bool isRowAccess(AffineMap map, unsigned inner) {
   return true;
 }
 
-/// The rows of a generic reducing exactly its last loop (static sizes, at
-/// least one outer dim).
+/// The rows of a generic reducing exactly its last loop, of static length
+/// (at least one outer dim; outer dims may be dynamic: a symbolic batch).
 std::optional<SmallVector<int64_t>> rowSeed(linalg::GenericOp generic) {
   unsigned n = generic.getNumLoops();
   if (n == 0 || generic.getNumReductionLoops() != 1 ||
       generic.getIteratorTypesArray().back() != utils::IteratorType::reduction)
     return std::nullopt;
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  if (ShapedType::isDynamic(ranges.back()))
+    return std::nullopt;
   ranges.pop_back();
-  if (ranges.empty() || llvm::is_contained(ranges, ShapedType::kDynamic))
+  if (ranges.empty())
     return std::nullopt; // a row kernel of one row is no parallel loop
   return ranges;
+}
+
+/// Whether `map` reads the outer loops d0..dk-1 as its first k indices, in
+/// order: an op reading a value so has that value's outer sizes as its own.
+bool readsOuterInOrder(AffineMap map, unsigned k) {
+  if (map.getNumResults() < k)
+    return false;
+  for (unsigned i = 0; i < k; ++i)
+    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
+      return false;
+  return true;
+}
+
+/// With dynamic outer sizes, types cannot show that two ops run over the
+/// same rows; reading one's result at (d0..dk-1, ...) does (an op's loop
+/// sizes are its operands' sizes). Whether `op` reads a member's result or
+/// a member reads `op`'s so.
+bool sharesRows(linalg::GenericOp op, ArrayRef<Operation *> members, unsigned k) {
+  auto readsResultOf = [&](linalg::GenericOp reader, Operation *writer) {
+    return llvm::any_of(reader.getDpsInputOperands(), [&](OpOperand *input) {
+      return input->get().getDefiningOp() == writer &&
+             readsOuterInOrder(reader.getMatchingIndexingMap(input), k);
+    });
+  };
+  return llvm::any_of(members, [&](Operation *member) {
+    auto generic = cast<linalg::GenericOp>(member);
+    return readsResultOf(op, member) || readsResultOf(generic, op);
+  });
 }
 
 /// The empty tensor a DPS op's first init comes from (through fills).
@@ -402,7 +442,7 @@ bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   auto iterators = generic.getIteratorTypesArray();
   if (ArrayRef<int64_t>(ranges).take_front(k) != outer ||
-      llvm::is_contained(ranges, ShapedType::kDynamic))
+      (n == k + 1 && ShapedType::isDynamic(ranges.back())))
     return false;
   for (unsigned i = 0; i < k; ++i)
     if (iterators[i] != utils::IteratorType::parallel)
@@ -416,9 +456,15 @@ bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
   for (OpOperand &operand : generic->getOpOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
-    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
-        !isRowAccess(map, k) || !hasUnitInnerStride(operand.get()))
+    if (!type || !type.getElementType().isF32() || !isRowAccess(map, k) ||
+        !hasUnitInnerStride(operand.get()))
       return false;
+    // Dynamic sizes only along outer loops (a symbolic batch).
+    for (auto [size, index] : llvm::zip(type.getShape(), map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(index);
+      if (ShapedType::isDynamic(size) && (!dim || dim.getPosition() >= k))
+        return false;
+    }
   }
   return hasVectorizableScalarBody(generic);
 }
@@ -461,11 +507,13 @@ void formRowGroups(Block &block) {
     if (!outer || taken.contains(seed) || !isRowMember(seed, *outer))
       continue;
     SmallVector<Operation *> members = {seed};
+    bool dynamicRows = llvm::is_contained(*outer, ShapedType::kDynamic);
     auto extend = [&](bool forward) {
       for (Operation *other = forward ? seed->getNextNode() : seed->getPrevNode(); other;
            other = forward ? other->getNextNode() : other->getPrevNode()) {
         auto generic = dyn_cast<linalg::GenericOp>(other);
-        if (generic && !taken.contains(other) && isRowMember(generic, *outer)) {
+        if (generic && !taken.contains(other) && isRowMember(generic, *outer) &&
+            (!dynamicRows || sharesRows(generic, members, outer->size()))) {
           members.push_back(other);
           if (!readsMembersDirectly(members) || mayAliasAcrossViews(members)) {
             members.pop_back();

@@ -221,17 +221,45 @@ void forwardFinalCopies(RowGroup &group) {
   }
 }
 
-/// The largest group around `seed` (whose rows are `outer`).
+/// Whether the members are connected through buffers the group writes.
+/// isRowLocal makes every access of such a buffer row-aligned, so each
+/// member's outer loops run over the buffer's leading sizes: connected
+/// members run over the same rows even where the sizes are dynamic.
+bool connectedThroughWrites(ArrayRef<RowOp> ops) {
+  llvm::SmallDenseSet<Value> written;
+  for (const RowOp &op : ops)
+    for (const BufferAccess &access : accessesOf(op.op))
+      if (access.write)
+        written.insert(access.buffer);
+  auto shares = [&](Operation *a, Operation *b) {
+    return llvm::any_of(accessesOf(a), [&](const BufferAccess &x) {
+      return written.contains(x.buffer) &&
+             llvm::any_of(accessesOf(b), [&](const BufferAccess &y) { return y.buffer == x.buffer; });
+    });
+  };
+  SmallVector<Operation *> reached = {ops.front().op};
+  for (size_t i = 0; i < reached.size(); ++i)
+    for (const RowOp &op : ops)
+      if (!llvm::is_contained(reached, op.op) && shares(reached[i], op.op))
+        reached.push_back(op.op);
+  return reached.size() == ops.size();
+}
+
+/// The largest group around `seed` (whose rows are `outer`). With dynamic
+/// outer sizes (a symbolic batch) equal types do not show equal rows;
+/// connectedThroughWrites does.
 RowGroup growGroup(linalg::GenericOp seed, ArrayRef<int64_t> outer,
                    const llvm::DenseSet<Operation *> &taken) {
   RowGroup group;
   group.outerRank = outer.size();
   group.ops.push_back(RowOp{seed.getOperation(), true});
-  if (llvm::is_contained(outer, ShapedType::kDynamic))
-    return group; // Sizes cannot be compared: the reduction alone.
+  bool dynamicRows = llvm::is_contained(outer, ShapedType::kDynamic);
   growRowGroup<RowOp>(
       seed, group.ops, taken, [&](Operation *op) { return classify(op, outer); },
-      [&](ArrayRef<RowOp> candidate) { return isRowLocal(candidate, group.outerRank); },
+      [&](ArrayRef<RowOp> candidate) {
+        return isRowLocal(candidate, group.outerRank) &&
+               (!dynamicRows || connectedThroughWrites(candidate));
+      },
       isTransparent);
   findScratch(group, outer);
   forwardFinalCopies(group);

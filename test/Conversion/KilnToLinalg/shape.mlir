@@ -41,6 +41,33 @@ func.func @reshape_dynamic(%x: tensor<?x8xf32>, %s: tensor<2xi64>) -> tensor<?x4
 
 // -----
 
+/// One dynamic dim on each side and the same static count (48·28 = 2·24·28):
+/// the dynamic dims are equal (n·s = m·s), so the reshape is a view whatever
+/// the shape operand computes (ShuffleNet's channel shuffle with a symbolic
+/// batch), and so is the reverse; the expand's batch is the input's.
+// CHECK-LABEL: func @reshape_dynamic_batch
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %[[C0]] : tensor<?x48x28xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1, 2], [3]] output_shape [%[[N]], 2, 24, 28] : tensor<?x48x28xf32> into tensor<?x2x24x28xf32>
+// CHECK: tensor.collapse_shape %[[E]] {{\[\[}}0], [1, 2], [3]] : tensor<?x2x24x28xf32> into tensor<?x48x28xf32>
+// CHECK-NOT: tensor.reshape
+func.func @reshape_dynamic_batch(%x: tensor<?x48x28xf32>, %s: tensor<4xi64>, %t: tensor<3xi64>) -> tensor<?x48x28xf32> {
+  %0 = kiln.reshape %x, %s : (tensor<?x48x28xf32>, tensor<4xi64>) -> tensor<?x2x24x28xf32>
+  %1 = kiln.reshape %0, %t : (tensor<?x2x24x28xf32>, tensor<3xi64>) -> tensor<?x48x28xf32>
+  return %1 : tensor<?x48x28xf32>
+}
+
+/// Different static counts (8 against 4): the dynamic dims differ, the
+/// reshape reads its shape operand.
+// CHECK-LABEL: func @reshape_dynamic_other_count
+// CHECK: tensor.reshape
+func.func @reshape_dynamic_other_count(%x: tensor<?x8xf32>, %s: tensor<3xi64>) -> tensor<?x2x2xf32> {
+  %0 = kiln.reshape %x, %s : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x2x2xf32>
+  return %0 : tensor<?x2x2xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @squeeze_unsqueeze
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<1x5x1xf32> into tensor<5xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 5] : tensor<5xf32> into tensor<1x5xf32>

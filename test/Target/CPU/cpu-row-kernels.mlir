@@ -303,3 +303,52 @@ func.func @row_scratch(%x: memref<3x100xf32>, %y: memref<3x100xf32>) {
   memref.copy %e, %y : memref<3x100xf32> to memref<3x100xf32>
   return
 }
+
+// -----
+
+#in3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#sum = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+/// A global average pool with a symbolic batch (rows [?, 4]): the fill,
+/// the sum and the division share the buffer the group writes, so they run
+/// over the same rows: one kernel (the sums a per-row value). An op over
+/// another [?, 4] buffer that shares nothing written stays out.
+// CHECK-LABEL: func.func @dynamic_rows_group
+// CHECK: scf.parallel
+// CHECK-NOT: linalg.fill
+// CHECK: vector.maskedload
+// CHECK: arith.divf
+// CHECK: } {kiln.heavy}
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.generic
+// CHECK: arith.negf
+func.func @dynamic_rows_group(%x: memref<?x4x8xf32>, %y: memref<?x4xf32>, %z: memref<?x4xf32>,
+                              %w: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 8.0 : f32
+  %b = memref.dim %x, %c0 : memref<?x4x8xf32>
+  %s = memref.alloc(%b) : memref<?x4xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<?x4xf32>)
+  linalg.generic {indexing_maps = [#in3, #sum], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<?x4x8xf32>) outs(%s : memref<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<?x4xf32>) outs(%y : memref<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.divf %a, %n : f32
+    linalg.yield %d : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%z : memref<?x4xf32>) outs(%w : memref<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.negf %a : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %s : memref<?x4xf32>
+  return
+}
