@@ -21,7 +21,8 @@ struct OpTypeSupport {
   int64_t count = 0;
   /// Empty when the importer supports the op type; otherwise why not.
   std::string why;
-  /// The nodes of this type, in model order.
+  /// For an unsupported type, its nodes in model order as the importer's
+  /// errors name them: `'name'`, `#index` when unnamed, `(in a body)`.
   std::vector<std::string> nodes;
 };
 
