@@ -102,7 +102,7 @@ def write_run(path, rows, args):
         pass
     now = datetime.datetime.now(datetime.timezone.utc)
     lines = [
-        f"# {now:%Y-%m-%d} — Python call overhead (kiln package)", "",
+        f"# {now:%Y-%m-%d %H:%M} UTC — Python call overhead (kiln package)", "",
         f"`bench/python_overhead.py --runs {args.runs} --rounds {args.rounds}` at kiln `{commit}`: "
         "per-call time of `model(x)` from Python against the C API's own run "
         "(`kiln_session_run` + `kiln_tensor_destroy` in a C++ loop, `model.benchmark`), "

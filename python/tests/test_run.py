@@ -4,6 +4,7 @@
 import json
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -152,23 +153,31 @@ def test_concurrent_calls_from_threads(mlp, mlp_onnx):
 
 
 def test_runs_release_the_gil(mlp):
-    """A Python thread keeps running while another thread is inside the model."""
-    x = np.ones((4096, 8), np.float32)
+    """A Python thread keeps running while another thread is inside the model: it
+    ticks in the middle of a long benchmark call (a held GIL would stop it for the
+    whole call, apart from the switch interval at its ends)."""
+    x = np.ones((1 << 16, 8), np.float32)
     ticks = []
     done = threading.Event()
 
     def ticker():
         while not done.is_set():
-            ticks.append(1)
+            ticks.append(time.perf_counter())
+            time.sleep(0.0005)
 
     t = threading.Thread(target=ticker)
     t.start()
     try:
-        mlp.benchmark(x, warmup=0, runs=200)
+        start = time.perf_counter()
+        mlp.benchmark(x, warmup=0, runs=1500)
+        end = time.perf_counter()
     finally:
         done.set()
         t.join()
-    assert len(ticks) > 10
+    margin = 0.05
+    assert end - start > 4 * margin, "the benchmark call is too short to tell"
+    inside = [tick for tick in ticks if start + margin < tick < end - margin]
+    assert len(inside) > 10
 
 
 def test_benchmark(mlp):
