@@ -2,6 +2,7 @@
 # benchmark, trace and profile.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import json
+import os
 import sys
 import threading
 import time
@@ -221,3 +222,30 @@ def test_profile(mlp):
                                                       reverse=True)
     assert abs(sum(row.share for row in profile) - 100.0) < 1e-6 or profile[-1].share == 0
     assert str(profile).startswith("profile: 5 runs,")
+
+
+def test_compile_options_reach_the_driver(mlp_onnx, tmp_path):
+    """output, weights and input_shapes are kilnc's -o, --weights and --input-shape."""
+    path = tmp_path / "mlp.so"
+    model = kiln.compile(mlp_onnx, output=path, weights="external", input_shapes={"x": [3, 8]})
+    assert model.inputs[0].shape == (3, 8)
+    assert path.exists() and model.info["weights_path"].endswith(".weights")
+    x = np.random.default_rng(5).standard_normal((3, 8)).astype(np.float32)
+    np.testing.assert_allclose(kiln.load(path, threads=1)(x),
+                               onnxruntime_outputs(mlp_onnx, {"x": x})[0], rtol=1e-4, atol=1e-5)
+
+
+def test_compile_from_bytes_and_mlir(mlp_onnx, tmp_path):
+    model = kiln.compile(mlp_onnx.SerializeToString())
+    assert model.outputs == [kiln.TensorInfo("y", "f32", ("batch", 4))]
+    mlir = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "mlp.mlir")
+    assert kiln.compile(mlir).inputs[0].dtype == "f32"
+
+
+def test_compiles_in_threads_at_once(mlp_onnx):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        models = list(pool.map(lambda _: kiln.compile(mlp_onnx, threads=1), range(2)))
+    x = np.ones((2, 8), np.float32)
+    np.testing.assert_array_equal(models[0](x), models[1](x))
