@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// Reads a model (`kiln` dialect `.mlir` today; ONNX once the importer lands),
-// runs the ordered stages of kiln::Stage up to `--emit`, and writes the IR
-// (or artifact) of the last stage. Flags live here, never in the libraries.
+// Parses the flags into a kiln::driver::CompileJob and runs it (lib/Driver):
+// the model (ONNX or `kiln` MLIR) through the ordered stages of kiln::Stage up
+// to `--emit`, writing the IR (or artifact) of the last stage. The Python
+// package runs the same driver. Flags live here, never in the libraries.
 //
 //===----------------------------------------------------------------------===//
 
