@@ -116,7 +116,8 @@ def compile(model: Any, target: str = "cpu", precision: str = "fp32", *,
             input_shapes: Mapping[str, Sequence[int]] | None = None, weights: str = "embed",
             output: str | os.PathLike | None = None, example_inputs: Any = None,
             cpu: str = "native", gpu: str = "sm_90a", matmul_tile: str | None = None,
-            max_fold_bytes: int = 64 << 20, threads: int = 0, max_bytes: int = 0) -> Model:
+            max_fold_bytes: int = 64 << 20, threads: int = 0, max_bytes: int = 0,
+            load: bool = True) -> Model | str:
     """Compiles a model with kilnc's driver and loads the artifact.
 
     model: a path (.onnx or .mlir), the bytes of an ONNX model, an
@@ -128,10 +129,14 @@ def compile(model: Any, target: str = "cpu", precision: str = "fp32", *,
     output: where the artifact goes; None keeps it in a temporary directory
       that lives as long as the returned model.
     threads, max_bytes: as kiln.load. The rest are kilnc's flags of the same names.
+    load: False only compiles (e.g. for a GPU elsewhere) and returns the artifact's
+      path; it needs output.
     Raises CompileError with kilnc's message when the compile fails.
     """
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target='{target}', expected 'cpu' or 'cuda'")
+    if not load and output is None:
+        raise ValueError("load=False returns the artifact's path: give output")
     workdir = tempfile.TemporaryDirectory(prefix="kiln-")
     path = _model_file(model, example_inputs, workdir)
     artifact = os.fspath(output) if output is not None else os.path.join(workdir.name,
@@ -148,4 +153,6 @@ def compile(model: Any, target: str = "cpu", precision: str = "fp32", *,
     keep = workdir if output is None else None
     if output is not None:
         workdir.cleanup()
+    if not load:
+        return artifact
     return Model(artifact, device=target, threads=threads, max_bytes=max_bytes, _keep=keep)

@@ -235,6 +235,13 @@ def test_compile_options_reach_the_driver(mlp_onnx, tmp_path):
                                onnxruntime_outputs(mlp_onnx, {"x": x})[0], rtol=1e-4, atol=1e-5)
 
 
+def test_compile_without_loading(mlp_onnx, tmp_path):
+    path = kiln.compile(mlp_onnx, output=tmp_path / "m.so", load=False)
+    assert path == str(tmp_path / "m.so") and os.path.exists(path)
+    with pytest.raises(ValueError, match="load=False returns the artifact's path: give output"):
+        kiln.compile(mlp_onnx, load=False)
+
+
 def test_compile_from_bytes_and_mlir(mlp_onnx, tmp_path):
     model = kiln.compile(mlp_onnx.SerializeToString())
     assert model.outputs == [kiln.TensorInfo("y", "f32", ("batch", 4))]
