@@ -2,44 +2,27 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// Reads a model (`kiln` dialect `.mlir` today; ONNX once the importer lands),
-// runs the ordered stages of kiln::Stage up to `--emit`, and writes the IR
-// (or artifact) of the last stage. Flags live here, never in the libraries.
+// Parses the flags into a kiln::driver::CompileJob and runs it (lib/Driver):
+// the model (ONNX or `kiln` MLIR) through the ordered stages of kiln::Stage up
+// to `--emit`, writing the IR (or artifact) of the last stage. The Python
+// package runs the same driver. Flags live here, never in the libraries.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
-#include "ModelInput.h"
+#include "kiln/Driver/Driver.h"
 
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Dispatch/FusionReport.h"
-#include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Pipelines/TargetInfo.h"
-#include "kiln/Target/Host/DispatchCost.h"
-#include "kiln/Target/Host/MemoryPlan.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
-
-#include <chrono>
 
 using namespace mlir;
 namespace cl = llvm::cl;
 
-// Shared with ModelInput.cpp, whose import flags belong in the same help section.
-cl::OptionCategory kilncCategory("kilnc options");
+static cl::OptionCategory kilncCategory("kilnc options");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<model.mlir>"),
@@ -105,7 +88,7 @@ static cl::opt<int64_t> maxFoldBytes(
              "bigger results stay ops (default 67108864, 64 MiB)"),
     cl::value_desc("bytes"), cl::init(64 * 1024 * 1024), cl::cat(kilncCategory));
 
-enum class Report { None, Fusion, Memory, Cost };
+using kiln::driver::Report;
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
     cl::values(clEnumValN(Report::Fusion, "fusion",
@@ -135,6 +118,20 @@ static cl::opt<std::string> reportFormat("report-format",
                                          cl::desc("Report format: text (default) or json"),
                                          cl::init("text"), cl::cat(kilncCategory));
 
+static cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Fix the shape of an ONNX graph input, e.g. "
+             "--input-shape=input=1x3x224x224 (repeatable; `NAME=` for a scalar)"),
+    cl::value_desc("name=dims"), cl::cat(kilncCategory));
+
+static cl::opt<bool> checkOnly(
+    "check",
+    cl::desc("Report whether Kiln compiles the ONNX model: its op types (count, "
+             "and why not), then the import with its shape reasoning and the "
+             "graph and linalg stages, each with the error a compile would give; "
+             "exit code 0 when all pass"),
+    cl::cat(kilncCategory));
+
 static cl::opt<bool> verbose("v", cl::desc("Print each stage and its time to stderr"),
                              cl::cat(kilncCategory));
 
@@ -158,15 +155,6 @@ Debugging (MLIR's standard flags, listed by --help-hidden):
   --mlir-print-ir-after-all   --mlir-timing   --mlir-pass-pipeline-crash-reproducer=<file>
 )";
 
-/// -o, or for binary outputs the input's name with the stage's extension.
-static std::string outputPath(kiln::Stage stage) {
-  if (outputFilename != "-" || stage < kiln::Stage::Obj)
-    return outputFilename;
-  llvm::SmallString<128> path(inputFilename == "-" ? "model" : inputFilename.getValue());
-  llvm::sys::path::replace_extension(path, stage == kiln::Stage::Obj ? ".o" : ".so");
-  return std::string(path);
-}
-
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "kilnc") << message << "\n";
   return 1;
@@ -186,132 +174,42 @@ int main(int argc, char **argv) {
   if (!stage)
     return fail("unknown --emit stage '" + emitStage + "', expected one of " +
                 kiln::stageNameList());
-  if (reportOption == Report::Fusion && *stage < kiln::Stage::Dispatch)
-    return fail("--report=fusion describes the dispatch stage; it needs --emit=dispatch or "
-                "a later stage");
-  if (reportOption == Report::Memory && *stage < kiln::Stage::Codegen)
-    return fail("--report=memory describes the codegen stage's arena plan; it needs "
-                "--emit=codegen or a later stage");
-  if (reportOption == Report::Cost && *stage < kiln::Stage::Codegen)
-    return fail("--report=cost describes the codegen stage's instrumented dispatches; it "
-                "needs --emit=codegen or a later stage");
-  if (weightsOption != kiln::WeightsMode::Embed && *stage < kiln::Stage::LLVM)
-    return fail("--weights=external and --weights=none decide where the artifact's weights "
-                "go; they need --emit=llvm, obj or lib");
-  if (*stage == kiln::Stage::PTX && !kiln::isStageImplemented(*stage, targetOption))
-    return fail("--emit=ptx writes CUDA kernels; it needs --target=cuda");
-  kiln::PipelineOptions options;
-  options.target = targetOption;
+  kiln::driver::CompileJob job;
+  job.input = inputFilename;
+  job.output = outputFilename;
+  job.stage = *stage;
+  job.report = reportOption;
+  job.reportJSON = reportFormat == "json";
+  job.verbose = verbose;
+  job.options.target = targetOption;
   kiln::TargetOptionText targetText;
   targetText.gpu = gpuOption;
   targetText.precision = precisionOption;
   targetText.f32Gemm = f32GemmOption;
-  if (llvm::Error error = kiln::parsePipelineOptions(targetText, options))
+  if (llvm::Error error = kiln::parsePipelineOptions(targetText, job.options))
     return fail(llvm::toString(std::move(error)));
-  if (!kiln::isStageImplemented(*stage, targetOption))
-    return fail("--emit=" + emitStage + ": stage '" + emitStage +
-                "' is not implemented for --target=" +
-                kiln::getTargetInfo(targetOption).name() +
-                " in this build yet");
-  options.cpu = cpuOption;
-  options.cuda.gemmStages = gemmStagesOption;
-  options.weights = weightsOption;
-  if (maxFoldBytes < 0)
-    return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +
-                ": expected a byte count >= 0");
-  options.maxFoldBytes = maxFoldBytes;
-  if (!matmulTile.empty()) {
-    llvm::SmallVector<llvm::StringRef> parts;
-    llvm::StringRef(matmulTile).split(parts, 'x');
-    int64_t *fields[] = {&options.matmul.rows, &options.matmul.vectors, &options.matmul.m,
-                         &options.matmul.n, &options.matmul.k};
-    if (parts.size() != 5)
-      return fail("--matmul-tile='" + matmulTile + "': expected ROWSxVECTORSxMxNxK");
-    for (auto [part, field] : llvm::zip(parts, fields))
-      if (part.getAsInteger(10, *field) || *field < 1 || *field > 4096)
-        return fail("--matmul-tile='" + matmulTile + "': '" + part +
-                    "' is not an integer in [1, 4096]");
-  }
-  if (kilnc::checkRequested()) {
+  job.options.cpu = cpuOption;
+  job.options.cuda.gemmStages = gemmStagesOption;
+  job.options.weights = weightsOption;
+  job.options.maxFoldBytes = maxFoldBytes;
+  if (!matmulTile.empty())
+    if (llvm::Error error = kiln::driver::parseMatmulTile(matmulTile, job.options.matmul))
+      return fail(llvm::toString(std::move(error)));
+  for (const std::string &flag : inputShapes)
+    if (llvm::Error error = kiln::driver::addInputShape(flag, job.import))
+      return fail(llvm::toString(std::move(error)));
+  if (checkOnly) {
+    if (llvm::Error error = kiln::driver::validateJob(job))
+      return fail(llvm::toString(std::move(error)));
     if (llvm::sys::path::extension(inputFilename) != ".onnx")
       return fail("--check reads ONNX models (.onnx) only");
-    return kilnc::runCheck(inputFilename, options, llvm::outs());
+    return kiln::driver::runCheck(job, llvm::outs());
   }
-  DialectRegistry registry;
-  registry.insert<kiln::KilnDialect, func::FuncDialect>();
-  kiln::registerCodegenDialects(registry);
-  MLIRContext context(registry);
-
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-
-  auto timeStage = [&](kiln::Stage s, auto &&body) -> LogicalResult {
-    auto start = std::chrono::steady_clock::now();
-    LogicalResult result = body();
-    double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
-    if (verbose)
-      llvm::errs() << "kilnc: " << kiln::stageName(s) << " "
-                   << llvm::format("%.2f", ms) << " ms\n";
-    return result;
-  };
-
-  OwningOpRef<ModuleOp> module;
-  if (failed(timeStage(kiln::Stage::Import, [&] {
-        module = kilnc::loadModel(inputFilename, sourceMgr, context);
-        return success(static_cast<bool>(module));
-      })))
-    return 1;
-
-  std::optional<kiln::ModelSignature> signature;
-  for (int s = static_cast<int>(kiln::Stage::Graph); s <= static_cast<int>(*stage);
-       ++s) {
-    auto current = static_cast<kiln::Stage>(s);
-    if (!kiln::hasStagePipeline(current))
-      break;
-    // The artifact descriptor needs the tensor-level signature.
-    if (current == kiln::Stage::Codegen) {
-      FailureOr<kiln::ModelSignature> read = kiln::readModelSignature(*module);
-      if (failed(read))
-        return 1;
-      signature = *read;
-    }
-    PassManager pm(&context, ModuleOp::getOperationName());
+  job.configurePassManager = [](PassManager &pm) {
     if (failed(applyPassManagerCLOptions(pm)))
-      return 1;
+      return failure();
     applyDefaultTimingPassManagerCLOptions(pm);
-    kiln::buildStagePipeline(pm, current, options);
-    if (failed(timeStage(current, [&] { return pm.run(*module); })))
-      return fail("stage '" + kiln::stageName(current) + "' failed");
-    if (current == kiln::Stage::Dispatch && reportOption == Report::Fusion)
-      kiln::printFusionReport(*module, llvm::errs(), reportFormat == "json");
-    if (current == kiln::Stage::Codegen && reportOption == Report::Memory)
-      kiln::printMemoryReport(*module, llvm::errs(), reportFormat == "json");
-    if (current == kiln::Stage::Codegen && reportOption == Report::Cost)
-      kiln::printDispatchCostReport(*module, llvm::errs(), reportFormat == "json");
-  }
-
-  if (*stage >= kiln::Stage::LLVM) {
-    std::string path = outputPath(*stage);
-    llvm::Error error = llvm::Error::success();
-    (void)timeStage(*stage, [&] {
-      error = kiln::getTargetInfo(targetOption)
-                  .writeOutput(*module, *signature, *stage, options, path);
-      return success();
-    });
-    if (error)
-      return fail(llvm::toString(std::move(error)));
-    return 0;
-  }
-
-  std::string errorMessage;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
-  if (!output)
-    return fail("cannot write '" + outputFilename + "': " + errorMessage);
-  module->print(output->os());
-  output->os() << "\n";
-  output->keep();
-  return 0;
+    return success();
+  };
+  return kiln::driver::runCompile(job, llvm::errs());
 }

@@ -133,7 +133,8 @@ static LogicalResult reportUnsupported(const ModelFile &file, Location loc) {
   return diag;
 }
 
-int checkModel(StringRef path, MLIRContext &context, llvm::raw_ostream &os) {
+int checkModel(StringRef path, MLIRContext &context, llvm::raw_ostream &os,
+               std::vector<OpTypeSupport> *opTypes) {
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
   FailureOr<ModelFile> file = readModel(path, loc);
   if (failed(file))
@@ -151,6 +152,8 @@ int checkModel(StringRef path, MLIRContext &context, llvm::raw_ostream &os) {
        << "  " << (use.why.empty() ? "supported" : "unsupported: " + use.why)
        << "\n";
     bad += !use.why.empty();
+    if (opTypes)
+      opTypes->push_back({use.domain, use.opType, use.count, use.why, use.nodes});
   }
   os << (bad ? "not supported: " : "supported: ") << uses.size() - bad << " of "
      << uses.size() << " op types can be imported\n";

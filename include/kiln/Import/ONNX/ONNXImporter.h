@@ -11,6 +11,8 @@
 #ifndef KILN_IMPORT_ONNX_ONNXIMPORTER_H
 #define KILN_IMPORT_ONNX_ONNXIMPORTER_H
 
+#include "kiln/Import/ONNX/OpTypeSupport.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -33,11 +35,13 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(llvm::StringRef path,
                                               const ImportOptions &options = {});
 
 /// Reads the model at `path` without importing it and prints, for each op type
-/// (with its count), whether the importer supports it and why not. Returns 0
-/// when every op is supported, 1 otherwise (including unreadable models, whose
-/// errors are emitted on `context`).
+/// (with its count), whether the importer supports it and why not; `opTypes`,
+/// if given, receives the same survey in first-use order. Returns 0 when every
+/// op is supported, 1 otherwise (including unreadable models, whose errors are
+/// emitted on `context`).
 int checkModel(llvm::StringRef path, mlir::MLIRContext &context,
-               llvm::raw_ostream &os);
+               llvm::raw_ostream &os,
+               std::vector<OpTypeSupport> *opTypes = nullptr);
 
 /// The newest ai.onnx opset and IR version the importer knows. Opsets 23
 /// to 28 changed the ops Kiln handles mostly by admitting new element types

@@ -10,9 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Check.h"
-
-#include "ModelInput.h"
+#include "kiln/Driver/Driver.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Import/ONNX/ONNXImporter.h"
@@ -25,7 +23,7 @@
 
 using namespace mlir;
 
-namespace kilnc {
+namespace kiln::driver {
 
 namespace {
 /// Collects the error diagnostics of one step as the compile prints them.
@@ -95,34 +93,35 @@ void printOutputs(ModuleOp module, llvm::raw_ostream &os) {
 }
 } // namespace
 
-int runCheck(llvm::StringRef path, const kiln::PipelineOptions &options,
-             llvm::raw_ostream &os) {
+int runCheck(const CompileJob &job, llvm::raw_ostream &os,
+             std::vector<onnx_import::OpTypeSupport> *opTypes) {
+  llvm::StringRef path = job.input;
   DialectRegistry registry;
-  registry.insert<kiln::KilnDialect, func::FuncDialect>();
-  kiln::registerCodegenDialects(registry);
+  registry.insert<KilnDialect, func::FuncDialect>();
+  registerCodegenDialects(registry);
   MLIRContext context(registry);
   StepErrors errors(context);
-  if (kiln::onnx_import::checkModel(path, context, os) != 0) {
+  if (onnx_import::checkModel(path, context, os, opTypes) != 0) {
     errors.flush(os, "read");
     return 1;
   }
   llvm::SourceMgr sourceMgr;
-  OwningOpRef<ModuleOp> module = loadModel(path, sourceMgr, context);
+  OwningOpRef<ModuleOp> module = loadModel(path, job.import, sourceMgr, context);
   if (!errors.report(os, "import", static_cast<bool>(module))) {
     os << "not supported: the import fails\n";
     return 1;
   }
   printOutputs(*module, os);
-  for (kiln::Stage stage : {kiln::Stage::Graph, kiln::Stage::Linalg}) {
+  for (Stage stage : {Stage::Graph, Stage::Linalg}) {
     PassManager pm(&context, ModuleOp::getOperationName());
-    kiln::buildStagePipeline(pm, stage, options);
-    if (!errors.report(os, kiln::stageName(stage), succeeded(pm.run(*module)))) {
-      os << "not supported: stage '" << kiln::stageName(stage) << "' fails\n";
+    buildStagePipeline(pm, stage, job.options);
+    if (!errors.report(os, stageName(stage), succeeded(pm.run(*module)))) {
+      os << "not supported: stage '" << stageName(stage) << "' fails\n";
       return 1;
     }
   }
   if (!errors.report(os, "signature",
-                     succeeded(kiln::readModelSignature(*module)))) {
+                     succeeded(readModelSignature(*module)))) {
     os << "not supported: the model signature\n";
     return 1;
   }
@@ -131,4 +130,4 @@ int runCheck(llvm::StringRef path, const kiln::PipelineOptions &options,
   return 0;
 }
 
-} // namespace kilnc
+} // namespace kiln::driver
