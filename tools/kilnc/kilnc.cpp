@@ -10,6 +10,7 @@
 
 #include "Check.h"
 #include "ModelInput.h"
+#include "Verify.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dispatch/FusionReport.h"
@@ -135,6 +136,12 @@ static cl::opt<std::string> reportFormat("report-format",
                                          cl::desc("Report format: text (default) or json"),
                                          cl::init("text"), cl::cat(kilncCategory));
 
+static cl::opt<std::string> debugBreakOp(
+    "kiln-debug-break-op",
+    cl::desc("Test only: lower this elementwise kiln op (relu, add, ...) wrongly, "
+             "its result plus one, to give kilnc verify's tests a known wrong node"),
+    cl::value_desc("op"), cl::init(""), cl::Hidden, cl::cat(kilncCategory));
+
 static cl::opt<bool> verbose("v", cl::desc("Print each stage and its time to stderr"),
                              cl::cat(kilncCategory));
 
@@ -153,6 +160,8 @@ Compiles a model through Kiln's stages, in order:
 Examples:
   kilnc model.mlir --emit=graph            print the optimized kiln IR
   kilnc model.mlir --emit=graph -v -o out.mlir
+  kilnc verify model.onnx                  compare with onnxruntime; on a mismatch,
+                                           find the first wrong node (kilnc verify --help)
 
 Debugging (MLIR's standard flags, listed by --help-hidden):
   --mlir-print-ir-after-all   --mlir-timing   --mlir-pass-pipeline-crash-reproducer=<file>
@@ -174,6 +183,8 @@ static int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (argc >= 2 && llvm::StringRef(argv[1]) == "verify")
+    return kilnc::runVerify(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
@@ -220,6 +231,7 @@ int main(int argc, char **argv) {
     return fail("--max-fold-bytes=" + std::to_string(maxFoldBytes) +
                 ": expected a byte count >= 0");
   options.maxFoldBytes = maxFoldBytes;
+  options.debugBreakOp = debugBreakOp;
   if (!matmulTile.empty()) {
     llvm::SmallVector<llvm::StringRef> parts;
     llvm::StringRef(matmulTile).split(parts, 'x');
