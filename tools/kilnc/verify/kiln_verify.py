@@ -279,13 +279,17 @@ def bisect(runner, model, feeds, rtol, atol, log):
         if found is None:
             return None
     first, bad, got = found
-    return first, bad, reference, got, types
+    # A reproducer's window may read graph inputs as well as node outputs.
+    return first, bad, dict(feeds, **reference), got, types
 
 
 # --- Reproducer ----------------------------------------------------------------
 
 
 def write_model_dir(directory, model, feeds, reference=None):
+    """DIR/model.onnx, DIR/inputs/*.npy (named in DIR/inputs.json), DIR/reference/*.npy;
+    an existing DIR is replaced (the caller has checked --force)."""
+    shutil.rmtree(directory, ignore_errors=True)
     os.makedirs(os.path.join(directory, "inputs"), exist_ok=True)
     onnx.save(model, os.path.join(directory, "model.onnx"))
     for name, value in feeds.items():
@@ -305,11 +309,7 @@ def smallest_failing_window(runner, model, first, reference, types, rtol, atol, 
     size = 1
     while True:
         start = max(0, first - size + 1)
-        if start == 0:
-            # The prefix reads the graph's own inputs: the full-model feeds.
-            window, feeds = graph_edit.window(model, 0, first, reference, outputs, types)
-        else:
-            window, feeds = graph_edit.window(model, start, first, reference, outputs, types)
+        window, feeds = graph_edit.window(model, start, first, reference, outputs, types)
         result = check(runner, window, feeds, rtol, atol, tag=f"window-{start}-{first}")
         log(f"  reproducer candidate nodes {start}..{first}: {result['status']}")
         if result["status"] in ("mismatch", "kiln-error"):
@@ -476,6 +476,10 @@ def verify(args, work, report, started):
                               "dispatch": dispatch, "values": details})
     smallest = smallest_failing_window(runner, model, first, reference, types,
                                        args.rtol, args.atol, log)
+    if smallest is not None and len(smallest[0].graph.node) == len(model.graph.node):
+        log("the model is its own smallest reproducer; nothing written")
+        finish("mismatch")
+        return 1
     if smallest is None:
         log("no window ending at that node fails alone; reproducer: the model")
         write_model_dir(directory, model, feeds, result["reference"])
