@@ -20,7 +20,9 @@ import time
 import numpy as np
 import onnx
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Installed, compare_outputs.py sits beside this file; in the source tree, in scripts/.
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "..", "scripts")]
 import graph_edit  # noqa: E402
 from compare_outputs import mismatch  # noqa: E402
 
@@ -125,8 +127,10 @@ def run_tool(command, stderr_only=False):
 
 
 def last_lines(text, count=3):
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return " | ".join(lines[-count:])
+    """The `error:` lines of a tool's output (without IR dumps), else its last lines."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if "error:" in line]
+    return " | ".join(errors[:count] if errors else lines[-count:])
 
 
 def output_file_name(name):
@@ -240,9 +244,10 @@ def check(runner, model, feeds, rtol, atol, tag="model"):
 
 
 def bisect(runner, model, feeds, rtol, atol, log):
-    """The first node (topological order) whose value diverges: (node index,
-    {value: reason}, reference values, Kiln values) or None when no prefix of
-    the graph shows the mismatch (it needs the full graph's fusion)."""
+    """The first node (topological order) whose value diverges, or the last node of
+    the shortest prefix Kiln cannot compile or run: (node index, {value: reason}
+    (`(kiln)`: Kiln's error), reference values, Kiln values, types), or None when no
+    prefix of the graph shows the problem (it needs the full graph's fusion)."""
     types = graph_edit.inferred_types(model)
     values = graph_edit.node_values(model, types)
     names = [name for _, name in values]
@@ -256,7 +261,9 @@ def bisect(runner, model, feeds, rtol, atol, log):
         got, error = runner.kiln(graph_edit.prefix(model, last, exposed, types), feeds,
                                  f"prefix-{last}")
         if error:
-            raise VerifyError(f"the prefix up to node {last} does not run on Kiln: {error}")
+            # A prefix Kiln cannot compile or run fails too: its last node is suspect.
+            log(f"  nodes 0..{last}: Kiln fails: {error[:160]}")
+            return last, {"(kiln)": error}, {}
         bad = compare_all(got, reference, exposed, rtol, atol, intermediate=True)
         log(f"  nodes 0..{last}: {len(bad)} of {len(exposed)} values differ")
         if not bad:
@@ -429,8 +436,12 @@ def verify(args, work, report, started):
     if result["status"] == "kiln-error":
         log(f"FAIL: Kiln: {result['error']}")
         report["kiln_error"] = result["error"]
-        finish("kiln-error")
-        return 1
+        if args.no_bisect or result.get("reference_error"):
+            finish("kiln-error")
+            return 1
+        log("bisecting over the topological order for the shortest prefix Kiln fails on:")
+        return localize(args, runner, model, feeds, result, directory, report, log, finish,
+                        "kiln-error")
     if result["status"] == "no-reference":
         names = ", ".join(result["got"])
         log(f"Kiln ran the model (outputs {names}); nothing to compare them with")
@@ -451,21 +462,32 @@ def verify(args, work, report, started):
         finish("mismatch")
         return 1
     log("bisecting over the topological order:")
+    return localize(args, runner, model, feeds, result, directory, report, log, finish,
+                    "mismatch")
+
+
+def localize(args, runner, model, feeds, result, directory, report, log, finish, status):
+    """Bisection, the report of the first wrong node, the reproducer; exit code 1."""
     found = bisect(runner, model, feeds, args.rtol, args.atol, log)
     if found is None:
         log("FAIL: outputs differ, but no prefix of the graph shows it when its values are "
             "outputs (the mismatch needs the full graph's fusion); reproducer: the model")
         write_model_dir(directory, model, feeds, result["reference"])
         report["reproducer"] = directory
-        finish("mismatch")
+        finish(status)
         return 1
     first, bad, reference, got, types = found
     node = model.graph.node[first]
     dispatch = runner.fusion_report(model).get(node.name, "(no dispatch: folded or a view)")
-    log(f"FAIL: first diverging node #{first} '{node.name}' ({node.op_type}); "
+    what = "first diverging node" if status == "mismatch" else "first failing node"
+    log(f"FAIL: {what} #{first} '{node.name}' ({node.op_type}); "
         f"dispatch {dispatch}")
     details = {}
     for name, reason in bad.items():
+        if name == "(kiln)":
+            log(f"  Kiln cannot compile or run nodes 0..{first}: {reason}")
+            details[name] = {"reason": reason}
+            continue
         stats = error_stats(got[name], reference[name])
         details[name] = dict(reason=reason, **stats)
         log(f"  value '{name}': {reason}")
@@ -478,7 +500,7 @@ def verify(args, work, report, started):
                                        args.rtol, args.atol, log)
     if smallest is not None and len(smallest[0].graph.node) == len(model.graph.node):
         log("the model is its own smallest reproducer; nothing written")
-        finish("mismatch")
+        finish(status)
         return 1
     if smallest is None:
         log("no window ending at that node fails alone; reproducer: the model")
@@ -493,8 +515,10 @@ def verify(args, work, report, started):
         f" --target={args.target}" if args.target != "cpu" else "")
     log(f"reproducer: {directory} ({report.get('reproducer_nodes', len(model.graph.node))} "
         f"nodes); rerun: {command}")
-    finish("mismatch")
+    finish(status)
     return 1
+
+
 
 
 if __name__ == "__main__":

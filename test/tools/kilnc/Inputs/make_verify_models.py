@@ -7,7 +7,9 @@ softmax) whose only Relus are nodes 'relu_a' (#61) and 'relu_b' (#80), so
 a kilnc built with --kiln-debug-break-op=relu is first wrong at #61.
 DIR/ort_rejects.onnx: a valid Max of int16 tensors, which onnxruntime has
 no kernel for (NOT_IMPLEMENTED) and Kiln compiles. DIR/add.onnx: an Add
-both sides agree on, and DIR/a.npy an input for it.
+both sides agree on, and DIR/a.npy an input for it. DIR/ln_conv.onnx: the
+2-node core of random graph 101311, which Kiln cannot compile yet
+(docs/robustness.md): a LayerNormalization feeding a padded Conv.
 """
 
 import os
@@ -68,11 +70,26 @@ def single(op, dtype):
     return model
 
 
+def layer_norm_then_padded_conv():
+    inits = [numpy_helper.from_array(np.ones(2, np.float32), "s"),
+             numpy_helper.from_array(np.zeros(2, np.float32), "b"),
+             numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")]
+    nodes = [helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"], axis=-1),
+             helper.make_node("Conv", ["y", "w"], ["z"], pads=[1, 1, 1, 1])]
+    graph = helper.make_graph(
+        nodes, "ln_conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 3, 2])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 1, 5, 4])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 10
+    return model
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     onnx.save(chain100(), os.path.join(out, "chain100.onnx"))
     onnx.save(single("Max", TensorProto.INT16), os.path.join(out, "ort_rejects.onnx"))
     onnx.save(single("Add", TensorProto.FLOAT), os.path.join(out, "add.onnx"))
+    onnx.save(layer_norm_then_padded_conv(), os.path.join(out, "ln_conv.onnx"))
     np.save(os.path.join(out, "a.npy"), np.arange(6, dtype=np.float32).reshape(2, 3))
 
 
