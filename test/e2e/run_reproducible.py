@@ -11,7 +11,8 @@ compiles that differ in everything but the model bytes and the flags:
      and pinned to one CPU (taskset, where it exists), LC_ALL=C.UTF-8,
      another $HOME and $KILN_CACHE_DIR.
 Prints `MODEL: identical (N bytes)` or `MODEL: DIFFERENT (first byte K of N)`
-and a summary; exits 1 if any pair differs. --flag adds a kilnc argument to
+and a summary; exits 1 if any pair differs. Symbolic input dims are fixed to 2
+(--input-shape) on both compiles. --flag adds a kilnc argument to
 run B only (the self-test: a flag that changes the code must be noticed).
 """
 
@@ -31,6 +32,23 @@ def compile_model(kilnc, model, output, cwd, env, extra, prefix=()):
                           capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"kilnc failed on {model}: {done.stderr.strip()[-400:]}")
+
+
+def static_shapes(model_path, batch=2):
+    """--input-shape flags giving every symbolic input dim the size `batch` (the
+    CUDA target compiles the zoo with static shapes, as scripts/cuda-bundle does)."""
+    import onnx
+
+    model = onnx.load(model_path, load_external_data=False)
+    initializers = {t.name for t in model.graph.initializer}
+    flags = []
+    for info in model.graph.input:
+        if info.name in initializers:
+            continue
+        dims = [str(d.dim_value) if d.HasField("dim_value") else str(batch)
+                for d in info.type.tensor_type.shape.dim]
+        flags.append(f"--input-shape={info.name}={'x'.join(dims)}")
+    return flags
 
 
 def first_difference(a, b):
@@ -64,11 +82,12 @@ def main():
         copy = os.path.join(b_dir, "copy", "other-name.onnx")
         os.makedirs(os.path.dirname(copy), exist_ok=True)
         shutil.copyfile(source, copy)
+        shapes = static_shapes(source)
         out_a = os.path.join(a_dir, f"{name}.so")
         out_b = os.path.join(b_dir, "out", "renamed.so")
-        compile_model(kilnc, source, out_a, a_dir, env_a, target)
+        compile_model(kilnc, source, out_a, a_dir, env_a, target + shapes)
         compile_model(kilnc, copy, out_b, b_dir, env_b,
-                      target + ["--mlir-disable-threading"] + args.flag, pinned)
+                      target + shapes + ["--mlir-disable-threading"] + args.flag, pinned)
         with open(out_a, "rb") as f:
             a = f.read()
         with open(out_b, "rb") as f:
