@@ -405,36 +405,46 @@ def read_xfail(path):
 def check_batch(runner, seeds, args, log):
     """Number of unexpected results among `seeds` (merged, then one by one): a
     mismatch not in --xfail, or an --xfail seed that passes or fails otherwise."""
+    expected = {seed: args.known[seed] for seed in seeds if seed in args.known}
+    # Known failures run alone; the others merged, and alone only if that fails.
+    failures = 0
+    for seed in expected:
+        failures += check_alone(runner, seed, *random_graph(seed), expected, args, log)
+    seeds = [seed for seed in seeds if seed not in expected]
+    if not seeds:
+        return failures
     graphs = [random_graph(seed) for seed in seeds]
     tags = [f"g{seed}_" for seed in seeds]
     merged = graph_edit.merge_disjoint([m for m, _ in graphs], tags)
     feeds = {tag + name: value for (_, f), tag in zip(graphs, tags) for name, value in f.items()}
-    expected = {seed: args.known[seed] for seed in seeds if seed in args.known}
     result = kiln_verify.check(runner, merged, feeds, args.rtol, args.atol, tag="batch")
-    if result["status"] == "agree" and not expected:
-        return 0
-    failures = 0
+    if result["status"] == "agree":
+        return failures
+    found = 0
     for seed, (model, graph_feeds) in zip(seeds, graphs):
-        alone = kiln_verify.check(runner, model, graph_feeds, args.rtol, args.atol,
-                                  tag=f"graph-{seed}")
-        if seed in expected:
-            if alone["status"] == expected[seed]:
-                log(f"known failure seed {seed}: {alone['status']} (--xfail)")
-            else:
-                failures += 1
-                log(f"MISMATCH seed {seed}: {alone['status']}, --xfail expects "
-                    f"{expected[seed]}")
-            continue
-        if alone["status"] == "agree":
-            continue
-        failures += 1
-        reason = alone.get("error") or alone.get("reference_error") or alone.get("bad")
-        log(f"MISMATCH seed {seed}: {alone['status']}: {reason}")
-        write_failure(seed, model, graph_feeds, args, log)
-    if failures == 0 and result["status"] != "agree" and len(expected) == 0:
+        found += check_alone(runner, seed, model, graph_feeds, expected, args, log)
+    if found == 0:
         log(f"MISMATCH batch {seeds[0]}..{seeds[-1]}: only merged: {result['status']}")
-        failures = 1
-    return failures
+        found = 1
+    return failures + found
+
+
+def check_alone(runner, seed, model, graph_feeds, expected, args, log):
+    """1 when the graph of `seed` alone is an unexpected result, else 0."""
+    alone = kiln_verify.check(runner, model, graph_feeds, args.rtol, args.atol,
+                              tag=f"graph-{seed}")
+    if seed in expected:
+        if alone["status"] == expected[seed]:
+            log(f"known failure seed {seed}: {alone['status']} (--xfail)")
+            return 0
+        log(f"MISMATCH seed {seed}: {alone['status']}, --xfail expects {expected[seed]}")
+        return 1
+    if alone["status"] == "agree":
+        return 0
+    reason = alone.get("error") or alone.get("reference_error") or alone.get("bad")
+    log(f"MISMATCH seed {seed}: {alone['status']}: {reason}")
+    write_failure(seed, model, graph_feeds, args, log)
+    return 1
 
 
 def write_failure(seed, model, feeds, args, log):
