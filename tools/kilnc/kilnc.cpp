@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Verify.h"
+
 #include "kiln/Driver/Driver.h"
 
 #include "mlir/IR/AsmState.h"
@@ -132,6 +134,12 @@ static cl::opt<bool> checkOnly(
              "exit code 0 when all pass"),
     cl::cat(kilncCategory));
 
+static cl::opt<std::string> debugBreakOp(
+    "kiln-debug-break-op",
+    cl::desc("Test only: lower this elementwise kiln op (relu, add, ...) wrongly, "
+             "its result plus one, to give kilnc verify's tests a known wrong node"),
+    cl::value_desc("op"), cl::init(""), cl::Hidden, cl::cat(kilncCategory));
+
 static cl::opt<bool> verbose("v", cl::desc("Print each stage and its time to stderr"),
                              cl::cat(kilncCategory));
 
@@ -150,6 +158,8 @@ Compiles a model through Kiln's stages, in order:
 Examples:
   kilnc model.mlir --emit=graph            print the optimized kiln IR
   kilnc model.mlir --emit=graph -v -o out.mlir
+  kilnc verify model.onnx                  compare with onnxruntime; on a mismatch,
+                                           find the first wrong node (kilnc verify --help)
 
 Debugging (MLIR's standard flags, listed by --help-hidden):
   --mlir-print-ir-after-all   --mlir-timing   --mlir-pass-pipeline-crash-reproducer=<file>
@@ -162,6 +172,8 @@ static int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (argc >= 2 && llvm::StringRef(argv[1]) == "verify")
+    return kilnc::runVerify(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
@@ -192,6 +204,7 @@ int main(int argc, char **argv) {
   job.options.cuda.gemmStages = gemmStagesOption;
   job.options.weights = weightsOption;
   job.options.maxFoldBytes = maxFoldBytes;
+  job.options.debugBreakOp = debugBreakOp;
   if (!matmulTile.empty())
     if (llvm::Error error = kiln::driver::parseMatmulTile(matmulTile, job.options.matmul))
       return fail(llvm::toString(std::move(error)));

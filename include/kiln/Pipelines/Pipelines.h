@@ -77,6 +77,9 @@ struct PipelineOptions {
   /// Largest result (bytes) constant folding computes; bigger ones stay ops,
   /// so a hostile ConstantOfShape cannot make the compiler allocate it.
   int64_t maxFoldBytes = 64 * 1024 * 1024;
+  /// Test only (kilnc --kiln-debug-break-op): an elementwise kiln op, without
+  /// its `kiln.` prefix, lowered wrongly on purpose; empty = none.
+  std::string debugBreakOp;
 };
 
 /// The target options as text (kilnc's flags), before parsePipelineOptions.

@@ -444,6 +444,16 @@ bool hasNarrowElements(Operation *op) {
          llvm::any_of(op->getResultTypes(), isNarrowTensor);
 }
 
+/// The wrong value of a lowering broken for a test (debug-break-op): x + 1,
+/// or not x for i1.
+Value breakOnPurpose(OpBuilder &b, Location loc, Value value) {
+  if (isFloat(value))
+    return arith::AddFOp::create(b, loc, value, c(b, loc, value, 1));
+  if (value.getType().isInteger(1))
+    return arith::XOrIOp::create(b, loc, value, c(b, loc, value, 1));
+  return arith::AddIOp::create(b, loc, value, c(b, loc, value, 1));
+}
+
 /// The ops whose formulas above know unsigned integers (they become signless
 /// tensors; the formula picks the unsigned arith op).
 template <typename OpTy>
@@ -454,7 +464,9 @@ constexpr bool kHandlesUnsigned =
 
 template <typename OpTy>
 struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+  ElementwiseToGeneric(const TypeConverter &converter, MLIRContext *context,
+                       StringRef brokenOp)
+      : OpConversionPattern<OpTy>(converter, context), brokenOp(brokenOp) {}
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -467,12 +479,17 @@ struct ElementwiseToGeneric final : OpConversionPattern<OpTy> {
     Value result = lowering::buildElementwise(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return scalar(op, b, loc, args);
+          Value value = scalar(op, b, loc, args);
+          if (op->getName().stripDialect() == brokenOp)
+            value = breakOnPurpose(b, loc, value);
+          return value;
         },
         op->getName().stripDialect());
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  std::string brokenOp;
 };
 
 /// Bool resource blobs (one byte per element, as ONNX stores them) as a
@@ -561,7 +578,8 @@ struct ConstantToArith final : OpConversionPattern<ConstantOp> {
 } // namespace
 
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns,
-                                         const TypeConverter &converter) {
+                                         const TypeConverter &converter,
+                                         StringRef brokenOp) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ConstantToArith>(converter, context);
   patterns.add<ElementwiseToGeneric<NegOp>, ElementwiseToGeneric<AbsOp>,
@@ -577,7 +595,7 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns,
                ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<NotOp>,
                ElementwiseToGeneric<LeakyReluOp>, ElementwiseToGeneric<GeluOp>,
                ElementwiseToGeneric<ClipOp>, ElementwiseToGeneric<CastOp>,
-               ElementwiseToGeneric<BitcastOp>>(converter, context);
+               ElementwiseToGeneric<BitcastOp>>(converter, context, brokenOp);
   patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
                ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
                ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaxOp>,
@@ -587,7 +605,7 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns,
                ElementwiseToGeneric<LessOp>, ElementwiseToGeneric<LessEqualOp>,
                ElementwiseToGeneric<GreaterOp>, ElementwiseToGeneric<GreaterEqualOp>,
                ElementwiseToGeneric<SelectOp>, ElementwiseToGeneric<BitShiftOp>>(
-      converter, context);
+      converter, context, brokenOp);
 }
 
 } // namespace kiln

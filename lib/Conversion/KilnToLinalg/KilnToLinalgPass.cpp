@@ -128,7 +128,7 @@ struct ConvertKilnToLinalgPass final
                                                                              converter);
     mlir::populateReturnOpTypeConversionPattern(patterns, converter);
     mlir::populateCallOpTypeConversionPattern(patterns, converter);
-    populateElementwiseToLinalgPatterns(patterns, converter);
+    populateElementwiseToLinalgPatterns(patterns, converter, debugBreakOp);
     populateContractionToLinalgPatterns(patterns);
     populateAttentionToLinalgPatterns(patterns);
     ConvLoweringOptions conv;

@@ -29,9 +29,12 @@ inline constexpr llvm::StringLiteral kCheckMessageAttr = "kiln.check_message";
 /// Constants, unary/binary elementwise ops, select, cast: linalg.generic.
 /// `converter` makes unsigned integer tensors signless; the patterns for
 /// arithmetic, comparisons, bitwise ops, shifts, select and cast then pick the
-/// unsigned arith ops.
+/// unsigned arith ops. `brokenOp` (test only, normally empty) names an
+/// elementwise op, without the `kiln.` prefix, whose lowering is made wrong on
+/// purpose: its result plus one (true and false swapped for i1).
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                         const mlir::TypeConverter &converter);
+                                         const mlir::TypeConverter &converter,
+                                         llvm::StringRef brokenOp = {});
 /// Unsigned integer tensors (and scalars) to signless ones of the same width;
 /// everything else unchanged.
 void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter);

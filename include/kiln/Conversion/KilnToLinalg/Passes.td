@@ -41,7 +41,10 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
            "Stride-1 convs run as shifted matmuls while the discarded columns "
            "are at most 1/N of a row (0: never)">,
     Option<"depthwiseMaxUnrolledTaps", "depthwise-max-unrolled-taps", "int64_t",
-           /*default=*/"49", "Depthwise windows up to this many taps are unrolled">
+           /*default=*/"49", "Depthwise windows up to this many taps are unrolled">,
+    Option<"debugBreakOp", "debug-break-op", "std::string", /*default=*/"\"\"",
+           "Test only: lower this elementwise kiln op (e.g. relu) wrongly, its "
+           "result plus one (a known wrong node for the tests of kilnc verify)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
