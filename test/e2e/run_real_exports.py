@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: run_real_exports.py WORKDIR --kilnc PATH --kiln-run PATH MODEL.onnx...
 
-Each model (as exported: dynamic batch, and sequence for text models) is compiled
+Each model (as exported; a zoo export whose weights test/real-exports/weights.py
+stripped is restored first: dynamic batch, and sequence for text models) is compiled
 ONCE with `kilnc model.onnx -o model.so` and no other flag, then run with kiln-run
 at two run-time shapes -- batch 1 and 3, and for an input with a second symbolic
 dim (a sequence) lengths 8 and 13 -- and compared with onnxruntime (bench/models/
@@ -23,6 +24,9 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import check  # noqa: E402
 import conformance_run  # noqa: E402
 import zoo  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "test", "real-exports"))
+import weights  # noqa: E402
 
 SIZES = [(1, 8), (3, 13)]  # (batch, sequence) per run
 TIMEOUT = 600
@@ -76,12 +80,15 @@ def run_model(model_path, work, args):
     name = os.path.basename(model_path)[:-len(".onnx")]
     work = os.path.join(work, name)
     os.makedirs(work, exist_ok=True)
+    model = onnx.load(model_path)
+    if weights.restore(model):  # a zoo export stored with its weights stripped
+        model_path = os.path.join(work, "restored.onnx")
+        onnx.save(model, model_path)
     artifact = os.path.join(work, "model.so")
     rc, output, _ = conformance_run.run_tool([args.kilnc, model_path, "-o", artifact], TIMEOUT)
     if rc != 0:
         print(f"FAIL: {name}: compile: {conformance_run.first_error(output)}", flush=True)
         return len(SIZES)
-    model = onnx.load(model_path)
     has_seq = any(sum(not d.HasField("dim_value") for d in v.type.tensor_type.shape.dim) > 1
                   for v in model.graph.input)
     failed = 0
