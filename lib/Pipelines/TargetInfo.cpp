@@ -77,8 +77,11 @@ public:
     // Gathers read indices in device memory, which host checks cannot.
     policy.indexChecks = false;
     policy.conv = cudaConvLowering();
-    // Epilogues are the GEMM template's own (after bufferization).
+    // The CPU kernel's dispatches (conv taps, prologues, row groups) are
+    // not the CUDA kernels'; the GEMM template's epilogues are formed here.
     policy.formDispatches = false;
+    policy.gemmEpilogues = cudaGemmEpilogues(options.cuda.chip, options.cuda.precision,
+                                             usesSplitF32(options.cuda));
     return policy;
   }
 
