@@ -109,6 +109,10 @@ public:
       convs.matmuls = false;
       pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(convs));
     }
+    // 0d. Each user of a shared (CSE'd) zero fill gets its own, as on the
+    //     CPU: the GEMM template then finds its dispatch's C zero-filled
+    //     right before the product (not a buffer other products reuse).
+    pm.addNestedPass<func::FuncOp>(createKilnSplitFillsPass());
     // 1-5. Entry, trace hooks around each dispatch, buffers, out-params,
     //      deallocation, copies, as on the CPU (no CPU row kernels).
     pm.addPass(createKilnPrepareEntryPass());
