@@ -135,6 +135,25 @@ bool isGemmEpilogue(linalg::GenericOp generic, OpOperand &cInput,
   });
 }
 
+/// The kernel never stores C, so C must be a buffer of its own: a zero
+/// fill shared with other ops (CSE), or of an empty tensor other ops
+/// fill too (bufferization would reuse that buffer), is replaced by a fill
+/// of a new empty tensor right before `product`.
+void giveOwnZeroFill(linalg::LinalgOp product) {
+  OpOperand &init = product.getDpsInitsMutable()[0];
+  auto fill = init.get().getDefiningOp<linalg::FillOp>();
+  Value dest = fill.getDpsInits()[0];
+  if (fill->hasOneUse() && dest.getDefiningOp<tensor::EmptyOp>() && dest.hasOneUse())
+    return;
+  OpBuilder b(product);
+  Location loc = fill.getLoc();
+  auto type = cast<RankedTensorType>(dest.getType());
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  init.set(linalg::FillOp::create(b, loc, fill.getInputs()[0], empty).getResult(0));
+  if (fill->use_empty())
+    fill->erase();
+}
+
 /// The groups of a conv's product [N, F, OH*OW] expanded to [N, F, OH, OW].
 SmallVector<ReassociationIndices> convGroups() { return {{0}, {1}, {2, 3}}; }
 
@@ -165,6 +184,7 @@ void formGemmEpilogue(linalg::LinalgOp product, const Shapes &shapes) {
   if (!generic || generic->hasAttr(kEpilogueAttr) || !generic.isDpsInput(use) ||
       !isGemmEpilogue(generic, *use, groups))
     return;
+  giveOwnZeroFill(product);
   joinEpilogue(product, generic, *use, views);
 }
 

@@ -7,10 +7,12 @@
 #row = affine_map<(d0, d1) -> (d1)>
 
 /// A zero-filled matmul's single bias + relu consumer becomes its epilogue
-/// (C is its input 1); its output gets an empty tensor of its own.
+/// (C is its input 1); the fill, whose empty tensor the generic wrote too,
+/// gets one of its own.
 // CHECK-LABEL: func @bias_relu
-// CHECK: %[[E:.+]] = tensor.empty() : tensor<64x32xf32>
 // CHECK: %[[OUT:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK: %[[OWN:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[OWN]] :
 // CHECK: %[[M:.+]] = linalg.matmul
 // CHECK-NEXT: linalg.generic
 // CHECK-SAME: ins(%{{.+}}, %[[M]] :
@@ -148,4 +150,38 @@ func.func @slice_a(%big: tensor<64x64xf32>, %w: tensor<16x32xf32>) -> tensor<64x
     linalg.yield %r : f32
   } -> tensor<64x32xf32>
   return %qs : tensor<64x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// The zero fill's empty tensor is also another op's output: the product
+/// gets a fill of an empty tensor of its own (its C is never stored, so no
+/// other value may live in that buffer).
+// CHECK-LABEL: func @shared_empty
+// CHECK: %[[SHARED:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK-NEXT: %[[OWN:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[OWN]] :
+// CHECK-NEXT: linalg.matmul {{.*}} outs(%[[FILL]] :
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0
+func.func @shared_empty(%a: tensor<64x16xf32>, %w: tensor<16x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %r = arith.maximumf %c, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x32xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %r = arith.addf %c, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<64x32xf32>
+  return %g, %h : tensor<64x32xf32>, tensor<64x32xf32>
 }
