@@ -160,6 +160,7 @@ func.func @slice_a(%big: tensor<64x64xf32>, %w: tensor<16x32xf32>) -> tensor<64x
 /// gets a fill of an empty tensor of its own (its C is never stored, so no
 /// other value may live in that buffer).
 // CHECK-LABEL: func @shared_empty
+// TF32-LABEL: func @shared_empty
 // CHECK: %[[SHARED:.+]] = tensor.empty() : tensor<64x32xf32>
 // CHECK-NEXT: %[[OWN:.+]] = tensor.empty() : tensor<64x32xf32>
 // CHECK: %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[OWN]] :
