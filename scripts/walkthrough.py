@@ -47,8 +47,10 @@ STAGES = [
      "descriptor and weights. Only the first lines are shown."),
     ("dispatch", "cuda", 80,
      "The same model for `--target=cuda`: the graph and linalg stages are shared, but the "
-     "dispatch stage forms the regions the CUDA target asks for: products, elementwise "
-     "groups and reductions each in a region of their own."),
+     "dispatch stage forms the regions the CUDA target asks for: a product with the "
+     "elementwise consumer the GEMM template applies as its epilogue (sm_90a, its "
+     "shapes; none here: N = 6 and 4 are no multiples of 4), other products, "
+     "elementwise groups and reductions each in a region of their own."),
     ("codegen", "cuda", 60,
      "Stage 5 (CUDA): buffers, the kernels as `gpu.func`s of one `gpu.module`, and the "
      "host side launching them between the trace hooks. `--emit=ptx` prints the kernels' "

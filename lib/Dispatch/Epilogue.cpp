@@ -380,6 +380,28 @@ bool isBatchedConvTaps(linalg::GenericOp generic) {
          convTapsLayout(generic).has_value();
 }
 
+void joinEpilogue(linalg::LinalgOp contraction, linalg::GenericOp generic, OpOperand &cInput,
+                  ArrayRef<Operation *> views) {
+  generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(cInput.getOperandNumber()));
+  OpOperand &init = generic.getDpsInitsMutable()[0];
+  if (!init.get().getDefiningOp<tensor::EmptyOp>() || !init.get().hasOneUse()) {
+    OpBuilder b(generic);
+    auto type = cast<RankedTensorType>(init.get().getType());
+    init.set(tensor::EmptyOp::create(b, generic.getLoc(),
+                                     tensor::getMixedSizes(b, generic.getLoc(), init.get()),
+                                     type.getElementType()));
+  }
+  Operation *next = generic;
+  for (Operation *view : llvm::reverse(views)) {
+    view->moveBefore(next);
+    next = view;
+  }
+  contraction->moveBefore(next);
+  auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (fill && fill->hasOneUse())
+    fill->moveBefore(contraction);
+}
+
 LogicalResult verifyDispatchGroupsFused(Operation *root) {
   bool fused = true;
   root->walk([&](linalg::GenericOp generic) {

@@ -32,7 +32,7 @@ namespace kiln {
 namespace {
 
 /// The op whose kernel runs `op`: the contraction (matmul, batch_matmul,
-/// conv taps) whose result a marked epilogue reads as its C
+/// conv taps, a conv) whose result a marked epilogue reads as its C
 /// (kiln/Dispatch/Epilogue.h), otherwise `op` itself.
 Operation *dispatchRoot(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
@@ -41,7 +41,7 @@ Operation *dispatchRoot(linalg::LinalgOp op) {
     return op;
   SmallVector<ReassociationIndices> groups;
   Operation *def = epilogueSource(generic.getDpsInputs()[*c], groups).getDefiningOp();
-  if (isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(def) ||
+  if (isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp>(def) ||
       (def && def->hasAttr(kConvTapsAttr)))
     return def;
   return op;

@@ -291,29 +291,7 @@ void formEpilogue(linalg::LinalgOp contraction, int64_t columnAlign) {
   }
   if (!llvm::all_of(unitStride, hasUnitInnerStride))
     return;
-  generic->setAttr(kEpilogueAttr, Builder(generic).getI64IntegerAttr(use->getOperandNumber()));
-  // The kernel writes the output while it still reads A and B (the other
-  // tiles, the other batches): the output gets a tensor of its own, so that
-  // bufferization cannot place it in a buffer that A or B used (an empty
-  // tensor shared with the producer of A would be, once A is dead in the
-  // op order before fusion). The generic does not read its output.
-  OpOperand &init = generic.getDpsInitsMutable()[0];
-  if (!init.get().getDefiningOp<tensor::EmptyOp>() || !init.get().hasOneUse()) {
-    OpBuilder b(generic);
-    auto type = cast<RankedTensorType>(init.get().getType());
-    init.set(tensor::EmptyOp::create(b, generic.getLoc(),
-                                     tensor::getMixedSizes(b, generic.getLoc(), init.get()),
-                                     type.getElementType()));
-  }
-  Operation *next = generic;
-  for (Operation *view : llvm::reverse(views)) {
-    view->moveBefore(next);
-    next = view;
-  }
-  contraction->moveBefore(next);
-  auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  if (fill && fill->hasOneUse())
-    fill->moveBefore(contraction);
+  joinEpilogue(contraction, generic, *use, views);
 }
 
 /// The combiner of a reduction the row kernels vectorize: max/min, or an

@@ -149,6 +149,16 @@ void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &options) {
     dispatches.epilogueColumnAlign = policy.epilogueColumnAlign;
     pm.addNestedPass<func::FuncOp>(createKilnFormDispatchesPass(dispatches));
   }
+  //    Where the target's GEMM kernel stores its tiles through the
+  //    product's elementwise consumer: mark those epilogues.
+  if (policy.gemmEpilogues.enabled) {
+    KilnFormGemmEpiloguesPassOptions gemm;
+    gemm.kMultiple = policy.gemmEpilogues.kMultiple;
+    gemm.nMultiple = policy.gemmEpilogues.nMultiple;
+    gemm.batchedKMultiple = policy.gemmEpilogues.batchedKMultiple;
+    gemm.denseA = policy.gemmEpilogues.denseA;
+    pm.addNestedPass<func::FuncOp>(createKilnFormGemmEpiloguesPass(gemm));
+  }
   // 3. Each dispatch (one future kernel) as a kiln.dispatch region; the
   //    target's codegen dissolves them again (kiln-inline-dispatch-regions).
   pm.addNestedPass<func::FuncOp>(createKilnFormDispatchRegionsPass());

@@ -77,8 +77,11 @@ public:
     // Gathers read indices in device memory, which host checks cannot.
     policy.indexChecks = false;
     policy.conv = cudaConvLowering();
-    // Epilogues are the GEMM template's own (after bufferization).
+    // The CPU kernel's dispatches (conv taps, prologues, row groups) are
+    // not the CUDA kernels'; the GEMM template's epilogues are formed here.
     policy.formDispatches = false;
+    policy.gemmEpilogues = cudaGemmEpilogues(options.cuda.chip, options.cuda.precision,
+                                             usesSplitF32(options.cuda));
     return policy;
   }
 
@@ -106,6 +109,10 @@ public:
       convs.matmuls = false;
       pm.addNestedPass<func::FuncOp>(createKilnCUDALowerPrecisionPass(convs));
     }
+    // 0d. Each user of a shared (CSE'd) zero fill gets its own, as on the
+    //     CPU: the GEMM template then finds its dispatch's C zero-filled
+    //     right before the product (not a buffer other products reuse).
+    pm.addNestedPass<func::FuncOp>(createKilnSplitFillsPass());
     // 1-5. Entry, trace hooks around each dispatch, buffers, out-params,
     //      deallocation, copies, as on the CPU (no CPU row kernels).
     pm.addPass(createKilnPrepareEntryPass());

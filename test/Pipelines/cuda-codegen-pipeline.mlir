@@ -3,8 +3,8 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 
-/// A kiln.dispatch region of a matmul with its bias + relu epilogue goes
-/// into the CUDA codegen (fp32 on sm_90a: 3xTF32) and comes out as one
+/// A kiln.dispatch region of a matmul with its bias + relu epilogue (as
+/// kiln-form-gemm-epilogues marks it) goes into the CUDA codegen (fp32 on sm_90a: 3xTF32) and comes out as one
 /// GEMM template launch (TMA + wgmma) whose epilogue applies the bias and
 /// relu, inside one trace hook pair named after the region. The product
 /// keeps the region's id through kiln-cuda-split-f32; the kernels that
@@ -32,7 +32,8 @@ func.func @mlp(%a: tensor<128x64xf32>, %w: tensor<64x128xf32>, %b: tensor<128xf3
     %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32> loc("fc")
     %e2 = tensor.empty() : tensor<128x128xf32>
     %g = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
-        ins(%z, %m : tensor<128xf32>, tensor<128x128xf32>) outs(%e2 : tensor<128x128xf32>) {
+        ins(%z, %m : tensor<128xf32>, tensor<128x128xf32>) outs(%e2 : tensor<128x128xf32>)
+        attrs = {kiln.epilogue = 1 : i64} {
     ^bb0(%bias: f32, %c: f32, %o: f32):
       %s = arith.addf %c, %bias : f32
       %v = arith.maximumf %s, %zero : f32

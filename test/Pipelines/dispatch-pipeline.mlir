@@ -5,10 +5,11 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 
-/// The named dispatch pipelines end with the regions: on the CPU the
-/// matmul and its bias + relu epilogue are one contraction dispatch; on
-/// CUDA (no epilogue marks) the matmul and the fused elementwise generic
-/// are one dispatch each. Inlining leaves the marked linalg ops.
+/// The named dispatch pipelines end with the regions: the matmul and its
+/// bias + relu epilogue are one contraction dispatch, on the CPU
+/// (kiln-form-dispatches) and on CUDA (sm_90a, fp32 as 3xTF32: the GEMM
+/// template's epilogue, kiln-form-gemm-epilogues). Inlining leaves the
+/// marked linalg ops.
 // CHECK-LABEL: func @mlp
 // CHECK: kiln.dispatch contraction ["fc", "relu", "bias"]
 // CHECK: linalg.matmul
@@ -16,8 +17,10 @@
 // CHECK: kiln.yield
 // CHECK-NOT: kiln.dispatch
 // CUDA-LABEL: func @mlp
-// CUDA: kiln.dispatch contraction ["fc"]
-// CUDA: kiln.dispatch elementwise ["relu", "bias"]
+// CUDA: kiln.dispatch contraction ["fc", "relu", "bias"]
+// CUDA: linalg.matmul
+// CUDA: kiln.epilogue = 1
+// CUDA: kiln.yield
 // CUDA-NOT: kiln.dispatch
 // INLINE-LABEL: func @mlp
 // INLINE-NOT: kiln.dispatch

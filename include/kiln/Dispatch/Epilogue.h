@@ -80,6 +80,28 @@ mlir::Value epilogueSource(mlir::Value cInput,
 /// The epilogue `kEpilogueAttr` marks on `generic` and its C input index.
 std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
 
+/// Makes `generic` the epilogue of `contraction`: marks it (`kEpilogueAttr`
+/// = the index of `cInput`, its input reading C), gives its output an
+/// empty tensor of its own (the kernel writes it while it still reads A
+/// and B, so bufferization must not place it in their buffers), and moves
+/// `views` (the reshapes between C and the generic, in order), the
+/// contraction and the zero fill only it uses right before the generic.
+void joinEpilogue(mlir::linalg::LinalgOp contraction, mlir::linalg::GenericOp generic,
+                  mlir::OpOperand &cInput, llvm::ArrayRef<mlir::Operation *> views);
+
+/// What a target's GEMM kernel (one that stores each output tile through
+/// the product's elementwise consumer) takes as a product with an
+/// epilogue: the target policy's answer, kiln-form-gemm-epilogues' options.
+struct GemmEpilogueShapes {
+  /// Whether the target forms such epilogues at all.
+  bool enabled = false;
+  /// K and N multiples (the kernel's load and store widths); K of a batched
+  /// product a multiple of `batchedKMultiple`.
+  int64_t kMultiple = 8, nMultiple = 8, batchedKMultiple = 64;
+  /// The kernel reads A as a dense buffer: no A that is a slice.
+  bool denseA = false;
+};
+
 /// On the generics of a row group (softmax, a norm, and their elementwise
 /// neighbours over the same rows): they are one dispatch, group N of the
 /// function (an i64 attribute). kiln-cpu-row-kernels emits each group as

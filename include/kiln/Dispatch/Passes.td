@@ -74,6 +74,48 @@ def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> 
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def KilnFormGemmEpiloguesPass : Pass<"kiln-form-gemm-epilogues", "mlir::func::FuncOp"> {
+  let summary = "Join each product's elementwise consumer to its dispatch (GEMM tiles)";
+  let description = [{
+    For a target whose GEMM kernel stores each output tile through the
+    elementwise consumer of the product (its policy's
+    `GemmEpilogueShapes`): the single elementwise `linalg.generic` reading
+    the result C of an f32 `linalg.matmul`, `linalg.batch_matmul` (default
+    maps) or `linalg.conv_2d_nchw_fchw` becomes its epilogue, marked
+    `kiln.epilogue = <index of C among its inputs>` like the ones
+    kiln-form-dispatches marks, so that kiln-form-dispatch-regions makes the
+    pair one dispatch and the kernel generator takes the epilogue from it.
+
+    Only what the kernel can apply is marked: the product starts from a
+    zero fill, has static shapes whose K and N are multiples of
+    `k-multiple` and `n-multiple` (K of a batched product of
+    `batched-k-multiple`; with `dense-a` its A must not be a slice of
+    another tensor); the generic is all parallel over C's loops, reads C
+    and writes its one output through identity maps, reads its other
+    inputs through projected permutations (a bias), and its body is
+    arith/math. A conv's epilogue reads C [N, F, OH, OW] as it is (the
+    kernel computes it over the conv's [N, F, OH*OW] product). The
+    contraction and its fill move right before the generic, whose output
+    gets an empty tensor of its own (the kernel writes it while A and B
+    are still read).
+
+    Pre-condition: linalg on tensors after kiln-fuse-elementwise.
+    Post-condition: the same computation; marked epilogues follow their
+    contraction directly.
+  }];
+  let options = [
+    Option<"kMultiple", "k-multiple", "int64_t", /*default=*/"8",
+           "The product's K must be a multiple of this">,
+    Option<"nMultiple", "n-multiple", "int64_t", /*default=*/"8",
+           "The product's N must be a multiple of this">,
+    Option<"batchedKMultiple", "batched-k-multiple", "int64_t", /*default=*/"64",
+           "K of a batched product must be a multiple of this">,
+    Option<"denseA", "dense-a", "bool", /*default=*/"false",
+           "The kernel reads A as a dense buffer: no A that is a slice">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def KilnFormDispatchRegionsPass : Pass<"kiln-form-dispatch-regions", "mlir::func::FuncOp"> {
   let summary = "Wrap each dispatch (future kernel) into a kiln.dispatch region";
   let description = [{

@@ -15,6 +15,7 @@
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/Host/ModelSignature.h"
 
@@ -43,6 +44,10 @@ struct TargetPolicy {
   /// Dispatch: the column alignment such an epilogue needs where it splits
   /// the matmul's columns (the kernel's vector width).
   int64_t epilogueColumnAlign = 16;
+  /// Dispatch: which products' elementwise consumers join their dispatch
+  /// for a GEMM kernel that stores its output tiles through them
+  /// (kiln-form-gemm-epilogues).
+  GemmEpilogueShapes gemmEpilogues;
 };
 
 class TargetInfo {

@@ -104,81 +104,13 @@ bool skippable(Operation *op) {
   return isMemoryEffectFree(op) && op->getNumRegions() == 0;
 }
 
-/// The elementwise consumer whose body the epilogue computes instead of
-/// storing the product: the next op with memory effects after `gemm` is a
-/// linalg.generic, all parallel over the product's index space, writing a
-/// dense buffer with the identity map without reading it, and reading the
-/// product (identity map) and otherwise only buffers through projected
-/// permutations (a bias); its body is arith/math. The product must be a
-/// temporary (an allocation used only by its zero fill, the gemm, the
-/// consumer and deallocations), so it need not be stored at all, unless the
-/// consumer writes its result in place, into the product's buffer.
-linalg::GenericOp fusableConsumer(Operation *gemm, Value output, Operation *fill) {
-  auto alloc = output.getDefiningOp<memref::AllocOp>();
-  if (!fill || !alloc)
-    return {};
-  Operation *next = gemm->getNextNode();
-  while (next && skippable(next))
-    next = next->getNextNode();
-  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!consumer || !consumer.hasPureBufferSemantics() || consumer.getNumDpsInits() != 1 ||
-      consumer.getNumLoops() != cast<MemRefType>(output.getType()).getRank() ||
-      consumer.getNumParallelLoops() != consumer.getNumLoops())
-    return {};
-  OpOperand *init = consumer.getDpsInitOperand(0);
-  // In place, later readers of the buffer read the consumer's result, which
-  // the epilogue writes; otherwise nothing else may read the product.
-  if (init->get() != output)
-    for (Operation *user : output.getUsers())
-      if (user != fill && user != gemm && user != consumer && !isa<memref::DeallocOp>(user))
-        return {};
-  auto initType = dyn_cast<MemRefType>(init->get().getType());
-  if (!initType || !isDenseRowMajor(initType) ||
-      !consumer.getMatchingIndexingMap(init).isIdentity() ||
-      consumer.payloadUsesValueFromOperand(init) ||
-      !(initType.getElementType().isF32() || initType.getElementType().isF16() ||
-        initType.getElementType().isBF16()))
-    return {};
-  bool readsProduct = false;
-  for (OpOperand *input : consumer.getDpsInputOperands()) {
-    AffineMap map = consumer.getMatchingIndexingMap(input);
-    if (input->get() == output) {
-      if (!map.isIdentity())
-        return {};
-      readsProduct = true;
-    } else if (!isa<MemRefType>(input->get().getType()) || !map.isProjectedPermutation() ||
-               rootOf(input->get()) == rootOf(init->get())) {
-      return {};
-    }
-  }
-  for (Operation &op : consumer.getBlock()->without_terminator())
-    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
-      return {};
-  return readsProduct ? consumer : linalg::GenericOp();
-}
-
-/// A convolution's product [N, F, OH*OW] reaches its elementwise consumer
-/// (bias, activation, residual) through a memref.expand_shape to
-/// [N, F, OH, OW]. When the next op after `gemm` is such an all-parallel
-/// generic (its output and the product with identity maps, other operands
-/// with identity maps or using only dims that stay whole), it is rewritten
-/// over the product's rank: the product read directly, the other identity
-/// operands through memref.collapse_shape. Returns the new generic, or null.
-linalg::GenericOp collapseThroughExpand(Operation *gemm, Value output, IRRewriter &rewriter) {
-  Operation *next = gemm->getNextNode();
-  while (next && skippable(next))
-    next = next->getNextNode();
-  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!consumer || !consumer.hasPureBufferSemantics() || consumer.getNumDpsInits() != 1 ||
+/// See GemmNeighbours.h.
+linalg::GenericOp collapseOntoProduct(linalg::GenericOp consumer, memref::ExpandShapeOp expand,
+                                      IRRewriter &rewriter) {
+  Value output = expand.getSrc();
+  if (!consumer.hasPureBufferSemantics() || consumer.getNumDpsInits() != 1 ||
       consumer.getNumParallelLoops() != consumer.getNumLoops() ||
       !consumer.getBody()->getOps<linalg::IndexOp>().empty())
-    return {};
-  memref::ExpandShapeOp expand;
-  for (OpOperand *input : consumer.getDpsInputOperands())
-    if (auto e = input->get().getDefiningOp<memref::ExpandShapeOp>())
-      if (e.getSrc() == output && consumer.getMatchingIndexingMap(input).isIdentity())
-        expand = e;
-  if (!expand)
     return {};
   SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
   int64_t rank = static_cast<int64_t>(groups.size());
@@ -224,6 +156,8 @@ linalg::GenericOp collapseThroughExpand(Operation *gemm, Value output, IRRewrite
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
   rewriter.inlineRegionBefore(consumer.getRegion(), collapsed.getRegion(),
                               collapsed.getRegion().end());
+  // Still the dispatch's epilogue (kiln.dispatch, kiln.epilogue).
+  collapsed->setDiscardableAttrs(consumer->getDiscardableAttrDictionary());
   rewriter.eraseOp(consumer);
   if (expand->use_empty())
     rewriter.eraseOp(expand);

@@ -2,10 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// The buffer-level matching of kiln-cuda-gemm (GemmTemplate.cpp) around one
-// GEMM: the zero fill or zero copy of C before it, the elementwise consumer
-// its epilogue applies (also through an expand_shape of C), the copy of its
-// result into a final output, and fills that a later op overwrites.
+// What kiln-cuda-gemm (GemmTemplate.cpp) does with the buffers around one
+// GEMM: the zero fill or zero copy of C before it (bufferization may have
+// made the dispatch's zero fill a copy of a shared zero buffer), its
+// dispatch's epilogue seen through an expand_shape of C, the copy of its
+// result into a final output, and fills that a later op overwrites. Which
+// consumer is the epilogue is the dispatch stage's decision
+// (kiln-form-gemm-epilogues), read from the kiln.dispatch ids.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace kiln::cuda_gemm {
@@ -37,25 +41,16 @@ mlir::linalg::CopyOp zeroCopyBefore(mlir::Operation *gemm, mlir::Value output);
 /// and the product's span is empty).
 bool skippable(mlir::Operation *op);
 
-/// The elementwise consumer whose body the epilogue computes instead of
-/// storing the product: the next op with memory effects after `gemm` is a
-/// linalg.generic, all parallel over the product's index space, writing a
-/// dense buffer with the identity map without reading it, and reading the
-/// product (identity map) and otherwise only buffers through projected
-/// permutations (a bias); its body is arith/math. The product must be a
-/// temporary (an allocation used only by its zero fill, the gemm, the
-/// consumer and deallocations), so it need not be stored at all, unless the
-/// consumer writes its result in place, into the product's buffer.
-mlir::linalg::GenericOp fusableConsumer(mlir::Operation *gemm, mlir::Value output, mlir::Operation *fill);
-
-/// A convolution's product [N, F, OH*OW] reaches its elementwise consumer
-/// (bias, activation, residual) through a memref.expand_shape to
-/// [N, F, OH, OW]. When the next op after `gemm` is such an all-parallel
-/// generic (its output and the product with identity maps, other operands
-/// with identity maps or using only dims that stay whole), it is rewritten
-/// over the product's rank: the product read directly, the other identity
-/// operands through memref.collapse_shape. Returns the new generic, or null.
-mlir::linalg::GenericOp collapseThroughExpand(mlir::Operation *gemm, mlir::Value output, mlir::IRRewriter &rewriter);
+/// A product's epilogue that reads it through a memref.expand_shape
+/// `expand` (a convolution's [N, F, OH*OW] as [N, F, OH, OW], a
+/// projection's [B*S, N] as [B, S, N]), rewritten over the product's rank:
+/// the product read directly, the other identity operands and the output
+/// through memref.collapse_shape, the others (projected permutations of
+/// dims whose group is one dim) on the collapsed dims. Returns the new
+/// generic, or null when `consumer` does not have that form.
+mlir::linalg::GenericOp collapseOntoProduct(mlir::linalg::GenericOp consumer,
+                                            mlir::memref::ExpandShapeOp expand,
+                                            mlir::IRRewriter &rewriter);
 
 /// When `result` (the buffer the kernel writes, produced by `producer`) is an
 /// allocation whose only other readers are one copy into a function

@@ -28,10 +28,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmEmitter.h"
 #include "GemmNeighbours.h"
 #include "Im2colKernel.h"
 #include "TiledTranspose.h"
+#include "kiln/Dispatch/DispatchAttr.h"
+#include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/Host/ABI.h"
+#include "kiln/Target/Host/BufferAnalysis.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,25 +63,6 @@ namespace {
 
 using namespace mlir;
 using namespace cuda_gemm;
-
-constexpr int64_t kTileM = 128, kTileN = 128;
-constexpr int64_t kThreads = 128; // one warpgroup
-
-/// A (batch) matmul the template takes: C[b] (f32) = A[b] (MxK) * B[b] (KxN).
-/// With `kMajorB`, B[b] is given transposed (N x K: C = A * B^T), which tf32
-/// needs and convolutions use; with `broadcastA`, one A (M x K) serves every
-/// batch (a convolution's filters).
-struct Gemm {
-  Value a, b, c;
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  Type element;
-  bool kMajorB = false, broadcastA = false;
-  int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
-  /// Elements in one 128-byte swizzled TMA box row: the k step.
-  int64_t tileK() const { return 128 / elementBytes(); }
-  /// K of one wgmma instruction: 32 bytes of each operand row.
-  int64_t mmaK() const { return 32 / elementBytes(); }
-};
 
 /// The maps of C = A * B^T ([b,] m, n, k) -> A[[b,] m, k], B[[b,] n, k],
 /// C[[b,] m, n], or with `broadcastA` (batched only) A[m, k].
@@ -160,381 +145,6 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   return g;
 }
 
-/// Emits the kernel for one gemm in place of `op`.
-class GemmEmitter {
-public:
-  GemmEmitter(OpBuilder &b, Location loc, const Gemm &g, int64_t stages, bool accumulate,
-              linalg::GenericOp consumer)
-      : b(b), loc(loc), g(g), stages(stages), accumulate(accumulate), consumer(consumer),
-        ctx(b.getContext()),
-        smemSpace(gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)) {}
-
-  void emit();
-
-private:
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  MemRefType smemType(ArrayRef<int64_t> shape, Type element) {
-    return MemRefType::get(shape, element, MemRefLayoutAttrInterface(), smemSpace);
-  }
-  nvgpu::TensorMapDescriptorType tensorMapType(int64_t rows) {
-    auto box = MemRefType::get({rows, g.tileK()}, g.element, MemRefLayoutAttrInterface(),
-                               b.getI64IntegerAttr(3));
-    return nvgpu::TensorMapDescriptorType::get(
-        ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-        nvgpu::TensorMapL2PromoKind::L2PROMO_NONE, nvgpu::TensorMapOOBKind::OOB_ZERO,
-        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-  }
-  /// `value` as a 2-D memref (batch folded into the rows).
-  Value as2D(Value value) {
-    if (cast<MemRefType>(value.getType()).getRank() == 2)
-      return value;
-    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}};
-    return memref::CollapseShapeOp::create(b, loc, value, groups);
-  }
-  Value descriptor(Value matrix, int64_t rows) {
-    auto unranked = UnrankedMemRefType::get(g.element, Attribute());
-    Value cast = memref::CastOp::create(b, loc, unranked, matrix);
-    return nvgpu::TmaCreateDescriptorOp::create(b, loc, tensorMapType(rows), cast,
-                                                ValueRange{idx(rows), idx(g.tileK())});
-  }
-  /// A view of the dynamic shared memory at `byteOffset`.
-  Value view(Value byteOffset, MemRefType type) {
-    return memref::ViewOp::create(b, loc, type, smem, byteOffset, ValueRange{});
-  }
-  Value aOffset(Value slot) { return mul(slot, idx(aTileBytes())); }
-  Value bOffset(Value slot) {
-    return add(idx(stages * aTileBytes()), mul(slot, idx(bTileBytes())));
-  }
-  int64_t elementBytes() const { return g.elementBytes(); }
-  int64_t aTileBytes() const { return kTileM * g.tileK() * elementBytes(); }
-  int64_t bTileBytes() const { return g.tileK() * kTileN * elementBytes(); }
-  /// TMA loads of k step `kStep` into stage `slot`, completing on its mbarrier.
-  void load(Value slot, Value kStep, Value predicate);
-  /// The consumer's body on the 4 products `v` at (`r`, `column`) of the
-  /// tile, stored to its output.
-  void storeThroughConsumer(Value v, Value r, Value column);
-  /// Stores the 4 `values` at `at` (last index: their first column) one by
-  /// one, each while its column is below N (N not a multiple of 4).
-  void storeScalars(ArrayRef<Value> values, Value memref, ArrayRef<Value> at);
-  /// One k step's product with a K-major B (tf32 or f16/bf16) on stage
-  /// `slot`, added to `acc`.
-  Value kMajorMma(Value acc, Value slot);
-  /// The wgmma shared-memory descriptor of a K-major tile at byte `address`:
-  /// 128-byte swizzle, 8-row groups 1024 bytes apart.
-  Value kMajorDescriptor(Value address);
-
-  OpBuilder &b;
-  Location loc;
-  const Gemm &g;
-  int64_t stages;
-  bool accumulate;
-  linalg::GenericOp consumer;
-  MLIRContext *ctx;
-  Attribute smemSpace;
-  // Kernel values.
-  Value descA, descB, smem, barriers, mRow, aRow, nCol, kRow, nRow, batchIndex, mTile, smemAddress;
-};
-
-Value GemmEmitter::kMajorDescriptor(Value address) {
-  Type i64 = b.getI64Type();
-  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
-  // Bits 0-13: address / 16; 16-29: leading byte offset / 16 (unused for
-  // swizzled K-major tiles, 1 by convention); 32-45: stride byte offset / 16
-  // (8 rows of 128 bytes); 62-63: swizzle mode (1 = 128 bytes).
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, address, c(0x3FFFF)), c(4));
-  Value fixed = c((int64_t{1} << 16) | (int64_t{64} << 32) | (int64_t{1} << 62));
-  return arith::OrIOp::create(b, loc, start, fixed);
-}
-
-Value GemmEmitter::kMajorMma(Value acc, Value slot) {
-  Type i64 = b.getI64Type();
-  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
-  Value slot64 = arith::IndexCastUIOp::create(b, loc, i64, slot);
-  Value aAddress = arith::AddIOp::create(
-      b, loc, smemAddress, arith::MulIOp::create(b, loc, slot64, c(aTileBytes())));
-  Value bAddress = arith::AddIOp::create(
-      b, loc, smemAddress,
-      arith::AddIOp::create(b, loc, c(stages * aTileBytes()),
-                            arith::MulIOp::create(b, loc, slot64, c(bTileBytes()))));
-  Value dA = kMajorDescriptor(aAddress), dB = kMajorDescriptor(bAddress);
-  // The accumulator as its LLVM form (what convert-nvgpu-to-nvvm makes of
-  // it): one struct of 64 f32 per 64-row half of the tile.
-  Type f32 = b.getF32Type();
-  auto half = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(kTileN / 2, f32));
-  auto whole = LLVM::LLVMStructType::getLiteral(ctx, {half, half});
-  Value s = UnrealizedConversionCastOp::create(b, loc, TypeRange{whole}, acc).getResult(0);
-  NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, kTileN, g.mmaK());
-  auto inType = NVVM::WGMMATypesAttr::get(
-      ctx, g.element.isF32()   ? NVVM::WGMMATypes::tf32
-           : g.element.isF16() ? NVVM::WGMMATypes::f16
-                               : NVVM::WGMMATypes::bf16);
-  auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
-  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
-  for (int64_t h = 0; h < 2; ++h) {
-    Value part = LLVM::ExtractValueOp::create(b, loc, s, h);
-    for (int64_t kk = 0; kk < g.tileK() / g.mmaK(); ++kk) {
-      // Descriptor offsets count 16 bytes: 64 rows of 128 bytes down, one
-      // instruction's 32 bytes along K.
-      Value a = arith::AddIOp::create(b, loc, dA, c((h * 64 * 128 + kk * 32) / 16));
-      Value bk = arith::AddIOp::create(b, loc, dB, c(kk * 32 / 16));
-      part = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, half, part, a, bk, shape, inType, inType, f32Type,
-          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
-    }
-    s = LLVM::InsertValueOp::create(b, loc, s, part, h);
-  }
-  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  // As nvgpu.warpgroup.mma: at most this group pending, so the previous
-  // step's stage is free to refill.
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
-  return UnrealizedConversionCastOp::create(b, loc, TypeRange{acc.getType()}, s).getResult(0);
-}
-
-void GemmEmitter::storeThroughConsumer(Value v, Value r, Value column) {
-  auto outType = cast<MemRefType>(consumer.getDpsInits()[0].getType());
-  SmallVector<Value> results;
-  for (int64_t e = 0; e < 4; ++e) {
-    // The consumer's loop indices of this element.
-    SmallVector<Value> indices;
-    if (g.batch > 1 || outType.getRank() == 3)
-      indices.push_back(batchIndex);
-    indices.push_back(add(mTile, r));
-    indices.push_back(add(nCol, add(column, idx(e))));
-    IRMapping mapping;
-    Block *body = consumer.getBlock();
-    for (OpOperand *input : consumer.getDpsInputOperands()) {
-      BlockArgument arg = body->getArgument(input->getOperandNumber());
-      if (input->get() == g.c) {
-        mapping.map(arg, vector::ExtractOp::create(b, loc, v, e).getResult());
-        continue;
-      }
-      AffineMap map = consumer.getMatchingIndexingMap(input);
-      SmallVector<Value> at;
-      for (AffineExpr expr : map.getResults())
-        at.push_back(indices[cast<AffineDimExpr>(expr).getPosition()]);
-      mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at).getResult());
-    }
-    for (Operation &op : body->without_terminator())
-      b.clone(op, mapping);
-    results.push_back(mapping.lookup(body->getTerminator()->getOperand(0)));
-  }
-  SmallVector<Value> at;
-  if (outType.getRank() == 3)
-    at.push_back(batchIndex);
-  at.push_back(add(mTile, r));
-  at.push_back(add(nCol, column));
-  if (g.n % 4) {
-    storeScalars(results, consumer.getDpsInits()[0], at);
-    return;
-  }
-  auto vec = VectorType::get({4}, outType.getElementType());
-  Value packed = vector::FromElementsOp::create(b, loc, vec, results);
-  int64_t bytes = 4 * outType.getElementTypeBitWidth() / 8;
-  vector::StoreOp::create(b, loc, packed, consumer.getDpsInits()[0], at, false,
-                          llvm::MaybeAlign(bytes));
-}
-
-void GemmEmitter::storeScalars(ArrayRef<Value> values, Value memref, ArrayRef<Value> at) {
-  for (auto [e, value] : llvm::enumerate(values)) {
-    SmallVector<Value> indices(at);
-    indices.back() = add(indices.back(), idx(e));
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, indices.back(),
-                                         idx(g.n));
-    auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard body(b);
-    b.setInsertionPointToStart(&guard.getThenRegion().front());
-    Value stored = value;
-    if (accumulate && !consumer)
-      stored = arith::AddFOp::create(b, loc, stored,
-                                     memref::LoadOp::create(b, loc, memref, indices));
-    memref::StoreOp::create(b, loc, stored, memref, indices);
-  }
-}
-
-void GemmEmitter::load(Value slot, Value kStep, Value predicate) {
-  int64_t kTileK = g.tileK(), kBoxCols = g.tileK();
-  Value kCol = mul(kStep, idx(kTileK));
-  Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
-  Value bOffsetBytes = bOffset(slot);
-  if (g.kMajorB) {
-    // B^T's 128 rows (n) by 32 columns (k), K-major like A.
-    Value bTile = view(bOffsetBytes, smemType({kTileN, kTileK}, g.element));
-    nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers,
-                                            idx(aTileBytes() + bTileBytes()), slot, predicate);
-    nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, aRow}, slot,
-                                  Value(), predicate);
-    nvgpu::TmaAsyncLoadOp::create(b, loc, bTile, barriers, descB, ValueRange{kCol, nRow}, slot,
-                                  Value(), predicate);
-    return;
-  }
-  Value bLeft = view(bOffsetBytes, smemType({kTileK, kBoxCols}, g.element));
-  Value bRight = view(add(bOffsetBytes, idx(kTileK * kBoxCols * elementBytes())),
-                      smemType({kTileK, kBoxCols}, g.element));
-  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers,
-                                          idx(aTileBytes() + bTileBytes()), slot, predicate);
-  // Coordinates are innermost first: (column, row).
-  nvgpu::TmaAsyncLoadOp::create(b, loc, aTile, barriers, descA, ValueRange{kCol, aRow}, slot,
-                                Value(), predicate);
-  Value bRowIndex = add(kRow, kCol);
-  nvgpu::TmaAsyncLoadOp::create(b, loc, bLeft, barriers, descB, ValueRange{nCol, bRowIndex},
-                                slot, Value(), predicate);
-  nvgpu::TmaAsyncLoadOp::create(b, loc, bRight, barriers, descB,
-                                ValueRange{add(nCol, idx(kBoxCols)), bRowIndex}, slot, Value(),
-                                predicate);
-}
-
-void GemmEmitter::emit() {
-  // Host: 2-D views, tensor maps, the launch.
-  Value a2 = as2D(g.a), b2 = as2D(g.b), c2 = as2D(g.c);
-  int64_t kTileK = g.tileK();
-  Value hostDescA = descriptor(a2, kTileM);
-  Value hostDescB = descriptor(b2, g.kMajorB ? kTileN : kTileK);
-  int64_t smemBytes = std::max(stages * (aTileBytes() + bTileBytes()), kTileM * kTileN * 4);
-  Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
-  auto launch = gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(g.m, kTileM)),
-                                      idx(llvm::divideCeil(g.n, kTileN)), idx(g.batch),
-                                      idx(kThreads), idx(1), idx(1), smemSize);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  descA = hostDescA;
-  descB = hostDescB;
-
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value blockM = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value blockN = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  batchIndex = batch;
-  mTile = mul(blockM, idx(kTileM));
-  mRow = add(mul(batch, idx(g.m)), mTile);
-  aRow = g.broadcastA ? mTile : mRow;
-  nCol = mul(blockN, idx(kTileN));
-  kRow = mul(batch, idx(g.k));
-  nRow = add(mul(batch, idx(g.n)), nCol);
-  smem = gpu::DynamicSharedMemoryOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                              MemRefLayoutAttrInterface(), smemSpace));
-  if (g.kMajorB)
-    smemAddress = arith::IndexCastUIOp::create(
-        b, loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
-  Value primary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, idx(0));
-  barriers = nvgpu::MBarrierCreateOp::create(
-      b, loc, nvgpu::MBarrierGroupType::get(ctx, smemSpace, stages));
-  for (int64_t s = 0; s < stages; ++s)
-    nvgpu::MBarrierInitOp::create(b, loc, barriers, idx(1), idx(s), primary);
-  gpu::BarrierOp::create(b, loc);
-  nvgpu::TmaPrefetchOp::create(b, loc, descA, primary);
-  nvgpu::TmaPrefetchOp::create(b, loc, descB, primary);
-
-  // Prologue: the first stages-1 k steps in flight.
-  int64_t kSteps = llvm::divideCeil(g.k, kTileK);
-  int64_t ahead = stages - 1;
-  for (int64_t s = 0; s < std::min(ahead, kSteps); ++s)
-    load(idx(s), idx(s), primary);
-
-  // Main loop: wait for stage iv % stages, multiply, refill the stage the
-  // previous step used (its wgmma group is complete: warpgroup.mma waits
-  // until at most one group is pending).
-  auto accType = nvgpu::WarpgroupAccumulatorType::get(
-      ctx, VectorType::get({kTileM, kTileN}, b.getF32Type()));
-  Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
-  Value parity0 = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-  auto loop = scf::ForOp::create(b, loc, idx(0), idx(kSteps), idx(1), ValueRange{acc, parity0});
-  {
-    OpBuilder::InsertionGuard body(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value iv = loop.getInductionVar();
-    Value parity = loop.getRegionIterArgs()[1];
-    Value slot = arith::RemUIOp::create(b, loc, iv, idx(stages));
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity, idx(10000000), slot);
-    Value next;
-    if (g.kMajorB) {
-      next = kMajorMma(loop.getRegionIterArgs()[0], slot);
-    } else {
-    Value aTile = view(aOffset(slot), smemType({kTileM, kTileK}, g.element));
-    Value bTile = view(bOffset(slot), smemType({kTileK, kTileN}, g.element));
-    auto descType = [&](ArrayRef<int64_t> shape) {
-      return nvgpu::WarpgroupMatrixDescriptorType::get(ctx, smemType(shape, g.element));
-    };
-    Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descType({kTileM, kTileK}),
-                                                            aTile, descA);
-    Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descType({kTileK, kTileN}),
-                                                            bTile, descB);
-    next = nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB, IntegerAttr(), UnitAttr(),
-                                         b.getUnitAttr(), loop.getRegionIterArgs()[0]);
-    }
-    Value nextStep = add(iv, idx(ahead));
-    // Nothing to refill when the prologue loaded every k step (a constant
-    // false predicate would reach the PTX as `@0`, which ptxas rejects).
-    if (kSteps > ahead) {
-      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, nextStep,
-                                            idx(kSteps));
-      Value refill = arith::AndIOp::create(b, loc, primary, inRange);
-      load(arith::RemUIOp::create(b, loc, nextStep, idx(stages)), nextStep, refill);
-    }
-    Value lastSlot = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slot,
-                                           idx(stages - 1));
-    Value one = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    Value flipped = arith::XOrIOp::create(b, loc, parity, one);
-    Value nextParity = arith::SelectOp::create(b, loc, lastSlot, flipped, parity);
-    scf::YieldOp::create(b, loc, ValueRange{next, nextParity});
-  }
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
-
-  // Epilogue: accumulators -> shared memory (the stage buffers are free)
-  // -> the output, a row of 128 floats per warp and step, 16 bytes a thread.
-  gpu::BarrierOp::create(b, loc);
-  Value tile = view(idx(0), smemType({kTileM, kTileN}, b.getF32Type()));
-  nvgpu::WarpgroupMmaStoreOp::create(b, loc, loop.getResult(0), tile);
-  gpu::BarrierOp::create(b, loc);
-  Value warp = arith::DivUIOp::create(b, loc, tid, idx(32));
-  Value column = mul(arith::RemUIOp::create(b, loc, tid, idx(32)), idx(4));
-  auto rows = scf::ForOp::create(b, loc, warp, idx(kTileM), idx(kThreads / 32));
-  {
-    OpBuilder::InsertionGuard body(b);
-    b.setInsertionPointToStart(rows.getBody());
-    Value r = rows.getInductionVar();
-    auto vec = VectorType::get({4}, b.getF32Type());
-    // Partial tiles: rows past M and columns past N (4 at a time when N is
-    // a multiple of 4, else one by one) are not stored.
-    bool scalar = g.n % 4;
-    if (g.m % kTileM || g.n % kTileN) {
-      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(mTile, r),
-                                       idx(g.m));
-      if (!scalar)
-        in = arith::AndIOp::create(
-            b, loc, in,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(nCol, column),
-                                  idx(g.n)));
-      auto inside = scf::IfOp::create(b, loc, in, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&inside.getThenRegion().front());
-    }
-    Value v = vector::LoadOp::create(b, loc, vec, tile, ValueRange{r, column}, false,
-                                     llvm::MaybeAlign(16));
-    if (consumer) {
-      storeThroughConsumer(v, r, column);
-    } else if (scalar) {
-      SmallVector<Value> values;
-      for (int64_t e = 0; e < 4; ++e)
-        values.push_back(vector::ExtractOp::create(b, loc, v, e));
-      storeScalars(values, c2, {add(mRow, r), add(nCol, column)});
-    } else {
-      SmallVector<Value> global = {add(mRow, r), add(nCol, column)};
-      if (accumulate) {
-        Value old =
-            vector::LoadOp::create(b, loc, vec, c2, global, false, llvm::MaybeAlign(16));
-        v = arith::AddFOp::create(b, loc, v, old);
-      }
-      vector::StoreOp::create(b, loc, v, c2, global, false, llvm::MaybeAlign(16));
-    }
-  }
-  gpu::TerminatorOp::create(b, loc);
-}
 
 /// The linalg.transpose that writes `b` (a K-major B) as its last writer
 /// before `gemm`, when it swaps the last two dimensions of dense static
@@ -563,6 +173,172 @@ linalg::TransposeOp transposeWriting(Value b, Operation *gemm) {
   return {};
 }
 
+/// The epilogues the dispatch stage marked (kiln-form-gemm-epilogues), by
+/// the id of their dispatch.
+DenseMap<int64_t, linalg::GenericOp> markedEpilogues(func::FuncOp func) {
+  DenseMap<int64_t, linalg::GenericOp> epilogues;
+  func.walk([&](linalg::GenericOp generic) {
+    std::optional<int64_t> id = dispatchId(generic);
+    if (id && epilogueInput(generic))
+      epilogues[*id] = generic;
+  });
+  return epilogues;
+}
+
+/// Why the kernel cannot apply `epilogue` (over C's loops, reading C
+/// itself) to `gemm` with zero init `zeroInit`, or empty: C's loops all
+/// parallel, C and one dense output through identity maps (the output not
+/// read), other inputs through projected permutations, not the output's
+/// buffer, an arith/math body; C a temporary only the product and the
+/// epilogue use (or the epilogue's output).
+std::string epilogueMismatch(linalg::GenericOp epilogue, Operation *gemmOp, const Gemm &gemm,
+                             Operation *zeroInit) {
+  auto cType = cast<MemRefType>(gemm.c.getType());
+  if (!epilogue.hasPureBufferSemantics() || epilogue.getNumDpsInits() != 1 ||
+      epilogue.getNumLoops() != static_cast<unsigned>(cType.getRank()) ||
+      epilogue.getNumParallelLoops() != epilogue.getNumLoops())
+    return "its loops are not C's parallel loops";
+  OpOperand *init = epilogue.getDpsInitOperand(0);
+  auto initType = dyn_cast<MemRefType>(init->get().getType());
+  if (!initType || !isDenseRowMajor(initType) ||
+      !epilogue.getMatchingIndexingMap(init).isIdentity() ||
+      epilogue.payloadUsesValueFromOperand(init) ||
+      !(initType.getElementType().isF32() || initType.getElementType().isF16() ||
+        initType.getElementType().isBF16()))
+    return "its output is not a dense f32/f16/bf16 buffer written with the identity map";
+  bool readsC = false;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (input->get() == gemm.c) {
+      if (!map.isIdentity())
+        return "it reads C through a map other than the identity";
+      readsC = true;
+    } else if (!isa<MemRefType>(input->get().getType()) || !map.isProjectedPermutation() ||
+               rootOf(input->get()) == rootOf(init->get())) {
+      return "an input other than C is not a buffer read by loops apart from its output";
+    }
+  }
+  if (!readsC)
+    return "it does not read C";
+  for (Operation &op : epilogue.getBlock()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return "its body is not arith/math";
+  if (init->get() == gemm.c)
+    return "";
+  if (!gemm.c.getDefiningOp<memref::AllocOp>())
+    return "C is not a temporary buffer";
+  for (Operation *user : gemm.c.getUsers())
+    if (user != zeroInit && user != gemmOp && user != epilogue &&
+        !isa<memref::DeallocOp>(user))
+      return "C is read by another op";
+  return "";
+}
+
+/// The epilogue of `op`'s dispatch as the kernel applies it: over C's
+/// loops, reading C itself (an epilogue that reads C through an
+/// expand_shape is rewritten over C's rank first). Null when the dispatch
+/// has none; failure, with an error, when the kernel cannot apply it.
+FailureOr<linalg::GenericOp> takeEpilogue(Operation *op, const Gemm &gemm, Operation *zeroInit,
+                                          const DenseMap<int64_t, linalg::GenericOp> &epilogues,
+                                          IRRewriter &rewriter) {
+  std::optional<int64_t> id = dispatchId(op);
+  linalg::GenericOp epilogue = id ? epilogues.lookup(*id) : linalg::GenericOp();
+  if (!epilogue)
+    return linalg::GenericOp();
+  auto fail = [&](const Twine &why) {
+    op->emitError() << "kiln-cuda-gemm: the epilogue of dispatch " << *id
+                    << " cannot be applied by the GEMM kernel: " << why;
+    return failure();
+  };
+  if (!zeroInit)
+    return fail("the product does not start from a zero fill of C");
+  Value cInput = epilogue.getDpsInputs()[*epilogueInput(epilogue)];
+  if (auto expand = cInput.getDefiningOp<memref::ExpandShapeOp>();
+      expand && expand.getSrc() == gemm.c) {
+    epilogue = collapseOntoProduct(epilogue, expand, rewriter);
+    if (!epilogue)
+      return fail("it reads C through an expand_shape it cannot be collapsed through");
+  }
+  std::string mismatch = epilogueMismatch(epilogue, op, gemm, zeroInit);
+  if (!mismatch.empty())
+    return fail(mismatch);
+  return epilogue;
+}
+
+/// Erases the zero initial value of C that the kernel replaces: a zero
+/// fill, or a copy of a zero-filled buffer (that buffer goes with its last
+/// copy).
+void eraseZeroInit(Operation *zeroInit, IRRewriter &rewriter) {
+  auto copy = dyn_cast<linalg::CopyOp>(zeroInit);
+  if (!copy) {
+    rewriter.eraseOp(zeroInit);
+    return;
+  }
+  Value source = copy.getInputs()[0];
+  rewriter.eraseOp(copy);
+  auto alloc = source.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !llvm::all_of(alloc->getUsers(), [](Operation *user) {
+        return isa<linalg::FillOp, memref::DeallocOp>(user);
+      }))
+    return;
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    rewriter.eraseOp(user);
+  rewriter.eraseOp(alloc);
+}
+
+/// When what the kernel writes (`epilogue`'s output, else C) is copied to
+/// a model output right after: the kernel writes the output instead.
+void writeFinalOutputDirectly(Operation *op, Gemm &gemm, linalg::GenericOp epilogue,
+                              IRRewriter &rewriter) {
+  Operation *producer = epilogue ? epilogue.getOperation() : op;
+  Value result = epilogue ? epilogue.getDpsInits()[0] : gemm.c;
+  Operation *copy = finalCopyOf(result, producer, op);
+  if (!copy)
+    return;
+  Value buffer = copy->getOperand(0), target = copy->getOperand(1);
+  rewriter.eraseOp(copy);
+  Operation *alloc = buffer.getDefiningOp();
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      rewriter.eraseOp(user);
+  rewriter.replaceAllUsesWith(buffer, target);
+  rewriter.eraseOp(alloc);
+  if (buffer == gemm.c)
+    gemm.c = target;
+}
+
+/// Replaces `op` (and `epilogue`) by the kernel; a product the epilogue
+/// consumed in registers loses its buffer.
+void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool accumulate,
+                     linalg::GenericOp epilogue, IRRewriter &rewriter) {
+  rewriter.setInsertionPoint(op);
+  if (epilogue) {
+    // The kernel replaces both ops at the epilogue (its output may be
+    // allocated in between); buffers freed in between are freed after.
+    for (Operation *between = op->getNextNode(); between != epilogue;) {
+      Operation *next = between->getNextNode();
+      if (isa<memref::DeallocOp>(between))
+        between->moveAfter(epilogue);
+      between = next;
+    }
+    rewriter.setInsertionPoint(epilogue);
+  }
+  // One k step leaves nothing to prefetch: two buffers suffice.
+  int64_t depth = gemm.k <= gemm.tileK() ? 2 : stages;
+  emitGemmKernel(rewriter, op->getLoc(), gemm, depth, accumulate, epilogue);
+  rewriter.eraseOp(op);
+  if (!epilogue)
+    return;
+  bool inPlace = epilogue.getDpsInits()[0] == gemm.c;
+  rewriter.eraseOp(epilogue);
+  if (inPlace)
+    return;
+  Operation *alloc = gemm.c.getDefiningOp();
+  for (Operation *user : llvm::make_early_inc_range(gemm.c.getUsers()))
+    rewriter.eraseOp(user);
+  rewriter.eraseOp(alloc);
+}
+
 struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
   using Base::Base;
 
@@ -589,77 +365,28 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       Operation *init = zeroFillBefore(op, gemm.c);
       zeroInits.push_back(init ? init : zeroCopyBefore(op, gemm.c).getOperation());
     }
+    DenseMap<int64_t, linalg::GenericOp> epilogues = markedEpilogues(getOperation());
     for (auto [index, entry] : llvm::enumerate(gemms)) {
       auto &[op, gemm] = entry;
-      Operation *fill = zeroInits[index];
-      if (fill)
-        collapseThroughExpand(op, gemm.c, rewriter);
-      linalg::GenericOp consumer = fusableConsumer(op, gemm.c, fill);
+      Operation *zeroInit = zeroInits[index];
+      FailureOr<linalg::GenericOp> epilogue =
+          takeEpilogue(op, gemm, zeroInit, epilogues, rewriter);
+      if (failed(epilogue))
+        return signalPassFailure();
       // B made K-major at run time: a tiled transpose kernel (after the
       // searches above, which step over linalg ops but not over kernels).
       if (gemm.kMajorB)
         if (linalg::TransposeOp transpose = transposeWriting(gemm.b, op))
           emitTiledTranspose(rewriter, transpose);
-      if (auto copy = dyn_cast_or_null<linalg::CopyOp>(fill)) {
-        // The zero-filled source goes with its last copy.
-        Value source = copy.getInputs()[0];
-        rewriter.eraseOp(copy);
-        if (auto alloc = source.getDefiningOp<memref::AllocOp>()) {
-          bool unread = llvm::all_of(alloc->getUsers(), [](Operation *user) {
-            return isa<linalg::FillOp, memref::DeallocOp>(user);
-          });
-          if (unread) {
-            for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-              rewriter.eraseOp(user);
-            rewriter.eraseOp(alloc);
-          }
-        }
-      } else if (fill) {
-        rewriter.eraseOp(fill);
-      }
-      // The output copied to a model output right after: write that instead.
-      Operation *producer = consumer ? consumer.getOperation() : op;
-      Value result = consumer ? consumer.getDpsInits()[0] : gemm.c;
-      if (Operation *copy = finalCopyOf(result, producer, op)) {
-        Value buffer = copy->getOperand(0), target = copy->getOperand(1);
-        rewriter.eraseOp(copy);
-        Operation *alloc = buffer.getDefiningOp();
-        for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
-          if (isa<memref::DeallocOp>(user))
-            rewriter.eraseOp(user);
-        rewriter.replaceAllUsesWith(buffer, target);
-        rewriter.eraseOp(alloc);
-        if (buffer == gemm.c)
-          gemm.c = target;
-      }
-      rewriter.setInsertionPoint(op);
-      if (consumer) {
-        // The kernel replaces both ops at the consumer (its output may be
-        // allocated in between); buffers freed in between are freed after.
-        for (Operation *between = op->getNextNode(); between != consumer;) {
-          Operation *next = between->getNextNode();
-          if (isa<memref::DeallocOp>(between))
-            between->moveAfter(consumer);
-          between = next;
-        }
-        rewriter.setInsertionPoint(consumer);
-      }
-      // One k step leaves nothing to prefetch: two buffers suffice.
-      int64_t depth = gemm.k <= gemm.tileK() ? 2 : static_cast<int64_t>(stages);
-      GemmEmitter(rewriter, op->getLoc(), gemm, depth, /*accumulate=*/!fill, consumer).emit();
-      rewriter.eraseOp(op);
-      bool inPlace = consumer && consumer.getDpsInits()[0] == gemm.c;
-      if (consumer && inPlace) {
-        rewriter.eraseOp(consumer);
-      } else if (consumer) {
-        // The product lived only in registers: its buffer goes.
-        rewriter.eraseOp(consumer);
-        Operation *alloc = gemm.c.getDefiningOp();
-        for (Operation *user : llvm::make_early_inc_range(gemm.c.getUsers()))
-          rewriter.eraseOp(user);
-        rewriter.eraseOp(alloc);
-      }
+      if (zeroInit)
+        eraseZeroInit(zeroInit, rewriter);
+      writeFinalOutputDirectly(op, gemm, *epilogue, rewriter);
+      replaceByKernel(op, gemm, stages, /*accumulate=*/!zeroInit, *epilogue, rewriter);
     }
+    // An epilogue whose product the template did not take would be a
+    // kernel of its own, which the dispatch stage did not count.
+    if (failed(verifyDispatchGroupsFused(getOperation())))
+      return signalPassFailure();
     // Convolutions' im2col generics (after the searches above, which step
     // over linalg ops but not over kernels).
     SmallVector<linalg::GenericOp> im2cols;

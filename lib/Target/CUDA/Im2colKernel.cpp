@@ -143,141 +143,181 @@ bool copiesOrTruncates(linalg::GenericOp op) {
   return v == body.getArgument(0);
 }
 
-} // namespace
+/// An im2col generic the kernel takes: x [N, C, H, W] f32 (static) read
+/// at (n, c, y*sh + i*dh, x*sw + j*dw), col [N, OH, OW, C, KH, KW] dense,
+/// f16/bf16/f32, K = C*KH*KW a multiple of the 16-byte vector, indices
+/// within 32 bits.
+struct Im2col {
+  Value x, col;
+  MemRefType xType, colType;
+  Type element;
+  int64_t sh, sw, dh, dw;
+  int64_t n, oh, ow, c, kh, kw;
+  /// Elements per 16-byte vector; kh*kw, C*kh*kw, oh*ow.
+  int64_t vector, taps, k, p;
+  /// Threads: one per vector of col.
+  int64_t total() const { return n * p * (k / vector); }
+};
 
-bool emitIm2colKernel(IRRewriter &b, linalg::GenericOp op) {
+std::optional<Im2col> matchIm2col(linalg::GenericOp op) {
   auto attr = op->getAttrOfType<DenseI64ArrayAttr>(kIm2colAttrName);
   if (!attr || attr.size() != 4 || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 1 ||
       op.getNumDpsInits() != 1 || !copiesOrTruncates(op))
-    return false;
-  Value x = op.getDpsInputs()[0], col = op.getDpsInits()[0];
-  auto xType = dyn_cast<MemRefType>(x.getType());
-  auto colType = dyn_cast<MemRefType>(col.getType());
-  if (!xType || !colType || xType.getRank() != 4 || colType.getRank() != 6 ||
-      !xType.hasStaticShape() || !memref::isStaticShapeAndContiguousRowMajor(colType) ||
-      !xType.getElementType().isF32())
-    return false;
-  Type element = colType.getElementType();
-  if (!(element.isF16() || element.isBF16() || element.isF32()))
-    return false;
-  int64_t sh = attr[0], sw = attr[1], dh = attr[2], dw = attr[3];
+    return std::nullopt;
+  Im2col m;
+  m.x = op.getDpsInputs()[0];
+  m.col = op.getDpsInits()[0];
+  m.xType = dyn_cast<MemRefType>(m.x.getType());
+  m.colType = dyn_cast<MemRefType>(m.col.getType());
+  if (!m.xType || !m.colType || m.xType.getRank() != 4 || m.colType.getRank() != 6 ||
+      !m.xType.hasStaticShape() || !memref::isStaticShapeAndContiguousRowMajor(m.colType) ||
+      !m.xType.getElementType().isF32())
+    return std::nullopt;
+  m.element = m.colType.getElementType();
+  if (!(m.element.isF16() || m.element.isBF16() || m.element.isF32()))
+    return std::nullopt;
+  m.sh = attr[0], m.sw = attr[1], m.dh = attr[2], m.dw = attr[3];
   MLIRContext *context = op.getContext();
   AffineExpr dn, dy, dx, dc, di, dj;
   bindDims(context, dn, dy, dx, dc, di, dj);
-  auto read = AffineMap::get(6, 0, {dn, dc, dy * sh + di * dh, dx * sw + dj * dw}, context);
+  auto read =
+      AffineMap::get(6, 0, {dn, dc, dy * m.sh + di * m.dh, dx * m.sw + dj * m.dw}, context);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (maps[0] != read || !maps[1].isIdentity())
-    return false;
-  ArrayRef<int64_t> shape = colType.getShape();
-  int64_t n = shape[0], oh = shape[1], ow = shape[2], c = shape[3], kh = shape[4], kw = shape[5];
-  if (xType.getDimSize(0) != n || xType.getDimSize(1) != c)
-    return false;
-  int64_t vector = 16 / (element.getIntOrFloatBitWidth() / 8);
-  int64_t taps = kh * kw, k = c * taps, p = oh * ow;
+    return std::nullopt;
+  ArrayRef<int64_t> shape = m.colType.getShape();
+  m.n = shape[0], m.oh = shape[1], m.ow = shape[2], m.c = shape[3], m.kh = shape[4],
+  m.kw = shape[5];
+  if (m.xType.getDimSize(0) != m.n || m.xType.getDimSize(1) != m.c)
+    return std::nullopt;
+  m.vector = 16 / (m.element.getIntOrFloatBitWidth() / 8);
+  m.taps = m.kh * m.kw, m.k = m.c * m.taps, m.p = m.oh * m.ow;
   constexpr int64_t kMax = (int64_t{1} << 31) - 1;
-  if (k % vector || colType.getNumElements() > kMax || xType.getNumElements() > kMax)
-    return false;
-  int64_t vectors = k / vector, total = n * p * vectors;
+  if (m.k % m.vector || m.colType.getNumElements() > kMax ||
+      m.xType.getNumElements() > kMax)
+    return std::nullopt;
+  return m;
+}
 
-  // Zero padding read through bounds checks: the source and its offsets.
+/// Where the kernel reads x from: the unpadded source of a zero-padded x
+/// (the pads it replaces, outermost last) at `offsets`, or x itself.
+struct Im2colSource {
+  Value source;
+  MemRefType type;
+  SmallVector<int64_t> offsets = SmallVector<int64_t>(4, 0);
   SmallVector<Padding, 2> pads;
-  Value source = x;
-  SmallVector<int64_t> offsets(4, 0);
-  Operation *reader = op;
-  while (std::optional<Padding> pad = paddingOf(source, reader, op)) {
-    for (int64_t d = 0; d < 4; ++d)
-      offsets[d] += pad->offsets[d];
-    reader = pad->copy;
-    source = pad->source;
-    pads.push_back(std::move(*pad));
-  }
-  auto sourceType = cast<MemRefType>(source.getType());
-  if (offsets[0] != 0 || sourceType.getDimSize(0) != n) {
-    pads.clear();
-    source = x;
-    sourceType = xType;
-    offsets.assign(4, 0);
-  }
+};
 
-  Location loc = op.getLoc();
-  b.setInsertionPoint(op);
-  auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value flat = memref::CollapseShapeOp::create(
-      b, loc, col, ArrayRef<ReassociationIndices>{{0, 1, 2, 3, 4, 5}});
-  auto launch = gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(total, kBlockThreads)), idx(1),
-                                      idx(1), idx(kBlockThreads), idx(1), idx(1));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    Type i32 = b.getI32Type();
-    auto cst = [&](int64_t v) -> Value { return arith::ConstantIntOp::create(b, loc, i32, v); };
-    auto add = [&](Value l, Value r) -> Value { return arith::AddIOp::create(b, loc, l, r); };
-    auto sub = [&](Value l, Value r) -> Value { return arith::SubIOp::create(b, loc, l, r); };
-    auto mul = [&](Value l, int64_t r) -> Value {
-      return r == 1 ? l : arith::MulIOp::create(b, loc, l, cst(r)).getResult();
-    };
-    auto div = [&](Value l, int64_t r) -> Value {
-      return r == 1 ? l : arith::DivUIOp::create(b, loc, l, cst(r)).getResult();
-    };
-    auto rem = [&](Value l, int64_t r) -> Value {
-      return r == 1 ? cst(0) : arith::RemUIOp::create(b, loc, l, cst(r)).getResult();
-    };
-    auto cmp = [&](arith::CmpIPredicate pred, Value l, Value r) -> Value {
-      return arith::CmpIOp::create(b, loc, pred, l, r);
-    };
-    auto select = [&](Value cond, Value t, Value f) -> Value {
-      return arith::SelectOp::create(b, loc, cond, t, f);
-    };
-    auto toIndex = [&](Value v) -> Value {
-      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
-    };
+Im2colSource findSource(linalg::GenericOp op, const Im2col &m) {
+  Im2colSource s;
+  s.source = m.x;
+  Operation *reader = op;
+  while (std::optional<Padding> pad = paddingOf(s.source, reader, op)) {
+    for (int64_t d = 0; d < 4; ++d)
+      s.offsets[d] += pad->offsets[d];
+    reader = pad->copy;
+    s.source = pad->source;
+    s.pads.push_back(std::move(*pad));
+  }
+  s.type = cast<MemRefType>(s.source.getType());
+  if (s.offsets[0] != 0 || s.type.getDimSize(0) != m.n) {
+    s.pads.clear();
+    s.source = m.x;
+    s.type = m.xType;
+    s.offsets.assign(4, 0);
+  }
+  return s;
+}
+
+/// The kernel's body: 32-bit index arithmetic in the launch.
+class Im2colEmitter {
+public:
+  Im2colEmitter(IRRewriter &b, Location loc, const Im2col &m, const Im2colSource &s)
+      : b(b), loc(loc), m(m), s(s), i32(b.getI32Type()) {}
+
+  /// One thread per vector of col: its position, vector and image, the
+  /// vector's elements read tap after tap, one 16-byte store.
+  void emitThread(Value flat) {
     Value block = arith::IndexCastUIOp::create(b, loc, i32,
                                                gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     Value thread = arith::IndexCastUIOp::create(
         b, loc, i32, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value t = add(mul(block, kBlockThreads), thread);
-    auto inside = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::ult, t, cst(total)),
+    auto inside = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::ult, t, cst(m.total())),
                                     /*withElseRegion=*/false);
     b.setInsertionPointToStart(&inside.getThenRegion().front());
     // Thread t: output position pos (fastest, so a warp reads along x's
     // rows), vector v of the row, image img.
-    Value pos = rem(t, p), rest = div(t, p);
-    Value v = rem(rest, vectors), img = div(rest, vectors);
-    Value y0 = sub(mul(div(pos, ow), sh), cst(offsets[2]));
-    Value x0 = sub(mul(rem(pos, ow), sw), cst(offsets[3]));
-    Value k0 = mul(v, vector);
-    Value ch = div(k0, taps), tap = rem(k0, taps);
-    Value i = div(tap, kw), j = rem(tap, kw);
+    Value pos = rem(t, m.p), rest = div(t, m.p);
+    Value v = rem(rest, m.k / m.vector), img = div(rest, m.k / m.vector);
+    Value y0 = sub(mul(div(pos, m.ow), m.sh), cst(s.offsets[2]));
+    Value x0 = sub(mul(rem(pos, m.ow), m.sw), cst(s.offsets[3]));
+    Value k0 = mul(v, m.vector);
+    SmallVector<Value> values = loadVector(img, y0, x0, k0);
+    Value packed =
+        vector::FromElementsOp::create(b, loc, VectorType::get({m.vector}, m.element), values);
+    Value at = add(mul(add(mul(img, m.p), pos), m.k), k0);
+    vector::StoreOp::create(b, loc, packed, flat, ValueRange{toIndex(at)}, false,
+                            llvm::MaybeAlign(16));
+  }
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); }
+  Value add(Value l, Value r) { return arith::AddIOp::create(b, loc, l, r); }
+  Value sub(Value l, Value r) { return arith::SubIOp::create(b, loc, l, r); }
+  Value mul(Value l, int64_t r) {
+    return r == 1 ? l : arith::MulIOp::create(b, loc, l, cst(r)).getResult();
+  }
+  Value div(Value l, int64_t r) {
+    return r == 1 ? l : arith::DivUIOp::create(b, loc, l, cst(r)).getResult();
+  }
+  Value rem(Value l, int64_t r) {
+    return r == 1 ? cst(0) : arith::RemUIOp::create(b, loc, l, cst(r)).getResult();
+  }
+  Value cmp(arith::CmpIPredicate pred, Value l, Value r) {
+    return arith::CmpIOp::create(b, loc, pred, l, r);
+  }
+  Value select(Value cond, Value t, Value f) { return arith::SelectOp::create(b, loc, cond, t, f); }
+  Value toIndex(Value v) { return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v); }
+
+  /// Whether `at` lies in the source (offset `offset`, size `size`, padded
+  /// size `padded`), and in `clamped` an index inside it; no check (null)
+  /// where the source is the padded input's size.
+  Value inRange(Value at, int64_t offset, int64_t size, int64_t padded, Value &clamped) {
+    clamped = at;
+    if (offset == 0 && size == padded)
+      return {};
+    clamped = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, at, cst(0)),
+                                     cst(size - 1));
+    return arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::sge, at, cst(0)),
+                                 cmp(arith::CmpIPredicate::slt, at, cst(size)));
+  }
+
+  /// The vector of col starting at K index `k0` for the output position at
+  /// (`y0`, `x0`) of image `img`: its (c, i, j) taps stepped with compares,
+  /// zero outside the source.
+  SmallVector<Value> loadVector(Value img, Value y0, Value x0, Value k0) {
+    Value ch = div(k0, m.taps), tap = rem(k0, m.taps);
+    Value i = div(tap, m.kw), j = rem(tap, m.kw);
     Value imgIndex = toIndex(img);
-    Value zero = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
-    // Checks only where the source is smaller than the padded input.
-    auto inRange = [&](Value at, int64_t offset, int64_t size, int64_t padded,
-                       Value &clamped) -> Value {
-      clamped = at;
-      if (offset == 0 && size == padded)
-        return {};
-      clamped = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, at, cst(0)),
-                                       cst(size - 1));
-      return arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::sge, at, cst(0)),
-                                   cmp(arith::CmpIPredicate::slt, at, cst(size)));
-    };
+    Value zero = arith::ConstantOp::create(b, loc, m.element, b.getZeroAttr(m.element));
     SmallVector<Value> values;
-    for (int64_t e = 0; e < vector; ++e) {
-      Value cs = sub(ch, cst(offsets[1]));
-      Value y = add(y0, mul(i, dh)), xx = add(x0, mul(j, dw));
+    for (int64_t e = 0; e < m.vector; ++e) {
+      Value cs = sub(ch, cst(s.offsets[1]));
+      Value y = add(y0, mul(i, m.dh)), xx = add(x0, mul(j, m.dw));
       Value cClamped, yClamped, xClamped;
       SmallVector<Value> checks;
       for (Value check :
-           {inRange(cs, offsets[1], sourceType.getDimSize(1), c, cClamped),
-            inRange(y, offsets[2], sourceType.getDimSize(2), xType.getDimSize(2), yClamped),
-            inRange(xx, offsets[3], sourceType.getDimSize(3), xType.getDimSize(3), xClamped)})
+           {inRange(cs, s.offsets[1], s.type.getDimSize(1), m.c, cClamped),
+            inRange(y, s.offsets[2], s.type.getDimSize(2), m.xType.getDimSize(2), yClamped),
+            inRange(xx, s.offsets[3], s.type.getDimSize(3), m.xType.getDimSize(3), xClamped)})
         if (check)
           checks.push_back(check);
       Value value = memref::LoadOp::create(
-          b, loc, source,
+          b, loc, s.source,
           ValueRange{imgIndex, toIndex(cClamped), toIndex(yClamped), toIndex(xClamped)});
-      if (element != value.getType())
-        value = arith::TruncFOp::create(b, loc, element, value);
+      if (m.element != value.getType())
+        value = arith::TruncFOp::create(b, loc, m.element, value);
       if (!checks.empty()) {
         Value valid = checks.front();
         for (Value check : ArrayRef<Value>(checks).drop_front())
@@ -285,31 +325,35 @@ bool emitIm2colKernel(IRRewriter &b, linalg::GenericOp op) {
         value = select(valid, value, zero);
       }
       values.push_back(value);
-      if (e + 1 == vector)
+      if (e + 1 == m.vector)
         break;
       // The next tap: j, then i, then the channel.
-      if (taps == 1) {
+      if (m.taps == 1) {
         ch = add(ch, cst(1));
         continue;
       }
       Value j1 = add(j, cst(1));
-      Value wrapJ = cmp(arith::CmpIPredicate::eq, j1, cst(kw));
+      Value wrapJ = cmp(arith::CmpIPredicate::eq, j1, cst(m.kw));
       j = select(wrapJ, cst(0), j1);
       Value i1 = select(wrapJ, add(i, cst(1)), i);
-      Value wrapI = cmp(arith::CmpIPredicate::eq, i1, cst(kh));
+      Value wrapI = cmp(arith::CmpIPredicate::eq, i1, cst(m.kh));
       i = select(wrapI, cst(0), i1);
       ch = select(wrapI, add(ch, cst(1)), ch);
     }
-    Value packed =
-        vector::FromElementsOp::create(b, loc, VectorType::get({vector}, element), values);
-    Value at = add(mul(add(mul(img, p), pos), k), k0);
-    vector::StoreOp::create(b, loc, packed, flat, ValueRange{toIndex(at)}, false,
-                            llvm::MaybeAlign(16));
-    b.setInsertionPointToEnd(&launch.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
+    return values;
   }
-  b.eraseOp(op);
-  for (Padding &pad : pads) {
+
+  IRRewriter &b;
+  Location loc;
+  const Im2col &m;
+  const Im2colSource &s;
+  Type i32;
+};
+
+/// Erases the padding the kernel reads through (copy, fills, views,
+/// deallocations, the padded buffer).
+void erasePads(ArrayRef<Padding> pads, IRRewriter &b) {
+  for (const Padding &pad : pads) {
     b.eraseOp(pad.copy);
     for (Operation *fill : pad.fills)
       b.eraseOp(fill);
@@ -319,6 +363,32 @@ bool emitIm2colKernel(IRRewriter &b, linalg::GenericOp op) {
       b.eraseOp(dealloc);
     b.eraseOp(pad.alloc);
   }
+}
+
+} // namespace
+
+bool emitIm2colKernel(IRRewriter &b, linalg::GenericOp op) {
+  std::optional<Im2col> m = matchIm2col(op);
+  if (!m)
+    return false;
+  Im2colSource source = findSource(op, *m);
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value flat = memref::CollapseShapeOp::create(
+      b, loc, m->col, ArrayRef<ReassociationIndices>{{0, 1, 2, 3, 4, 5}});
+  auto launch =
+      gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(m->total(), kBlockThreads)), idx(1),
+                            idx(1), idx(kBlockThreads), idx(1), idx(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Im2colEmitter(b, loc, *m, source).emitThread(flat);
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+  }
+  b.eraseOp(op);
+  erasePads(source.pads, b);
   return true;
 }
 

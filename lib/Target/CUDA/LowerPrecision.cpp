@@ -290,11 +290,14 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
       context, {AffineMapAttr::get(AffineMap::get(4, 0, {m, kk}, context)),
                 AffineMapAttr::get(AffineMap::get(4, 0, {b, nn, kk}, context)),
                 AffineMapAttr::get(AffineMap::get(4, 0, {b, m, nn}, context))});
-  Value product =
+  auto batched =
       linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{productType},
                                     ValueRange{filters, col}, ValueRange{productInit},
-                                    {rewriter.getNamedAttr("indexing_maps", maps)})
-          .getResult(0);
+                                    {rewriter.getNamedAttr("indexing_maps", maps)});
+  // The product is the conv's dispatch (with its epilogue); the im2col
+  // kernel, made here, is a dispatch of its own.
+  copyDispatchAttr(op, batched);
+  Value product = batched.getResult(0);
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
       op, y, product, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
@@ -356,11 +359,13 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
     Value rhs = convertOnce(rewriter, op, op.getDpsInputs()[1], type, converted, dominance);
     auto narrow = OpTy::create(rewriter, loc, op->getResultTypes(), ValueRange{lhs, rhs},
                                op.getDpsInits());
+    copyDispatchAttr(op, narrow);
     rewriter.replaceOp(op, narrow->getResults());
   } else if (isPlainMatmulOf(op, type)) {
     Value init = f32Init(rewriter, loc, op.getDpsInits()[0]);
     auto wide = OpTy::create(rewriter, loc, TypeRange{init.getType()}, op.getDpsInputs(),
                              ValueRange{init});
+    copyDispatchAttr(op, wide);
     if (OpOperand *use = roundingConsumer(op->getResult(0))) {
       roundInConsumer(*use, wide->getResult(0), type, rewriter);
       rewriter.eraseOp(op);

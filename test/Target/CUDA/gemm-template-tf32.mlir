@@ -172,7 +172,8 @@ func.func @transposed_at_run_time(%a: memref<2x128x64xf32>, %b: memref<2x64x96xf
 
 // -----
 
-// A convolution's epilogue: the product [N, F, OH*OW] reaches its bias +
+// A convolution's epilogue (the dispatch's: same kiln.dispatch id, marked
+// kiln.epilogue): the product [N, F, OH*OW] reaches its bias +
 // residual + relu generic through memref.expand_shape to [N, F, OH, OW]. The
 // generic is rewritten over the product's rank (the residual and the output
 // through memref.collapse_shape, the bias by channel), so the epilogue
@@ -203,11 +204,12 @@ func.func @conv_epilogue(%w: memref<64x576xf16>, %col: memref<4x196x576xf16>, %b
   linalg.fill ins(%zero : f32) outs(%p : memref<4x64x196xf32>)
   linalg.batch_matmul indexing_maps = [#eA, #eB, #eC]
       ins(%w, %col : memref<64x576xf16>, memref<4x196x576xf16>) outs(%p : memref<4x64x196xf32>)
+      {kiln.dispatch = {id = 0 : i64, kind = "conv", nodes = []}}
   %e = memref.expand_shape %p [[0], [1], [2, 3]] output_shape [4, 64, 14, 14] : memref<4x64x196xf32> into memref<4x64x14x14xf32>
   linalg.generic {indexing_maps = [#e4, #eBias, #e4, #e4],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
       ins(%e, %bias, %res : memref<4x64x14x14xf32>, memref<64xf32>, memref<4x64x14x14xf32>)
-      outs(%y : memref<4x64x14x14xf32>) {
+      outs(%y : memref<4x64x14x14xf32>) attrs = {kiln.dispatch = {id = 0 : i64, kind = "conv", nodes = []}, kiln.epilogue = 0 : i64} {
   ^bb0(%x: f32, %b: f32, %r: f32, %o: f32):
     %s = arith.addf %x, %b : f32
     %t = arith.addf %s, %r : f32

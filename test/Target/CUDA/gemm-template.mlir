@@ -92,9 +92,10 @@ func.func @kept(%a: memref<100x64xf16>, %b: memref<64x100xf16>, %c: memref<100x1
 
 // -----
 
-// A temporary product read only by the next op, an elementwise generic
-// (bias, relu, cast to f16): the epilogue computes it and stores its result;
-// the product's buffer, its fill and the generic go.
+// The product's dispatch has an epilogue (the generic with its kiln.dispatch
+// id, marked kiln.epilogue by the dispatch stage: bias, relu, cast to f16):
+// the kernel computes it and stores its result; the product's buffer, its
+// fill and the generic go.
 // CHECK-LABEL: func.func @fused
 // CHECK-NOT: memref.alloc
 // CHECK: gpu.launch
@@ -115,11 +116,13 @@ func.func @fused(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %bias: memref<2
   %zero = arith.constant 0.0 : f32
   %c = memref.alloc() : memref<128x256xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<128x256xf32>)
-  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf32>)
+  linalg.matmul {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}}
+      ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
                                    affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}
-      ins(%c, %bias : memref<128x256xf32>, memref<256xf32>) outs(%out : memref<128x256xf16>) {
+      ins(%c, %bias : memref<128x256xf32>, memref<256xf32>) outs(%out : memref<128x256xf16>)
+      attrs = {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}, kiln.epilogue = 0 : i64} {
   ^bb0(%x: f32, %y: f32, %o: f16):
     %s = arith.addf %x, %y : f32
     %r = arith.maximumf %s, %zero : f32
@@ -127,6 +130,31 @@ func.func @fused(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %bias: memref<2
     linalg.yield %h : f16
   }
   memref.dealloc %c : memref<128x256xf32>
+  return
+}
+
+// -----
+
+// An elementwise consumer that is no epilogue of the product's dispatch (no
+// kiln.dispatch id, as in IR written without regions): not fused, the
+// product is stored.
+// CHECK-LABEL: func.func @unmarked
+// CHECK: gpu.launch
+// CHECK: vector.store {{.*}} : memref<128x128xf32>, vector<4xf32>
+// CHECK: linalg.generic
+func.func @unmarked(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %out: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<128x128xf32>
   return
 }
 
@@ -178,8 +206,9 @@ func.func @to_output(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %out: memre
 
 // -----
 
-// The consumer writes in place into the product's buffer, which is then
-// copied to the model output: the epilogue writes the output directly.
+// The dispatch's epilogue writes in place into the product's buffer, which
+// is then copied to the model output: the epilogue writes the output
+// directly.
 // CHECK-LABEL: func.func @in_place
 // CHECK-NOT: memref.alloc
 // CHECK: gpu.launch
@@ -193,11 +222,13 @@ func.func @in_place(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memre
   %zero = arith.constant 0.0 : f32
   %c = memref.alloc() : memref<128x128xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
-  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.matmul {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}}
+      ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
                                    affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}
-      ins(%c, %bias : memref<128x128xf32>, memref<128xf32>) outs(%c : memref<128x128xf32>) {
+      ins(%c, %bias : memref<128x128xf32>, memref<128xf32>) outs(%c : memref<128x128xf32>)
+      attrs = {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}, kiln.epilogue = 0 : i64} {
   ^bb0(%x: f32, %y: f32, %o: f32):
     %s = arith.addf %x, %y : f32
     %r = arith.maximumf %s, %zero : f32

@@ -12,6 +12,7 @@
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/TargetOptions.h"
 
 namespace kiln {
@@ -40,6 +41,29 @@ inline ConvLoweringOptions cudaConvLowering() {
   conv.shiftedDiscardDivisor = 8;
   conv.depthwiseMaxUnrolledTaps = 49;
   return conv;
+}
+
+/// The products whose elementwise consumer the GEMM template (kiln-cuda-gemm,
+/// sm_90a) applies as its epilogue, i.e. the products it takes: f16/bf16
+/// operands (`precision` fp16/bf16) read N-major, TMA rows of 16 bytes: K
+/// and N multiples of 8, K of a batch a multiple of the 64-element k step;
+/// tf32 (`precision` tf32, or fp32 as 3xTF32 when `splitF32`) reads both
+/// operands K-major: K and N multiples of 4 (kiln-cuda-lower-precision and
+/// kiln-cuda-split-f32 rewrite only those), no batch rule; tf32's A is read
+/// as it is, so it must be dense. Convolutions always (their K is padded).
+/// Elsewhere (no wgmma, fp32 as SIMT loops) none.
+inline GemmEpilogueShapes cudaGemmEpilogues(const Chip &chip, Precision precision,
+                                            bool splitF32) {
+  GemmEpilogueShapes shapes;
+  if (!chip.hasWgmma() || (precision == Precision::FP32 && !splitF32))
+    return shapes;
+  shapes.enabled = true;
+  if (isHalfPrecision(precision))
+    return shapes; // 8, 8, 64 (the defaults)
+  shapes.kMultiple = shapes.nMultiple = 4;
+  shapes.batchedKMultiple = 1;
+  shapes.denseA = precision == Precision::TF32;
+  return shapes;
 }
 
 } // namespace kiln

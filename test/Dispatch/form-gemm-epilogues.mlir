@@ -1,0 +1,188 @@
+// RUN: kiln-opt --split-input-file --kiln-form-gemm-epilogues %s | FileCheck %s
+// RUN: kiln-opt --split-input-file --kiln-form-gemm-epilogues="k-multiple=4 n-multiple=4 batched-k-multiple=1 dense-a=true" %s | FileCheck %s --check-prefix=TF32
+// RUN: not kiln-opt --split-input-file --kiln-form-gemm-epilogues="n-multiple=0" %s 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: kiln-form-gemm-epilogues: n-multiple=0, expected a positive element count
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+/// A zero-filled matmul's single bias + relu consumer becomes its epilogue
+/// (C is its input 1); the fill, whose empty tensor the generic wrote too,
+/// gets one of its own.
+// CHECK-LABEL: func @bias_relu
+// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK: %[[OWN:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[OWN]] :
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%{{.+}}, %[[M]] :
+// CHECK-SAME: outs(%[[OUT]] :
+// CHECK-SAME: kiln.epilogue = 1
+func.func @bias_relu(%a: tensor<64x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %g = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %m : tensor<32xf32>, tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %c, %x : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x32xf32>
+  return %g : tensor<64x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+/// N = 20 is no multiple of 8 (f16/bf16 TMA rows), but of 4 (tf32).
+// CHECK-LABEL: func @narrow_n
+// CHECK-NOT: kiln.epilogue
+// TF32-LABEL: func @narrow_n
+// TF32: kiln.epilogue = 0
+func.func @narrow_n(%a: tensor<64x16xf32>, %w: tensor<16x20xf32>) -> tensor<64x20xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x20xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x20xf32>) -> tensor<64x20xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<64x16xf32>, tensor<16x20xf32>) outs(%f : tensor<64x20xf32>) -> tensor<64x20xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<64x20xf32>) outs(%e : tensor<64x20xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %r = arith.maximumf %c, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x20xf32>
+  return %g : tensor<64x20xf32>
+}
+
+// -----
+
+/// A projection read as [batch, rows, N] through expand_shape (bias by
+/// column, residual whole): the epilogue reads the view, which moves with it.
+// CHECK-LABEL: func @projection
+// CHECK: linalg.matmul
+// CHECK-NEXT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0
+func.func @projection(%a: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>,
+                      %res: tensor<2x8x64xf32>) -> tensor<2x8x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 64] : tensor<16x64xf32> into tensor<2x8x64xf32>
+  %e3 = tensor.empty() : tensor<2x8x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>,
+                                        affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %b, %res : tensor<2x8x64xf32>, tensor<64xf32>, tensor<2x8x64xf32>) outs(%e3 : tensor<2x8x64xf32>) {
+  ^bb0(%c: f32, %y: f32, %r: f32, %o: f32):
+    %s = arith.addf %c, %y : f32
+    %t = arith.addf %s, %r : f32
+    linalg.yield %t : f32
+  } -> tensor<2x8x64xf32>
+  return %g : tensor<2x8x64xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+/// Not epilogues: a product read twice; one that does not start from zero;
+/// a consumer reading C transposed.
+// CHECK-LABEL: func @kept
+// CHECK-NOT: kiln.epilogue
+// TF32-LABEL: func @kept
+// TF32-NOT: kiln.epilogue
+func.func @kept(%a: tensor<64x16xf32>, %w: tensor<16x32xf32>, %c0: tensor<64x32xf32>,
+                %sq: tensor<32x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %twice = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %m : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.mulf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<64x32xf32>
+  %n = linalg.matmul ins(%a, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%c0 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %nz = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%n : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x32xf32>
+  %e2 = tensor.empty() : tensor<32x32xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %p = linalg.matmul ins(%sq, %sq : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f2 : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<32x32xf32>) outs(%e2 : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<32x32xf32>
+  return %twice, %nz, %t : tensor<64x32xf32>, tensor<64x32xf32>, tensor<32x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// A is a slice: an epilogue where A is converted (f16/bf16), not where the
+/// kernel reads A as it is (dense-a, tf32).
+// CHECK-LABEL: func @slice_a
+// CHECK: kiln.epilogue = 0
+// TF32-LABEL: func @slice_a
+// TF32-NOT: kiln.epilogue
+func.func @slice_a(%big: tensor<64x64xf32>, %w: tensor<16x32xf32>) -> tensor<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %slice = tensor.extract_slice %big[0, 0] [64, 16] [1, 1] : tensor<64x64xf32> to tensor<64x16xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %q = linalg.matmul ins(%slice, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%f3 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %qs = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x32xf32>
+  return %qs : tensor<64x32xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// The zero fill's empty tensor is also another op's output: the product
+/// gets a fill of an empty tensor of its own (its C is never stored, so no
+/// other value may live in that buffer).
+// CHECK-LABEL: func @shared_empty
+// TF32-LABEL: func @shared_empty
+// CHECK: %[[SHARED:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK-NEXT: %[[OWN:.+]] = tensor.empty() : tensor<64x32xf32>
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[OWN]] :
+// CHECK-NEXT: linalg.matmul {{.*}} outs(%[[FILL]] :
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: kiln.epilogue = 0
+func.func @shared_empty(%a: tensor<64x16xf32>, %w: tensor<16x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %r = arith.maximumf %c, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x32xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %r = arith.addf %c, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<64x32xf32>
+  return %g, %h : tensor<64x32xf32>, tensor<64x32xf32>
+}
