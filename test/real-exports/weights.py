@@ -2,7 +2,7 @@
 # Strips the weights of an ONNX export down to per-tensor statistics, and
 # restores seeded random weights with those statistics.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: weights.py strip IN.onnx OUT.onnx | weights.py restore IN.onnx OUT.onnx
+"""usage: weights.py strip IN.onnx OUT.onnx | weights.py restore IN.onnx OUT.onnx [--external-data]
 
 A full torchvision export is 5-500 MiB, almost all of it weights. The
 real-exports zoo keeps what the exporter wrote -- every node, attribute, shape
@@ -14,8 +14,11 @@ name, so a restored model is the same on every machine and its activations
 keep the magnitudes of the original (a positive running variance stays
 positive, a BN-folded conv keeps its scale). A stripped model is not a valid
 model until restored: onnxruntime refuses an initializer without data.
+`restore --external-data` writes the weights to OUT.onnx.data next to OUT.onnx
+(ONNX external data, as exporters write models over 2 GiB).
 """
 
+import os
 import sys
 import zlib
 
@@ -72,12 +75,20 @@ def restore(model):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("strip", "restore"):
+    args = sys.argv[1:]
+    external = "--external-data" in args
+    if external:
+        args.remove("--external-data")
+    if len(args) != 3 or args[0] not in ("strip", "restore") or (external and args[0] != "restore"):
         sys.exit(__doc__)
-    model = onnx.load(sys.argv[2])
-    count = (strip if sys.argv[1] == "strip" else restore)(model)
-    onnx.save(model, sys.argv[3])
-    print(f"{sys.argv[1]}: {count} initializers, {sys.argv[3]}")
+    model = onnx.load(args[1])
+    count = (strip if args[0] == "strip" else restore)(model)
+    if external:
+        onnx.save(model, args[2], save_as_external_data=True, all_tensors_to_one_file=True,
+                  location=os.path.basename(args[2]) + ".data", size_threshold=0)
+    else:
+        onnx.save(model, args[2])
+    print(f"{args[0]}: {count} initializers, {args[2]}")
 
 
 if __name__ == "__main__":
