@@ -28,6 +28,14 @@ with random weights (fixed seed):
   dynamic_spatial  a 3x3 Conv (pad 1) over symbolic height and width: the output
                    dims are proven to be the input's, but the lowering needs
                    static spatial dims (its diagnostic names the node)
+  resize_sizes     Resize (bilinear) to sizes = Concat(Shape(x)[0:2], [32, 32]),
+                   the segmentation heads' upsampling (LRASPP, DeepLabV3): the
+                   batch entry keeps x's symbolic dim
+  resize_from_batch  Resize whose height entry is the batch: not a constant nor
+                   x's own dim there, an error naming the entry
+  window_pads      Swin's window padding: pads (7 - Shape(x)[i] % 7) % 7 through
+                   Cast, ConstantOfShape, Reshape to [-1, 2], a step -1 Slice,
+                   Transpose and Reshape, a constant once the spatial dims are
 
 --exporter-names copies a model with each output's symbolic dims renamed the
 way the TorchScript exporter names dims it cannot relate to the inputs
@@ -201,9 +209,56 @@ def dynamic_spatial():
         out, TensorProto.FLOAT, ["batch", 4, "h_out", "w_out"])])
 
 
+def resize_to(g, x, spatial):
+    """Resize x (bilinear) to Concat(Shape(x)[0:2], spatial), as torchvision's
+    F.interpolate(size=...) exports."""
+    head = g.node("Slice", [g.node("Shape", [x]), g.ints([0]), g.ints([2])])
+    sizes = g.node("Concat", [head, spatial], axis=0)
+    return g.node("Resize", [x, "", "", sizes], mode="linear",
+                  coordinate_transformation_mode="half_pixel")
+
+
+def resize_sizes():
+    g = Graph("resize_sizes")
+    x = g.conv("input", 3, 8, 3, stride=2, pad=1)
+    out = resize_to(g, x, g.ints([32, 32]))
+    return g.model([image()], [helper.make_tensor_value_info(
+        out, TensorProto.FLOAT, ["batch", 8, 32, 32])])
+
+
+def resize_from_batch():
+    g = Graph("resize_from_batch")
+    out = resize_to(g, "input", g.node("Concat", [g.dim("input", 0), g.ints([32])], axis=0))
+    g.nodes[-1].name = "upsample"
+    return g.model([image()], [helper.make_tensor_value_info(
+        out, TensorProto.FLOAT, ["batch", 3, "h", 32])])
+
+
+def window_pads():
+    g = Graph("window_pads")
+    x = g.node("Transpose", [g.conv("input", 3, 8, 4, stride=4, relu=False)], perm=[0, 2, 3, 1])
+    pad = [g.node("Unsqueeze", [g.node("Mod", [g.node("Sub", [g.ints(7), g.node("Mod", [
+        g.node("Gather", [g.node("Shape", [x]), g.ints(axis)], axis=0), g.ints(7)])]),
+        g.ints(7)]), g.ints([0])]) for axis in (1, 2)]
+    # F.pad(x, (0, 0, 0, pad_w, 0, pad_h)): torch's last-dim-first pairs.
+    pairs = g.node("Concat", [g.ints([0]), g.ints([0]), g.ints([0]), pad[1], g.ints([0]), pad[0]],
+                   axis=0)
+    rest = g.node("ConstantOfShape", [g.ints([2])],
+                  value=numpy_helper.from_array(np.array([0], np.int64)))
+    pads = g.node("Reshape", [g.node("Concat", [g.node("Cast", [pairs], to=I64), rest], axis=0),
+                              g.ints([-1, 2])])
+    pads = g.node("Slice", [pads, g.ints([-1]), g.ints([-(2 ** 63) + 1]), g.ints([0]),
+                            g.ints([-1])])
+    pads = g.node("Reshape", [g.node("Transpose", [pads], perm=[1, 0]), g.ints([-1])])
+    out = g.node("Pad", [x, g.node("Cast", [pads], to=I64)], mode="constant")
+    return g.model([image()], [helper.make_tensor_value_info(
+        out, TensorProto.FLOAT, ["batch", 14, 14, 8])])
+
+
 MODELS = {f.__name__: f for f in (squeezenet_like, shufflenet_like, split_dynamic,
                                   range_expand, value_dependent, doubled_batch,
-                                  dynamic_spatial)}
+                                  dynamic_spatial, resize_sizes, resize_from_batch,
+                                  window_pads)}
 
 
 def exporter_names(source, target):

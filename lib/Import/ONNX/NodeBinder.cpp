@@ -147,6 +147,32 @@ FailureOr<SmallVector<double>> NodeBinder::requireConstantFloats(unsigned i,
   return notConstant(i, what);
 }
 
+FailureOr<SmallVector<int64_t>>
+NodeBinder::requireSizesKeepingDims(unsigned i, StringRef what, Value like) {
+  if (failed(input(i)))
+    return failure();
+  if (std::optional<SmallVector<int64_t>> values = constantInts(i))
+    return *values;
+  SymbolicShapes *shapes = SymbolicShapes::active();
+  std::optional<SmallVector<DimExpr>> entries =
+      shapes ? shapes->elementsOf(optionalInput(i)) : std::nullopt;
+  if (!entries)
+    return notConstant(i, what);
+  SmallVector<DimExpr> likeDims = shapes->dimsOf(like);
+  SmallVector<int64_t> sizes;
+  for (auto [axis, entry] : llvm::enumerate(*entries)) {
+    if (std::optional<int64_t> c = entry.getConstant())
+      sizes.push_back(*c);
+    else if (axis < likeDims.size() && entry == likeDims[axis])
+      sizes.push_back(ShapedType::kDynamic);
+    else
+      return unsupported("input " + Twine(i) + " (" + what + ") entry " + Twine(axis) +
+                         " is " + shapes->str(entry) +
+                         ", neither a constant nor the input's own dim " + Twine(axis));
+  }
+  return sizes;
+}
+
 LogicalResult NodeBinder::notConstant(unsigned i, StringRef what) {
   ElementsAttr attr;
   if (matchPattern(optionalInput(i), m_Constant(&attr)))

@@ -90,6 +90,13 @@ public:
                                                                   llvm::StringRef what);
   mlir::FailureOr<llvm::SmallVector<double>> requireConstantFloats(unsigned i,
                                                                    llvm::StringRef what);
+  /// A shape input whose entries are constants or `like`'s own dim at the
+  /// same position (Resize `sizes` = Concat(Shape(x)[0:2], [h, w]) with a
+  /// dynamic batch): the constants, and ShapedType::kDynamic where the entry
+  /// is proven (symbolic shapes) to keep `like`'s dim. Anything else is the
+  /// "unsupported" error of requireConstantInts.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  requireSizesKeepingDims(unsigned i, llvm::StringRef what, mlir::Value like);
 
   //===--- Attributes (absent: the default; wrong type: an error) ---------===//
   bool hasAttr(llvm::StringRef name) const;

@@ -109,7 +109,7 @@ LogicalResult readResizeAttrs(NodeBinder &b, bool isResize11, ResizeSpec &spec) 
 /// Scales or sizes: constant inputs (Resize 11+: roi, scales, sizes at 1, 2,
 /// 3; Resize-10 and Upsample-9: scales at 1) or the `scales` attribute
 /// (Upsample-7). An empty tensor means "not given".
-LogicalResult readResizeTargets(NodeBinder &b, bool isResize11, ResizeSpec &spec) {
+LogicalResult readResizeTargets(NodeBinder &b, Value x, bool isResize11, ResizeSpec &spec) {
   if (b.opType() == "Upsample" && b.opset() < 9) {
     FailureOr<SmallVector<float>> scales = b.floatsAttr("scales", std::nullopt);
     if (failed(scales))
@@ -126,7 +126,9 @@ LogicalResult readResizeTargets(NodeBinder &b, bool isResize11, ResizeSpec &spec
     spec.scales = *scales;
   }
   if (isResize11 && b.hasInput(3)) {
-    FailureOr<SmallVector<int64_t>> sizes = b.requireConstantInts(3, "'sizes'");
+    // Exporters write sizes as Concat(Shape(x)[0:2], [h, w]): the batch and
+    // channel entries keep x's (dynamic) dims.
+    FailureOr<SmallVector<int64_t>> sizes = b.requireSizesKeepingDims(3, "'sizes'", x);
     if (failed(sizes))
       return failure();
     spec.sizes = *sizes;
@@ -418,7 +420,7 @@ LogicalResult resize(NodeBinder &b) {
   ResizeSpec spec;
   RankedTensorType input = tensorType(*x);
   if (failed(readResizeAttrs(b, isResize11, spec)) ||
-      failed(readResizeTargets(b, isResize11, spec)) ||
+      failed(readResizeTargets(b, *x, isResize11, spec)) ||
       failed(expandResizeAxes(b, input, spec)))
     return failure();
   size_t rank = input.getRank();
@@ -468,6 +470,10 @@ LogicalResult resize(NodeBinder &b) {
   for (size_t i = 0; i < rank; ++i) {
     int64_t in = input.getDimSize(i);
     if (!spec.sizes.empty()) {
+      if (ShapedType::isDynamic(spec.sizes[i])) { // keeps the input's dynamic dim
+        dims.push_back(kDyn);
+        continue;
+      }
       if (spec.sizes[i] < 0)
         return b.checkRange("'sizes'", spec.sizes[i], 0, {});
       dims.push_back(spec.sizes[i]);

@@ -79,28 +79,40 @@ int64_t broadcastIndex(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
   return flat;
 }
 
-/// Evaluates `fn` over the broadcast of `operands` into `out`'s shape.
+/// Calls `fn` with each multi-index of `shape`, in row-major order, until it
+/// returns false; false when it did.
 template <typename Fn>
-std::optional<SmallVector<int64_t>> elementwise(ArrayRef<IntTensor> operands,
-                                                ArrayRef<int64_t> out, Fn fn) {
+bool forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
   int64_t count = 1;
-  for (int64_t d : out)
+  for (int64_t d : shape)
     count *= d;
-  SmallVector<int64_t> result, index(out.size(), 0), args(operands.size());
+  SmallVector<int64_t> index(shape.size(), 0);
   for (int64_t flat = 0; flat < count; ++flat) {
-    for (auto [i, t] : llvm::enumerate(operands))
-      args[i] = t.data[broadcastIndex(index, t.shape)];
-    std::optional<int64_t> v = fn(ArrayRef<int64_t>(args));
-    if (!v)
-      return std::nullopt;
-    result.push_back(*v);
-    for (int64_t d = static_cast<int64_t>(out.size()) - 1; d >= 0; --d) {
-      if (++index[d] < out[d])
+    if (!fn(ArrayRef<int64_t>(index)))
+      return false;
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
         break;
       index[d] = 0;
     }
   }
-  return result;
+  return true;
+}
+
+/// Evaluates `fn` over the broadcast of `operands` into `out`'s shape.
+template <typename Fn>
+std::optional<SmallVector<int64_t>> elementwise(ArrayRef<IntTensor> operands,
+                                                ArrayRef<int64_t> out, Fn fn) {
+  SmallVector<int64_t> result, args(operands.size());
+  bool evaluated = forEachIndex(out, [&](ArrayRef<int64_t> index) {
+    for (auto [i, t] : llvm::enumerate(operands))
+      args[i] = t.data[broadcastIndex(index, t.shape)];
+    std::optional<int64_t> v = fn(ArrayRef<int64_t>(args));
+    if (v)
+      result.push_back(*v);
+    return v.has_value();
+  });
+  return evaluated ? std::optional(result) : std::nullopt;
 }
 
 std::optional<int64_t> binary(Operation *op, int64_t a, int64_t b) {
@@ -112,6 +124,14 @@ std::optional<int64_t> binary(Operation *op, int64_t a, int64_t b) {
         if (b == 0 || (a == INT64_MIN && b == -1))
           return std::nullopt;
         return a / b; // ONNX integer Div truncates
+      })
+      .Case([&](kiln::ModOp mod) -> std::optional<int64_t> {
+        if (b == 0 || (a == INT64_MIN && b == -1))
+          return std::nullopt;
+        // fmod truncates (the dividend's sign); ONNX's default floors (the
+        // divisor's sign): Swin's pads are (7 - h % 7) % 7.
+        int64_t r = a % b;
+        return !mod.getFmod() && r != 0 && (r < 0) != (b < 0) ? r + b : r;
       })
       .Case([&](kiln::MaxOp) { return std::max(a, b); })
       .Case([&](kiln::MinOp) { return std::min(a, b); })
@@ -146,23 +166,52 @@ std::optional<SmallVector<int64_t>> gather(const IntTensor &data,
   return result;
 }
 
-/// Elements of a 1-D slice (the form shape arithmetic uses).
-std::optional<SmallVector<int64_t>> slice1D(kiln::SliceOp op, const IntTensor &t,
-                                            int64_t outLength) {
-  if (t.shape.size() != 1 || op.getStarts().size() != 1)
+/// A slice of any rank: along each sliced axis the output's i-th element is
+/// the input's start + i * step, the start clamped as ONNX does (exporters
+/// reverse a [pairs, 2] pads tensor with a step -1 slice).
+std::optional<SmallVector<int64_t>> slice(kiln::SliceOp op, const IntTensor &t,
+                                          ArrayRef<int64_t> out) {
+  size_t rank = t.shape.size();
+  if (out.size() != rank)
     return std::nullopt;
-  int64_t size = t.shape[0], step = op.getSteps()[0];
-  int64_t start = op.getStarts()[0];
-  if (start < 0)
-    start += size;
-  start = step > 0 ? std::clamp<int64_t>(start, 0, size)
-                   : std::clamp<int64_t>(start, -1, size - 1);
-  SmallVector<int64_t> result;
-  for (int64_t i = 0, at = start; i < outLength; ++i, at += step) {
-    if (at < 0 || at >= size)
+  SmallVector<int64_t> start(rank, 0), step(rank, 1);
+  for (auto [axis, first, stride] : llvm::zip(op.getAxes(), op.getStarts(), op.getSteps())) {
+    if (axis < 0 || axis >= static_cast<int64_t>(rank) || stride == 0)
       return std::nullopt;
-    result.push_back(t.data[at]);
+    int64_t size = t.shape[axis], at = first < 0 ? first + size : first;
+    start[axis] = stride > 0 ? std::clamp<int64_t>(at, 0, size)
+                             : std::clamp<int64_t>(at, -1, size - 1);
+    step[axis] = stride;
   }
+  SmallVector<int64_t> strides = stridesOf(t.shape), result;
+  bool inside = forEachIndex(out, [&](ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t at = start[d] + index[d] * step[d];
+      if (at < 0 || at >= t.shape[d])
+        return false;
+      flat += at * strides[d];
+    }
+    result.push_back(t.data[flat]);
+    return true;
+  });
+  return inside ? std::optional(result) : std::nullopt;
+}
+
+/// out[i0, .., in] = t[j] where j[perm[d]] = i[d].
+std::optional<SmallVector<int64_t>> transpose(kiln::TransposeOp op, const IntTensor &t,
+                                              ArrayRef<int64_t> out) {
+  ArrayRef<int64_t> perm = op.getPerm();
+  if (perm.size() != t.shape.size() || out.size() != perm.size())
+    return std::nullopt;
+  SmallVector<int64_t> strides = stridesOf(t.shape), result;
+  forEachIndex(out, [&](ArrayRef<int64_t> index) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < perm.size(); ++d)
+      flat += index[d] * strides[perm[d]];
+    result.push_back(t.data[flat]);
+    return true;
+  });
   return result;
 }
 
@@ -212,7 +261,9 @@ std::optional<SmallVector<int64_t>> evaluate(Operation *op,
     return result;
   }
   if (auto sliceOp = dyn_cast<kiln::SliceOp>(op))
-    return slice1D(sliceOp, args.front(), out.empty() ? 0 : out.front());
+    return slice(sliceOp, args.front(), out);
+  if (auto transposeOp = dyn_cast<kiln::TransposeOp>(op))
+    return transpose(transposeOp, args.front(), out);
   if (auto reduceOp = dyn_cast<kiln::ReduceOp>(op))
     return reduce(reduceOp, args.front());
   if (isa<kiln::RangeOp>(op)) {
