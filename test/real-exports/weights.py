@@ -85,7 +85,7 @@ def main():
     count = (strip if args[0] == "strip" else restore)(model)
     if external:
         onnx.save(model, args[2], save_as_external_data=True, all_tensors_to_one_file=True,
-                  location=os.path.basename(args[2]) + ".data", size_threshold=0)
+                  location=os.path.basename(args[2]) + ".data")
     else:
         onnx.save(model, args[2])
     print(f"{args[0]}: {count} initializers, {args[2]}")
