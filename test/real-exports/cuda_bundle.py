@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,26 +40,23 @@ import onnx
 from onnx import numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# scripts/ is ../../scripts in the repository, ../scripts in the bundle.
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "scripts"), os.path.join(HERE, "..", "scripts")]
+import conformance_run  # noqa: E402
 import weights  # noqa: E402
 import zoo_runs  # noqa: E402
 
 TIMEOUT = 1200
 
 
-def first_error(output):
-    lines = [line for line in output.splitlines() if "error" in line]
-    return (lines[0] if lines else output.strip().splitlines()[-1:] or ["?"])[0][:300]
-
-
 def run_tool(args, timeout=TIMEOUT):
-    """(returncode, output); a timeout is returncode 124."""
-    try:
-        done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, errors="replace", timeout=timeout)
-        return done.returncode, done.stdout
-    except subprocess.TimeoutExpired:
-        return 124, f"error: timed out after {timeout} s"
+    """(returncode, output): scripts/conformance_run.py's, None (a timeout) read as 124."""
+    rc, output, _ = conformance_run.run_tool(args, timeout)
+    return (124 if rc is None else rc), output
+
+
+def first_error(output):
+    return conformance_run.first_error(output) or output.strip()[-300:]
 
 
 def stripped_bytes(model):
