@@ -298,15 +298,8 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
         source = collapse.getSrc().getDefiningOp();
         collapse.erase();
       }
-      auto getGlobal = dyn_cast_or_null<memref::GetGlobalOp>(source);
-      if (!getGlobal || !getGlobal->use_empty())
-        continue;
-      auto module = getGlobal->getParentOfType<ModuleOp>();
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          getGlobal, getGlobal.getNameAttr());
-      getGlobal.erase();
-      if (global && SymbolTable::symbolKnownUseEmpty(global, module))
-        global.erase();
+      if (auto getGlobal = dyn_cast_or_null<memref::GetGlobalOp>(source))
+        eraseIfUnread(getGlobal);
     }
     // The dispatch stage counted each marked epilogue as part of its
     // matmul's kernel, and each row group (kiln-cpu-row-kernels ran before

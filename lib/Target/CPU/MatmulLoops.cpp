@@ -497,15 +497,8 @@ struct MatmulRewriter {
     op->erase();
     if (v.epilogue)
       v.epilogue.erase();
-    if (!packedB || !bSource->use_empty())
-      return;
-    auto getGlobal = cast<memref::GetGlobalOp>(bSource);
-    auto module = getGlobal->getParentOfType<ModuleOp>();
-    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-        getGlobal, getGlobal.getNameAttr());
-    getGlobal.erase();
-    if (global && SymbolTable::symbolKnownUseEmpty(global, module))
-      global.erase();
+    if (packedB)
+      eraseIfUnread(cast<memref::GetGlobalOp>(bSource));
   }
 };
 
