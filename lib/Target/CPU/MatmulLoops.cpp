@@ -495,8 +495,8 @@ struct MatmulRewriter {
   void eraseReplaced(Operation *op, const MatmulValues &v, FlatSymbolRefAttr packedB) {
     Operation *bSource = taps ? nullptr : v.bMatrix.getDefiningOp();
     op->erase();
-    if (v.epilogue)
-      v.epilogue.erase();
+    if (linalg::GenericOp epilogue = v.epilogue)
+      epilogue.erase();
     if (packedB)
       eraseIfUnread(cast<memref::GetGlobalOp>(bSource));
   }
