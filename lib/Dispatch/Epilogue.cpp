@@ -402,6 +402,18 @@ void joinEpilogue(linalg::LinalgOp contraction, linalg::GenericOp generic, OpOpe
     fill->moveBefore(contraction);
 }
 
+bool isRowAccess(AffineMap map, int64_t inner) {
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (static_cast<int64_t>(dim.getPosition()) == inner && i + 1 != map.getNumResults())
+        return false;
+    } else if (!isa<AffineConstantExpr>(expr)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 LogicalResult verifyDispatchGroupsFused(Operation *root) {
   bool fused = true;
   root->walk([&](linalg::GenericOp generic) {

@@ -68,11 +68,12 @@ linalg::MatmulOp kernelMatmul(Value value) {
 
 namespace {
 
-/// Whether the buffer `value` bufferizes to has unit stride along its last
-/// dim: only a strided `tensor.extract_slice` (through reshapes) gives it
-/// another; everything else is a fresh buffer or a function argument, both
-/// with identity layouts.
-bool hasUnitInnerStride(Value value) {
+/// Whether the buffer `value` bufferizes to will have unit stride along its
+/// last dim (a prediction on tensors; codegen reads the buffer's layout,
+/// Target/Host's hasUnitInnerStride): only a strided `tensor.extract_slice`
+/// (through reshapes) gives it another; everything else is a fresh buffer or
+/// a function argument, both with identity layouts.
+bool bufferizesWithUnitInnerStride(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
       std::optional<int64_t> stride = getConstantIntValue(slice.getMixedStrides().back());
@@ -289,7 +290,7 @@ void formEpilogue(linalg::LinalgOp contraction, int64_t columnAlign) {
     if (map.getNumResults() && map.getResults().back() == column)
       unitStride.push_back(input->get());
   }
-  if (!llvm::all_of(unitStride, hasUnitInnerStride))
+  if (!llvm::all_of(unitStride, bufferizesWithUnitInnerStride))
     return;
   joinEpilogue(contraction, generic, *use, views);
 }
@@ -309,18 +310,6 @@ bool hasRowCombiner(linalg::GenericOp generic) {
   return isa<arith::AddFOp, arith::MulFOp>(combiner) && fmf &&
          bitEnumContainsAll(fmf.getFastMathFlagsAttr().getValue(),
                             arith::FastMathFlags::reassoc);
-}
-
-/// (outer dims..., j) maps: dims or constants, the row dim `inner` last.
-bool isRowAccess(AffineMap map, unsigned inner) {
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim && !isa<AffineConstantExpr>(expr))
-      return false;
-    if (dim && dim.getPosition() == inner && i + 1 != map.getNumResults())
-      return false;
-  }
-  return true;
 }
 
 /// The rows of a generic reducing exactly its last loop, of static length
@@ -435,7 +424,7 @@ bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
     if (!type || !type.getElementType().isF32() || !isRowAccess(map, k) ||
-        !hasUnitInnerStride(operand.get()))
+        !bufferizesWithUnitInnerStride(operand.get()))
       return false;
     // Dynamic sizes only along outer loops (a symbolic batch).
     for (auto [size, index] : llvm::zip(type.getShape(), map.getResults())) {

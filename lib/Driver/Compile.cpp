@@ -38,11 +38,11 @@ static bool buildJob(const CompileRequest &request, CompileJob &job, llvm::raw_o
     return fail("--weights='" + request.weights + "', expected embed, external or none");
   job.options.weights = *weights;
   TargetOptionText text;
+  text.cpu = request.cpu;
   text.gpu = request.gpu;
   text.precision = request.precision;
   if (llvm::Error error = parsePipelineOptions(text, job.options))
     return fail(llvm::toString(std::move(error)));
-  job.options.cpu = request.cpu;
   job.options.maxFoldBytes = request.maxFoldBytes;
   if (!request.matmulTile.empty())
     if (llvm::Error error = parseMatmulTile(request.matmulTile, job.options.matmul))

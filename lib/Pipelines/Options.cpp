@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// --gpu, --precision and --cuda-f32-gemm become kiln::Chip, kiln::Precision
-// and kiln::F32Gemm here, once; nothing after this reads them as text.
+// --cpu, --gpu, --precision and --cuda-f32-gemm become kiln::HostCPU,
+// kiln::Chip, kiln::Precision and kiln::F32Gemm here, once; nothing after
+// this reads them as text.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,9 @@ static llvm::Error optionError(const llvm::Twine &message) {
 }
 
 llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &options) {
+  std::optional<HostCPU> cpu = parseHostCPU(text.cpu);
+  if (!cpu)
+    return optionError("--cpu='" + text.cpu + "': expected one of " + hostCPUNames());
   std::optional<Precision> precision = parsePrecision(text.precision);
   if (!precision)
     return optionError("--precision='" + text.precision +
@@ -30,6 +34,7 @@ llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &
   std::optional<F32Gemm> f32Gemm = parseF32Gemm(text.f32Gemm);
   if (!f32Gemm)
     return optionError("--cuda-f32-gemm='" + text.f32Gemm + "': expected 3xtf32 or simt");
+  options.cpu = *cpu;
   options.cuda.precision = *precision;
   options.cuda.chip = *chip;
   options.cuda.f32Gemm = *f32Gemm;

@@ -240,21 +240,48 @@ public:
   }
 };
 
+/// `--kiln-cuda-<stage>-pipeline="precision=fp16 gpu=sm_80"`: kilnc's
+/// --precision and --gpu for the CUDA stage pipelines, parsed as the pass
+/// options of the same types are.
+struct CUDAPipelineFlags : public PassPipelineOptions<CUDAPipelineFlags> {
+  Option<Precision> precision{
+      *this, "precision", llvm::cl::desc("Matmul operand precision (kilnc --precision)"),
+      llvm::cl::init(Precision::FP32),
+      llvm::cl::values(clEnumValN(Precision::FP32, "fp32", "f32 operands"),
+                       clEnumValN(Precision::TF32, "tf32", "f32 operands read as tf32"),
+                       clEnumValN(Precision::FP16, "fp16", "f16 operands"),
+                       clEnumValN(Precision::BF16, "bf16", "bf16 operands"))};
+  Option<Chip> gpu{*this, "gpu", llvm::cl::desc("GPU architecture (kilnc --gpu)"),
+                   llvm::cl::init(Chip())};
+
+  PipelineOptions options() const {
+    PipelineOptions options;
+    options.target = Target::CUDA;
+    options.cuda.precision = precision;
+    options.cuda.chip = gpu;
+    return options;
+  }
+};
+
 } // namespace
 
 void registerTargetPipelines() {
-  PipelineOptions cuda;
-  cuda.target = Target::CUDA;
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CUDAPipelineFlags>(
       "kiln-cuda-dispatch-pipeline",
       "Stage 4 (dispatch, CUDA): fuse elementwise ops, one kiln.dispatch per kernel",
-      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Dispatch, cuda); });
-  PassPipelineRegistration<>(
+      [](OpPassManager &pm, const CUDAPipelineFlags &flags) {
+        buildStagePipeline(pm, Stage::Dispatch, flags.options());
+      });
+  PassPipelineRegistration<CUDAPipelineFlags>(
       "kiln-cuda-codegen-pipeline", "Stage 5 (codegen, CUDA): buffers, loops, kernels",
-      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::Codegen, cuda); });
-  PassPipelineRegistration<>(
+      [](OpPassManager &pm, const CUDAPipelineFlags &flags) {
+        buildStagePipeline(pm, Stage::Codegen, flags.options());
+      });
+  PassPipelineRegistration<CUDAPipelineFlags>(
       "kiln-cuda-llvm-pipeline", "Stage 6 (llvm, CUDA): host to LLVM, kernels to PTX",
-      [cuda](OpPassManager &pm) { buildStagePipeline(pm, Stage::LLVM, cuda); });
+      [](OpPassManager &pm, const CUDAPipelineFlags &flags) {
+        buildStagePipeline(pm, Stage::LLVM, flags.options());
+      });
 }
 
 const TargetInfo &getTargetInfo(Target target) {

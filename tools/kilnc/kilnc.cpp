@@ -195,12 +195,12 @@ int main(int argc, char **argv) {
   job.verbose = verbose;
   job.options.target = targetOption;
   kiln::TargetOptionText targetText;
+  targetText.cpu = cpuOption;
   targetText.gpu = gpuOption;
   targetText.precision = precisionOption;
   targetText.f32Gemm = f32GemmOption;
   if (llvm::Error error = kiln::parsePipelineOptions(targetText, job.options))
     return fail(llvm::toString(std::move(error)));
-  job.options.cpu = cpuOption;
   job.options.cuda.gemmStages = gemmStagesOption;
   job.options.weights = weightsOption;
   job.options.maxFoldBytes = maxFoldBytes;

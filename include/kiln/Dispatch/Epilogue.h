@@ -109,6 +109,13 @@ struct GemmEpilogueShapes {
 /// marked generic left over.
 inline constexpr llvm::StringLiteral kRowGroupAttr = "kiln.row_group";
 
+/// Whether `map` addresses a row group member's operand from (outer ivs,
+/// row index): every index is a loop dim or a constant, and the row dim
+/// `inner` (when the op has it) appears only as the last index. The
+/// dispatch stage forms row groups with it, the row kernels of both targets
+/// check their members with it.
+bool isRowAccess(mlir::AffineMap map, int64_t inner);
+
 /// On a `linalg.generic`: the taps of a 2-D conv as one contraction over
 /// loops (f, p, c, i, j), out[f, p] += w[f, c, i, j] * x[c, at(p, i, j)],
 /// x one image's flattened padded input [C, Hp*Wp] (see ConvTapsLayout).

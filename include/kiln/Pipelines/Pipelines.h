@@ -69,8 +69,8 @@ struct PipelineOptions {
   /// f32 lanes of the CPU's vectors: 16 with AVX-512, 8 with AVX2.
   int64_t vectorWidth = 16;
   CPUMatmulTiling matmul;
-  /// The host CPU of the artifact (kilnc --cpu).
-  std::string cpu = "native";
+  /// The host CPU of the artifact (kilnc --cpu); the compiling machine by default.
+  HostCPU cpu;
   CUDAOptions cuda;
   /// Where the CPU artifact's weights go (kilnc --weights); CUDA: Embed only.
   WeightsMode weights = WeightsMode::Embed;
@@ -84,14 +84,16 @@ struct PipelineOptions {
 
 /// The target options as text (kilnc's flags), before parsePipelineOptions.
 struct TargetOptionText {
+  std::string cpu = "native";
   std::string gpu = "sm_90a";
   std::string precision = "fp32";
   std::string f32Gemm = "3xtf32";
 };
 
-/// The one parser of the target options: fills `options.cuda` from `text`
-/// for `options.target`. An error names the flag, the bad value and the
-/// accepted values (`--precision='fp8': expected fp32, tf32, fp16 or bf16`).
+/// The one parser of the target options: fills `options.cpu` and
+/// `options.cuda` from `text` for `options.target`. An error names the flag,
+/// the bad value and the accepted values (`--precision='fp8': expected fp32,
+/// tf32, fp16 or bf16`).
 llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &options);
 
 /// Stage 2: graph-level simplification on `kiln` ops.

@@ -75,7 +75,8 @@ public:
 const TargetInfo &getTargetInfo(Target target);
 
 /// Registers `--kiln-cuda-{dispatch,codegen,llvm}-pipeline`: the stages that
-/// differ from the default (CPU) options of `--kiln-<stage>-pipeline`.
+/// differ from the default (CPU) options of `--kiln-<stage>-pipeline`, with
+/// the options `precision=` and `gpu=` (kilnc's --precision and --gpu).
 void registerTargetPipelines();
 
 } // namespace kiln

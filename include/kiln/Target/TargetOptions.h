@@ -3,9 +3,9 @@
 //===------------------------------------------------------------------------------===//
 //
 // The options that select what a target generates, as enums and structs: the
-// matmul precision, the CUDA chip and the CUDA f32 GEMM mode. Text becomes
-// these once (kiln::parsePipelineOptions for kilnc's flags, the cl parsers
-// below for pass options); passes test the values, never strings.
+// matmul precision, the CUDA chip, the CUDA f32 GEMM mode and the host CPU.
+// Text becomes these once (kiln::parsePipelineOptions for kilnc's flags, the
+// cl parsers below for pass options); passes test the values, never strings.
 //
 //===------------------------------------------------------------------------------===//
 
@@ -99,6 +99,21 @@ inline std::optional<F32Gemm> parseF32Gemm(llvm::StringRef name) {
       return mode;
   return std::nullopt;
 }
+
+/// The x86-64 CPU host code is generated for (kilnc --cpu): the compiling
+/// machine, or a CPU name LLVM's x86 backend knows (checked by
+/// kiln::parseHostCPU). It decides the target machine's CPU and features:
+/// the compiling machine's own for native, the named CPU's otherwise.
+struct HostCPU {
+  /// The LLVM CPU name ("x86-64-v3", "znver4"); empty for the compiling
+  /// machine.
+  std::string name;
+
+  bool isNative() const { return name.empty(); }
+  /// As --cpu spells it.
+  std::string str() const { return isNative() ? "native" : name; }
+  bool operator==(const HostCPU &other) const { return name == other.name; }
+};
 
 } // namespace kiln
 

@@ -112,4 +112,15 @@ FlatSymbolRefAttr packConstantA(Value weights, int64_t M, int64_t K, int64_t mr,
   return symbol;
 }
 
+void eraseIfUnread(memref::GetGlobalOp getGlobal) {
+  if (!getGlobal->use_empty())
+    return;
+  auto module = getGlobal->getParentOfType<ModuleOp>();
+  auto global =
+      SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(getGlobal, getGlobal.getNameAttr());
+  getGlobal.erase();
+  if (global && SymbolTable::symbolKnownUseEmpty(global, module))
+    global.erase();
+}
+
 } // namespace kiln::matmul_kernel

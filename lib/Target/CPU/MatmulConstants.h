@@ -3,13 +3,14 @@
 //===----------------------------------------------------------------------===//
 //
 // Constant operands of a CPU matmul (weights) packed at compile time into the
-// layouts the kernels of MatmulCodegen.cpp read, as new private globals.
+// layouts the kernels of MatmulLoops.cpp read, as new private globals.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_LIB_TARGET_CPU_MATMULCONSTANTS_H
 #define KILN_LIB_TARGET_CPU_MATMULCONSTANTS_H
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,6 +29,10 @@ mlir::FlatSymbolRefAttr packConstantB(mlir::Operation *op, mlir::Value bMatrix, 
 mlir::FlatSymbolRefAttr packConstantA(mlir::Value weights, int64_t M, int64_t K, int64_t mr,
                                       int64_t kc,
                                       llvm::StringMap<mlir::FlatSymbolRefAttr> &packedA);
+
+/// Once its weights are packed: erases `getGlobal` if nothing reads it any
+/// more, and then its global if nothing else refers to it.
+void eraseIfUnread(mlir::memref::GetGlobalOp getGlobal);
 
 } // namespace kiln::matmul_kernel
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// See MatmulKernel.h; the loop nest around the kernel is in MatmulCodegen.cpp.
+// See MatmulKernel.h; the loop nest around the kernel is in MatmulLoops.cpp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// The register-blocked micro-kernel of kiln-cpu-matmul (MatmulCodegen.cpp)
+// The register-blocked micro-kernel of kiln-cpu-matmul (MatmulLoops.cpp)
 // and the small IR helpers it and the pass share: a rows x vectors block of
 // f32 FMA accumulators carried by the k loop, masked at ragged column edges,
 // with the dispatch's epilogue applied in the last depth block.

@@ -6,6 +6,7 @@
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -18,18 +19,56 @@
 
 namespace kiln {
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createCPUTargetMachine(const CPUTargetOptions &options) {
+static const llvm::Triple kHostTriple("x86_64-unknown-linux-gnu");
+
+/// LLVM's x86-64 target, or null with `error` set.
+static const llvm::Target *lookupX86Target(std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple("x86_64-unknown-linux-gnu");
+  return llvm::TargetRegistry::lookupTarget(kHostTriple, error);
+}
+
+/// The CPU names of LLVM's x86 backend, sorted (empty without the target).
+static std::vector<std::string> x86CPUNames() {
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target = lookupX86Target(error);
+  if (!target)
+    return {};
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(kHostTriple, "", ""));
+  std::vector<std::string> names;
+  for (const llvm::SubtargetSubTypeKV &cpu : info->getAllProcessorDescriptions())
+    names.push_back(cpu.Key);
+  llvm::sort(names);
+  return names;
+}
+
+std::optional<HostCPU> parseHostCPU(llvm::StringRef text) {
+  if (text == "native")
+    return HostCPU{};
+  std::vector<std::string> names = x86CPUNames();
+  if (!llvm::is_contained(names, text))
+    return std::nullopt;
+  return HostCPU{text.str()};
+}
+
+std::string hostCPUNames() {
+  std::string list = "native";
+  for (const std::string &name : x86CPUNames())
+    list += ", " + name;
+  return list;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createCPUTargetMachine(const CPUTargetOptions &options) {
+  std::string error;
+  const llvm::Target *target = lookupX86Target(error);
   if (!target)
     return llvm::createStringError("no x86-64 target in this LLVM: " + error);
-  std::string cpu = options.cpu;
+  llvm::Triple triple = kHostTriple;
+  std::string cpu = options.cpu.name;
   llvm::SubtargetFeatures features;
-  if (cpu == "native") {
+  if (options.cpu.isNative()) {
     cpu = llvm::sys::getHostCPUName().str();
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       features.AddFeature(feature.getKey(), feature.getValue());

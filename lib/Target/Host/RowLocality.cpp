@@ -12,18 +12,6 @@ using namespace mlir;
 
 namespace kiln {
 
-bool isRowAccess(AffineMap map, int64_t inner) {
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      if (static_cast<int64_t>(dim.getPosition()) == inner && i + 1 != map.getNumResults())
-        return false;
-    } else if (!isa<AffineConstantExpr>(expr)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool isRowAligned(AffineMap map, int64_t outerRank) {
   int64_t n = map.getNumResults();
   if (n != outerRank && n != outerRank + 1)

@@ -7,23 +7,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
-  let summary = "Give each user of a tensor linalg.fill its own fill";
-  let description = [{
-    Identical fills are merged by CSE (one zero `[256, 3136]` tensor for
-    every 1x1 conv of that shape), and one-shot bufferization then fills one
-    buffer and copies it into a new buffer for each op that writes it in
-    place: a read and a write of the whole tensor per conv, and its matmul
-    reads the copied zeros as C. This pass clones the fill (and its
-    `tensor.empty`) right before each user instead, so that each user gets
-    a freshly filled buffer of its own (no copy) and `kiln-cpu-matmul` can
-    drop a zero fill that now sits right before its matmul.
-
-    Post-condition: every tensor `linalg.fill` has at most one use.
-  }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
-}
-
 def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
   let summary = "Register-blocked, vectorized f32 matmul kernels for the CPU";
   let description = [{

@@ -14,11 +14,13 @@
 #define KILN_TARGET_HOST_ARTIFACTWRITER_H
 
 #include "kiln/Target/Host/ModelSignature.h"
+#include "kiln/Target/TargetOptions.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,13 +75,21 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
                            const ArtifactLayout &layout);
 
 struct CPUTargetOptions {
-  /// "native" (the compiling machine), or an LLVM CPU name such as
+  /// The compiling machine (default), or an LLVM CPU name such as
   /// "x86-64-v3" or "x86-64-v4".
-  std::string cpu = "native";
+  HostCPU cpu;
   WeightsMode weights = WeightsMode::Embed;
   /// See ArtifactLayout::runtimeAllocations.
   bool runtimeAllocations = true;
 };
+
+/// `native` or a CPU name of LLVM's x86 backend (`x86-64-v3`, `znver4`, ...);
+/// nullopt for any other text.
+std::optional<HostCPU> parseHostCPU(llvm::StringRef text);
+
+/// What parseHostCPU accepts, for its callers' errors: "native, alderlake,
+/// ..., znver5".
+std::string hostCPUNames();
 
 /// A target machine for x86-64 Linux shared objects (PIC) for `options.cpu`.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>

@@ -33,6 +33,25 @@ def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
+  let summary = "Give each user of a tensor linalg.fill its own fill";
+  let description = [{
+    Identical fills are merged by CSE (one zero `[256, 3136]` tensor for
+    every 1x1 conv of that shape), and one-shot bufferization then fills one
+    buffer and copies it into a new buffer for each op that writes it in
+    place: a read and a write of the whole tensor per conv, and its matmul
+    reads the copied zeros as C. This pass clones the fill (and its
+    `tensor.empty`) right before each user instead, so that each user gets
+    a freshly filled buffer of its own (no copy), and each product's zero
+    fill sits right before it, inside its dispatch: `kiln-cpu-matmul` drops
+    it, the CUDA GEMM template (`kiln-cuda-gemm`) finds C zero-filled by its
+    own dispatch. Both targets run it before bufferization.
+
+    Post-condition: every tensor `linalg.fill` has at most one use.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def KilnCopiesToLinalgPass : Pass<"kiln-copies-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Rewrite memref.copy as linalg.copy";
   let description = [{

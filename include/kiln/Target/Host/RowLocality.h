@@ -13,6 +13,8 @@
 #ifndef KILN_TARGET_HOST_ROWLOCALITY_H
 #define KILN_TARGET_HOST_ROWLOCALITY_H
 
+#include "kiln/Dispatch/Epilogue.h"
+
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -32,11 +34,6 @@ struct BufferAccess {
   mlir::AffineMap map;
   bool write;
 };
-
-/// Whether `map` addresses a buffer from (outer ivs, row index): every index
-/// is a loop dim or a constant, and the row dim `inner` (when the op has it)
-/// appears only as the last index.
-bool isRowAccess(mlir::AffineMap map, int64_t inner);
 
 /// (d0, ..., dk-1) or (d0, ..., dk) for k = `outerRank`: one row's scalar,
 /// or one row.

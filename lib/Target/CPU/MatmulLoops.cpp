@@ -1,0 +1,513 @@
+//===- MatmulLoops.cpp - The loop nest of one CPU matmul -------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// C += A B as cache blocks around a register-blocked micro-kernel:
+//
+//   for jc in N step NC; for pc in K step KC; for ic in M step MC:
+//     for jr in [jc, jc+NC) step NR:           // NR = 2 vectors
+//       for ir in full MR-row blocks: kernel<MR>  // MR x 2 accumulators
+//       for ir in the leftover rows:  kernel<1>
+//
+// The accumulators are iter_args of the k loop, so they live in registers;
+// per k step the kernel loads two vectors of B, broadcasts MR scalars of A
+// and issues 2 MR FMAs. The B panel (KC x NR) stays in L1 across the MR-row
+// blocks of one MC block; the A block (MC x KC) in L2. Column edges use
+// masked loads/stores instead of scalar code. Each loop level is one named
+// step of MatmulRewriter (emitTask, emitDepthBlock, emitRowBlock,
+// emitColumnPanel, emitRowKernels).
+//
+// A conv's taps (`kiln.conv_taps`) are a matmul whose B is virtual: B's
+// row (c, i, j) is read from the conv's input at the tap's offset, with
+// masked vector loads where consecutive columns are consecutive input
+// elements (stride 1 at the row pitch), else with gathers whose lane
+// offsets are computed once per column panel (an implicit GEMM).
+//
+// A constant A (a conv's weights, in conv taps or a 1x1 conv's matmul) is
+// packed at compile time into MR-row panels, depth block after depth block
+// (MatmulConstants.h), so the kernels read it in place instead of packing an
+// A block per column block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulLoops.h"
+
+#include "MatmulConstants.h"
+#include "MatmulKernel.h"
+#include "MatmulPrologue.h"
+
+#include "kiln/Target/Host/ABI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace kiln::matmul_loops {
+
+using namespace matmul_kernel;
+
+namespace {
+
+/// Parallel tasks a matmul aims for when its column blocks are fewer, and
+/// the fewest rows a row group gets: each group packs its own copy of the B
+/// block, which only pays off over at least two cache blocks of rows.
+constexpr int64_t kTargetTasks = 4;
+constexpr int64_t kMinGroupBlocks = 2;
+
+/// How one matmul's loops are blocked (MatmulRewriter::planBlocking).
+struct MatmulBlocking {
+  /// Lanes of a vector, vectors of a register tile, its columns and rows.
+  int64_t vw = 0, nv = 0, nr = 0, mr = 0;
+  /// Cache blocks of columns and rows, whole register tiles.
+  int64_t tileN = 0, tileM = 0;
+  /// Row groups per column block (tasks) and the rows of each.
+  int64_t rowGroups = 1, groupRows = 0;
+  /// Rows past the last full MR-row panel (M static), else 0.
+  int64_t leftover = 0;
+  /// Columns of the one partial column panel (N static), else 0.
+  int64_t rest = 0;
+};
+
+/// What the loops of one matmul read, fixed before its task loop.
+struct MatmulValues {
+  Location loc;
+  Value aMatrix, bMatrix, c;
+  bool fresh;
+  linalg::GenericOp epilogue;
+  /// A packed at compile time (1-D) and its rows, else null and 0.
+  Value aConstant;
+  int64_t aRows = 0;
+  /// B packed at compile time (1-D) and its depth blocks, else null and 0.
+  Value bConstant;
+  int64_t numK = 0;
+  Value M, K, N;
+};
+
+/// Where the loop nest is: each step fills its level (task, depth block,
+/// row block) and hands a copy to the next.
+struct LoopPosition {
+  /// The task's column block [jc, jcEnd), rows [rowBegin, rowEnd), packing
+  /// buffers (or the constant panels).
+  Value block, jc, jcEnd, rowBegin, rowEnd, aPacked, bPacked;
+  /// The depth block [pc, pc + depth) and where its B panels start.
+  Value pc, depth, blockBase;
+  /// The cache block of rows [ic, icEnd); its full MR-row panels end at fullEnd.
+  Value ic, icEnd, fullEnd;
+};
+
+Value minIndex(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+struct MatmulRewriter {
+  const KilnCPUMatmulPassOptions &options;
+  /// Set when B is the virtual matrix of a conv's taps.
+  std::optional<ConvTaps> taps = std::nullopt;
+
+  /// The row of B that row `row` is in X and the column offset into it.
+  std::pair<Value, Value> tapRow(OpBuilder &b, Location loc, Value row) {
+    Value window = index(b, loc, taps->kh * taps->kw);
+    Value channel = arith::DivUIOp::create(b, loc, row, window);
+    Value t = arith::RemUIOp::create(b, loc, row, window);
+    Value i = arith::DivUIOp::create(b, loc, t, index(b, loc, taps->kw));
+    Value j = arith::RemUIOp::create(b, loc, t, index(b, loc, taps->kw));
+    Value offset = add(b, loc, mul(b, loc, i, index(b, loc, taps->layout.rowStep)),
+                       mul(b, loc, j, index(b, loc, taps->layout.colStep)));
+    return {channel, offset};
+  }
+
+  /// The offsets in X's rows of the pixels of columns [p0, p0 + vw):
+  /// (p / width)*yStep + (p % width)*xStep (p*xStep without a width), as
+  /// i32 lanes for a gather.
+  Value pixelOffsets(OpBuilder &b, Location loc, Value p0) {
+    int64_t vw = options.vectorWidth;
+    auto lanesType = VectorType::get({vw}, b.getI32Type());
+    auto splat = [&](int64_t v) {
+      return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(v)))
+          .getResult();
+    };
+    SmallVector<int32_t> iota(vw);
+    for (int64_t l = 0; l < vw; ++l)
+      iota[l] = static_cast<int32_t>(l);
+    Value lanes = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
+    Value first = arith::IndexCastOp::create(b, loc, b.getI32Type(), p0);
+    Value firstLanes = vector::BroadcastOp::create(b, loc, lanesType, first);
+    Value p = arith::AddIOp::create(b, loc, firstLanes, lanes);
+    const ConvTapsLayout &layout = taps->layout;
+    if (!layout.width)
+      return arith::MulIOp::create(b, loc, p, splat(layout.xStep));
+    Value y = arith::DivUIOp::create(b, loc, p, splat(layout.width));
+    Value x = arith::RemUIOp::create(b, loc, p, splat(layout.width));
+    Value rowOffset = arith::MulIOp::create(b, loc, y, splat(layout.yStep));
+    Value columnOffset = arith::MulIOp::create(b, loc, x, splat(layout.xStep));
+    return arith::AddIOp::create(b, loc, rowOffset, columnOffset);
+  }
+
+  /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns.
+  void packB(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
+             Value depth, Value jc, Value jcEnd) {
+    int64_t vw = options.vectorWidth, nr = options.tileVectors * vw;
+    auto vectorType = VectorType::get({vw}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+    forLoop(b, loc, jc, jcEnd, index(b, loc, nr), [&](OpBuilder &b1, Value jr) {
+      Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, jr, jc),
+                                           index(b1, loc, nr));
+      Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, nr)));
+      SmallVector<Value> masks = columnMasks(
+          b1, loc, arith::SubIOp::create(b1, loc, jcEnd, jr), vw, options.tileVectors);
+      // A strided (or row-wrapping) conv gathers each vector of columns:
+      // its lanes' pixel offsets in X, computed once per panel.
+      SmallVector<Value> pixels;
+      // Unit column steps on rows of at least a vector: two masked loads
+      // per vector instead (RowWrap, MatmulPrologue.h).
+      SmallVector<RowWrap> wraps;
+      if (taps && isRowWrapLayout(taps->layout, vw))
+        for (int64_t v = 0; v < options.tileVectors; ++v)
+          wraps.push_back(rowWrap(b1, loc, taps->layout,
+                                  add(b1, loc, jr, index(b1, loc, v * vw)), masks[v], vw));
+      else if (taps && !taps->layout.isContiguous())
+        for (int64_t v = 0; v < options.tileVectors; ++v)
+          pixels.push_back(pixelOffsets(b1, loc, add(b1, loc, jr, index(b1, loc, v * vw))));
+      std::optional<BPrologue> prologue;
+      if (taps && taps->prologue)
+        prologue.emplace(taps->prologue);
+      // `wrapped`: some vector of the panel spans two image rows (RowWrap).
+      auto packRows = [&](OpBuilder &b1, bool wrapped) {
+      forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
+        Value row = add(b2, loc, pc, kk);
+        Value source = bMatrix, shift;
+        if (taps) {
+          source = taps->x;
+          std::tie(row, shift) = tapRow(b2, loc, row);
+        }
+        if (prologue)
+          prologue->beginRow(b2, loc, row);
+        Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
+        for (int64_t v = 0; v < options.tileVectors; ++v) {
+          auto load = [&](Value from) -> Value {
+            if (!wraps.empty())
+              return wraps[v].load(b2, loc, from, row, shift, vectorType, wrapped);
+            if (!pixels.empty())
+              return vector::GatherOp::create(b2, loc, vectorType, from, ValueRange{row, shift},
+                                              pixels[v], masks[v], zero);
+            Value col = add(b2, loc, jr, index(b2, loc, v * vw));
+            if (shift)
+              col = add(b2, loc, col, shift);
+            return vector::MaskedLoadOp::create(b2, loc, vectorType, from, ValueRange{row, col},
+                                                masks[v], zero);
+          };
+          Value value;
+          if (prologue) {
+            // B's elements computed from the prologue's inputs; zero past
+            // the columns, as loaded.
+            SmallVector<Value> xs = llvm::map_to_vector(prologue->xInputs(), load);
+            value = arith::SelectOp::create(b2, loc, masks[v],
+                                            prologue->evaluate(b2, loc, xs, vw), zero);
+          } else {
+            value = load(source);
+          }
+          vector::StoreOp::create(b2, loc, value, bPacked,
+                                  ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
+        }
+      });
+      };
+      if (wraps.empty()) {
+        packRows(b1, false);
+        return;
+      }
+      // Most panels of wide rows wrap no vector (none where the width is a
+      // multiple of the vector): one masked load per vector there.
+      Value wrap = wraps[0].wraps;
+      for (const RowWrap &w : ArrayRef(wraps).drop_front())
+        wrap = arith::OrIOp::create(b1, loc, wrap, w.wraps);
+      scf::IfOp::create(
+          b1, loc, wrap,
+          [&](OpBuilder &tb, Location) {
+            packRows(tb, true);
+            scf::YieldOp::create(tb, loc);
+          },
+          [&](OpBuilder &eb, Location) {
+            packRows(eb, false);
+            scf::YieldOp::create(eb, loc);
+          });
+    });
+  }
+
+  /// Apack[q][kk][0:rows] = A[begin+q*rows : +rows, pc+kk] for the row panels
+  /// of height `rows` in [begin, end); panel q starts at
+  /// (begin - ic) / rows + q panels of MR rows into the block.
+  void packA(OpBuilder &b, Location loc, Value aMatrix, Value aPacked, Value pc, Value depth,
+             Value ic, Value begin, Value end, int64_t rows) {
+    int64_t mr = options.tileRows;
+    forLoop(b, loc, begin, end, index(b, loc, rows), [&](OpBuilder &b1, Value ir) {
+      Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, ir, ic),
+                                           index(b1, loc, mr));
+      Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, mr)));
+      forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
+        Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, rows)));
+        Value col = add(b2, loc, pc, kk);
+        for (int64_t r = 0; r < rows; ++r) {
+          Value value = memref::LoadOp::create(
+              b2, loc, aMatrix, ValueRange{add(b2, loc, ir, index(b2, loc, r)), col});
+          memref::StoreOp::create(b2, loc, value, aPacked,
+                                  ValueRange{add(b2, loc, at, index(b2, loc, r))});
+        }
+      });
+    });
+  }
+
+  /// C (+)= A B for `op` (a matmul, or a conv's taps with `taps` set and
+  /// `bMatrix` unused), which is erased. `aConstant` is A packed at
+  /// compile time (packConstantA's layout, 1-D; A of static shape), else A
+  /// is packed per cache block at run time. The steps: plan the blocking,
+  /// pack constant weights, emit the task loop, erase what it replaced.
+  void rewrite(Operation *op, Value aMatrix, Value bMatrix, Value c, bool fresh,
+               linalg::GenericOp epilogue, Value aConstant = {}) {
+    OpBuilder b(op);
+    MatmulValues v{op->getLoc(), aMatrix, bMatrix, c, fresh, epilogue, aConstant};
+    v.M = b.createOrFold<memref::DimOp>(v.loc, aMatrix, 0);
+    v.K = b.createOrFold<memref::DimOp>(v.loc, aMatrix, 1);
+    v.N = b.createOrFold<memref::DimOp>(v.loc, taps ? c : bMatrix, 1);
+    MatmulBlocking p = planBlocking(getConstantIntValue(v.M), getConstantIntValue(v.N));
+    // Constant weights are packed now, once, instead of on every run.
+    FlatSymbolRefAttr packedB =
+        taps ? FlatSymbolRefAttr()
+             : packConstantB(op, bMatrix, p.tileN, options.tileK, p.nr, v.numK);
+    if (packedB) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
+      v.bConstant = memref::GetGlobalOp::create(b, v.loc, global.getType(), packedB.getValue());
+    }
+    v.aRows = aConstant ? cast<MemRefType>(aMatrix.getType()).getDimSize(0) : 0;
+    emitTaskLoop(b, v, p);
+    eraseReplaced(op, v, packedB);
+  }
+
+  /// Cache blocks rounded to whole register tiles; (column block, row
+  /// group) tasks, with M split into row groups when there are too few
+  /// column blocks to keep the threads busy and M has at least 2 cache
+  /// blocks per group; the leftover rows and columns of static M and N.
+  MatmulBlocking planBlocking(std::optional<int64_t> staticM,
+                              std::optional<int64_t> staticN) const {
+    MatmulBlocking p;
+    p.vw = options.vectorWidth;
+    p.nv = options.tileVectors;
+    p.nr = p.nv * p.vw;
+    p.mr = options.tileRows;
+    p.tileN = llvm::divideCeil(options.tileN, p.nr) * p.nr;
+    p.tileM = llvm::divideCeil(options.tileM, p.mr) * p.mr;
+    if (staticM && staticN && *staticM > 0) {
+      int64_t columnBlocks = llvm::divideCeil(*staticN, p.tileN);
+      int64_t panels = llvm::divideCeil(*staticM, p.mr);
+      int64_t maxGroups = std::max<int64_t>(1, *staticM / (kMinGroupBlocks * p.tileM));
+      p.rowGroups = std::clamp<int64_t>(llvm::divideCeil(kTargetTasks, columnBlocks), 1,
+                                        std::min(panels, maxGroups));
+      p.groupRows = llvm::divideCeil(panels, p.rowGroups) * p.mr;
+      p.rowGroups = llvm::divideCeil(*staticM, p.groupRows);
+    }
+    p.leftover = staticM ? *staticM % p.mr : 0;
+    p.rest = staticN ? *staticN % p.nr : 0;
+    return p;
+  }
+
+  /// The (column block, row group) tasks are independent: one parallel loop
+  /// (kiln-outline-parallel-loops runs it on the pool), each task with its
+  /// own packing buffers.
+  void emitTaskLoop(OpBuilder &b, const MatmulValues &v, const MatmulBlocking &p) {
+    Location loc = v.loc;
+    Value blocks = arith::CeilDivUIOp::create(b, loc, v.N, index(b, loc, p.tileN));
+    Value tasks = mul(b, loc, blocks, index(b, loc, p.rowGroups));
+    auto taskLoop = scf::ParallelOp::create(
+        b, loc, ValueRange{index(b, loc, 0)}, ValueRange{tasks}, ValueRange{index(b, loc, 1)},
+        [&](OpBuilder &b1, Location, ValueRange ivs) { emitTask(b1, v, p, ivs[0]); });
+    taskLoop->setAttr(kHeavyLoopAttr, b.getUnitAttr());
+  }
+
+  /// One task: its column block and rows, its packing buffers (or the
+  /// constant panels), its depth blocks.
+  void emitTask(OpBuilder &b1, const MatmulValues &v, const MatmulBlocking &p, Value task) {
+    Location loc = v.loc;
+    LoopPosition at;
+    at.block = task;
+    at.rowBegin = index(b1, loc, 0);
+    at.rowEnd = v.M;
+    if (p.rowGroups > 1) {
+      at.block = arith::DivUIOp::create(b1, loc, task, index(b1, loc, p.rowGroups));
+      Value group = arith::RemUIOp::create(b1, loc, task, index(b1, loc, p.rowGroups));
+      at.rowBegin = mul(b1, loc, group, index(b1, loc, p.groupRows));
+      at.rowEnd = minIndex(b1, loc, add(b1, loc, at.rowBegin, index(b1, loc, p.groupRows)), v.M);
+    }
+    at.jc = mul(b1, loc, at.block, index(b1, loc, p.tileN));
+    at.jcEnd = minIndex(b1, loc, add(b1, loc, at.jc, index(b1, loc, p.tileN)), v.N);
+    auto packBuffer = [&](int64_t size) -> Value {
+      return memref::AllocOp::create(b1, loc, MemRefType::get({size}, b1.getF32Type()),
+                                     ValueRange{}, b1.getI64IntegerAttr(64))
+          .getResult();
+    };
+    at.bPacked = v.bConstant ? v.bConstant : packBuffer(p.tileN * options.tileK);
+    at.aPacked = v.aConstant ? v.aConstant : packBuffer(p.tileM * options.tileK);
+    forLoop(b1, loc, index(b1, loc, 0), v.K, index(b1, loc, options.tileK),
+            [&](OpBuilder &b2, Value pc) { emitDepthBlock(b2, v, p, at, pc); });
+    if (!v.aConstant)
+      memref::DeallocOp::create(b1, loc, at.aPacked);
+    if (!v.bConstant)
+      memref::DeallocOp::create(b1, loc, at.bPacked);
+  }
+
+  /// One depth block [pc, pc + depth) of a task: its B panels packed (or
+  /// found in the constant panels), then its cache blocks of rows.
+  void emitDepthBlock(OpBuilder &b2, const MatmulValues &v, const MatmulBlocking &p,
+                      LoopPosition at, Value pc) {
+    Location loc = v.loc;
+    at.pc = pc;
+    at.depth = arith::SubIOp::create(
+        b2, loc, minIndex(b2, loc, add(b2, loc, pc, index(b2, loc, options.tileK)), v.K), pc);
+    // Where this (column, depth) block's panels start in bPacked.
+    at.blockBase = index(b2, loc, 0);
+    if (v.bConstant)
+      at.blockBase = mul(b2, loc,
+                         add(b2, loc, mul(b2, loc, at.block, index(b2, loc, v.numK)),
+                             arith::DivUIOp::create(b2, loc, pc, index(b2, loc, options.tileK))),
+                         index(b2, loc, p.tileN * options.tileK));
+    else
+      packB(b2, loc, v.bMatrix, at.bPacked, pc, at.depth, at.jc, at.jcEnd);
+    forLoop(b2, loc, at.rowBegin, at.rowEnd, index(b2, loc, p.tileM),
+            [&](OpBuilder &b3, Value ic) { emitRowBlock(b3, v, p, at, ic); });
+  }
+
+  /// One cache block of rows [ic, icEnd): its A panels packed (unless A is
+  /// constant), then its column panels.
+  void emitRowBlock(OpBuilder &b3, const MatmulValues &v, const MatmulBlocking &p,
+                    LoopPosition at, Value ic) {
+    Location loc = v.loc;
+    at.ic = ic;
+    at.icEnd = minIndex(b3, loc, add(b3, loc, ic, index(b3, loc, p.tileM)), at.rowEnd);
+    Value fullRows = mul(b3, loc,
+                         arith::DivUIOp::create(b3, loc,
+                                                arith::SubIOp::create(b3, loc, at.icEnd, ic),
+                                                index(b3, loc, p.mr)),
+                         index(b3, loc, p.mr));
+    at.fullEnd = add(b3, loc, ic, fullRows);
+    if (!v.aConstant) {
+      packA(b3, loc, v.aMatrix, at.aPacked, at.pc, at.depth, ic, ic, at.fullEnd, p.mr);
+      if (p.leftover)
+        packA(b3, loc, v.aMatrix, at.aPacked, at.pc, at.depth, ic, at.fullEnd, at.icEnd,
+              p.leftover);
+    }
+    forLoop(b3, loc, at.jc, at.jcEnd, index(b3, loc, p.nr),
+            [&](OpBuilder &b4, Value jr) { emitColumnPanel(b4, v, p, at, jr); });
+  }
+
+  /// One column panel [jr, jr + NR) of a row block: a full panel runs all
+  /// its vectors unmasked; with N static, the one partial panel (the last)
+  /// only the vectors its columns need, unmasked when they fill them (196
+  /// columns: 1 vector, not 4 mostly masked).
+  void emitColumnPanel(OpBuilder &b4, const MatmulValues &v, const MatmulBlocking &p,
+                       const LoopPosition &at, Value jr) {
+    Location loc = v.loc;
+    Value cols = arith::SubIOp::create(b4, loc, at.jcEnd, jr);
+    Value panel = arith::DivUIOp::create(b4, loc, arith::SubIOp::create(b4, loc, jr, at.jc),
+                                         index(b4, loc, p.nr));
+    KernelSource src;
+    src.bPacked = at.bPacked;
+    src.bPanel = add(b4, loc, at.blockBase,
+                     mul(b4, loc, panel, mul(b4, loc, at.depth, index(b4, loc, p.nr))));
+    src.depth = at.depth;
+    src.k0 = at.pc;
+    if (v.fresh)
+      src.fresh = arith::CmpIOp::create(b4, loc, arith::CmpIPredicate::eq, at.pc,
+                                        index(b4, loc, 0));
+    if (v.epilogue) {
+      src.epilogue = v.epilogue;
+      src.last = arith::CmpIOp::create(b4, loc, arith::CmpIPredicate::eq,
+                                       add(b4, loc, at.pc, at.depth), v.K);
+    }
+    Value full = arith::CmpIOp::create(b4, loc, arith::CmpIPredicate::sge, cols,
+                                       index(b4, loc, p.nr));
+    scf::IfOp::create(
+        b4, loc, full,
+        [&](OpBuilder &tb, Location) {
+          emitRowKernels(tb, v, p, at, src, jr, p.nv, {});
+          scf::YieldOp::create(tb, loc);
+        },
+        [&](OpBuilder &eb, Location) {
+          int64_t vectors = p.rest ? llvm::divideCeil(p.rest, p.vw) : p.nv;
+          if (p.rest && p.rest % p.vw == 0)
+            emitRowKernels(eb, v, p, at, src, jr, vectors, {});
+          else
+            emitRowKernels(eb, v, p, at, src, jr, vectors,
+                           columnMasks(eb, loc, cols, p.vw, vectors));
+          scf::YieldOp::create(eb, loc);
+        });
+  }
+
+  /// The kernels of a row block for one column panel: packed kernels over
+  /// its full MR-row panels, then its leftover rows (a packed kernel of
+  /// their height when M is static, one-row kernels on unpacked A else).
+  void emitRowKernels(OpBuilder &nb, const MatmulValues &v, const MatmulBlocking &p,
+                      const LoopPosition &at, const KernelSource &src, Value jr,
+                      int64_t vectors, ArrayRef<Value> masks) {
+    emitPackedKernels(nb, v, p, at, src, at.ic, at.fullEnd, p.mr, jr, vectors, masks);
+    if (p.leftover) {
+      emitPackedKernels(nb, v, p, at, src, at.fullEnd, at.icEnd, p.leftover, jr, vectors,
+                        masks);
+      return;
+    }
+    Location loc = v.loc;
+    forLoop(nb, loc, at.fullEnd, at.icEnd, index(nb, loc, 1), [&](OpBuilder &kb, Value ir) {
+      KernelSource direct = src;
+      direct.a = v.aMatrix;
+      emitKernel(kb, loc, v.c, direct, {p.vw, vectors, 1, p.nr}, ir, jr, masks);
+    });
+  }
+
+  /// Kernels of `rows` rows over [begin, end), reading A's packed panels.
+  void emitPackedKernels(OpBuilder &nb, const MatmulValues &v, const MatmulBlocking &p,
+                         const LoopPosition &at, const KernelSource &src, Value begin,
+                         Value end, int64_t rows, Value jr, int64_t vectors,
+                         ArrayRef<Value> masks) {
+    Location loc = v.loc;
+    forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
+      KernelSource packed = src;
+      packed.a = at.aPacked;
+      if (v.aConstant) {
+        // Row ir's panel of this depth block (packConstantA).
+        packed.aPanel = add(kb, loc, mul(kb, loc, at.pc, index(kb, loc, v.aRows)),
+                            mul(kb, loc, ir, at.depth));
+      } else {
+        Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, at.ic),
+                                         index(kb, loc, p.mr));
+        packed.aPanel = mul(kb, loc, q, mul(kb, loc, at.depth, index(kb, loc, p.mr)));
+      }
+      emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr}, ir, jr, masks);
+    });
+  }
+
+  /// Erases `op` and its epilogue (the kernels replace both), and the
+  /// unpacked weights once nothing else reads them.
+  void eraseReplaced(Operation *op, const MatmulValues &v, FlatSymbolRefAttr packedB) {
+    Operation *bSource = taps ? nullptr : v.bMatrix.getDefiningOp();
+    op->erase();
+    if (linalg::GenericOp epilogue = v.epilogue)
+      epilogue.erase();
+    if (packedB)
+      eraseIfUnread(cast<memref::GetGlobalOp>(bSource));
+  }
+};
+
+} // namespace
+
+void rewriteMatmul(const KilnCPUMatmulPassOptions &options, Operation *op, Value aMatrix,
+                   Value bMatrix, Value c, bool fresh, linalg::GenericOp epilogue,
+                   Value aConstant, std::optional<ConvTaps> taps) {
+  MatmulRewriter{options, taps}.rewrite(op, aMatrix, bMatrix, c, fresh, epilogue, aConstant);
+}
+
+} // namespace kiln::matmul_loops
