@@ -535,10 +535,18 @@ struct KilnFormDispatchesPass final
       return signalPassFailure();
     // Unit loops (the batch of 1 in [1, F, H, W]) would keep a channel bias
     // (d1) from collapsing with them: drop them from the candidates first.
+    // Only where every map is a projected permutation: in a window such as
+    // 2 * d4 + d2 (a strided conv's patches), dropping the unit d4 leaves a
+    // plain d2 that reads part of a dim, which the collapse would take for
+    // all of it.
     SmallVector<linalg::GenericOp> candidates;
     getOperation().walk([&](linalg::GenericOp generic) {
       bool unitLoop = llvm::is_contained(generic.getStaticLoopRanges(), 1);
-      if (unitLoop && llvm::any_of(generic.getDpsInputOperands(), isMatmulResultReshape))
+      bool permutations = llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+      });
+      if (unitLoop && permutations &&
+          llvm::any_of(generic.getDpsInputOperands(), isMatmulResultReshape))
         candidates.push_back(generic);
     });
     IRRewriter rewriter(context);

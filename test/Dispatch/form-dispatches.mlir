@@ -1186,3 +1186,35 @@ func.func @sum_broadcast(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
   } -> tensor<1x4x8xf32>
   return %m : tensor<1x4x8xf32>
 }
+
+// -----
+
+#window = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d3 + d5)>
+#patch = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+
+/// A strided conv's patch gather reading a matmul result (random graph
+/// 100557: MatMul then a 2x3 Conv of stride 2 over 3 rows) has unit loops,
+/// but its window reads rows 2 * d4 + d2: dropping d4 would leave a plain d2
+/// that reads 2 of the 3 rows, which the collapse of the loops that follows
+/// took for all of them (a generic of 21 input rows and 14 output rows).
+/// Only generics whose maps are projected permutations drop unit loops;
+/// this one keeps its six.
+// CHECK-LABEL: func @strided_window_of_a_matmul_result
+// CHECK: linalg.matmul
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1, 2], [3]] output_shape [7, 1, 3, 3]
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%{{.+}} : tensor<7x1x3x3xf32>) outs(%{{.+}} : tensor<7x1x2x3x1x1xf32>)
+func.func @strided_window_of_a_matmul_result(%x: tensor<21x7xf32>, %w: tensor<7x3xf32>) -> tensor<7x1x2x3x1x1xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<21x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<21x3xf32>) -> tensor<21x3xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<21x7xf32>, tensor<7x3xf32>) outs(%f : tensor<21x3xf32>) -> tensor<21x3xf32>
+  %image = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [7, 1, 3, 3] : tensor<21x3xf32> into tensor<7x1x3x3xf32>
+  %e6 = tensor.empty() : tensor<7x1x2x3x1x1xf32>
+  %patches = linalg.generic {indexing_maps = [#window, #patch], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%image : tensor<7x1x3x3xf32>) outs(%e6 : tensor<7x1x2x3x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<7x1x2x3x1x1xf32>
+  return %patches : tensor<7x1x2x3x1x1xf32>
+}

@@ -76,11 +76,10 @@ linalg::GenericOp takeMarkedEpilogue(linalg::LinalgOp op, size_t groupCount) {
         deallocs.push_back(dealloc);
       continue;
     }
-    // A fill of another buffer (bufferization places the zero padding of
-    // the buffer the epilogue writes into here) does not touch the kernel's.
-    if (auto fill = dyn_cast<linalg::FillOp>(next);
-        fill && fill.hasPureBufferSemantics() &&
-        !llvm::is_contained(operands, rootOf(fill.getDpsInits()[0])))
+    // A fill or copy of other buffers (bufferization places the zero
+    // padding of the buffer the epilogue writes into, or a concat's other
+    // pieces, here) runs before the matmul.
+    if (commutesWith(next, {op.getOperation()}))
       continue;
     // Run-time checks stay before the matmul (they read no buffer).
     if (auto call = dyn_cast<func::CallOp>(next); call && call.getCallee() == kCheckHookName)
@@ -121,14 +120,6 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear, Value s
 }
 
 } // namespace
-
-/// The same buffer: one value, or two identical subviews.
-bool sameView(Value x, Value y) {
-  Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
-  return x == y || (dx && dy && isa<memref::SubViewOp>(dx) &&
-                    OperationEquivalence::isEquivalentTo(dx, dy,
-                                                         OperationEquivalence::IgnoreLocations));
-}
 
 linalg::GenericOp takeEpilogue(linalg::MatmulOp op) { return takeMarkedEpilogue(op, 2); }
 

@@ -17,13 +17,11 @@
 
 namespace kiln {
 
-/// The same buffer: one value, or two identical subviews.
-bool sameView(mlir::Value x, mlir::Value y);
-
 /// The marked epilogue reading `op`'s C after it, with `op` moved right
-/// before it, or null. Between them only buffer allocations, fills of
-/// other buffers, pure ops (views, constants) and deallocations may lie;
-/// deallocations of the matmul's operands move after the epilogue.
+/// before it, or null. Between them only buffer allocations, fills and
+/// copies that commute with the matmul (commutesWith), pure ops (views,
+/// constants) and deallocations may lie; deallocations of the matmul's
+/// operands move after the epilogue.
 mlir::linalg::GenericOp takeEpilogue(mlir::linalg::MatmulOp op);
 
 /// The same for a batch_matmul, whose epilogue reads C [batch, M, N] (or an

@@ -411,3 +411,57 @@ func.func @conv_taps_constant_weights(%x: memref<1x40xf32>, %c: memref<7x30xf32>
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+/// A Gemm concatenated with another value (random graphs 100452, 100695,
+/// 101439): bufferization writes the epilogue into its slice of the concat
+/// buffer and copies the other piece in between the matmul and the
+/// epilogue. The copy touches nothing the matmul does, so the matmul moves
+/// past it: the epilogue is applied in the kernel and stores into the
+/// slice.
+// CHECK-LABEL: func @concat_piece_between
+// CHECK-SAME: %[[OTHER:[^:]+]]: memref<8x16xf32>
+// CHECK: linalg.copy ins(%[[OTHER]] : memref<8x16xf32>)
+// CHECK: %[[PIECE:.+]] = memref.subview %{{.+}}[0, 16] [8, 64] [1, 1]
+// CHECK: vector.store %{{.+}}, %[[PIECE]][
+// CHECK-NOT: linalg.generic
+func.func @concat_piece_between(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %bias: memref<64xf32>,
+                                %other: memref<8x16xf32>, %out: memref<8x80xf32>) {
+  %c = memref.alloc() {alignment = 64 : i64} : memref<8x64xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  %cat = memref.alloc() {alignment = 64 : i64} : memref<8x80xf32>
+  %first = memref.subview %cat[0, 0] [8, 16] [1, 1] : memref<8x80xf32> to memref<8x16xf32, strided<[80, 1]>>
+  linalg.copy ins(%other : memref<8x16xf32>) outs(%first : memref<8x16xf32, strided<[80, 1]>>)
+  %second = memref.subview %cat[0, 16] [8, 64] [1, 1] : memref<8x80xf32> to memref<8x64xf32, strided<[80, 1], offset: 16>>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x64xf32>, memref<64xf32>) outs(%second : memref<8x64xf32, strided<[80, 1], offset: 16>>)
+      attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %sum = arith.addf %x, %y : f32
+    linalg.yield %sum : f32
+  }
+  linalg.copy ins(%cat : memref<8x80xf32>) outs(%out : memref<8x80xf32>)
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+/// A copy in between that reads C cannot run before the matmul: an error.
+func.func @copy_of_c_between(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memref<8x64xf32>,
+                             %e: memref<8x64xf32>, %d: memref<8x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x64xf32>) outs(%c : memref<8x64xf32>)
+  linalg.copy ins(%c : memref<8x64xf32>) outs(%e : memref<8x64xf32>)
+  // expected-error @below {{matmul epilogue could not be fused into the matmul kernel}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x64xf32>) outs(%d : memref<8x64xf32>) attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}

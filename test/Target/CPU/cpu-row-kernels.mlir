@@ -352,3 +352,270 @@ func.func @dynamic_rows_group(%x: memref<?x4x8xf32>, %y: memref<?x4xf32>, %z: me
   memref.dealloc %s : memref<?x4xf32>
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// Bufferization writes a row group's last member into the interior of a
+/// padded buffer (the zero-padded input of a Conv, here [5, 12]) and places
+/// the padding's fill between the members. The fill touches no buffer the
+/// members above it use, so they move past it (as past another buffer's
+/// fill above the seed): one kernel (the exp's rows on the stack) that
+/// stores through the strided view.
+// CHECK-LABEL: func.func @padded_destination
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : memref<8x8xf32>)
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[PAD:.+]] : memref<5x12xf32>)
+// CHECK: %[[VIEW:.+]] = memref.subview %[[PAD]][1, 2] [3, 8] [1, 1]
+// CHECK: scf.parallel
+// CHECK: math.exp {{.*}} : vector<16xf32>
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK: %[[VIEW]]
+// CHECK-NOT: linalg.generic
+// CHECK: memref.copy %[[PAD]]
+func.func @padded_destination(%x: memref<3x8xf32>, %p: memref<5x12xf32>,
+                              %q: memref<8x8xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %t = memref.alloc() {alignment = 64 : i64} : memref<3x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<3x8xf32>) outs(%t : memref<3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  }
+  %other = memref.alloc() {alignment = 64 : i64} : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%other : memref<8x8xf32>)
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%t : memref<3x8xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  %pad = memref.alloc() {alignment = 64 : i64} : memref<5x12xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<5x12xf32>)
+  %view = memref.subview %pad[1, 2] [3, 8] [1, 1] : memref<5x12xf32> to memref<3x8xf32, strided<[12, 1], offset: 14>>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %s : memref<3x8xf32>, memref<3xf32>) outs(%view : memref<3x8xf32, strided<[12, 1], offset: 14>>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %0 = arith.divf %in, %sum : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %pad, %p : memref<5x12xf32> to memref<5x12xf32>
+  memref.copy %other, %q : memref<8x8xf32> to memref<8x8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// A fill between a member above it and the seed that overwrites what the
+/// member wrote (a view of the same buffer) cannot run first: the group
+/// ends at the fill, and the exp above it stays a generic.
+// CHECK-LABEL: func.func @fill_of_a_member_buffer
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : memref<4x8xf32>)
+// CHECK: scf.parallel
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @fill_of_a_member_buffer(%x: memref<3x8xf32>, %y: memref<3x8xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %big = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
+  %view = memref.subview %big[0, 0] [3, 8] [1, 1] : memref<4x8xf32> to memref<3x8xf32, strided<[8, 1]>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<3x8xf32>) outs(%view : memref<3x8xf32, strided<[8, 1]>>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%big : memref<4x8xf32>)
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%view : memref<3x8xf32, strided<[8, 1]>>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<3x8xf32>, memref<3xf32>) outs(%y : memref<3x8xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %0 = arith.subf %in, %sum : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// A concat of a row group's values (random graph 38: a LayerNormalization
+/// and a sum, concatenated along the row): bufferization writes one piece
+/// in place and copies the other, two views of the concat buffer that the
+/// group writes. Their slices do not overlap, so they are separate buffers
+/// to the group: one kernel, the copy in it.
+// CHECK-LABEL: func.func @concat_copy_between
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel
+// CHECK: math.exp {{.*}} : vector<16xf32>
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.generic
+// CHECK: return
+
+/// The same with the member after the copy writing a slice one row up from
+/// the copy's (row r of one view is row r + 1 of the other): it cannot
+/// join, the group ends with the copy.
+// CHECK-LABEL: func.func @concat_copy_overlapping
+// CHECK: scf.parallel
+// CHECK-NOT: memref.copy
+// CHECK: linalg.generic
+// CHECK: arith.divf
+func.func @concat_copy_between(%x: memref<3x8xf32>, %cat: memref<3x16xf32>) {
+  %lowest = arith.constant 0xFF800000 : f32
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%lowest : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x8xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  %t = memref.alloc() {alignment = 64 : i64} : memref<3x8xf32>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<3x8xf32>, memref<3xf32>) outs(%t : memref<3x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.subf %in, %m : f32
+    %1 = math.exp %0 : f32
+    linalg.yield %1 : f32
+  }
+  %first = memref.subview %cat[0, 0] [3, 8] [1, 1] : memref<3x16xf32> to memref<3x8xf32, strided<[16, 1]>>
+  memref.copy %t, %first : memref<3x8xf32> to memref<3x8xf32, strided<[16, 1]>>
+  %second = memref.subview %cat[0, 8] [3, 8] [1, 1] : memref<3x16xf32> to memref<3x8xf32, strided<[16, 1], offset: 8>>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %s : memref<3x8xf32>, memref<3xf32>) outs(%second : memref<3x8xf32, strided<[16, 1], offset: 8>>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.divf %in, %m : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+func.func @concat_copy_overlapping(%x: memref<3x8xf32>, %cat: memref<4x16xf32>) {
+  %lowest = arith.constant 0xFF800000 : f32
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%lowest : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x8xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  %t = memref.alloc() {alignment = 64 : i64} : memref<3x8xf32>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<3x8xf32>, memref<3xf32>) outs(%t : memref<3x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.subf %in, %m : f32
+    %1 = math.exp %0 : f32
+    linalg.yield %1 : f32
+  }
+  %down = memref.subview %cat[1, 0] [3, 8] [1, 1] : memref<4x16xf32> to memref<3x8xf32, strided<[16, 1], offset: 16>>
+  memref.copy %t, %down : memref<3x8xf32> to memref<3x8xf32, strided<[16, 1], offset: 16>>
+  %up = memref.subview %cat[0, 0] [3, 8] [1, 1] : memref<4x16xf32> to memref<3x8xf32, strided<[16, 1]>>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %s : memref<3x8xf32>, memref<3xf32>) outs(%up : memref<3x8xf32, strided<[16, 1]>>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %0 = arith.divf %in, %m : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// Bufferization reuses a buffer in place and reads and writes it through
+/// equivalent views (random graph 100170: one collapse_shape per use): the
+/// same buffer to the group, one kernel.
+// CHECK-LABEL: func.func @in_place_through_equal_views
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel
+// CHECK: math.exp {{.*}} : vector<16xf32>
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @in_place_through_equal_views(%x: memref<3x8xf32>, %buf: memref<3x1x8xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %in = memref.collapse_shape %buf [[0, 1], [2]] : memref<3x1x8xf32> into memref<3x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<3x8xf32>) outs(%in : memref<3x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = math.exp %a : f32
+    linalg.yield %0 : f32
+  }
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<3xf32>)
+  %again = memref.collapse_shape %buf [[0, 1], [2]] : memref<3x1x8xf32> into memref<3x8xf32>
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%again : memref<3x8xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  %out = memref.collapse_shape %buf [[0, 1], [2]] : memref<3x1x8xf32> into memref<3x8xf32>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%again, %s : memref<3x8xf32>, memref<3xf32>) outs(%out : memref<3x8xf32>) {
+  ^bb0(%a: f32, %sum: f32, %o: f32):
+    %0 = arith.divf %a, %sum : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// A buffer padded along the row only (random graph 100974: a Pad of the
+/// last axis after a LayerNormalization): its fill is a row op and joins,
+/// and the member writing its interior (a subview keeping the rows whole)
+/// writes the same rows: one kernel, which also takes the final copy.
+// CHECK-LABEL: func.func @padded_along_the_row
+// CHECK-NOT: linalg.
+// CHECK: scf.parallel
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: return
+func.func @padded_along_the_row(%x: memref<3x8xf32>, %p: memref<3x12xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %s = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<3xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x8xf32>) outs(%s : memref<3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  %pad = memref.alloc() {alignment = 64 : i64} : memref<3x12xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<3x12xf32>)
+  %view = memref.subview %pad[0, 2] [3, 8] [1, 1] : memref<3x12xf32> to memref<3x8xf32, strided<[12, 1], offset: 2>>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<3x8xf32>, memref<3xf32>) outs(%view : memref<3x8xf32, strided<[12, 1], offset: 2>>) {
+  ^bb0(%a: f32, %sum: f32, %o: f32):
+    %0 = arith.divf %a, %sum : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %pad, %p : memref<3x12xf32> to memref<3x12xf32>
+  return
+}

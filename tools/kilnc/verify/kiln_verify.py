@@ -81,7 +81,9 @@ class Runner:
                    "--output-dir", os.path.join(directory, "out")]
         if self.threads:
             command += ["--threads", str(self.threads)]
-        for name, value in feeds.items():
+        # A prefix drops the inputs only later nodes read; kiln-run refuses extras.
+        inputs = set(graph_edit.graph_input_names(model))
+        for name, value in ((n, v) for n, v in feeds.items() if n in inputs):
             path = os.path.join(directory, f"input{len(command)}.npy")
             np.save(path, value)
             command += ["--input", f"{name}={path}"]
@@ -470,8 +472,9 @@ def localize(args, runner, model, feeds, result, directory, report, log, finish,
     """Bisection, the report of the first wrong node, the reproducer; exit code 1."""
     found = bisect(runner, model, feeds, args.rtol, args.atol, log)
     if found is None:
-        log("FAIL: outputs differ, but no prefix of the graph shows it when its values are "
-            "outputs (the mismatch needs the full graph's fusion); reproducer: the model")
+        what = "outputs differ" if status == "mismatch" else "Kiln fails on the model"
+        log(f"FAIL: {what}, but no prefix of the graph shows it when its values are "
+            "outputs (the failure needs the full graph's fusion); reproducer: the model")
         write_model_dir(directory, model, feeds, result["reference"])
         report["reproducer"] = directory
         finish(status)

@@ -1,4 +1,4 @@
-# Writes the models of verify.test: a 100-node graph, a model onnxruntime cannot load.
+# Writes the models of verify.test: a 100-node graph, models one side cannot run.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: make_verify_models.py DIR
 
@@ -8,8 +8,11 @@ a kilnc built with --kiln-debug-break-op=relu is first wrong at #61.
 DIR/ort_rejects.onnx: a valid Max of int16 tensors, which onnxruntime has
 no kernel for (NOT_IMPLEMENTED) and Kiln compiles. DIR/add.onnx: an Add
 both sides agree on, and DIR/a.npy an input for it. DIR/ln_conv.onnx: the
-2-node core of random graph 101311, which Kiln cannot compile yet
-(docs/robustness.md): a LayerNormalization feeding a padded Conv.
+2-node core of random graph 101311 (a LayerNormalization feeding a padded
+Conv), which Kiln could not compile before the row kernels stepped over
+the padding's fill (docs/verify.md). DIR/unsupported.onnx: a Relu then a
+Unique, which onnxruntime runs and Kiln does not support.
+DIR/two_inputs.onnx: Relu(a) + b, whose prefix of one node reads only a.
 """
 
 import os
@@ -84,12 +87,37 @@ def layer_norm_then_padded_conv():
     return model
 
 
+def relu_then_unique():
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Unique", ["r"], ["u"], name="unique", sorted=1)]
+    graph = helper.make_graph(
+        nodes, "unsupported", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])],
+        [helper.make_tensor_value_info("u", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 10
+    return model
+
+
+def relu_plus_input():
+    nodes = [helper.make_node("Relu", ["a"], ["r"], name="relu"),
+             helper.make_node("Add", ["r", "b"], ["y"], name="add")]
+    graph = helper.make_graph(
+        nodes, "two_inputs",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ("a", "b")],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 10
+    return model
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     onnx.save(chain100(), os.path.join(out, "chain100.onnx"))
     onnx.save(single("Max", TensorProto.INT16), os.path.join(out, "ort_rejects.onnx"))
     onnx.save(single("Add", TensorProto.FLOAT), os.path.join(out, "add.onnx"))
     onnx.save(layer_norm_then_padded_conv(), os.path.join(out, "ln_conv.onnx"))
+    onnx.save(relu_then_unique(), os.path.join(out, "unsupported.onnx"))
+    onnx.save(relu_plus_input(), os.path.join(out, "two_inputs.onnx"))
     np.save(os.path.join(out, "a.npy"), np.arange(6, dtype=np.float32).reshape(2, 3))
 
 
