@@ -124,7 +124,7 @@ bool isGemmEpilogue(linalg::GenericOp generic, OpOperand &cInput,
       generic.payloadUsesValueFromOperand(init) || !(out.isF32() || out.isF16() || out.isBF16()))
     return false;
   // A result inserted into a larger tensor gets a dense buffer of its own
-  // (keepOutputDense); one that other tensors are inserted into would be
+  // (keepDenseWhenInserted); one that other tensors are inserted into would be
   // written in slices.
   for (OpOperand &use : generic->getResult(0).getUses())
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
@@ -140,6 +140,12 @@ bool isGemmEpilogue(linalg::GenericOp generic, OpOperand &cInput,
     AffineMap map = generic.getMatchingIndexingMap(input);
     if (!isa<RankedTensorType>(input->get().getType()) || !map.isProjectedPermutation() ||
         input->get() == cInput.get())
+      return false;
+    // A full-size input inserted into a slice must get a dense buffer of
+    // its own (keepDenseWhenInserted), which a chain from an empty tensor
+    // only it uses can.
+    if (map.isIdentity() && isInsertedIntoSlice(input->get()) &&
+        !canKeepDense(input->get()))
       return false;
     if (!map.isIdentity())
       for (AffineExpr expr : map.getResults())
@@ -169,25 +175,6 @@ void giveOwnZeroFill(linalg::LinalgOp product) {
   init.set(linalg::FillOp::create(b, loc, fill.getInputs()[0], empty).getResult(0));
   if (fill->use_empty())
     fill->erase();
-}
-
-/// An epilogue whose result is inserted into a larger tensor (the next
-/// conv's zero padding, most of a ResNet's convs) writes a buffer of its
-/// own: empty-tensor elimination would otherwise compute it in place in the
-/// slice, a strided view with an offset, which the kernel's dense stores
-/// cannot write. The insertion stays a copy, which the im2col kernel of a
-/// padded conv reads through (the fill and copy then go).
-void keepOutputDense(linalg::LinalgOp product, linalg::GenericOp generic) {
-  if (llvm::none_of(generic->getResult(0).getUsers(), llvm::IsaPred<tensor::InsertSliceOp>))
-    return;
-  OpOperand &init = generic.getDpsInitsMutable()[0];
-  auto empty = init.get().getDefiningOp<tensor::EmptyOp>(); // joinEpilogue's own
-  Operation *start = product.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  OpBuilder b(start ? start : product.getOperation());
-  init.set(bufferization::AllocTensorOp::create(b, generic.getLoc(), empty.getType(),
-                                                empty.getDynamicSizes()));
-  if (empty->use_empty())
-    empty->erase();
 }
 
 /// The groups of a conv's product [N, F, OH*OW] expanded to [N, F, OH, OW].
@@ -222,7 +209,14 @@ void formGemmEpilogue(linalg::LinalgOp product, const Shapes &shapes) {
     return;
   giveOwnZeroFill(product);
   joinEpilogue(product, generic, *use, views);
-  keepOutputDense(product, generic);
+  // An output or full-size input inserted into the next conv's zero padding
+  // (most of a ResNet's) gets a dense buffer: the kernel's dense stores and
+  // the collapse onto C's [N, F, P] need one; the insertion stays a copy,
+  // which the padded conv's im2col kernel reads through.
+  for (OpOperand *input : generic.getDpsInputOperands())
+    if (generic.getMatchingIndexingMap(input).isIdentity())
+      keepDenseWhenInserted(input->get());
+  keepDenseWhenInserted(generic->getResult(0));
 }
 
 struct KilnFormGemmEpiloguesPass final

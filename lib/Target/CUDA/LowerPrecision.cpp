@@ -14,11 +14,13 @@
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/DispatchAttr.h"
+#include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "ConstantWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -223,8 +225,12 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
       Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
       Value filled = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
       SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0)), unit(4, rewriter.getIndexAttr(1));
-      return tensor::InsertSliceOp::create(rewriter, loc, value, filled, offsets, sizes, unit)
-          .getResult();
+      Value inserted =
+          tensor::InsertSliceOp::create(rewriter, loc, value, filled, offsets, sizes, unit);
+      // A conv epilogue's output stays dense (not computed in place in
+      // the slice, which its GEMM kernel could not store to).
+      keepDenseWhenInserted(value);
+      return inserted;
     };
     input = zeros(input);
     DenseElementsAttr dense;
