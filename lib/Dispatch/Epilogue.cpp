@@ -5,6 +5,7 @@
 #include "kiln/Dispatch/Epilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -378,6 +379,52 @@ std::optional<ConvTapsLayout> convTapsLayout(linalg::GenericOp generic) {
 bool isBatchedConvTaps(linalg::GenericOp generic) {
   return generic.getNumLoops() == 6 && generic->hasAttr(kConvTapsAttr) &&
          convTapsLayout(generic).has_value();
+}
+
+bool isInsertedIntoSlice(Value value) {
+  return llvm::any_of(value.getUses(), [](OpOperand &use) {
+    auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+    return insert && use.get() == insert.getSource();
+  });
+}
+
+namespace {
+/// The empty tensor or alloc_tensor that the destination-style chain
+/// writing `value` starts from (through each op's tied init), when nothing
+/// else uses it or the chain's intermediate values; else null.
+Operation *denseChainStart(Value value) {
+  Value root = value;
+  while (auto writer = root.getDefiningOp<DestinationStyleOpInterface>()) {
+    auto result = cast<OpResult>(root);
+    if (result.getResultNumber() >= static_cast<unsigned>(writer.getNumDpsInits()))
+      return nullptr;
+    root = writer.getDpsInitOperand(result.getResultNumber())->get();
+    if (!root.hasOneUse())
+      return nullptr;
+  }
+  Operation *start = root.getDefiningOp();
+  return isa_and_nonnull<tensor::EmptyOp, bufferization::AllocTensorOp>(start) ? start
+                                                                              : nullptr;
+}
+} // namespace
+
+bool canKeepDense(Value value) {
+  return !isInsertedIntoSlice(value) || denseChainStart(value);
+}
+
+bool keepDenseWhenInserted(Value value) {
+  if (!isInsertedIntoSlice(value))
+    return true;
+  auto empty = dyn_cast_or_null<tensor::EmptyOp>(denseChainStart(value));
+  if (!empty)
+    return denseChainStart(value) != nullptr; // already an alloc_tensor
+  OpBuilder b(empty);
+  empty.getResult().replaceAllUsesWith(
+      bufferization::AllocTensorOp::create(b, empty.getLoc(), empty.getType(),
+                                           empty.getDynamicSizes())
+          .getResult());
+  empty.erase();
+  return true;
 }
 
 void joinEpilogue(linalg::LinalgOp contraction, linalg::GenericOp generic, OpOperand &cInput,

@@ -11,10 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Dispatch/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -31,6 +33,13 @@ namespace {
 bool isStaticF32(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+/// An f32 tensor static but for its batch (a conv's input and output: the
+/// kernels take the image count at run time).
+bool isStaticButBatchF32(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && hasStaticShapeButBatch(type) && type.getElementType().isF32();
 }
 
 /// Whether `value` is initialized by a +0.0 fill (the kernel's
@@ -62,15 +71,20 @@ struct Shapes {
 };
 
 /// Whether the kernel takes `op` as a product with an epilogue: an f32
-/// matmul or batch_matmul with default maps, or a 2-D NCHW conv, with
-/// static shapes, starting from zero.
+/// matmul or batch_matmul with default maps and static shapes, or a 2-D
+/// NCHW conv with static filters and a batch that may be symbolic, starting
+/// from zero.
 bool isGemmProduct(linalg::LinalgOp op, const Shapes &shapes) {
   if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-      !llvm::all_of(op->getOperands(), isStaticF32) || !isZeroFilled(op.getDpsInits()[0]))
+      !isZeroFilled(op.getDpsInits()[0]))
     return false;
-  // A conv becomes an im2col and a product whose K the lowering pads.
-  if (isa<linalg::Conv2DNchwFchwOp>(op))
-    return true;
+  // A conv becomes an im2col and a product whose K the lowering pads, all
+  // images in one launch.
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+    return isStaticF32(conv.getInputs()[1]) && isStaticButBatchF32(conv.getInputs()[0]) &&
+           isStaticButBatchF32(conv.getOutputs()[0]);
+  if (!llvm::all_of(op->getOperands(), isStaticF32))
+    return false;
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
     if (matmul.hasUserDefinedMaps())
@@ -92,9 +106,9 @@ bool isGemmProduct(linalg::LinalgOp op, const Shapes &shapes) {
 /// which its input `cInput` reads as C expanded by `groups` (one group per
 /// dim of C when it reads C itself; the kernel collapses the generic's
 /// loops back onto C's): all parallel, C and the one output through
-/// identity maps (the output not read, not a future slice of another
-/// buffer), other inputs through projected permutations of loops whose
-/// group is one loop (a bias) or identity maps, an arith/math body.
+/// identity maps (the output not read, no tensor inserted into it), other
+/// inputs through projected permutations of loops whose group is one loop
+/// (a bias) or identity maps, an arith/math body.
 bool isGemmEpilogue(linalg::GenericOp generic, OpOperand &cInput,
                     ArrayRef<ReassociationIndices> groups) {
   auto c = cast<RankedTensorType>(cInput.get().getType());
@@ -109,10 +123,12 @@ bool isGemmEpilogue(linalg::GenericOp generic, OpOperand &cInput,
   if (!generic.getMatchingIndexingMap(init).isIdentity() ||
       generic.payloadUsesValueFromOperand(init) || !(out.isF32() || out.isF16() || out.isBF16()))
     return false;
-  // Empty-tensor elimination would write a result inserted into a slice in
-  // place there: the kernel stores into dense buffers.
-  for (Operation *user : generic->getResult(0).getUsers())
-    if (isa<tensor::InsertSliceOp>(user))
+  // A result inserted into a larger tensor gets a dense buffer of its own
+  // (keepDenseWhenInserted); one that other tensors are inserted into would be
+  // written in slices.
+  for (OpOperand &use : generic->getResult(0).getUses())
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+        insert && use.get() == insert.getDest())
       return false;
   SmallVector<int64_t> groupSize(c.getRank());
   for (const ReassociationIndices &group : groups)
@@ -124,6 +140,12 @@ bool isGemmEpilogue(linalg::GenericOp generic, OpOperand &cInput,
     AffineMap map = generic.getMatchingIndexingMap(input);
     if (!isa<RankedTensorType>(input->get().getType()) || !map.isProjectedPermutation() ||
         input->get() == cInput.get())
+      return false;
+    // A full-size input inserted into a slice must get a dense buffer of
+    // its own (keepDenseWhenInserted), which a chain from an empty tensor
+    // only it uses can.
+    if (map.isIdentity() && isInsertedIntoSlice(input->get()) &&
+        !canKeepDense(input->get()))
       return false;
     if (!map.isIdentity())
       for (AffineExpr expr : map.getResults())
@@ -148,7 +170,8 @@ void giveOwnZeroFill(linalg::LinalgOp product) {
   OpBuilder b(product);
   Location loc = fill.getLoc();
   auto type = cast<RankedTensorType>(dest.getType());
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value empty = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, dest),
+                                        type.getElementType());
   init.set(linalg::FillOp::create(b, loc, fill.getInputs()[0], empty).getResult(0));
   if (fill->use_empty())
     fill->erase();
@@ -186,6 +209,14 @@ void formGemmEpilogue(linalg::LinalgOp product, const Shapes &shapes) {
     return;
   giveOwnZeroFill(product);
   joinEpilogue(product, generic, *use, views);
+  // An output or full-size input inserted into the next conv's zero padding
+  // (most of a ResNet's) gets a dense buffer: the kernel's dense stores and
+  // the collapse onto C's [N, F, P] need one; the insertion stays a copy,
+  // which the padded conv's im2col kernel reads through.
+  for (OpOperand *input : generic.getDpsInputOperands())
+    if (generic.getMatchingIndexingMap(input).isIdentity())
+      keepDenseWhenInserted(input->get());
+  keepDenseWhenInserted(generic->getResult(0));
 }
 
 struct KilnFormGemmEpiloguesPass final

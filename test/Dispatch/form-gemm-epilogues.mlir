@@ -186,3 +186,100 @@ func.func @shared_empty(%a: tensor<64x16xf32>, %w: tensor<16x32xf32>) -> (tensor
   } -> tensor<64x32xf32>
   return %g, %h : tensor<64x32xf32>, tensor<64x32xf32>
 }
+
+// -----
+
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// A conv with a symbolic batch (all images in one GEMM launch) takes its
+/// bias + relu as its epilogue like a static one; its own zero fill and the
+/// epilogue's own output keep the batch's size.
+// CHECK-LABEL: func @conv_symbolic_batch
+// CHECK: tensor.empty(%{{.+}}) : tensor<?x16x6x6xf32>
+// CHECK: %[[OWN:.+]] = tensor.empty(%{{.+}}) : tensor<?x16x6x6xf32>
+// CHECK: %[[OUT:.+]] = tensor.empty(%{{.+}}) : tensor<?x16x6x6xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[OWN]] :
+// CHECK: %[[Y:.+]] = linalg.conv_2d_nchw_fchw
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[Y]], %arg2 :
+// CHECK-SAME: outs(%[[OUT]] :
+// CHECK-SAME: kiln.epilogue = 0
+// TF32-LABEL: func @conv_symbolic_batch
+// TF32: kiln.epilogue = 0
+func.func @conv_symbolic_batch(%x: tensor<?x8x8x8xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<?x16x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8x8x8xf32>
+  %e = tensor.empty(%n) : tensor<?x16x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16x6x6xf32>) -> tensor<?x16x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x8x8x8xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<?x16x6x6xf32>) -> tensor<?x16x6x6xf32>
+  %g = linalg.generic {indexing_maps = [#nchw, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b : tensor<?x16x6x6xf32>, tensor<16xf32>) outs(%e : tensor<?x16x6x6xf32>) {
+  ^bb0(%c: f32, %x0: f32, %o: f32):
+    %s = arith.addf %c, %x0 : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<?x16x6x6xf32>
+  return %g : tensor<?x16x6x6xf32>
+}
+
+// -----
+
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+/// A conv whose filters are not static is not the kernel's.
+// CHECK-LABEL: func @conv_dynamic_filters
+// CHECK-NOT: kiln.epilogue
+func.func @conv_dynamic_filters(%x: tensor<2x8x8x8xf32>, %w: tensor<?x8x3x3xf32>) -> tensor<2x?x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %fs = tensor.dim %w, %c0 : tensor<?x8x3x3xf32>
+  %e = tensor.empty(%fs) : tensor<2x?x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x?x6x6xf32>) -> tensor<2x?x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x8x8x8xf32>, tensor<?x8x3x3xf32>) outs(%f : tensor<2x?x6x6xf32>) -> tensor<2x?x6x6xf32>
+  %g = linalg.generic {indexing_maps = [#nchw, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : tensor<2x?x6x6xf32>) outs(%e : tensor<2x?x6x6xf32>) {
+  ^bb0(%c: f32, %o: f32):
+    %r = arith.maximumf %c, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x?x6x6xf32>
+  return %g : tensor<2x?x6x6xf32>
+}
+
+// -----
+
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// An epilogue whose result is the next conv's zero-padded input (inserted
+/// into the pad) is still the conv's; its output becomes an alloc_tensor
+/// of its own (not computed in place in the pad's slice, which the
+/// kernel's dense stores cannot write), so the insertion stays a copy.
+// CHECK-LABEL: func @conv_into_padding
+// CHECK: %[[OUT:.+]] = bufferization.alloc_tensor() : tensor<2x16x6x6xf32>
+// CHECK: %[[Y:.+]] = linalg.conv_2d_nchw_fchw
+// CHECK-NEXT: %[[G:.+]] = linalg.generic
+// CHECK-SAME: outs(%[[OUT]] :
+// CHECK-SAME: kiln.epilogue = 0
+// CHECK: tensor.insert_slice %[[G]] into
+func.func @conv_into_padding(%x: tensor<2x8x8x8xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<2x16x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x8x8x8xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf32>
+  %g = linalg.generic {indexing_maps = [#nchw, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b : tensor<2x16x6x6xf32>, tensor<16xf32>) outs(%e : tensor<2x16x6x6xf32>) {
+  ^bb0(%c: f32, %x0: f32, %o: f32):
+    %s = arith.addf %c, %x0 : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x6x6xf32>
+  %pe = tensor.empty() : tensor<2x16x8x8xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  %padded = tensor.insert_slice %g into %pf[0, 0, 1, 1] [2, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> into tensor<2x16x8x8xf32>
+  return %padded : tensor<2x16x8x8xf32>
+}

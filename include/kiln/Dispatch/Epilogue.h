@@ -80,6 +80,24 @@ mlir::Value epilogueSource(mlir::Value cInput,
 /// The epilogue `kEpilogueAttr` marks on `generic` and its C input index.
 std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
 
+/// Whether `value` is inserted whole or in part into a larger tensor
+/// (tensor.insert_slice with `value` as its source: a pad, a concat).
+bool isInsertedIntoSlice(mlir::Value value);
+
+/// When `value` is inserted into a larger tensor and the destination-style
+/// chain that writes it (through each op's tied init) starts from an empty
+/// tensor only that chain uses: that empty tensor becomes a
+/// `bufferization.alloc_tensor`, so empty-tensor elimination does not
+/// compute `value` in place in the slice, a strided view with an offset
+/// (which a GEMM kernel's dense loads and stores cannot use); the insertion
+/// stays a copy. Returns whether `value` gets a dense buffer of its own
+/// (true when it is not inserted anywhere).
+bool keepDenseWhenInserted(mlir::Value value);
+
+/// Whether keepDenseWhenInserted(`value`) would return true (changing
+/// nothing).
+bool canKeepDense(mlir::Value value);
+
 /// Makes `generic` the epilogue of `contraction`: marks it (`kEpilogueAttr`
 /// = the index of `cInput`, its input reading C), gives its output an
 /// empty tensor of its own (the kernel writes it while it still reads A

@@ -90,14 +90,17 @@ def KilnFormGemmEpiloguesPass : Pass<"kiln-form-gemm-epilogues", "mlir::func::Fu
     zero fill, has static shapes whose K and N are multiples of
     `k-multiple` and `n-multiple` (K of a batched product of
     `batched-k-multiple`; with `dense-a` its A must not be a slice of
-    another tensor); the generic is all parallel over C's loops, reads C
+    another tensor; a conv's K is padded by its lowering, and its batch may
+    be symbolic: the kernel runs the images as its grid); the generic is all parallel over C's loops, reads C
     and writes its one output through identity maps, reads its other
     inputs through projected permutations (a bias), and its body is
     arith/math. A conv's epilogue reads C [N, F, OH, OW] as it is (the
     kernel computes it over the conv's [N, F, OH*OW] product). The
     contraction and its fill move right before the generic, whose output
     gets an empty tensor of its own (the kernel writes it while A and B
-    are still read).
+    are still read), or a `bufferization.alloc_tensor` when the result is
+    inserted into a larger tensor (the next conv's padding), so that
+    bufferization gives it a dense buffer and keeps the insertion a copy.
 
     Pre-condition: linalg on tensors after kiln-fuse-elementwise.
     Post-condition: the same computation; marked epilogues follow their
@@ -113,7 +116,8 @@ def KilnFormGemmEpiloguesPass : Pass<"kiln-form-gemm-epilogues", "mlir::func::Fu
     Option<"denseA", "dense-a", "bool", /*default=*/"false",
            "The kernel reads A as a dense buffer: no A that is a slice">
   ];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
 def KilnFormDispatchRegionsPass : Pass<"kiln-form-dispatch-regions", "mlir::func::FuncOp"> {

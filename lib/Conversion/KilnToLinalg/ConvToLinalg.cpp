@@ -16,6 +16,7 @@
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -274,10 +275,7 @@ Value unrolledDepthwise(OpBuilder &b, Location loc, RankedTensorType type, Array
 /// `maxTaps` taps.
 bool depthwiseRunsFlat(ConvOp op, RankedTensorType input, RankedTensorType weight,
                        int64_t maxTaps) {
-  auto staticButBatch = [](RankedTensorType type) {
-    return llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
-  };
-  return staticButBatch(input) && staticButBatch(op.getType()) &&
+  return hasStaticShapeButBatch(input) && hasStaticShapeButBatch(op.getType()) &&
          llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
          weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps;
 }

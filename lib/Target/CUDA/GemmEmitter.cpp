@@ -183,7 +183,7 @@ void GemmEmitter::storeThroughConsumer(Value v, Value r, Value column) {
   for (int64_t e = 0; e < 4; ++e) {
     // The consumer's loop indices of this element.
     SmallVector<Value> indices;
-    if (g.batch > 1 || outType.getRank() == 3)
+    if (g.batch != 1 || outType.getRank() == 3)
       indices.push_back(batchIndex);
     indices.push_back(add(mTile, r));
     indices.push_back(add(nCol, add(column, idx(e))));
@@ -288,9 +288,13 @@ gpu::LaunchOp GemmEmitter::emitLaunch() {
   descB = descriptor(b2, g.kMajorB ? kTileN : g.tileK());
   int64_t smemBytes = std::max(stages * (aTileBytes() + bTileBytes()), kTileM * kTileN * 4);
   Value smemSize = arith::ConstantIntOp::create(b, loc, b.getI32Type(), smemBytes);
+  // One grid z per batch; a symbolic batch (a convolution's images) is B's
+  // first size at run time.
+  Value batch = ShapedType::isDynamic(g.batch) ? memref::DimOp::create(b, loc, g.b, 0).getResult()
+                                               : idx(g.batch);
   return gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(g.m, kTileM)),
-                               idx(llvm::divideCeil(g.n, kTileN)), idx(g.batch), idx(kThreads),
-                               idx(1), idx(1), smemSize);
+                               idx(llvm::divideCeil(g.n, kTileN)), batch, idx(kThreads), idx(1),
+                               idx(1), smemSize);
 }
 
 void GemmEmitter::emitTileSetup() {

@@ -20,7 +20,8 @@ namespace kiln::cuda_gemm {
 /// A (batch) matmul the template takes: C[b] (f32) = A[b] (MxK) * B[b] (KxN).
 /// With `kMajorB`, B[b] is given transposed (N x K: C = A * B^T), which tf32
 /// needs and convolutions use; with `broadcastA`, one A (M x K) serves every
-/// batch (a convolution's filters).
+/// batch (a convolution's filters). `batch` may be ShapedType::kDynamic (a
+/// convolution's symbolic image count: B's first size at run time).
 struct Gemm {
   mlir::Value a, b, c;
   int64_t batch = 1, m = 0, n = 0, k = 0;

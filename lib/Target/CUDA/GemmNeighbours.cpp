@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmNeighbours.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/Host/BufferAnalysis.h"
 
@@ -21,7 +22,10 @@ namespace kiln::cuda_gemm {
 
 using namespace mlir;
 
-bool isDenseRowMajor(MemRefType type) {
+bool isDenseRowMajor(MemRefType type, bool symbolicBatch) {
+  if (!type.hasStaticShape())
+    return symbolicBatch && hasStaticShapeButBatch(type) && type.getLayout().isIdentity() &&
+           type.getMemorySpace() == nullptr;
   if (!memref::isStaticShapeAndContiguousRowMajor(type))
     return false;
   SmallVector<int64_t> strides;

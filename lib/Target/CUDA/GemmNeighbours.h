@@ -22,7 +22,10 @@
 
 namespace kiln::cuda_gemm {
 
-bool isDenseRowMajor(mlir::MemRefType type);
+/// Whether a tensor map can read `type` at its aligned pointer: dense, row
+/// major, no offset, static but (with `symbolicBatch`) for its first dim,
+/// whose size the map reads at run time.
+bool isDenseRowMajor(mlir::MemRefType type, bool symbolicBatch = false);
 
 /// The zero linalg.fill that initializes `gemm`'s output right before it
 /// (nothing in between touches that buffer), or null: then the kernel adds

@@ -109,7 +109,9 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   auto a = dyn_cast<MemRefType>(g.a.getType());
   auto b = dyn_cast<MemRefType>(g.b.getType());
   auto c = dyn_cast<MemRefType>(g.c.getType());
-  if (!a || !b || !c || !isDenseRowMajor(a) || !isDenseRowMajor(b) || !isDenseRowMajor(c))
+  // A batch may be symbolic (a convolution's images): the grid's z.
+  if (!a || !b || !c || !isDenseRowMajor(a, batched && !g.broadcastA) ||
+      !isDenseRowMajor(b, batched) || !isDenseRowMajor(c, batched))
     return std::nullopt;
   g.element = a.getElementType();
   // f32 operands only as tf32 (kilnc --precision=tf32), which reads both
@@ -126,7 +128,8 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   g.n = c.getDimSize(base + 1);
   // TMA needs 16-byte row strides: K a multiple of 8 (16-bit) or 4 (f32).
   int64_t rowElements = 16 / g.elementBytes();
-  if (g.m < 1 || g.n < 1 || g.k < rowElements || g.k % rowElements || g.batch < 1)
+  if (g.m < 1 || g.n < 1 || g.k < rowElements || g.k % rowElements ||
+      (!ShapedType::isDynamic(g.batch) && g.batch < 1))
     return std::nullopt;
   if (g.kMajorB) {
     // K is both operands' inner dimension, so the TMA's zero fill pads it
@@ -140,7 +143,7 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   // With a batch, A's rows past M are the next batch's (products never
   // stored), but B's rows past K would be multiplied by A's zero columns: K
   // must then be a multiple of 64.
-  if (g.n % 8 || (g.batch > 1 && g.k % g.tileK()))
+  if (g.n % 8 || (g.batch != 1 && g.k % g.tileK()))
     return std::nullopt;
   return g;
 }
@@ -200,7 +203,7 @@ std::string epilogueMismatch(linalg::GenericOp epilogue, Operation *gemmOp, cons
     return "its loops are not C's parallel loops";
   OpOperand *init = epilogue.getDpsInitOperand(0);
   auto initType = dyn_cast<MemRefType>(init->get().getType());
-  if (!initType || !isDenseRowMajor(initType) ||
+  if (!initType || !isDenseRowMajor(initType, ShapedType::isDynamic(gemm.batch)) ||
       !epilogue.getMatchingIndexingMap(init).isIdentity() ||
       epilogue.payloadUsesValueFromOperand(init) ||
       !(initType.getElementType().isF32() || initType.getElementType().isF16() ||

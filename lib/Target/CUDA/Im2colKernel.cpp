@@ -12,6 +12,7 @@
 
 #include "Im2colKernel.h"
 
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/Host/BufferAnalysis.h"
 #include "kiln/Target/CUDA/Passes.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -74,6 +76,13 @@ std::optional<Padding> paddingOf(Value padded, Operation *reader, Operation *ker
   auto alloc = padded.getDefiningOp<memref::AllocOp>();
   if (!alloc)
     return std::nullopt;
+  // The padded buffer's image count; every view must cover all images (a
+  // symbolic batch: the same size value as the allocation).
+  auto allocType = cast<MemRefType>(padded.getType());
+  OpFoldResult images = allocType.isDynamicDim(0)
+                            ? OpFoldResult(alloc.getDynamicSizes().front())
+                            : OpFoldResult(IntegerAttr::get(IndexType::get(alloc.getContext()),
+                                                            allocType.getDimSize(0)));
   Padding p;
   p.alloc = alloc;
   bool filled = false;
@@ -92,7 +101,8 @@ std::optional<Padding> paddingOf(Value padded, Operation *reader, Operation *ker
         filled |= view == padded;
       } else if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
         if (!subview.hasUnitStride() || ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
-            subview.getType().getRank() != 4)
+            subview.getType().getRank() != 4 ||
+            !isEqualConstantIntOrValue(subview.getMixedSizes()[0], images))
           return std::nullopt;
         SmallVector<int64_t> offsets(at);
         for (auto [d, offset] : llvm::enumerate(subview.getStaticOffsets()))
@@ -119,7 +129,7 @@ std::optional<Padding> paddingOf(Value padded, Operation *reader, Operation *ker
       return std::nullopt;
   p.source = p.copy->getOperand(0);
   auto sourceType = dyn_cast<MemRefType>(p.source.getType());
-  if (!sourceType || !sourceType.hasStaticShape() || sourceType.getRank() != 4)
+  if (!sourceType || sourceType.getRank() != 4 || !hasStaticShapeButBatch(sourceType))
     return std::nullopt;
   Value root = rootOf(p.source);
   for (Operation *op = p.copy->getNextNode(); op != kernel; op = op->getNextNode())
@@ -143,20 +153,21 @@ bool copiesOrTruncates(linalg::GenericOp op) {
   return v == body.getArgument(0);
 }
 
-/// An im2col generic the kernel takes: x [N, C, H, W] f32 (static) read
-/// at (n, c, y*sh + i*dh, x*sw + j*dw), col [N, OH, OW, C, KH, KW] dense,
-/// f16/bf16/f32, K = C*KH*KW a multiple of the 16-byte vector, indices
-/// within 32 bits.
+/// An im2col generic the kernel takes: x [N, C, H, W] f32 read at (n, c,
+/// y*sh + i*dh, x*sw + j*dw), col [N, OH, OW, C, KH, KW] dense,
+/// f16/bf16/f32, static but for N (which may be symbolic: the grid's
+/// second dimension), K = C*KH*KW a multiple of the 16-byte vector, one
+/// image's indices within 32 bits.
 struct Im2col {
   Value x, col;
   MemRefType xType, colType;
   Type element;
   int64_t sh, sw, dh, dw;
-  int64_t n, oh, ow, c, kh, kw;
+  int64_t oh, ow, c, kh, kw;
   /// Elements per 16-byte vector; kh*kw, C*kh*kw, oh*ow.
   int64_t vector, taps, k, p;
-  /// Threads: one per vector of col.
-  int64_t total() const { return n * p * (k / vector); }
+  /// Threads per image: one per vector of its col.
+  int64_t perImage() const { return p * (k / vector); }
 };
 
 std::optional<Im2col> matchIm2col(linalg::GenericOp op) {
@@ -170,8 +181,8 @@ std::optional<Im2col> matchIm2col(linalg::GenericOp op) {
   m.xType = dyn_cast<MemRefType>(m.x.getType());
   m.colType = dyn_cast<MemRefType>(m.col.getType());
   if (!m.xType || !m.colType || m.xType.getRank() != 4 || m.colType.getRank() != 6 ||
-      !m.xType.hasStaticShape() || !memref::isStaticShapeAndContiguousRowMajor(m.colType) ||
-      !m.xType.getElementType().isF32())
+      !hasStaticShapeButBatch(m.xType) || !hasStaticShapeButBatch(m.colType) ||
+      !m.colType.getLayout().isIdentity() || !m.xType.getElementType().isF32())
     return std::nullopt;
   m.element = m.colType.getElementType();
   if (!(m.element.isF16() || m.element.isBF16() || m.element.isF32()))
@@ -186,15 +197,16 @@ std::optional<Im2col> matchIm2col(linalg::GenericOp op) {
   if (maps[0] != read || !maps[1].isIdentity())
     return std::nullopt;
   ArrayRef<int64_t> shape = m.colType.getShape();
-  m.n = shape[0], m.oh = shape[1], m.ow = shape[2], m.c = shape[3], m.kh = shape[4],
-  m.kw = shape[5];
-  if (m.xType.getDimSize(0) != m.n || m.xType.getDimSize(1) != m.c)
+  m.oh = shape[1], m.ow = shape[2], m.c = shape[3], m.kh = shape[4], m.kw = shape[5];
+  if (m.xType.getDimSize(0) != shape[0] || m.xType.getDimSize(1) != m.c)
     return std::nullopt;
   m.vector = 16 / (m.element.getIntOrFloatBitWidth() / 8);
   m.taps = m.kh * m.kw, m.k = m.c * m.taps, m.p = m.oh * m.ow;
+  // One image's col and x offsets in 32 bits (the image's own offset is
+  // added in 64).
   constexpr int64_t kMax = (int64_t{1} << 31) - 1;
-  if (m.k % m.vector || m.colType.getNumElements() > kMax ||
-      m.xType.getNumElements() > kMax)
+  int64_t xImage = m.c * m.xType.getDimSize(2) * m.xType.getDimSize(3);
+  if (m.k % m.vector || m.p * m.k > kMax || xImage > kMax)
     return std::nullopt;
   return m;
 }
@@ -220,7 +232,7 @@ Im2colSource findSource(linalg::GenericOp op, const Im2col &m) {
     s.pads.push_back(std::move(*pad));
   }
   s.type = cast<MemRefType>(s.source.getType());
-  if (s.offsets[0] != 0 || s.type.getDimSize(0) != m.n) {
+  if (s.offsets[0] != 0 || s.type.getDimSize(0) != m.colType.getDimSize(0)) {
     s.pads.clear();
     s.source = m.x;
     s.type = m.xType;
@@ -235,30 +247,34 @@ public:
   Im2colEmitter(IRRewriter &b, Location loc, const Im2col &m, const Im2colSource &s)
       : b(b), loc(loc), m(m), s(s), i32(b.getI32Type()) {}
 
-  /// One thread per vector of col: its position, vector and image, the
-  /// vector's elements read tap after tap, one 16-byte store.
+  /// One thread per vector of col: block y is the image, thread t of it
+  /// its position and vector, the vector's elements read tap after tap,
+  /// one 16-byte store.
   void emitThread(Value flat) {
     Value block = arith::IndexCastUIOp::create(b, loc, i32,
                                                gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     Value thread = arith::IndexCastUIOp::create(
         b, loc, i32, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value img = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     Value t = add(mul(block, kBlockThreads), thread);
-    auto inside = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::ult, t, cst(m.total())),
+    auto inside = scf::IfOp::create(b, loc,
+                                    cmp(arith::CmpIPredicate::ult, t, cst(m.perImage())),
                                     /*withElseRegion=*/false);
     b.setInsertionPointToStart(&inside.getThenRegion().front());
     // Thread t: output position pos (fastest, so a warp reads along x's
-    // rows), vector v of the row, image img.
-    Value pos = rem(t, m.p), rest = div(t, m.p);
-    Value v = rem(rest, m.k / m.vector), img = div(rest, m.k / m.vector);
+    // rows), vector v of the row.
+    Value pos = rem(t, m.p), v = div(t, m.p);
     Value y0 = sub(mul(div(pos, m.ow), m.sh), cst(s.offsets[2]));
     Value x0 = sub(mul(rem(pos, m.ow), m.sw), cst(s.offsets[3]));
     Value k0 = mul(v, m.vector);
     SmallVector<Value> values = loadVector(img, y0, x0, k0);
     Value packed =
         vector::FromElementsOp::create(b, loc, VectorType::get({m.vector}, m.element), values);
-    Value at = add(mul(add(mul(img, m.p), pos), m.k), k0);
-    vector::StoreOp::create(b, loc, packed, flat, ValueRange{toIndex(at)}, false,
-                            llvm::MaybeAlign(16));
+    Value inImage = toIndex(add(mul(pos, m.k), k0));
+    Value imageStart = arith::MulIOp::create(
+        b, loc, img, arith::ConstantIndexOp::create(b, loc, m.p * m.k));
+    Value at = arith::AddIOp::create(b, loc, imageStart, inImage);
+    vector::StoreOp::create(b, loc, packed, flat, ValueRange{at}, false, llvm::MaybeAlign(16));
   }
 
 private:
@@ -294,12 +310,11 @@ private:
   }
 
   /// The vector of col starting at K index `k0` for the output position at
-  /// (`y0`, `x0`) of image `img`: its (c, i, j) taps stepped with compares,
-  /// zero outside the source.
-  SmallVector<Value> loadVector(Value img, Value y0, Value x0, Value k0) {
+  /// (`y0`, `x0`) of image `imgIndex`: its (c, i, j) taps stepped with
+  /// compares, zero outside the source.
+  SmallVector<Value> loadVector(Value imgIndex, Value y0, Value x0, Value k0) {
     Value ch = div(k0, m.taps), tap = rem(k0, m.taps);
     Value i = div(tap, m.kw), j = rem(tap, m.kw);
-    Value imgIndex = toIndex(img);
     Value zero = arith::ConstantOp::create(b, loc, m.element, b.getZeroAttr(m.element));
     SmallVector<Value> values;
     for (int64_t e = 0; e < m.vector; ++e) {
@@ -377,8 +392,13 @@ bool emitIm2colKernel(IRRewriter &b, linalg::GenericOp op) {
   auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
   Value flat = memref::CollapseShapeOp::create(
       b, loc, m->col, ArrayRef<ReassociationIndices>{{0, 1, 2, 3, 4, 5}});
+  // Grid: (an image's vectors / 256, images); a symbolic batch is read
+  // from col at run time.
+  Value images = m->colType.isDynamicDim(0)
+                     ? memref::DimOp::create(b, loc, m->col, 0).getResult()
+                     : idx(m->colType.getDimSize(0));
   auto launch =
-      gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(m->total(), kBlockThreads)), idx(1),
+      gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(m->perImage(), kBlockThreads)), images,
                             idx(1), idx(kBlockThreads), idx(1), idx(1));
   {
     OpBuilder::InsertionGuard guard(b);

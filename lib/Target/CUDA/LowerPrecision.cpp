@@ -12,12 +12,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/DispatchAttr.h"
+#include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "ConstantWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -178,12 +181,14 @@ template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
   rewriter.replaceOp(op, product->getResults());
 }
 
-/// A 2-D convolution (NCHW, FCHW, f32, static shapes) as one product per
-/// image with the filters shared: Y[n] (F x P) = W (F x K) * col[n]^T, where
-/// col[n] (P x K) is image n's im2col, K = C*KH*KW in (c, i, j) order and
-/// P = OH*OW: both operands K-major, which tf32 wgmma needs and f16/bf16
-/// wgmma takes too; a batch_matmul whose A map has no batch dimension. The
-/// im2col kernel converts to `type`, the filters are converted now.
+/// A 2-D convolution (NCHW, FCHW, f32, static shapes but the batch, which
+/// may be symbolic) as one product over all images with the filters shared:
+/// Y[n] (F x P) = W (F x K) * col[n]^T, where col[n] (P x K) is image n's
+/// im2col, K = C*KH*KW in (c, i, j) order and P = OH*OW: both operands
+/// K-major, which tf32 wgmma needs and f16/bf16 wgmma takes too; a
+/// batch_matmul whose A map has no batch dimension (the GEMM kernel's grid
+/// runs the images). The im2col kernel converts to `type`, the filters are
+/// converted now.
 void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter) {
   if (!op.hasPureTensorSemantics())
     return;
@@ -192,7 +197,7 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
   auto w = cast<RankedTensorType>(filter.getType());
   auto y = cast<RankedTensorType>(init.getType());
   Type f32 = rewriter.getF32Type();
-  if (!x.hasStaticShape() || !w.hasStaticShape() || !y.hasStaticShape() ||
+  if (!hasStaticShapeButBatch(x) || !w.hasStaticShape() || !hasStaticShapeButBatch(y) ||
       x.getElementType() != f32 || w.getElementType() != f32 || y.getElementType() != f32)
     return;
   int64_t n = x.getDimSize(0), c = x.getDimSize(1);
@@ -208,20 +213,24 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
     return;
   int64_t k = channels * kh * kw, p = oh * ow;
   rewriter.setInsertionPoint(op);
+  // The image count: a constant, or the input's symbolic batch.
+  OpFoldResult images = tensor::getMixedSize(rewriter, op.getLoc(), input, 0);
   if (channels != c) {
     Location loc = op.getLoc();
     auto zeros = [&](Value value) {
-      auto type = cast<RankedTensorType>(value.getType());
-      SmallVector<int64_t> shape(type.getShape());
-      shape[1] = channels;
-      Value empty = tensor::EmptyOp::create(rewriter, loc, shape, f32);
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, value);
+      SmallVector<OpFoldResult> padded(sizes);
+      padded[1] = rewriter.getIndexAttr(channels);
+      Value empty = tensor::EmptyOp::create(rewriter, loc, padded, f32);
       Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
       Value filled = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
       SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0)), unit(4, rewriter.getIndexAttr(1));
-      SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
-          type.getShape(), [&](int64_t d) -> OpFoldResult { return rewriter.getIndexAttr(d); });
-      return tensor::InsertSliceOp::create(rewriter, loc, value, filled, offsets, sizes, unit)
-          .getResult();
+      Value inserted =
+          tensor::InsertSliceOp::create(rewriter, loc, value, filled, offsets, sizes, unit);
+      // A conv epilogue's output stays dense (not computed in place in
+      // the slice, which its GEMM kernel could not store to).
+      keepDenseWhenInserted(value);
+      return inserted;
     };
     input = zeros(input);
     DenseElementsAttr dense;
@@ -250,8 +259,10 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
   Location loc = op.getLoc();
 
   // col [n, oh, ow, c, kh, kw] = x[n, c, y*s + i*d, x*s + j*d], converted.
-  auto colType = RankedTensorType::get({n, oh, ow, c, kh, kw}, type);
-  Value colInit = tensor::EmptyOp::create(rewriter, loc, colType.getShape(), type);
+  SmallVector<OpFoldResult> colSizes = {images};
+  for (int64_t size : {oh, ow, c, kh, kw})
+    colSizes.push_back(rewriter.getIndexAttr(size));
+  Value colInit = tensor::EmptyOp::create(rewriter, loc, colSizes, type);
   bool narrowing = type != f32;
   Value col = createIm2col(rewriter, loc, input, colInit, PatchLayout::PixelsOuter, strides,
                            dilations)
@@ -278,7 +289,9 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
   auto productType = RankedTensorType::get({n, f, p}, f32);
   Value productInit;
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, productType.getShape(), f32);
+    SmallVector<OpFoldResult> productSizes = {images, rewriter.getIndexAttr(f),
+                                              rewriter.getIndexAttr(p)};
+    Value empty = tensor::EmptyOp::create(rewriter, loc, productSizes, f32);
     productInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty).getResult(0);
   } else {
     productInit = tensor::CollapseShapeOp::create(

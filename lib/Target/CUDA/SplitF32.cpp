@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/CUDA/Passes.h"
 
@@ -126,7 +127,11 @@ Value splitOperand(OpBuilder &b, Location loc, Value value, int64_t axis, int64_
     if (i != axis)
       read.push_back(getAffineDimExpr(i, context));
   auto splitType = RankedTensorType::get(split, b.getF32Type());
-  Value init = tensor::EmptyOp::create(b, loc, split, b.getF32Type());
+  // [..., 3, D, ...]: the sizes of `value` (a conv input's batch may be
+  // symbolic) with the parts inserted at `axis`.
+  SmallVector<OpFoldResult> splitSizes = tensor::getMixedSizes(b, loc, value);
+  splitSizes.insert(splitSizes.begin() + axis, OpFoldResult(b.getIndexAttr(3)));
+  Value init = tensor::EmptyOp::create(b, loc, splitSizes, b.getF32Type());
   Value parts =
       linalg::GenericOp::create(
           b, loc, TypeRange{splitType}, ValueRange{value}, ValueRange{init},
@@ -193,6 +198,12 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value value) {
 bool isStaticF32(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+/// A conv's input or output: f32, static but for a symbolic batch.
+bool isStaticButBatchF32(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && hasStaticShapeButBatch(type) && type.getElementType().isF32();
 }
 
 /// What a value became for its products: A' (role 0), B'^T (1), a
@@ -267,13 +278,13 @@ Value splitConvInput(OpBuilder &b, Location loc, Value input) {
   auto insert = input.getDefiningOp<tensor::InsertSliceOp>();
   auto fill = insert ? insert.getDest().getDefiningOp<linalg::FillOp>() : linalg::FillOp();
   if (!fill || !isZero(fill.getInputs()[0]) || !insert.hasUnitStride() ||
-      !isStaticF32(insert.getSource()) || insert.getSourceType().getRank() != 4 ||
+      !isStaticButBatchF32(insert.getSource()) || insert.getSourceType().getRank() != 4 ||
       !isConstantIntValue(insert.getMixedOffsets()[1], 0) ||
       insert.getSourceType().getDimSize(1) != insert.getResultType().getDimSize(1))
     return splitOperand(b, loc, input, 1, 1);
   Value source = splitOperand(b, loc, insert.getSource(), 1, 1);
-  SmallVector<int64_t> shape(insert.getResultType().getShape());
-  shape[1] *= 3;
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, insert.getDest());
+  shape[1] = b.getIndexAttr(3 * insert.getResultType().getDimSize(1));
   Value empty = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
   Value zeros = linalg::FillOp::create(b, loc, fill.getInputs()[0], empty).getResult(0);
   SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
@@ -282,12 +293,14 @@ Value splitConvInput(OpBuilder &b, Location loc, Value input) {
                                        insert.getMixedStrides());
 }
 
-/// A 2-D convolution (NCHW, FCHW, static f32) as one with three times the
-/// channels: x' = [xb ; xs ; xb] and W' = [Ws | Wb | Wb] along C, so its
-/// im2col product (kiln-cuda-lower-precision) is the split one, K in (c, i,
-/// j) order putting the small terms first.
+/// A 2-D convolution (NCHW, FCHW, f32, static but for a batch that may be
+/// symbolic) as one with three times the channels: x' = [xb ; xs ; xb] and
+/// W' = [Ws | Wb | Wb] along C, so its im2col product
+/// (kiln-cuda-lower-precision, which takes the same shapes) is the split
+/// one, K in (c, i, j) order putting the small terms first.
 void splitConv(linalg::Conv2DNchwFchwOp op, IRRewriter &rewriter, SplitCache &cache) {
-  if (!op.hasPureTensorSemantics() || !llvm::all_of(op->getOperands(), isStaticF32))
+  if (!op.hasPureTensorSemantics() || !isStaticF32(op.getInputs()[1]) ||
+      !isStaticButBatchF32(op.getInputs()[0]) || !isStaticButBatchF32(op.getOutputs()[0]))
     return;
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();

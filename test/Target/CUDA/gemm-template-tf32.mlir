@@ -222,6 +222,55 @@ func.func @conv_epilogue(%w: memref<64x576xf16>, %col: memref<4x196x576xf16>, %b
 
 // -----
 
+// The same convolution with a symbolic batch: one launch whose grid's z is
+// the image count read from col at run time, the tensor maps made of the
+// dynamic 2-D views, the epilogue applied as at a static batch.
+// CHECK-LABEL: func.func @conv_epilogue_symbolic_batch
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[OUT:.*]] = memref.collapse_shape %arg4 {{\[}}[0], [1], [2, 3]] : memref<?x64x14x14xf32> into memref<?x64x196xf32>
+// CHECK-DAG: %[[B2:.*]] = memref.collapse_shape %arg1 {{\[}}[0, 1], [2]] : memref<?x196x576xf16> into memref<?x576xf16>
+// CHECK: nvgpu.tma.create.descriptor
+// CHECK: %[[N:.*]] = memref.dim %arg1, %c0{{.*}} : memref<?x196x576xf16>
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %[[N]])
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: arith.maximumf
+// CHECK: vector.store {{.*}}, %[[OUT]][
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.alloc
+#sA = affine_map<(b, m, n, k) -> (m, k)>
+#sB = affine_map<(b, m, n, k) -> (b, n, k)>
+#sC = affine_map<(b, m, n, k) -> (b, m, n)>
+#s4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#sBias = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @conv_epilogue_symbolic_batch(%w: memref<64x576xf16>, %col: memref<?x196x576xf16>,
+                                        %bias: memref<64xf32>, %res: memref<?x64x14x14xf32>,
+                                        %y: memref<?x64x14x14xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %col, %c0 : memref<?x196x576xf16>
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x64x14x14xf32>)
+  %p = memref.alloc(%n) : memref<?x64x196xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<?x64x196xf32>)
+  linalg.batch_matmul indexing_maps = [#sA, #sB, #sC]
+      ins(%w, %col : memref<64x576xf16>, memref<?x196x576xf16>) outs(%p : memref<?x64x196xf32>)
+      {kiln.dispatch = {id = 0 : i64, kind = "conv", nodes = []}}
+  %e = memref.expand_shape %p [[0], [1], [2, 3]] output_shape [%n, 64, 14, 14] : memref<?x64x196xf32> into memref<?x64x14x14xf32>
+  linalg.generic {indexing_maps = [#s4, #sBias, #s4, #s4],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e, %bias, %res : memref<?x64x14x14xf32>, memref<64xf32>, memref<?x64x14x14xf32>)
+      outs(%y : memref<?x64x14x14xf32>) attrs = {kiln.dispatch = {id = 0 : i64, kind = "conv", nodes = []}, kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %b: f32, %r: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    %t = arith.addf %s, %r : f32
+    %u = arith.maximumf %t, %zero : f32
+    linalg.yield %u : f32
+  }
+  memref.dealloc %p : memref<?x64x196xf32>
+  return
+}
+
+// -----
+
 // The fill of a buffer that is read before it is overwritten stays.
 // CHECK-LABEL: func.func @live_fill
 // CHECK: linalg.fill

@@ -3,13 +3,13 @@
 // A padded 3x3 convolution's im2col in f16: the kernel reads the unpadded
 // source with bounds checks (clamped indices, zero where outside), so the
 // zero fill and the copy into the padded buffer go; 8 taps per thread, one
-// 16-byte store.
+// 16-byte store; the grid is (an image's 324 vectors / 256, 2 images).
 // CHECK-LABEL: func.func @padded_3x3
 // CHECK-NOT: linalg.fill
 // CHECK-NOT: linalg.copy
 // CHECK: %[[FLAT:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3, 4, 5]] : memref<2x6x6x8x3x3xf16> into memref<5184xf16>
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c3, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads({{.*}}) in (%{{.*}} = %c256
-// CHECK: arith.cmpi ult, %{{.*}}, %c648_i32 : i32
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) threads({{.*}}) in (%{{.*}} = %c256
+// CHECK: arith.cmpi ult, %{{.*}}, %c324_i32 : i32
 // CHECK: arith.remui %{{.*}}, %c36_i32 : i32
 // CHECK: arith.maxsi
 // CHECK: arith.minsi
@@ -166,5 +166,68 @@ func.func @stem_one_buffer(%x: memref<2x3x8x8xf32>, %col: memref<2x4x4x8x3x3xf16
     linalg.yield %t : f16
   }
   memref.dealloc %padded : memref<2x8x10x10xf32>
+  return
+}
+
+// -----
+
+// A padded 3x3 convolution with a symbolic batch: the grid's second
+// dimension is the image count read from col at run time; the pad's views
+// cover every image (the allocation's size value), so the kernel reads the
+// unpadded source and the fill and copy go. Each image's offset into col is
+// added in 64 bits (the images past 2^31 elements stay addressable).
+// CHECK-LABEL: func.func @padded_symbolic_batch
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.copy
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[}}[0, 1, 2, 3, 4, 5]] : memref<?x6x6x8x3x3xf16> into memref<?xf16>
+// CHECK: %[[N:.*]] = memref.dim %arg1, %c0{{.*}} : memref<?x6x6x8x3x3xf16>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %[[N]], %{{.*}} = %c1{{.*}})
+// CHECK: %[[IMG:.*]] = gpu.block_id  y
+// CHECK: arith.cmpi ult, %{{.*}}, %c324_i32 : i32
+// CHECK-COUNT-8: memref.load %arg0[%[[IMG]],
+// CHECK: arith.muli %[[IMG]], %c2592 : index
+// CHECK: vector.store %{{.*}}, %[[FLAT]][%{{.*}}] {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
+// CHECK-NOT: linalg.generic
+func.func @padded_symbolic_batch(%x: memref<?x8x6x6xf32>, %col: memref<?x6x6x8x3x3xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x8x6x6xf32>
+  %padded = memref.alloc(%n) {alignment = 64 : i64} : memref<?x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%padded : memref<?x8x8x8xf32>)
+  %inner = memref.subview %padded[0, 0, 1, 1] [%n, 8, 6, 6] [1, 1, 1, 1] : memref<?x8x8x8xf32> to memref<?x8x6x6xf32, strided<[512, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%x : memref<?x8x6x6xf32>) outs(%inner : memref<?x8x6x6xf32, strided<[512, 64, 8, 1], offset: 9>>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 + d4, d2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%padded : memref<?x8x8x8xf32>) outs(%col : memref<?x6x6x8x3x3xf16>) attrs = {kiln.im2col = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%in: f32, %o: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.dealloc %padded : memref<?x8x8x8xf32>
+  return
+}
+
+// -----
+
+// A view of the padded buffer whose image count is another value: it may
+// not cover every image, so the padding stays and the kernel reads the
+// padded buffer.
+// CHECK-LABEL: func.func @padded_other_batch
+// CHECK: linalg.fill
+// CHECK: linalg.copy
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}} : memref<?x8x8x8xf32>
+func.func @padded_other_batch(%x: memref<?x8x6x6xf32>, %col: memref<?x6x6x8x3x3xf16>, %m: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %col, %c0 : memref<?x6x6x8x3x3xf16>
+  %padded = memref.alloc(%n) {alignment = 64 : i64} : memref<?x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%padded : memref<?x8x8x8xf32>)
+  %inner = memref.subview %padded[0, 0, 1, 1] [%m, 8, 6, 6] [1, 1, 1, 1] : memref<?x8x8x8xf32> to memref<?x8x6x6xf32, strided<[512, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%x : memref<?x8x6x6xf32>) outs(%inner : memref<?x8x6x6xf32, strided<[512, 64, 8, 1], offset: 9>>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 + d4, d2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%padded : memref<?x8x8x8xf32>) outs(%col : memref<?x6x6x8x3x3xf16>) attrs = {kiln.im2col = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%in: f32, %o: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.dealloc %padded : memref<?x8x8x8xf32>
   return
 }

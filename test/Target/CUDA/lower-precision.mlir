@@ -115,6 +115,32 @@ func.func @stem(%x: tensor<1x3x20x20xf32>) -> tensor<1x4x7x7xf32> {
   return %0 : tensor<1x4x7x7xf32>
 }
 
+// The same stem with a symbolic batch: the zero channels, col and the
+// product keep the input's image count, so the product is still one
+// batch_matmul over all images (one GEMM launch, the images its grid's z).
+// CHECK-LABEL: func.func @stem_symbolic_batch
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[0, 0, 0, 0] [%{{.*}}, 3, 20, 20] [1, 1, 1, 1] : tensor<?x3x20x20xf32> into tensor<?x8x20x20xf32>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x7x7x8x7x7xbf16>
+// CHECK: tensor.collapse_shape {{.*}} : tensor<?x7x7x8x7x7xbf16> into tensor<?x49x392xbf16>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x4x49xf32>
+// CHECK: linalg.batch_matmul {{.*}} : tensor<4x392xbf16>, tensor<?x49x392xbf16>) outs(%{{.*}} : tensor<?x4x49xf32>)
+// CHECK: tensor.expand_shape {{.*}} : tensor<?x4x49xf32> into tensor<?x4x7x7xf32>
+// TF32-LABEL: func.func @stem_symbolic_batch
+// TF32: linalg.batch_matmul {{.*}} : tensor<4x196xf32>, tensor<?x49x196xf32>)
+// NOCONV-LABEL: func.func @stem_symbolic_batch
+// NOCONV: linalg.conv_2d_nchw_fchw
+func.func @stem_symbolic_batch(%x: tensor<?x3x20x20xf32>) -> tensor<?x4x7x7xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3x7x7xf32>
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x3x20x20xf32>
+  %e = tensor.empty(%n) : tensor<?x4x7x7xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4x7x7xf32>) -> tensor<?x4x7x7xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%x, %w : tensor<?x3x20x20xf32>, tensor<4x3x7x7xf32>) outs(%init : tensor<?x4x7x7xf32>) -> tensor<?x4x7x7xf32>
+  return %0 : tensor<?x4x7x7xf32>
+}
+
 // -----
 
 // Two products reading one activation (an attention layer's Q and K

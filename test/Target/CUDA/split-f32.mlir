@@ -62,6 +62,9 @@ func.func @batch(%a: tensor<2x8x4xf32>, %b: tensor<2x4x8xf32>, %init: tensor<2x8
 // PAIR: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x6x6x12x3x3xf32>)
 // PAIR: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x108xf32>, tensor<2x36x108xf32>)
 // PAIR-NOT: linalg.conv_2d_nchw_fchw
+// PAIR-LABEL: func.func @conv_symbolic_batch
+// PAIR: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x108xf32>, tensor<?x36x108xf32>)
+// PAIR-NOT: linalg.conv_2d_nchw_fchw
 // PAIR-LABEL: func.func @refused
 // PAIR-NOT: linalg.transpose
 // PAIR: linalg.matmul ins(%arg0, %arg1 : tensor<16x6xf32>, tensor<6x8xf32>)
@@ -76,6 +79,27 @@ func.func @conv(%x: tensor<2x4x6x6xf32>, %init: tensor<2x8x6x6xf32>) -> tensor<2
   %w = arith.constant dense<0.5> : tensor<8x4x3x3xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %w : tensor<2x4x8x8xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32>
   return %0 : tensor<2x8x6x6xf32>
+}
+
+// The same convolution with a symbolic batch: the split input, its padding
+// and the im2col product keep the image count (one GEMM launch over all
+// images).
+// CHECK-LABEL: func.func @conv_symbolic_batch
+// CHECK: %[[XP:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<?x4x6x6xf32>) outs(%{{.*}} : tensor<?x3x4x6x6xf32>)
+// CHECK: %[[X:.*]] = tensor.collapse_shape %[[XP]] {{.*}} into tensor<?x12x6x6xf32>
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x12x8x8xf32>)
+// CHECK: %[[PAD:.*]] = tensor.insert_slice %[[X]] into %[[Z]][0, 0, 1, 1] [%{{.*}}, 12, 6, 6] [1, 1, 1, 1]
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[PAD]], %{{.*}} : tensor<?x12x8x8xf32>, tensor<8x12x3x3xf32>)
+func.func @conv_symbolic_batch(%x: tensor<?x4x6x6xf32>, %init: tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4x6x6xf32>
+  %empty = tensor.empty(%n) : tensor<?x4x8x8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %padded = tensor.insert_slice %x into %zeros[0, 0, 1, 1] [%n, 4, 6, 6] [1, 1, 1, 1] : tensor<?x4x6x6xf32> into tensor<?x4x8x8xf32>
+  %w = arith.constant dense<0.5> : tensor<8x4x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %w : tensor<?x4x8x8xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  return %0 : tensor<?x8x6x6xf32>
 }
 
 // Refused (the SIMT path stays): K not a multiple of 4, N not a multiple

@@ -32,13 +32,18 @@ inline AttentionKernelShapes cudaAttentionKernelShapes(const Chip &chip, Precisi
   return shapes;
 }
 
-/// The conv forms' cut-offs: the values measured on the CPU's kernels,
-/// which CUDA has received since it reads the same linalg forms (implicit
-/// GEMM through im2col on sm_90a); not yet measured on the GPU.
+/// The conv forms: every static-channel 2-D ungrouped conv stays one
+/// linalg conv whatever its batch, static or symbolic (no per-image
+/// matmuls, no shifted taps). On sm_90a kiln-cuda-lower-precision then
+/// makes it one im2col kernel and one GEMM launch over all images (the
+/// batch a grid dimension), so the dispatch stage sees one product, with
+/// its epilogue, at every batch; elsewhere it is one SIMT kernel (the
+/// per-image forms were the CPU kernels' cut-offs and made a conv at batch
+/// N up to 18N kernels). Depthwise convs keep the unrolled generic.
 inline ConvLoweringOptions cudaConvLowering() {
   ConvLoweringOptions conv;
-  conv.matmulMaxBatch = 16;
-  conv.shiftedDiscardDivisor = 8;
+  conv.matmulMaxBatch = 0;
+  conv.shiftedDiscardDivisor = 0;
   conv.depthwiseMaxUnrolledTaps = 49;
   return conv;
 }

@@ -268,7 +268,8 @@ def KilnCUDALowerPrecisionPass
     Option<"matmuls", "matmuls", "bool", "true",
            "(batch) matmuls too; false: convolutions only (after kiln-cuda-split-f32)">
   ];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];
 }
 

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -52,6 +53,14 @@ mlir::FailureOr<int64_t> normalizeAxis(std::optional<mlir::Location> loc,
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 normalizeAxes(std::optional<mlir::Location> loc, llvm::StringRef name,
               llvm::ArrayRef<int64_t> axes, int64_t rank);
+
+/// Whether every dim of `type` but the first (the batch, which may be
+/// symbolic) is static: the kernels that fold the batch into a grid
+/// dimension take such shapes.
+inline bool hasStaticShapeButBatch(mlir::ShapedType type) {
+  return type.hasRank() && type.getRank() > 0 &&
+         llvm::none_of(type.getShape().drop_front(), mlir::ShapedType::isDynamic);
+}
 
 /// Product of dims, or nullopt when a dim is dynamic or the product overflows
 /// int64.
