@@ -30,18 +30,6 @@ namespace kiln {
 
 namespace {
 
-bool isStaticF32(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.hasStaticShape() && type.getElementType().isF32();
-}
-
-/// An f32 tensor static but for its batch (a conv's input and output: the
-/// kernels take the image count at run time).
-bool isStaticButBatchF32(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && hasStaticShapeButBatch(type) && type.getElementType().isF32();
-}
-
 /// Whether `value` is initialized by a +0.0 fill (the kernel's
 /// accumulators start from zero and never read C).
 bool isZeroFilled(Value value) {

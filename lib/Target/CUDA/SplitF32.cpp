@@ -195,17 +195,6 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value value) {
   return linalg::TransposeOp::create(b, loc, value, init, permutation).getResult()[0];
 }
 
-bool isStaticF32(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.hasStaticShape() && type.getElementType().isF32();
-}
-
-/// A conv's input or output: f32, static but for a symbolic batch.
-bool isStaticButBatchF32(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && hasStaticShapeButBatch(type) && type.getElementType().isF32();
-}
-
 /// What a value became for its products: A' (role 0), B'^T (1), a
 /// convolution's x' (2) or W' (3). An activation read by several products
 /// (an attention layer's Q, K and V projections) is split once.

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeRange.h"
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -60,6 +61,19 @@ normalizeAxes(std::optional<mlir::Location> loc, llvm::StringRef name,
 inline bool hasStaticShapeButBatch(mlir::ShapedType type) {
   return type.hasRank() && type.getRank() > 0 &&
          llvm::none_of(type.getShape().drop_front(), mlir::ShapedType::isDynamic);
+}
+
+/// Whether `value` is a ranked f32 tensor with a static shape.
+inline bool isStaticF32(mlir::Value value) {
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+/// Whether `value` is a ranked f32 tensor static but for its batch (a conv's
+/// input or output: the kernels take the image count at run time).
+inline bool isStaticButBatchF32(mlir::Value value) {
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(value.getType());
+  return type && hasStaticShapeButBatch(type) && type.getElementType().isF32();
 }
 
 /// Product of dims, or nullopt when a dim is dynamic or the product overflows
