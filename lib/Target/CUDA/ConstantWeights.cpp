@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantWeights.h"
+#include "TF32Rounding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -155,7 +156,7 @@ Value foldConversion(OpBuilder &b, Location loc, Value value, FloatType type) {
   return blobConstant(b, loc, tensorType, ArrayRef<uint16_t>(converted));
 }
 
-Value foldTranspose(OpBuilder &b, Location loc, Value value) {
+Value foldTranspose(OpBuilder &b, Location loc, Value value, bool roundToTF32) {
   std::optional<std::vector<float>> elements = foldableF32Elements(value);
   if (!elements)
     return {};
@@ -168,7 +169,20 @@ Value foldTranspose(OpBuilder &b, Location loc, Value value) {
   SmallVector<int64_t> shape(type.getShape());
   std::swap(shape[rank - 2], shape[rank - 1]);
   std::vector<float> transposed = permute(*elements, type.getShape(), permutation);
+  if (roundToTF32)
+    for (float &element : transposed)
+      element = kiln::roundToTF32(element);
   return blobConstant(b, loc, type.clone(shape), ArrayRef<float>(transposed));
+}
+
+Value foldTF32Rounding(OpBuilder &b, Location loc, Value value) {
+  std::optional<std::vector<float>> elements = foldableF32Elements(value);
+  if (!elements)
+    return {};
+  for (float &element : *elements)
+    element = roundToTF32(element);
+  return blobConstant(b, loc, cast<RankedTensorType>(value.getType()),
+                      ArrayRef<float>(*elements));
 }
 
 Value foldChannelPad(OpBuilder &b, Location loc, Value value, int64_t channels) {

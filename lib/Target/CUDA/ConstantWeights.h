@@ -39,9 +39,15 @@ std::optional<std::vector<float>> foldableF32Elements(mlir::Value value);
 mlir::Value foldConversion(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                            mlir::FloatType type);
 
-/// `value` ([batch x] K x N, f32) transposed to [batch x] N x K now; null
+/// `value` ([batch x] K x N, f32) transposed to [batch x] N x K now, and
+/// with `roundToTF32` each element rounded to the nearest tf32 value; null
 /// when it is not foldable.
-mlir::Value foldTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
+mlir::Value foldTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                          bool roundToTF32 = false);
+
+/// `value` (f32) with each element rounded to the nearest tf32 value
+/// (TF32Rounding.h), now; null when it is not foldable.
+mlir::Value foldTF32Rounding(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
 
 /// Filters `value` (F x C x KH x KW, f32) with zero channels added up to
 /// `channels`, now; null when it is not foldable.

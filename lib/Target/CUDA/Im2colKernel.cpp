@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Im2colKernel.h"
+#include "TF32Rounding.h"
 
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Target/Host/ABI.h"
@@ -331,8 +332,10 @@ private:
       Value value = memref::LoadOp::create(
           b, loc, s.source,
           ValueRange{imgIndex, toIndex(cClamped), toIndex(yClamped), toIndex(xClamped)});
-      if (m.element != value.getType())
-        value = arith::TruncFOp::create(b, loc, m.element, value);
+      // f32 col is read by tf32 wgmma, which would truncate: round it to
+      // nearest here (TF32Rounding.h).
+      value = m.element == value.getType() ? emitRoundToTF32(b, loc, value)
+                                           : arith::TruncFOp::create(b, loc, m.element, value);
       if (!checks.empty()) {
         Value valid = checks.front();
         for (Value check : ArrayRef<Value>(checks).drop_front())

@@ -18,6 +18,7 @@
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "ConstantWeights.h"
+#include "TF32Rounding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -109,7 +110,9 @@ Value f32Init(OpBuilder &b, Location loc, Value init) {
 }
 
 /// `value` ([batch x] K x N, f32) transposed to [batch x] N x K: a constant
-/// now, anything else through a linalg.transpose.
+/// now, its elements rounded to the nearest tf32 value (the tensor cores
+/// would truncate them, TF32Rounding.h); anything else through a
+/// linalg.transpose.
 Value transposeOperand(OpBuilder &b, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rank = type.getRank();
@@ -119,8 +122,11 @@ Value transposeOperand(OpBuilder &b, Location loc, Value value) {
   DenseElementsAttr dense;
   if (auto constant = value.getDefiningOp<arith::ConstantOp>())
     dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (dense && dense.isSplat())
-    return arith::ConstantOp::create(b, loc, dense.reshape(transposed));
+  if (dense && dense.isSplat()) {
+    float splat = roundToTF32(dense.getSplatValue<float>());
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(transposed, ArrayRef<float>(splat)));
+  }
   if (dense) {
     int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
     int64_t matrices = type.getNumElements() / (rows * cols);
@@ -129,11 +135,11 @@ Value transposeOperand(OpBuilder &b, Location loc, Value value) {
     for (int64_t m = 0; m < matrices; ++m)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
-          out[(m * cols + c) * rows + r] = values[(m * rows + r) * cols + c];
+          out[(m * cols + c) * rows + r] = roundToTF32(values[(m * rows + r) * cols + c]);
     return arith::ConstantOp::create(b, loc,
                                      DenseElementsAttr::get(transposed, ArrayRef<float>(out)));
   }
-  if (Value folded = foldTranspose(b, loc, value))
+  if (Value folded = foldTranspose(b, loc, value, /*roundToTF32=*/true))
     return folded;
   SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(permutation[rank - 2], permutation[rank - 1]);
@@ -160,7 +166,7 @@ ArrayAttr transposedBMaps(MLIRContext *context, bool batched) {
 
 /// tf32: an f32 matmul with static shapes that kiln-cuda-gemm can take
 /// (K and N multiples of 4: 16-byte rows for TMA and the epilogue's stores)
-/// multiplies by B^T.
+/// multiplies by B^T; constant operands are rounded to tf32 now.
 template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
   if (!isPlainMatmulOf(op, rewriter.getF32Type()))
     return;
@@ -171,9 +177,12 @@ template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
     return;
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
+  Value lhs = op.getDpsInputs()[0];
+  if (Value rounded = foldTF32Rounding(rewriter, loc, lhs))
+    lhs = rounded;
   Value rhs = transposeOperand(rewriter, loc, op.getDpsInputs()[1]);
   auto product = OpTy::create(
-      rewriter, loc, op->getResultTypes(), ValueRange{op.getDpsInputs()[0], rhs},
+      rewriter, loc, op->getResultTypes(), ValueRange{lhs, rhs},
       op.getDpsInits(),
       {rewriter.getNamedAttr("indexing_maps",
                              transposedBMaps(rewriter.getContext(), rank == 3))});
@@ -187,8 +196,8 @@ template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
 /// im2col, K = C*KH*KW in (c, i, j) order and P = OH*OW: both operands
 /// K-major, which tf32 wgmma needs and f16/bf16 wgmma takes too; a
 /// batch_matmul whose A map has no batch dimension (the GEMM kernel's grid
-/// runs the images). The im2col kernel converts to `type`, the filters are
-/// converted now.
+/// runs the images). The im2col kernel converts to `type` (or rounds to
+/// tf32), the filters are converted (or rounded to tf32) now.
 void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter) {
   if (!op.hasPureTensorSemantics())
     return;
@@ -286,6 +295,8 @@ void lowerConv(linalg::Conv2DNchwFchwOp op, FloatType type, IRRewriter &rewriter
                                               ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
   if (narrowing)
     filters = convertOperand(rewriter, loc, filters, type);
+  else if (Value rounded = foldTF32Rounding(rewriter, loc, filters))
+    filters = rounded;
   auto productType = RankedTensorType::get({n, f, p}, f32);
   Value productInit;
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {

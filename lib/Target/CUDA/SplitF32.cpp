@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TF32Rounding.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/CUDA/Passes.h"
@@ -29,7 +30,6 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/bit.h"
 
 #include <cstring>
 
@@ -41,33 +41,12 @@ namespace {
 
 using namespace mlir;
 
-/// Low mantissa bits that tf32 drops, and half of their range (rounding).
-constexpr uint32_t kTF32Mask = 0xFFFFE000u, kTF32Half = 0x1000u;
-
-/// `x` rounded to the nearest tf32 value (ties away from zero, as
-/// cvt.rna.tf32.f32); an infinity stays one (a NaN may become one, but its
-/// small half is then NaN).
-float roundToTF32(float x) {
-  return llvm::bit_cast<float>((llvm::bit_cast<uint32_t>(x) + kTF32Half) & kTF32Mask);
-}
-
 /// The two tf32 halves of `x`: big, then small (zero where big is x, so an
 /// infinity's small half is 0, not inf - inf; its products with the other
 /// operand's zero small half are still NaN: inf * 0).
 std::pair<float, float> splitValue(float x) {
   float big = roundToTF32(x);
   return {big, big == x ? 0.0f : roundToTF32(x - big)};
-}
-
-/// The same rounding on an f32 value in a generic's body.
-Value emitRoundToTF32(OpBuilder &b, Location loc, Value x) {
-  Type i32 = b.getI32Type();
-  Value bits = arith::BitcastOp::create(b, loc, i32, x);
-  Value half = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(kTF32Half));
-  Value mask =
-      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(kTF32Mask)));
-  Value rounded = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, half), mask);
-  return arith::BitcastOp::create(b, loc, b.getF32Type(), rounded);
 }
 
 /// The elements of an f32 constant: dense, or a resource blob (the ONNX

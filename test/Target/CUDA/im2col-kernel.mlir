@@ -45,6 +45,12 @@ func.func @padded_3x3(%x: memref<2x8x6x6xf32>, %out: memref<2x6x6x8x3x3xf16>) {
 // CHECK-NOT: arith.select
 // CHECK-COUNT-4: memref.load %arg0[
 // CHECK-NOT: arith.truncf
+// The tensor cores would truncate f32 to tf32: each value is rounded to
+// nearest first, (bits + 0x1000) & ~0x1fff.
+// CHECK: %[[HALF:.*]] = arith.constant 4096 : i32
+// CHECK: %[[MASK:.*]] = arith.constant -8192 : i32
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[HALF]] : i32
+// CHECK: arith.andi %[[SUM]], %[[MASK]] : i32
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<288xf32>, vector<4xf32>
 // CHECK-NOT: linalg.generic
 func.func @strided_1x1_f32(%x: memref<2x16x6x6xf32>, %col: memref<2x3x3x16x1x1xf32>) {

@@ -101,10 +101,32 @@ func.func @tf32(%x: tensor<8x4xf32>, %init: tensor<8x4xf32>) -> tensor<8x4xf32> 
 // CHECK: linalg.batch_matmul {{.*}} ins(%[[F]], %{{.*}} : tensor<8x8xf16>, tensor<2x16x8xf16>)
 // TF32-LABEL: func.func @conv_stem
 // TF32-NOT: tensor.insert_slice %{{.*}} into %{{.*}} : tensor<8x3x1x1xf32>
-// TF32: arith.constant dense_resource<[[TF32C:kiln_weight[_0-9]*]]> : tensor<8x4x1x1xf32>
+// TF32: arith.constant dense_resource<[[TF32C:kiln_weight[_0-9]*]]> : tensor<8x4xf32>
 func.func @conv_stem(%x: tensor<2x3x4x4xf32>, %init: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
   %f = arith.constant dense_resource<f8> : tensor<8x3x1x1xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : tensor<2x3x4x4xf32>, tensor<8x3x1x1xf32>) outs(%init : tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  return %0 : tensor<2x8x4x4xf32>
+}
+
+// tf32 wgmma truncates its operands: weights are rounded to the nearest
+// tf32 value now (ties away from zero). 1 + 2^-11 rounds up to 1 + 2^-10,
+// 1 + 2^-12 down to 1, -(1 + 2^-11) to -(1 + 2^-10); truncation would give
+// 1, 1, -1.
+// TF32-LABEL: func.func @tf32_rounding
+// TF32: arith.constant dense_resource<[[TF32R:kiln_weight[_0-9]*]]> : tensor<4x4xf32>
+func.func @tf32_rounding(%x: tensor<8x4xf32>, %init: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %w = arith.constant dense_resource<w44r> : tensor<4x4xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x4xf32>) outs(%init : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// A convolution's filters are rounded too (8 x 4 x 1 x 1: no zero
+// channels); the first is 1 + 2^-11.
+// TF32-LABEL: func.func @tf32_conv_rounding
+// TF32: arith.constant dense_resource<[[TF32CR:kiln_weight[_0-9]*]]> : tensor<8x4xf32>
+func.func @tf32_conv_rounding(%x: tensor<2x4x4x4xf32>, %init: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
+  %f = arith.constant dense_resource<f84r> : tensor<8x4x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %f : tensor<2x4x4x4xf32>, tensor<8x4x1x1xf32>) outs(%init : tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
   return %0 : tensor<2x8x4x4xf32>
 }
 
@@ -115,12 +137,16 @@ func.func @conv_stem(%x: tensor<2x3x4x4xf32>, %init: tensor<2x8x4x4xf32>) -> ten
 // BF16: [[BF16W]]: "0x40000000803FCD3D00C08047"
 // TF32: [[TF32W]]: "0x40000000000000000000804000000041000040410000803F0000A0400000104100005041000000400000C0400000204100006041000040400000E0400000304100007041"
 // TF32: [[TF32C]]: "0x40000000000000000000803F000000400000000000004040000080400000A04000000000
+// TF32: [[TF32R]]: "0x400000000020803F0000000000000000000000000000803F000000000000000000000000002080BF00000000000000000000000000000000000000000000000000000000"
+// TF32: [[TF32CR]]: "0x400000000020803F00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
 
 {-#
   dialect_resources: {
     builtin: {
       w22: "0x040000000000803FCDCCCC3D000000C000F07F47",
       w44: "0x04000000000000000000803F0000004000004040000080400000A0400000C0400000E0400000004100001041000020410000304100004041000050410000604100007041",
+      w44r: "0x040000000010803F0008803F001080BF00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+      f84r: "0x040000000010803F00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
       f8: "0x04000000000000000000803F0000004000004040000080400000A0400000C0400000E0400000004100001041000020410000304100004041000050410000604100007041000080410000884100009041000098410000A0410000A8410000B0410000B841"
     }
   }

@@ -17,9 +17,10 @@
 // F16: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x8x4xf16>, tensor<2x4x8xf16>)
 // BAD: Cannot find option named 'fp8'
 // FP32: kiln-cuda-lower-precision: precision='fp32', expected fp16, bf16 or tf32
-// tf32: operands stay f32; B is given transposed (K-major), the weight now.
+// tf32: operands stay f32; B is given transposed (K-major), the weight now,
+// rounded to the nearest tf32 value (0.1 -> 0.0999755859375).
 // TF32-LABEL: func.func @mm
-// TF32: %[[WT:.*]] = arith.constant dense<1.000000e-01> : tensor<32x64xf32>
+// TF32: %[[WT:.*]] = arith.constant dense<0.0999755859> : tensor<32x64xf32>
 // TF32: linalg.matmul indexing_maps = [#[[MA:.*]], #[[MB:.*]], #[[MC:.*]]] ins(%arg0, %[[WT]] : tensor<16x64xf32>, tensor<32x64xf32>) outs(%arg1 : tensor<16x32xf32>)
 func.func @mm(%x: tensor<16x64xf32>, %init: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %w = arith.constant dense<0.1> : tensor<64x32xf32>
