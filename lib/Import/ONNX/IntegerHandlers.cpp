@@ -143,6 +143,15 @@ LogicalResult matmulInteger(NodeBinder &b) {
   return failed(out) ? failure() : b.setOutput(0, *out);
 }
 
+/// Every scale input (index, name in the ONNX spec) checked.
+LogicalResult checkScales(NodeBinder &b,
+                          std::initializer_list<std::pair<unsigned, StringRef>> scales) {
+  for (auto [index, name] : scales)
+    if (failed(checkQuantizationScale(b, index, name)))
+      return failure();
+  return success();
+}
+
 /// QLinearMatMul (10, 21): saturate(round(C * a_scale * b_scale / y_scale) + y_zp).
 LogicalResult qlinearMatmul(NodeBinder &b) {
   FailureOr<SmallVector<Value>> inputs = requiredInputs(b, 8);
@@ -153,6 +162,8 @@ LogicalResult qlinearMatmul(NodeBinder &b) {
     return failure();
   Value a = in[0], aScale = in[1], aZero = in[2], m = in[3], bScale = in[4], bZero = in[5],
         yScale = in[6], yZero = in[7];
+  if (failed(checkScales(b, {{1, "a_scale"}, {4, "b_scale"}, {6, "y_scale"}})))
+    return failure();
   Type scaleType = tensorType(aScale).getElementType();
   if (!isa<FloatType>(scaleType) || tensorType(bScale).getElementType() != scaleType ||
       tensorType(yScale).getElementType() != scaleType)
@@ -215,6 +226,8 @@ LogicalResult qlinearConv(NodeBinder &b) {
     return failure();
   Value x = in[0], xScale = in[1], xZero = in[2], w = in[3], wScale = in[4], wZero = in[5],
         yScale = in[6], yZero = in[7];
+  if (failed(checkScales(b, {{1, "x_scale"}, {4, "w_scale"}, {6, "y_scale"}})))
+    return failure();
   Type scaleType = tensorType(xScale).getElementType();
   if (!isa<FloatType>(scaleType) || tensorType(wScale).getElementType() != scaleType ||
       tensorType(yScale).getElementType() != scaleType)

@@ -265,6 +265,15 @@ void registerNNHandlers(HandlerRegistry &registry);
 mlir::LogicalResult quantizeComposed(NodeBinder &b, bool isQuantize, mlir::Value x,
                                      mlir::Value scale, mlir::Value zero, mlir::Type narrow,
                                      int64_t axis, int64_t block, bool saturate);
+/// Checks the quantization scale that is input `index` of the node (named
+/// `name` in the ONNX spec): a constant scale must be finite and non-zero in
+/// every element, and a per-axis scale (1-D, `block` 0) of a node with an
+/// `axis` must have as many elements as `x`'s static dim `axis`. Errors name
+/// the input, the element and its value (QuantHandlers.cpp).
+mlir::LogicalResult checkQuantizationScale(NodeBinder &b, unsigned index, llvm::StringRef name,
+                                           mlir::Value x = {},
+                                           std::optional<int64_t> axis = std::nullopt,
+                                           int64_t block = 0);
 void registerGridHandlers(HandlerRegistry &registry);
 void registerIntegerHandlers(HandlerRegistry &registry);
 void registerMatrixHandlers(HandlerRegistry &registry);

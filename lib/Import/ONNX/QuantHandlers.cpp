@@ -11,6 +11,12 @@
 
 #include "NodeBinder.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <string>
+
 using namespace mlir;
 
 namespace kiln::onnx_import {
@@ -74,6 +80,43 @@ FailureOr<Value> alongAxis(NodeBinder &b, Value v, int64_t axis, int64_t rank,
 }
 
 } // namespace
+
+namespace {
+/// A scale's value as a user reads it: "0", "-0.5", "NaN", "+infinity".
+std::string describeScale(double value) {
+  if (std::isnan(value))
+    return "NaN";
+  if (std::isinf(value))
+    return value > 0 ? "+infinity" : "-infinity";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+} // namespace
+
+LogicalResult checkQuantizationScale(NodeBinder &b, unsigned index, StringRef name, Value x,
+                                     std::optional<int64_t> axis, int64_t block) {
+  FailureOr<Value> scale = b.input(index);
+  if (failed(scale))
+    return failure();
+  if (std::optional<SmallVector<double>> values = b.constantFloats(index))
+    for (auto [element, value] : llvm::enumerate(*values))
+      if (!std::isfinite(value) || value == 0.0)
+        return b.emitError() << "input '" << name << "' (a quantization scale) element "
+                             << element << " is " << describeScale(value)
+                             << "; a scale must be finite and non-zero";
+  RankedTensorType scaleType = tensorType(*scale);
+  if (!x || !axis || block != 0 || scaleType.getRank() != 1 || scaleType.isDynamicDim(0))
+    return success();
+  RankedTensorType xType = tensorType(x);
+  int64_t rank = xType.getRank(), along = *axis < 0 ? *axis + rank : *axis;
+  if (along < 0 || along >= rank || xType.isDynamicDim(along) ||
+      scaleType.getDimSize(0) == xType.getDimSize(along))
+    return success();
+  return b.emitError() << "input '" << name << "' (a per-axis quantization scale) has "
+                       << scaleType.getDimSize(0) << " elements, but axis " << *axis
+                       << " of the quantized tensor has " << xType.getDimSize(along);
+}
 
 /// As ONNX's reference: quantize to an integer (blocked, `block` > 0; the
 /// 4- and 2-bit ones too) is clip(rint(x / scale) + zero_point) in i32, to an

@@ -297,6 +297,9 @@ LogicalResult quantize(NodeBinder &b) {
   if (failed(x) || failed(scaleInput) || failed(axis) || failed(blockSize) ||
       failed(outputType))
     return failure();
+  if (failed(checkQuantizationScale(b, 1, isQuantize ? "y_scale" : "x_scale", *x, *axis,
+                                    *blockSize)))
+    return failure();
   FailureOr<Value> scale =
       *blockSize != 0 ? FailureOr<Value>(*scaleInput) : scalarIfSingle(b, *scaleInput);
   if (failed(scale))
