@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Verify.h"
+#include "PythonTools.h"
 
 #include "kiln/Driver/Driver.h"
 
@@ -160,6 +160,9 @@ Examples:
   kilnc model.mlir --emit=graph -v -o out.mlir
   kilnc verify model.onnx                  compare with onnxruntime; on a mismatch,
                                            find the first wrong node (kilnc verify --help)
+  kilnc quantize model.onnx --calibration DIR -o model.qdq.onnx
+                                           calibrate and write an int8 QDQ model
+                                           (kilnc quantize --help)
 
 Debugging (MLIR's standard flags, listed by --help-hidden):
   --mlir-print-ir-after-all   --mlir-timing   --mlir-pass-pipeline-crash-reproducer=<file>
@@ -173,7 +176,9 @@ static int fail(const llvm::Twine &message) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   if (argc >= 2 && llvm::StringRef(argv[1]) == "verify")
-    return kilnc::runVerify(argc, argv);
+    return kilnc::runPythonTool(argc, argv, kilnc::kVerifyTool);
+  if (argc >= 2 && llvm::StringRef(argv[1]) == "quantize")
+    return kilnc::runPythonTool(argc, argv, kilnc::kQuantizeTool);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();

@@ -1,15 +1,17 @@
-//===- Verify.cpp - kilnc verify: starts the Python verifier ------------------===//
+//===- PythonTools.cpp - kilnc verify and kilnc quantize: Python launchers ----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------------===//
 //
-// The verifier runs onnxruntime, which only has a Python API in the test
-// virtualenv, and edits ONNX graphs (intermediate outputs, sub-graphs), which
-// the onnx package does well; so `kilnc verify` is a thin launcher and the
-// logic lives in tools/kilnc/verify/ (docs/verify.md says why).
+// The verifier and the quantizer run onnxruntime, which only has a Python API
+// in the test virtualenv, and edit ONNX graphs (intermediate outputs,
+// sub-graphs, inserted Quantize/DequantizeLinear pairs), which the onnx
+// package does well; so `kilnc verify` and `kilnc quantize` are thin
+// launchers and the logic lives in tools/kilnc/verify/ and
+// tools/kilnc/quantize/ (docs/verify.md, docs/quantization.md).
 //
 //===----------------------------------------------------------------------------===//
 
-#include "Verify.h"
+#include "PythonTools.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
@@ -26,8 +28,8 @@
 namespace kilnc {
 namespace {
 
-int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "kilnc verify") << message << "\n";
+int fail(llvm::StringRef tool, const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "kilnc " + tool.str()) << message << "\n";
   return 1;
 }
 
@@ -52,23 +54,23 @@ std::string findPython(std::vector<std::string> &args) {
 
 } // namespace
 
-int runVerify(int argc, char **argv) {
-  std::string self = llvm::sys::fs::getMainExecutable(argv[0], (void *)&runVerify);
+int runPythonTool(int argc, char **argv, const PythonTool &tool) {
+  std::string self = llvm::sys::fs::getMainExecutable(argv[0], (void *)&runPythonTool);
   if (self.empty())
-    return fail("cannot find the path of this kilnc");
+    return fail(tool.name, "cannot find the path of this kilnc");
   llvm::StringRef binDir = llvm::sys::path::parent_path(self);
   llvm::SmallString<256> script(llvm::sys::path::parent_path(binDir));
-  llvm::sys::path::append(script, "share", "kiln", "verify", "kiln_verify.py");
+  llvm::sys::path::append(script, "share", "kiln", tool.name, tool.script);
   if (!llvm::sys::fs::exists(script))
-    return fail("the verifier '" + script + "' is missing (it is installed beside kilnc)");
+    return fail(tool.name, "the script '" + script + "' is missing (it is installed beside kilnc)");
   llvm::SmallString<256> kilnRun(binDir);
   llvm::sys::path::append(kilnRun, "kiln-run");
 
   std::vector<std::string> args(argv + 2, argv + argc);
   std::string python = findPython(args);
   if (python.empty())
-    return fail("no Python found: pass --python=PATH (one with onnx, onnxruntime and numpy) "
-                "or set KILN_PYTHON");
+    return fail(tool.name, "no Python found: pass --python=PATH (one with onnx, onnxruntime "
+                           "and numpy) or set KILN_PYTHON");
   std::vector<std::string> command = {python, std::string(script), "--kilnc", self,
                                       "--kiln-run", std::string(kilnRun)};
   command.insert(command.end(), args.begin(), args.end());
@@ -76,7 +78,7 @@ int runVerify(int argc, char **argv) {
   std::string error;
   int rc = llvm::sys::ExecuteAndWait(python, argRefs, /*Env=*/std::nullopt, {}, 0, 0, &error);
   if (rc < 0)
-    return fail("cannot run '" + python + "': " + error);
+    return fail(tool.name, "cannot run '" + python + "': " + error);
   return rc;
 }
 
