@@ -502,11 +502,21 @@ void emitRowGroup(const RowGroup &group, const EmitOptions &options) {
     rows = index(b, loc, 1);
 
   // Short rows are handed to the pool in blocks, so that a task is worth
-  // its call.
+  // its call; a dynamic row length (a symbolic sequence) sizes the blocks
+  // at run time the same way.
   int64_t block = 1;
-  if (std::optional<int64_t> length = getConstantIntValue(allSizes.back()); length && *length > 0)
-    block = std::max<int64_t>(1, kMinTaskElements / *length);
-  Value blockSize = index(b, loc, block);
+  Value blockSize;
+  if (std::optional<int64_t> length = getConstantIntValue(allSizes.back())) {
+    if (*length > 0)
+      block = std::max<int64_t>(1, kMinTaskElements / *length);
+    blockSize = index(b, loc, block);
+  } else {
+    Value one = index(b, loc, 1);
+    Value nonzero = arith::MaxUIOp::create(
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, allSizes.back()), one);
+    blockSize = arith::MaxUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, index(b, loc, kMinTaskElements), nonzero), one);
+  }
   Value blocks = arith::CeilDivUIOp::create(b, loc, rows, blockSize);
   auto loop = scf::ParallelOp::create(
       b, loc, ValueRange{index(b, loc, 0)}, ValueRange{blocks}, ValueRange{index(b, loc, 1)},
