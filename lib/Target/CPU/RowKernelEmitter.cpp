@@ -177,8 +177,25 @@ private:
                          body(j, nullptr);
                          scf::YieldOp::create(b, loc);
                        });
-    if (!isMultipleOf(n, lanes))
+    if (isMultipleOf(n, lanes))
+      return;
+    if (getConstantIntValue(n)) {
       body(full, tailMask(n, full));
+      return;
+    }
+    // A dynamic length (a symbolic sequence) that is a multiple of the
+    // width at run time skips the masked tail, as a static one does.
+    scf::IfOp::create(b, loc, hasTail(n, full), [&](OpBuilder &tb, Location) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(tb.getInsertionBlock(), tb.getInsertionPoint());
+      body(full, tailMask(n, full));
+      scf::YieldOp::create(b, loc);
+    });
+  }
+
+  /// Whether the row [0, n) has elements past its full vectors [0, full).
+  Value hasTail(Value n, Value full) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, full, n);
   }
 
   /// Whether `n` is a constant multiple of `m` (no tail to emit).
@@ -446,8 +463,21 @@ private:
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
           scf::YieldOp::create(b, loc, step(j, nullptr, acc[0]));
         });
-    accs[0] = isMultipleOf(n, lanes) ? rest.getResult(0)
-                                     : step(fullEnd, tailMask(n, fullEnd), rest.getResult(0));
+    accs[0] = rest.getResult(0);
+    if (getConstantIntValue(n) && !isMultipleOf(n, lanes)) {
+      accs[0] = step(fullEnd, tailMask(n, fullEnd), accs[0]);
+    } else if (!getConstantIntValue(n)) {
+      // The masked tail only where the run-time length has one.
+      auto tail = scf::IfOp::create(
+          b, loc, hasTail(n, fullEnd),
+          [&](OpBuilder &tb, Location) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(tb.getInsertionBlock(), tb.getInsertionPoint());
+            scf::YieldOp::create(b, loc, step(fullEnd, tailMask(n, fullEnd), accs[0]));
+          },
+          [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, accs[0]); });
+      accs[0] = tail.getResult(0);
+    }
     Value total = accs[0];
     for (int64_t u = 1; u < unroll; ++u)
       total = vector::makeArithReduction(b, loc, combiner.kind, total, accs[u]);
