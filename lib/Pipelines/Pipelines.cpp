@@ -234,6 +234,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //     the views (order: host, arena, weights, tensors).
   pm.addPass(createKilnPackWeightsPass());
   pm.addPass(createKilnPlanArenaPass());
+  // 7c. The buffers left on the heap (dynamic sizes) are freed after their
+  //     last use, not at the end of the run: the runtime's heap cache then
+  //     reuses them within the run, as the arena does (before outlining,
+  //     while their uses are still in the entry).
+  pm.addPass(createKilnFreeAfterLastUsePass());
   // 8. Outermost parallel loops with enough work run on the runtime's pool.
   pm.addPass(createKilnOutlineParallelLoopsPass());
   // 9. exp/tanh/erf/... as polynomials, so their loops vectorize.

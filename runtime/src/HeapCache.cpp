@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 
 namespace kiln::rt {
 namespace {
@@ -38,9 +39,12 @@ void *HeapCache::take(uint64_t bytes, uint64_t *blockBytes) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     // Best fit: the smallest idle block that holds `bytes`, if it is not
-    // more than twice as big.
+    // more than twice as big; of those, the one given back last (its lines
+    // are the likeliest to be in cache: a run's fills and writes into cold
+    // blocks cost MobileNetV2 7% over the static arena's reuse).
     auto it = idle.lower_bound(size);
     if (it != idle.end() && it->first <= 2 * size) {
+      it = std::prev(idle.upper_bound(it->first));
       void *memory = it->second.memory;
       *blockBytes = it->first;
       idleTotal -= it->first;
