@@ -132,6 +132,9 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // 3. Checks of dims that folding made one value pass: gone, so that they
+  //    do not sit between the ops of a kernel (the dispatch stage next).
+  pm.addPass(createKilnDropPassedChecksPass());
 }
 
 void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &options) {
