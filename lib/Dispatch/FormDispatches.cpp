@@ -312,16 +312,16 @@ bool hasRowCombiner(linalg::GenericOp generic) {
                             arith::FastMathFlags::reassoc);
 }
 
-/// The rows of a generic reducing exactly its last loop, of static length
-/// (at least one outer dim; outer dims may be dynamic: a symbolic batch).
+/// The rows of a generic reducing exactly its last loop (at least one outer
+/// dim). Outer dims and the row length may be dynamic (a symbolic batch, a
+/// softmax over a symbolic sequence): the row kernels loop over the rows and
+/// each op over its own row length, in vectors with a masked tail.
 std::optional<SmallVector<int64_t>> rowSeed(linalg::GenericOp generic) {
   unsigned n = generic.getNumLoops();
   if (n == 0 || generic.getNumReductionLoops() != 1 ||
       generic.getIteratorTypesArray().back() != utils::IteratorType::reduction)
     return std::nullopt;
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-  if (ShapedType::isDynamic(ranges.back()))
-    return std::nullopt;
   ranges.pop_back();
   if (ranges.empty())
     return std::nullopt; // a row kernel of one row is no parallel loop
@@ -398,9 +398,10 @@ bool mayAliasAcrossViews(ArrayRef<Operation *> members) {
 }
 
 /// A generic the row kernels take into a group over rows `outer`: f32,
-/// static, parallel over the rows; elementwise over the row or the rows,
-/// or reducing the row with a vectorizable combiner; every operand
-/// addressed by row (contiguous along it).
+/// parallel over the rows; elementwise over the row or the rows, or
+/// reducing the row with a vectorizable combiner; every operand addressed
+/// by row (contiguous along it), its dynamic sizes read by loops (not at a
+/// constant index).
 bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
   unsigned k = outer.size(), n = generic.getNumLoops();
   if (!generic.hasPureTensorSemantics() || (n != k && n != k + 1) ||
@@ -408,8 +409,7 @@ bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
     return false;
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   auto iterators = generic.getIteratorTypesArray();
-  if (ArrayRef<int64_t>(ranges).take_front(k) != outer ||
-      (n == k + 1 && ShapedType::isDynamic(ranges.back())))
+  if (ArrayRef<int64_t>(ranges).take_front(k) != outer)
     return false;
   for (unsigned i = 0; i < k; ++i)
     if (iterators[i] != utils::IteratorType::parallel)
@@ -426,12 +426,10 @@ bool isRowMember(linalg::GenericOp generic, ArrayRef<int64_t> outer) {
     if (!type || !type.getElementType().isF32() || !isRowAccess(map, k) ||
         !bufferizesWithUnitInnerStride(operand.get()))
       return false;
-    // Dynamic sizes only along outer loops (a symbolic batch).
-    for (auto [size, index] : llvm::zip(type.getShape(), map.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(index);
-      if (ShapedType::isDynamic(size) && (!dim || dim.getPosition() >= k))
+    // Dynamic sizes only along loops (a symbolic batch or row length).
+    for (auto [size, index] : llvm::zip(type.getShape(), map.getResults()))
+      if (ShapedType::isDynamic(size) && !isa<AffineDimExpr>(index))
         return false;
-    }
   }
   return hasVectorizableScalarBody(generic);
 }

@@ -132,6 +132,9 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // 3. Checks of dims that folding made one value pass: gone, so that they
+  //    do not sit between the ops of a kernel (the dispatch stage next).
+  pm.addPass(createKilnDropPassedChecksPass());
 }
 
 void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &options) {
@@ -234,6 +237,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //     the views (order: host, arena, weights, tensors).
   pm.addPass(createKilnPackWeightsPass());
   pm.addPass(createKilnPlanArenaPass());
+  // 7c. The buffers left on the heap (dynamic sizes) are freed after their
+  //     last use, not at the end of the run: the runtime's heap cache then
+  //     reuses them within the run, as the arena does (before outlining,
+  //     while their uses are still in the entry).
+  pm.addPass(createKilnFreeAfterLastUsePass());
   // 8. Outermost parallel loops with enough work run on the runtime's pool.
   pm.addPass(createKilnOutlineParallelLoopsPass());
   // 9. exp/tanh/erf/... as polynomials, so their loops vectorize.

@@ -60,8 +60,22 @@ RunGuard::RunGuard(uint64_t heapLimit, uint64_t inUse, uint64_t sessionLimit)
 }
 
 RunGuard::~RunGuard() {
-  for (auto &[memory, bytes] : live)
-    std::free(memory);
+  for (const LiveBlock &block : live)
+    release(block);
+  if (cache)
+    cache->endRun(cacheRun, peak);
+}
+
+void RunGuard::useCache(HeapCache &heapCache) {
+  cache = &heapCache;
+  cacheRun = cache->beginRun();
+}
+
+void RunGuard::release(const LiveBlock &block) {
+  if (block.blockBytes)
+    cache->give(block.memory, block.blockBytes, cacheRun, peak);
+  else
+    std::free(block.memory);
 }
 
 void RunGuard::attach(kiln_abi_host &host) {
@@ -127,18 +141,22 @@ void *RunGuard::allocService(void *context, uint64_t bytes, uint64_t alignment) 
   if (!self->mayUnwind())
     return alignedAlloc(bytes, alignment); // a parallel_for body: not counted
   void *memory = nullptr;
+  uint64_t blockBytes = 0;
+  bool cached = self->cache && alignment <= HeapCache::kAlignment;
   if (bytes > self->limit - self->used) {
     self->refuse(bytes);
-  } else if (!(memory = alignedAlloc(bytes, alignment))) {
+  } else if (!(memory = cached ? self->cache->take(bytes, &blockBytes)
+                               : alignedAlloc(bytes, alignment))) {
     self->cannotAllocate(bytes);
   } else {
+    LiveBlock block{memory, bytes, blockBytes};
     try {
-      self->live.emplace_back(memory, bytes);
+      self->live.push_back(block);
       self->used += bytes;
       if (self->used > self->peak)
         self->peak = self->used;
     } catch (...) { // the bookkeeping itself ran out of memory
-      std::free(memory);
+      self->release(block);
       memory = nullptr;
       self->cannotAllocate(bytes);
     }
@@ -174,11 +192,13 @@ void RunGuard::freeService(void *context, void *memory) {
   auto *self = static_cast<RunGuard *>(context);
   if (self->onCallingThread())
     for (size_t i = self->live.size(); i-- > 0;)
-      if (self->live[i].first == memory) {
-        self->used -= self->live[i].second;
+      if (self->live[i].memory == memory) {
+        LiveBlock block = self->live[i];
+        self->used -= block.bytes;
         self->live[i] = self->live.back();
         self->live.pop_back();
-        break;
+        self->release(block);
+        return;
       }
   std::free(memory);
 }

@@ -17,6 +17,7 @@
 #ifndef KILN_RUNTIME_RUNGUARD_H
 #define KILN_RUNTIME_RUNGUARD_H
 
+#include "HeapCache.h"
 #include "kiln-c/abi.h"
 #include "kiln-c/runtime.h"
 
@@ -35,9 +36,14 @@ public:
   /// minus the arena and the outputs); `inUse`: those already taken, for
   /// messages.
   RunGuard(uint64_t heapLimit, uint64_t inUse, uint64_t sessionLimit);
-  ~RunGuard(); // frees what is still allocated
+  ~RunGuard(); // frees what is still allocated (into the cache, if any)
   RunGuard(const RunGuard &) = delete;
   RunGuard &operator=(const RunGuard &) = delete;
+
+  /// Takes the intermediates generated code allocates (alignment up to
+  /// HeapCache::kAlignment, on the thread that called run) from `cache` and
+  /// gives them back to it; call before call(). `cache` outlives the guard.
+  void useCache(HeapCache &cache);
 
   /// Fills the run_context, fail, alloc and free fields of `host`.
   void attach(kiln_abi_host &host);
@@ -89,7 +95,16 @@ private:
   // counts only there, and memory is freed on the thread that allocated it):
   // no lock. Usually few and freed in reverse order: a vector searched from
   // the back.
-  std::vector<std::pair<void *, uint64_t>> live;
+  struct LiveBlock {
+    void *memory;
+    uint64_t bytes;      // asked for (counted)
+    uint64_t blockBytes; // the cache's block size; 0: from malloc
+  };
+  std::vector<LiveBlock> live;
+  /// Gives `block` back to where it came from.
+  void release(const LiveBlock &block);
+  HeapCache *cache = nullptr;
+  uint64_t cacheRun = 0; // this run's serial in the cache
   uint64_t limit, used = 0, peak = 0;
   uint64_t baseUse, sessionLimit;
   bool hasFailure = false;

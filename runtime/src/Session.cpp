@@ -2,14 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// A session is immutable after creation except for its thread pool and its
-// arena pool, which are safe to share; that is what makes concurrent
+// A session is immutable after creation except for its thread pool, its
+// arena pool and its heap cache, which are safe to share; that is what makes concurrent
 // kiln_session_run calls safe. Each run keeps its plan, buffers, outputs and
 // kiln_abi_host on its own stack and heap, and leases its own arena.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Arena.h"
+#include "HeapCache.h"
 #include "Model.h"
 #include "RunGuard.h"
 #include "Status.h"
@@ -30,6 +31,7 @@ struct kiln_session {
   kiln_session_options options{};
   std::unique_ptr<kiln::rt::ThreadPool> pool;
   std::unique_ptr<kiln::rt::ArenaPool> arenas;
+  kiln::rt::HeapCache heapCache; // intermediates allocated at run time (CPU)
   kiln_abi_host host{}; // each run copies it and sets its own arena and trace
   std::unique_ptr<kiln::rt::cuda::Device> cuda; // CUDA sessions only
 
@@ -235,6 +237,7 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
                       cat("cannot allocate the ", model.abi->arena_bytes,
                           "-byte scratch arena of model '", model.path, "'"));
   host.arena = arena.get();
+  guard.useCache(session->heapCache);
   std::optional<RunRecorder> recorder;
   if (trace) {
     recorder.emplace(*trace, model.dispatchNames);

@@ -36,6 +36,39 @@ func.func @dynamic_rows_row_group(%x: tensor<?x4x8xf32>) -> tensor<?x4xf32> {
   return %m : tensor<?x4xf32>
 }
 
+/// A softmax-like normalization over rows of a symbolic length (attention
+/// scores over a symbolic sequence): the row sums and the division, which
+/// reads the rows and their sums by loop, are one row group.
+// CHECK-LABEL: func @dynamic_row_length_row_group
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME: kiln.row_group = 0
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x4x?xf32>, tensor<?x4xf32>)
+// CHECK-SAME: kiln.row_group = 0
+// CHECK: arith.divf
+func.func @dynamic_row_length_row_group(%x: tensor<?x4x?xf32>) -> tensor<?x4x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x4x?xf32>
+  %l = tensor.dim %x, %c2 : tensor<?x4x?xf32>
+  %e = tensor.empty(%b) : tensor<?x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %s = linalg.generic {indexing_maps = [#in3, #sum], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<?x4x?xf32>) outs(%acc : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<?x4xf32>
+  %e2 = tensor.empty(%b, %l) : tensor<?x4x?xf32>
+  %m = linalg.generic {indexing_maps = [#in3, #sum, #in3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<?x4x?xf32>, tensor<?x4xf32>) outs(%e2 : tensor<?x4x?xf32>) {
+  ^bb0(%a: f32, %t: f32, %o: f32):
+    %d = arith.divf %a, %t : f32
+    linalg.yield %d : f32
+  } -> tensor<?x4x?xf32>
+  return %m : tensor<?x4x?xf32>
+}
+
 /// Not a group: an elementwise op over [?, 4] next to the reduction that
 /// reads only another tensor of that type (its rows may differ in number).
 // CHECK-LABEL: func @dynamic_rows_unrelated

@@ -210,8 +210,8 @@ func.func @masked_softmax(%x: tensor<8x16xf32>, %mask: tensor<1x16xf32>) -> tens
 /// neighbour; a reduction whose neighbour reads its result through a
 /// reshape; two members whose outputs may share a buffer read through a
 /// reshape; a neighbour reading along the wrong dim; a sum over one row
-/// (no outer dim); rows of dynamic length (dynamic outer sizes are
-/// form-dispatches-symbolic-batch.mlir).
+/// (no outer dim). (Dynamic outer sizes and row lengths are
+/// form-dispatches-symbolic-batch.mlir.)
 // CHECK-NOT: kiln.row_group
 func.func @strict_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
@@ -321,25 +321,6 @@ func.func @one_row(%v: tensor<16xf32>) -> tensor<f32> {
     linalg.yield %r : f32
   } -> tensor<f32>
   return %sq : tensor<f32>
-}
-
-func.func @dynamic_rows(%d: tensor<4x?xf32>) -> tensor<4xf32> {
-  %zero = arith.constant 0.0 : f32
-  %ed = tensor.empty() : tensor<4xf32>
-  %zd = linalg.fill ins(%zero : f32) outs(%ed : tensor<4xf32>) -> tensor<4xf32>
-  %dyn = linalg.generic {indexing_maps = [#id, #rowv], iterator_types = ["parallel", "reduction"]}
-      ins(%d : tensor<4x?xf32>) outs(%zd : tensor<4xf32>) {
-  ^bb0(%a: f32, %acc: f32):
-    %r = arith.addf %a, %acc fastmath<reassoc> : f32
-    linalg.yield %r : f32
-  } -> tensor<4xf32>
-  %sq = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%dyn : tensor<4xf32>) outs(%ed : tensor<4xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %r = arith.mulf %a, %a : f32
-    linalg.yield %r : f32
-  } -> tensor<4xf32>
-  return %sq : tensor<4xf32>
 }
 
 // -----

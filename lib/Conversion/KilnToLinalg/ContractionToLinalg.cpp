@@ -155,15 +155,16 @@ Value matmulOfFoldedRows(OpBuilder &b, Location loc, Value lhs, Value rhs,
 }
 
 /// x[b..., M, K] @ y[b..., K, N] with identical batch dims: the batch dims
-/// collapse into one and linalg.batch_matmul does the rest.
+/// collapse into one and linalg.batch_matmul does the rest. A dynamic batch
+/// dim (a symbolic batch) must be dynamic in both: checkMatmulDims has made
+/// them equal at run time, so neither broadcasts.
 Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                   RankedTensorType result) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   int64_t rank = lhsType.getRank();
   if (rank < 3 || rhsType.getRank() != rank ||
-      lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2) ||
-      llvm::any_of(lhsType.getShape().drop_back(2), ShapedType::isDynamic))
+      lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2))
     return {};
   ReassociationIndices batch;
   for (int64_t i = 0; i < rank - 2; ++i)
@@ -176,8 +177,9 @@ Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
       {xType.getDimSize(0), xType.getDimSize(1), result.getShape().back()},
       result.getElementType());
   SmallVector<Value> dynamicSizes;
-  if (productType.isDynamicDim(1))
-    dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, 1));
+  for (int64_t d = 0; d < 2; ++d)
+    if (productType.isDynamicDim(d))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, d));
   if (productType.isDynamicDim(2))
     dynamicSizes.push_back(tensor::DimOp::create(b, loc, y, 2));
   Value zero = scalarConstant(b, loc, result.getElementType(), 0);

@@ -73,6 +73,8 @@ struct MatmulBlocking {
   int64_t leftover = 0;
   /// Columns of the one partial column panel (N static), else 0.
   int64_t rest = 0;
+  /// N is dynamic: the partial panel's vector count is chosen at run time.
+  bool dynamicN = false;
 };
 
 /// What the loops of one matmul read, fixed before its task loop.
@@ -314,6 +316,7 @@ struct MatmulRewriter {
     }
     p.leftover = staticM ? *staticM % p.mr : 0;
     p.rest = staticN ? *staticN % p.nr : 0;
+    p.dynamicN = !staticN;
     return p;
   }
 
@@ -438,14 +441,40 @@ struct MatmulRewriter {
           scf::YieldOp::create(tb, loc);
         },
         [&](OpBuilder &eb, Location) {
-          int64_t vectors = p.rest ? llvm::divideCeil(p.rest, p.vw) : p.nv;
-          if (p.rest && p.rest % p.vw == 0)
-            emitRowKernels(eb, v, p, at, src, jr, vectors, {});
-          else
-            emitRowKernels(eb, v, p, at, src, jr, vectors,
-                           columnMasks(eb, loc, cols, p.vw, vectors));
+          if (p.dynamicN) {
+            emitDynamicPartialPanel(eb, v, p, at, src, jr, cols);
+          } else {
+            int64_t vectors = p.rest ? llvm::divideCeil(p.rest, p.vw) : p.nv;
+            if (p.rest && p.rest % p.vw == 0)
+              emitRowKernels(eb, v, p, at, src, jr, vectors, {});
+            else
+              emitRowKernels(eb, v, p, at, src, jr, vectors,
+                             columnMasks(eb, loc, cols, p.vw, vectors));
+          }
           scf::YieldOp::create(eb, loc);
         });
+  }
+
+  /// The partial column panel of a dynamic N (a symbolic sequence: the
+  /// scores of attention): the kernels of as many vectors as its `cols`
+  /// columns need, chosen at run time (one variant per count), as a static
+  /// N's partial panel runs only those (32 columns: 2 vectors, not 4 of
+  /// which 2 are masked off).
+  void emitDynamicPartialPanel(OpBuilder &eb, const MatmulValues &v, const MatmulBlocking &p,
+                               const LoopPosition &at, const KernelSource &src, Value jr,
+                               Value cols) {
+    Location loc = v.loc;
+    Value needed = arith::CeilDivUIOp::create(eb, loc, cols, index(eb, loc, p.vw));
+    SmallVector<int64_t> counts = llvm::to_vector(llvm::seq<int64_t>(1, p.nv));
+    auto choice = scf::IndexSwitchOp::create(eb, loc, TypeRange{}, needed, counts, counts.size());
+    auto emitVariant = [&](Region &region, int64_t vectors) {
+      OpBuilder cb = OpBuilder::atBlockBegin(&region.emplaceBlock());
+      emitRowKernels(cb, v, p, at, src, jr, vectors, columnMasks(cb, loc, cols, p.vw, vectors));
+      scf::YieldOp::create(cb, loc);
+    };
+    for (auto [region, vectors] : llvm::zip(choice.getCaseRegions(), counts))
+      emitVariant(region, vectors);
+    emitVariant(choice.getDefaultRegion(), p.nv);
   }
 
   /// The kernels of a row block for one column panel: packed kernels over

@@ -177,8 +177,25 @@ private:
                          body(j, nullptr);
                          scf::YieldOp::create(b, loc);
                        });
-    if (!isMultipleOf(n, lanes))
+    if (isMultipleOf(n, lanes))
+      return;
+    if (getConstantIntValue(n)) {
       body(full, tailMask(n, full));
+      return;
+    }
+    // A dynamic length (a symbolic sequence) that is a multiple of the
+    // width at run time skips the masked tail, as a static one does.
+    scf::IfOp::create(b, loc, hasTail(n, full), [&](OpBuilder &tb, Location) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(tb.getInsertionBlock(), tb.getInsertionPoint());
+      body(full, tailMask(n, full));
+      scf::YieldOp::create(b, loc);
+    });
+  }
+
+  /// Whether the row [0, n) has elements past its full vectors [0, full).
+  Value hasTail(Value n, Value full) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, full, n);
   }
 
   /// Whether `n` is a constant multiple of `m` (no tail to emit).
@@ -446,8 +463,21 @@ private:
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
           scf::YieldOp::create(b, loc, step(j, nullptr, acc[0]));
         });
-    accs[0] = isMultipleOf(n, lanes) ? rest.getResult(0)
-                                     : step(fullEnd, tailMask(n, fullEnd), rest.getResult(0));
+    accs[0] = rest.getResult(0);
+    if (getConstantIntValue(n) && !isMultipleOf(n, lanes)) {
+      accs[0] = step(fullEnd, tailMask(n, fullEnd), accs[0]);
+    } else if (!getConstantIntValue(n)) {
+      // The masked tail only where the run-time length has one.
+      auto tail = scf::IfOp::create(
+          b, loc, hasTail(n, fullEnd),
+          [&](OpBuilder &tb, Location) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(tb.getInsertionBlock(), tb.getInsertionPoint());
+            scf::YieldOp::create(b, loc, step(fullEnd, tailMask(n, fullEnd), accs[0]));
+          },
+          [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, accs[0]); });
+      accs[0] = tail.getResult(0);
+    }
     Value total = accs[0];
     for (int64_t u = 1; u < unroll; ++u)
       total = vector::makeArithReduction(b, loc, combiner.kind, total, accs[u]);
@@ -502,11 +532,21 @@ void emitRowGroup(const RowGroup &group, const EmitOptions &options) {
     rows = index(b, loc, 1);
 
   // Short rows are handed to the pool in blocks, so that a task is worth
-  // its call.
+  // its call; a dynamic row length (a symbolic sequence) sizes the blocks
+  // at run time the same way.
   int64_t block = 1;
-  if (std::optional<int64_t> length = getConstantIntValue(allSizes.back()); length && *length > 0)
-    block = std::max<int64_t>(1, kMinTaskElements / *length);
-  Value blockSize = index(b, loc, block);
+  Value blockSize;
+  if (std::optional<int64_t> length = getConstantIntValue(allSizes.back())) {
+    if (*length > 0)
+      block = std::max<int64_t>(1, kMinTaskElements / *length);
+    blockSize = index(b, loc, block);
+  } else {
+    Value one = index(b, loc, 1);
+    Value nonzero = arith::MaxUIOp::create(
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, allSizes.back()), one);
+    blockSize = arith::MaxUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, index(b, loc, kMinTaskElements), nonzero), one);
+  }
   Value blocks = arith::CeilDivUIOp::create(b, loc, rows, blockSize);
   auto loop = scf::ParallelOp::create(
       b, loc, ValueRange{index(b, loc, 0)}, ValueRange{blocks}, ValueRange{index(b, loc, 1)},

@@ -4,7 +4,13 @@
 
 #include "kiln/Target/Host/MemoryPlan.h"
 
+#include "kiln/Target/Host/ABI.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -12,6 +18,51 @@
 using namespace mlir;
 
 namespace kiln {
+
+LogicalResult collectBufferLifetime(Value value, Block &body,
+                                    const DenseMap<Operation *, unsigned> &position,
+                                    unsigned &first, unsigned &last,
+                                    SmallVectorImpl<Operation *> &deallocs) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<memref::DeallocOp>(user)) {
+      if (user->getBlock() != &body)
+        return failure();
+      deallocs.push_back(user);
+      continue;
+    }
+    Operation *ancestor = body.findAncestorOpInBlock(*user);
+    if (!ancestor)
+      return failure();
+    unsigned at = position.lookup(ancestor);
+    first = std::min(first, at);
+    last = std::max(last, at);
+    if (isa<ViewLikeOpInterface>(user)) {
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()) &&
+            failed(collectBufferLifetime(result, body, position, first, last, deallocs)))
+          return failure();
+      continue;
+    }
+    // A call keeps the buffer only for its duration when the callee says
+    // so (the shared matmul kernels of kiln-cpu-matmul).
+    if (auto call = dyn_cast<func::CallOp>(user)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (callee && !callee.isExternal() &&
+          callee.getArgAttr(use.getOperandNumber(), kNoCaptureArgAttr))
+        continue;
+      return failure();
+    }
+    // Anything else that yields or passes on a buffer may make it escape.
+    if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user) ||
+        llvm::any_of(user->getResultTypes(),
+                     [](Type t) { return isa<BaseMemRefType>(t); }))
+      return failure();
+  }
+  return success();
+}
+
 
 int64_t MemoryPlan::bufferBytes() const {
   int64_t total = 0;

@@ -43,54 +43,6 @@ std::optional<int64_t> plannableBytes(MemRefType type) {
   return type.getNumElements() * elementBytes;
 }
 
-/// Extends [first, last] to cover every use of `value` and of the views
-/// derived from it, as positions of their ancestors in `body`. Collects the
-/// deallocs. Fails if the buffer may escape or its deallocation is not a
-/// plain memref.dealloc in `body` (the buffer then stays on the heap).
-LogicalResult collectLifetime(Value value, Block &body,
-                              const DenseMap<Operation *, unsigned> &position,
-                              unsigned &first, unsigned &last,
-                              SmallVectorImpl<Operation *> &deallocs) {
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<memref::DeallocOp>(user)) {
-      if (user->getBlock() != &body)
-        return failure();
-      deallocs.push_back(user);
-      continue;
-    }
-    Operation *ancestor = body.findAncestorOpInBlock(*user);
-    if (!ancestor)
-      return failure();
-    unsigned at = position.lookup(ancestor);
-    first = std::min(first, at);
-    last = std::max(last, at);
-    if (isa<ViewLikeOpInterface>(user)) {
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()) &&
-            failed(collectLifetime(result, body, position, first, last, deallocs)))
-          return failure();
-      continue;
-    }
-    // A call keeps the buffer only for its duration when the callee says
-    // so (the shared matmul kernels of kiln-cpu-matmul).
-    if (auto call = dyn_cast<func::CallOp>(user)) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (callee && !callee.isExternal() &&
-          callee.getArgAttr(use.getOperandNumber(), kNoCaptureArgAttr))
-        continue;
-      return failure();
-    }
-    // Anything else that yields or passes on a buffer may make it escape.
-    if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user) ||
-        llvm::any_of(user->getResultTypes(),
-                     [](Type t) { return isa<BaseMemRefType>(t); }))
-      return failure();
-  }
-  return success();
-}
-
 /// Greedy by size: the largest buffers are placed first, each at the
 /// lowest-waste gap (best fit) among the buffers already placed whose
 /// lifetimes overlap its own.
@@ -145,7 +97,7 @@ struct KilnPlanArenaPass final : impl::KilnPlanArenaPassBase<KilnPlanArenaPass> 
       SmallVector<Operation *> frees;
       unsigned at = position.lookup(alloc), first = at, last = at;
       if (alloc->getBlock() != &body || !bytes ||
-          failed(collectLifetime(alloc, body, position, first, last, frees))) {
+          failed(collectBufferLifetime(alloc, body, position, first, last, frees))) {
         ++plan.heapAllocs;
         return;
       }

@@ -37,6 +37,21 @@ func.func @matmul_batched(%a: tensor<2x3x4x8xf32>, %b: tensor<2x3x8x16xf32>) -> 
 
 // -----
 
+/// Dynamic batch dims (a symbolic batch and sequence, as in attention) equal
+/// in both operands are checked equal at run time and collapse the same way.
+// CHECK-LABEL: func @matmul_batched_dynamic
+// CHECK: call @kiln_check({{.*}}) {kiln.check_message = "dim mismatch in matmul{{.*}}(batch dim 0)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<?x4x?x16xf32> into tensor<?x?x16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<?x4x16x?xf32> into tensor<?x16x?xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<?x?x16xf32>, tensor<?x16x?xf32>) outs(%{{.*}} : tensor<?x?x?xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] output_shape [%{{.*}}, 4, %{{.*}}, %{{.*}}] : tensor<?x?x?xf32> into tensor<?x4x?x?xf32>
+func.func @matmul_batched_dynamic(%a: tensor<?x4x?x16xf32>, %b: tensor<?x4x16x?xf32>) -> tensor<?x4x?x?xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<?x4x?x16xf32>, tensor<?x4x16x?xf32>) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
 /// Broadcast batch dims: one contraction generic whose maps read index 0.
 // CHECK-DAG: #[[A:.+]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>
 // CHECK-DAG: #[[B:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>

@@ -10,6 +10,16 @@
 // CHECK: scf.if
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-COUNT-24: vector.fma
+/// N is dynamic: the partial column panel (fewer than 64 columns) runs the
+/// kernel of as many vectors as its columns need, picked at run time.
+// CHECK: } else {
+// CHECK: %[[VECTORS:.+]] = arith.ceildivui %{{.+}}, %c16 : index
+// CHECK: scf.index_switch %[[VECTORS]]
+// CHECK: case 1 {
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: case 2 {
+// CHECK: case 3 {
+// CHECK: default {
 // CHECK: memref.dealloc
 func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)

@@ -236,12 +236,26 @@ func.func @cross_row_consumer(%x: memref<8x8xi32>, %m: memref<8xi32>, %y: memref
 #row = affine_map<(d0, d1) -> (d0)>
 
 /// Dynamic rows and row length: the reduction alone, sizes from the buffer,
-/// one row per task, always offered to the pool.
+/// blocks of max(1, 4096 / length) rows per task (computed at run time),
+/// always offered to the pool; the masked tail runs only when the length
+/// is not a multiple of the vector width at run time.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[ROWS:.+]] = memref.dim %{{.+}}, %c0
-// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %c1
+// CHECK: %[[LENGTH:.+]] = memref.dim %{{.+}}, %c1
+// CHECK: %[[NONZERO:.+]] = arith.maxui %[[LENGTH]], %c1
+// CHECK: %[[PER:.+]] = arith.divui %c4096, %[[NONZERO]]
+// CHECK: %[[BLOCK:.+]] = arith.maxui %[[PER]], %c1
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %[[BLOCK]]
 // CHECK: scf.parallel (%{{.+}}) = (%{{.+}}) to (%[[BLOCKS]])
-// CHECK: memref.dim %{{.+}}, %c1
+// CHECK: %[[N:.+]] = memref.dim %{{.+}}, %c1
+// CHECK: %[[WIDE:.+]] = arith.subi %[[N]], %{{.+}} : index
+// CHECK: %[[FULL:.+]] = arith.subi %[[N]], %{{.+}} : index
+// CHECK: %[[REST:.+]] = scf.for %{{.+}} = %[[WIDE]] to %[[FULL]] step %c16 iter_args
+// CHECK: %[[TAIL:.+]] = arith.cmpi ne, %[[FULL]], %[[N]] : index
+// CHECK: scf.if %[[TAIL]] -> (vector<16xf32>) {
+// CHECK: vector.maskedload
+// CHECK: } else {
+// CHECK: scf.yield %[[REST]] : vector<16xf32>
 // CHECK: arith.addf {{.*}} : vector<1xf32>
 // CHECK: } {kiln.heavy}
 func.func @dynamic(%x: memref<?x?xf32>, %s: memref<?xf32>) {

@@ -52,4 +52,21 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnDropPassedChecksPass : Pass<"kiln-drop-passed-checks", "mlir::ModuleOp"> {
+  let summary = "Erase the run-time checks that folding proved to pass";
+  let description = [{
+    `convert-kiln-to-linalg` checks that two dynamic dims it takes to be
+    equal are equal at run time. Where canonicalization then finds the two
+    dims to be one value (the dims of a tensor and of its own elementwise
+    result), the check's condition folds to `true`, but the call stays: an
+    op with effects between the linalg ops of a kernel, which keeps the
+    dispatch stage from grouping them (a softmax over a symbolic sequence
+    split from its division). This pass erases every
+    `func.call @kiln_check(%ok, ...)` whose `%ok` is the constant true.
+
+    Pre-condition: after the linalg stage's canonicalization. Post-condition:
+    every `@kiln_check` call left can fail.
+  }];
+}
+
 #endif // KILN_CONVERSION_KILNTOLINALG_PASSES_TD

@@ -6,6 +6,8 @@
 #define KILN_TARGET_HOST_MEMORYPLAN_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -39,6 +41,18 @@ struct MemoryPlan {
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
 };
+
+/// Extends [first, last] to cover every use of the buffer `value` and of the
+/// views derived from it, as positions (`position`) of their ancestors in
+/// `body`, and collects its deallocs. Fails if the buffer may escape (a
+/// terminator, a call that may capture it, an op returning a buffer) or a
+/// dealloc of it is not a plain memref.dealloc in `body`. Shared by
+/// kiln-plan-arena and kiln-free-after-last-use.
+mlir::LogicalResult
+collectBufferLifetime(mlir::Value value, mlir::Block &body,
+                      const llvm::DenseMap<mlir::Operation *, unsigned> &position,
+                      unsigned &first, unsigned &last,
+                      llvm::SmallVectorImpl<mlir::Operation *> &deallocs);
 
 /// The summary kiln-plan-arena recorded on `module`, if it ran: arena
 /// bytes, buffer count, their total bytes, heap allocations.
