@@ -13,7 +13,10 @@
 // stages * 32 KiB for A and B, at least the 64 KiB the f32 epilogue tile
 // needs. Partial tiles at the edges read zeros (TMA out-of-bounds fill) and
 // store under a predicate; N and K must be multiples of 8 (TMA's 16-byte
-// row strides), else the generic SIMT kernel stays.
+// row strides), else the generic SIMT kernel stays. An unbatched product's
+// rows M may be symbolic (a classifier's after the flatten of a symbolic
+// batch): the grid's x is ceil(M / 128) and the row guard compares with M,
+// both read from A at run time; a batch may be symbolic (the grid's z).
 //
 // A K-major B (maps of C = A * B^T, which kiln-cuda-lower-precision makes
 // for tf32, whose wgmma reads both operands K-major, and for convolutions:
