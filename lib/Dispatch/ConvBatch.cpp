@@ -143,9 +143,35 @@ linalg::GenericOp buildBatchedTaps(OpBuilder &b, Location loc, Value filter, Val
   return nullptr;
 }
 
+/// The filters [F, C, 1, 1] of a per-image 1x1 conv matmul over `channels`
+/// channels: its A's collapse (convFilter), or A itself when canonicalization
+/// folded that collapse into a 2-D constant [F, C] (a squeeze-excite FC's):
+/// then as a [F, C, 1, 1] constant made once per 2-D one (`reshaped`), right
+/// after it, so the images' conv taps share it and merge.
+Value pointwiseFilter(linalg::MatmulOp matmul, int64_t channels,
+                      DenseMap<Value, Value> &reshaped) {
+  if (Value filter = convFilter(matmul))
+    return filter;
+  Value a = matmul.getDpsInputs()[0];
+  auto constant = a.getDefiningOp<arith::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  if (!dense || dense.getType().getRank() != 2 || dense.getType().getDimSize(1) != channels)
+    return nullptr;
+  Value &filter = reshaped[a];
+  if (!filter) {
+    OpBuilder b(constant->getContext());
+    b.setInsertionPointAfter(constant);
+    auto type = RankedTensorType::get({dense.getType().getDimSize(0), channels, 1, 1},
+                                      dense.getType().getElementType());
+    filter = arith::ConstantOp::create(b, constant.getLoc(), dense.reshape(type));
+  }
+  return filter;
+}
+
 /// The per-image 1x1 conv matmuls of a batch (B image n of [N, C, P], N >
 /// 1, the result inserted into the batch's result) become conv taps.
 void pointwiseMatmulsToTaps(func::FuncOp func) {
+  DenseMap<Value, Value> reshaped;
   SmallVector<linalg::MatmulOp> matmuls;
   func.walk([&](linalg::MatmulOp matmul) {
     // Inserted into the batch's result (a later 1x1 conv may read the
@@ -155,11 +181,14 @@ void pointwiseMatmulsToTaps(func::FuncOp func) {
       matmuls.push_back(matmul);
   });
   for (linalg::MatmulOp matmul : matmuls) {
-    Value filter = convFilter(matmul);
     std::optional<ImageSlice> b = matchImageSlice(matmul.getDpsInputs()[1]);
     if (!b)
       b = matchInsertedImage(matmul.getDpsInputs()[1], matmul);
-    if (!filter || !b || cast<RankedTensorType>(b->x.getType()).getDimSize(0) < 2)
+    if (!b || cast<RankedTensorType>(b->x.getType()).getDimSize(0) < 2)
+      continue;
+    Value filter = pointwiseFilter(
+        matmul, cast<RankedTensorType>(b->x.getType()).getDimSize(1), reshaped);
+    if (!filter)
       continue;
     ArrayRef<int64_t> w = cast<RankedTensorType>(filter.getType()).getShape();
     if (w[2] != 1 || w[3] != 1)
@@ -171,6 +200,9 @@ void pointwiseMatmulsToTaps(func::FuncOp func) {
       if (op && op->use_empty())
         op->erase();
   }
+  for (auto &[flat, filter] : reshaped)
+    if (filter.use_empty())
+      filter.getDefiningOp()->erase();
 }
 
 /// One image's conv: a plain conv taps generic (no prologue) reading image

@@ -389,22 +389,27 @@ bool isInsertedIntoSlice(Value value) {
 }
 
 namespace {
-/// The empty tensor or alloc_tensor that the destination-style chain
-/// writing `value` starts from (through each op's tied init), when nothing
-/// else uses it or the chain's intermediate values; else null.
-Operation *denseChainStart(Value value) {
+/// The operand through which the destination-style chain writing `value`
+/// (through each op's tied init) starts from an empty tensor or
+/// alloc_tensor, when nothing else uses the chain's intermediate values;
+/// else null. The empty tensor itself may have other users (CSE merges
+/// equal empty tensors): it is a shape, not a buffer.
+OpOperand *denseChainStart(Value value) {
   Value root = value;
+  OpOperand *start = nullptr;
   while (auto writer = root.getDefiningOp<DestinationStyleOpInterface>()) {
     auto result = cast<OpResult>(root);
     if (result.getResultNumber() >= static_cast<unsigned>(writer.getNumDpsInits()))
       return nullptr;
-    root = writer.getDpsInitOperand(result.getResultNumber())->get();
-    if (!root.hasOneUse())
+    start = writer.getDpsInitOperand(result.getResultNumber());
+    root = start->get();
+    if (!root.hasOneUse() && !root.getDefiningOp<tensor::EmptyOp>())
       return nullptr;
   }
-  Operation *start = root.getDefiningOp();
-  return isa_and_nonnull<tensor::EmptyOp, bufferization::AllocTensorOp>(start) ? start
-                                                                              : nullptr;
+  return start && isa_and_nonnull<tensor::EmptyOp, bufferization::AllocTensorOp>(
+                      start->get().getDefiningOp())
+             ? start
+             : nullptr;
 }
 } // namespace
 
@@ -415,15 +420,19 @@ bool canKeepDense(Value value) {
 bool keepDenseWhenInserted(Value value) {
   if (!isInsertedIntoSlice(value))
     return true;
-  auto empty = dyn_cast_or_null<tensor::EmptyOp>(denseChainStart(value));
+  OpOperand *start = denseChainStart(value);
+  if (!start)
+    return false;
+  auto empty = start->get().getDefiningOp<tensor::EmptyOp>();
   if (!empty)
-    return denseChainStart(value) != nullptr; // already an alloc_tensor
+    return true; // already an alloc_tensor
+  // This chain's own buffer; the empty tensor stays for its other users.
   OpBuilder b(empty);
-  empty.getResult().replaceAllUsesWith(
-      bufferization::AllocTensorOp::create(b, empty.getLoc(), empty.getType(),
-                                           empty.getDynamicSizes())
-          .getResult());
-  empty.erase();
+  start->set(bufferization::AllocTensorOp::create(b, empty.getLoc(), empty.getType(),
+                                                  empty.getDynamicSizes())
+                 .getResult());
+  if (empty->use_empty())
+    empty.erase();
   return true;
 }
 

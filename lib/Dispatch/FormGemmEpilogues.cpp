@@ -59,7 +59,9 @@ struct Shapes {
 };
 
 /// Whether the kernel takes `op` as a product with an epilogue: an f32
-/// matmul or batch_matmul with default maps and static shapes, or a 2-D
+/// matmul or batch_matmul with default maps and static shapes (a matmul's
+/// rows M may be symbolic: a classifier's after a flatten of a symbolic
+/// batch; the kernel's grid and row guards read M at run time), or a 2-D
 /// NCHW conv with static filters and a batch that may be symbolic, starting
 /// from zero.
 bool isGemmProduct(linalg::LinalgOp op, const Shapes &shapes) {
@@ -71,9 +73,10 @@ bool isGemmProduct(linalg::LinalgOp op, const Shapes &shapes) {
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
     return isStaticF32(conv.getInputs()[1]) && isStaticButBatchF32(conv.getInputs()[0]) &&
            isStaticButBatchF32(conv.getOutputs()[0]);
-  if (!llvm::all_of(op->getOperands(), isStaticF32))
-    return false;
   bool batched = isa<linalg::BatchMatmulOp>(op);
+  if (!isStaticButRowsF32(op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0],
+                          batched))
+    return false;
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
     if (matmul.hasUserDefinedMaps())
       return false;
@@ -185,7 +188,10 @@ void formGemmEpilogue(linalg::LinalgOp product, const Shapes &shapes) {
   // A product of rows read as [batch, rows, N] (a projection before its
   // bias and residual add): the kernel reads the generic collapsed.
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(use->getOwner())) {
-    if (!expand->hasOneUse() || isa<linalg::Conv2DNchwFchwOp>(product))
+    // (Symbolic rows are not split into [batch, rows]: the kernel collapses
+    // the generic back onto C only with static sizes.)
+    if (!expand->hasOneUse() || isa<linalg::Conv2DNchwFchwOp>(product) ||
+        !cast<RankedTensorType>(result.getType()).hasStaticShape())
       return;
     groups = expand.getReassociationIndices();
     views.push_back(expand);

@@ -201,3 +201,32 @@ func.func @inserted_image_read_directly(%x: tensor<2x4x16xf32>, %w1: tensor<8x4x
   %j1 = tensor.insert_slice %n1 into %j0[1, 0, 0] [1, 8, 16] [1, 1, 1] : tensor<8x16xf32> into tensor<2x8x16xf32>
   return %j1 : tensor<2x8x16xf32>
 }
+
+// -----
+
+/// A squeeze FC (1x1 conv) over a batch of 2 whose filters canonicalization
+/// folded into a 2-D constant [F, C] (no collapse of a [F, C, 1, 1] left):
+/// the images' matmuls read it as one [F, C, 1, 1] constant and become one
+/// batched conv taps contraction, as with the collapse.
+// CHECK-LABEL: func @folded_pointwise_filter
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[W:.+]] = arith.constant dense<{{.+}}> : tensor<2x8x1x1xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[W]], %{{.*}} : tensor<2x8x1x1xf32>, tensor<2x8x1xf32>)
+// CHECK-SAME: kiln.conv_taps
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @folded_pointwise_filter(%x: tensor<2x8x1xf32>) -> tensor<2x2x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]> : tensor<2x8xf32>
+  %e = tensor.empty() : tensor<2x1xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x1xf32>) -> tensor<2x1xf32>
+  %out = tensor.empty() : tensor<2x2x1xf32>
+  %x0 = tensor.extract_slice %x[0, 0, 0] [1, 8, 1] [1, 1, 1] : tensor<2x8x1xf32> to tensor<8x1xf32>
+  %m0 = linalg.matmul ins(%w, %x0 : tensor<2x8xf32>, tensor<8x1xf32>) outs(%acc : tensor<2x1xf32>) -> tensor<2x1xf32>
+  %i0 = tensor.insert_slice %m0 into %out[0, 0, 0] [1, 2, 1] [1, 1, 1] : tensor<2x1xf32> into tensor<2x2x1xf32>
+  %x1 = tensor.extract_slice %x[1, 0, 0] [1, 8, 1] [1, 1, 1] : tensor<2x8x1xf32> to tensor<8x1xf32>
+  %m1 = linalg.matmul ins(%w, %x1 : tensor<2x8xf32>, tensor<8x1xf32>) outs(%acc : tensor<2x1xf32>) -> tensor<2x1xf32>
+  %i1 = tensor.insert_slice %m1 into %i0[1, 0, 0] [1, 2, 1] [1, 1, 1] : tensor<2x1xf32> into tensor<2x2x1xf32>
+  return %i1 : tensor<2x2x1xf32>
+}

@@ -283,3 +283,128 @@ func.func @conv_into_padding(%x: tensor<2x8x8x8xf32>, %w: tensor<16x8x3x3xf32>, 
   %padded = tensor.insert_slice %g into %pf[0, 0, 1, 1] [2, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> into tensor<2x16x8x8xf32>
   return %padded : tensor<2x16x8x8xf32>
 }
+
+// -----
+
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+/// The residual input of a conv's epilogue is a max pool's result that is
+/// also inserted into the next conv's padding, and the pool's -inf fill
+/// writes an empty tensor CSE shares with other ops: still the conv's
+/// epilogue; the pool's chain gets an alloc_tensor of its own (an empty
+/// tensor is a shape, not a buffer), so the pool's result is a dense buffer
+/// and its insertion a copy.
+// CHECK-LABEL: func @residual_shared_empty
+// CHECK: %[[OWN:.+]] = bufferization.alloc_tensor() : tensor<1x8x8x8xf32>
+// CHECK-NEXT: %[[NEG:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[OWN]] :
+// CHECK: %[[POOL:.+]] = linalg.pooling_nchw_max {{.*}} outs(%[[NEG]] :
+// CHECK: tensor.insert_slice %[[POOL]] into
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%{{.+}}, %{{.+}}, %[[POOL]] :
+// CHECK-SAME: kiln.epilogue = 0
+func.func @residual_shared_empty(%x: tensor<1x8x18x18xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %neg = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %win : tensor<1x8x18x18xf32>, tensor<3x3xf32>) outs(%neg : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %pe = tensor.empty() : tensor<1x8x10x10xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x8x10x10xf32>) -> tensor<1x8x10x10xf32>
+  %padded = tensor.insert_slice %pool into %pf[0, 0, 1, 1] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x8x10x10xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %w : tensor<1x8x10x10xf32>, tensor<8x8x3x3xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %g = linalg.generic {indexing_maps = [#nchw, #chan, #nchw, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b, %pool : tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<1x8x8x8xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+  ^bb0(%c: f32, %x0: f32, %r0: f32, %o: f32):
+    %s = arith.addf %c, %x0 : f32
+    %t = arith.addf %s, %r0 : f32
+    %r = arith.maximumf %t, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x8x8xf32>
+  return %g : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+/// A classifier's matmul after a flatten of a symbolic batch: its rows M are
+/// symbolic, K and N static. Its bias + relu is its epilogue as at a static
+/// batch (the kernel reads M at run time); the fill gets a symbolic-size
+/// empty tensor of its own.
+// CHECK-LABEL: func @symbolic_rows
+// CHECK: tensor.empty(%{{.+}}) : tensor<?x32xf32>
+// CHECK: %[[OWN:.+]] = tensor.empty(%{{.+}}) : tensor<?x32xf32>
+// CHECK: %[[OUT:.+]] = tensor.empty(%{{.+}}) : tensor<?x32xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[OWN]] :
+// CHECK: %[[P:.+]] = linalg.matmul
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%{{.+}}, %[[P]] :
+// CHECK-SAME: outs(%[[OUT]] :
+// CHECK-SAME: kiln.epilogue = 1
+// TF32-LABEL: func @symbolic_rows
+// TF32: linalg.generic
+// TF32-SAME: kiln.epilogue = 1
+func.func @symbolic_rows(%a: tensor<?x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<?x16xf32>, tensor<16x32xf32>) outs(%f : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %g = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %m : tensor<32xf32>, tensor<?x32xf32>) outs(%e : tensor<?x32xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %c, %x : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<?x32xf32>
+  return %g : tensor<?x32xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col3 = affine_map<(d0, d1, d2) -> (d2)>
+
+/// Not epilogues: symbolic rows read as [batch, rows, N] through an
+/// expand_shape (the kernel collapses such a generic back onto C only with
+/// static sizes), and a batch_matmul with a symbolic batch.
+// CHECK-LABEL: func @symbolic_kept
+// CHECK-NOT: kiln.epilogue
+func.func @symbolic_kept(%a: tensor<?x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>,
+                         %x: tensor<?x8x16xf32>, %y: tensor<?x16x32xf32>) -> (tensor<?x4x32xf32>, tensor<?x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<?x16xf32>, tensor<16x32xf32>) outs(%f : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %c4 = arith.constant 4 : index
+  %bt = arith.divui %n, %c4 : index
+  %v = tensor.expand_shape %m [[0, 1], [2]] output_shape [%bt, 4, 32] : tensor<?x32xf32> into tensor<?x4x32xf32>
+  %e3 = tensor.empty(%bt) : tensor<?x4x32xf32>
+  %g = linalg.generic {indexing_maps = [#col3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b, %v : tensor<32xf32>, tensor<?x4x32xf32>) outs(%e3 : tensor<?x4x32xf32>) {
+  ^bb0(%x0: f32, %c: f32, %o: f32):
+    %s = arith.addf %c, %x0 : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4x32xf32>
+  %nb = tensor.dim %x, %c0 : tensor<?x8x16xf32>
+  %eb = tensor.empty(%nb) : tensor<?x8x32xf32>
+  %fb = linalg.fill ins(%zero : f32) outs(%eb : tensor<?x8x32xf32>) -> tensor<?x8x32xf32>
+  %p = linalg.batch_matmul ins(%x, %y : tensor<?x8x16xf32>, tensor<?x16x32xf32>) outs(%fb : tensor<?x8x32xf32>) -> tensor<?x8x32xf32>
+  %h = linalg.generic {indexing_maps = [#col3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b, %p : tensor<32xf32>, tensor<?x8x32xf32>) outs(%eb : tensor<?x8x32xf32>) {
+  ^bb0(%x0: f32, %c: f32, %o: f32):
+    %s = arith.addf %c, %x0 : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8x32xf32>
+  return %g, %h : tensor<?x4x32xf32>, tensor<?x8x32xf32>
+}

@@ -1,7 +1,7 @@
 # Compiles the real-exports zoo here for a GPU machine, and runs it there against onnxruntime.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: cuda_bundle.py compile OUT --kilnc PATH [--target cuda|cpu] [--gpu sm_90a]
-                         [--embed-max-mib 6] MODEL.onnx...
+                         [--precision fp32] [--embed-max-mib 6] MODEL.onnx...
        cuda_bundle.py run OUT --kiln-run PATH [--device cuda|cpu] [--work DIR]
 
 The zoo's weights (1 GiB restored) do not travel to the GPU machine; its
@@ -19,6 +19,11 @@ the same values as here. So each model is compiled in one of two modes:
 
 and first with its symbolic dims as exported (one artifact for every size);
 when kilnc refuses that, once per run size with --input-shape (static).
+
+With --precision fp16, bf16 or tf32 (CUDA's matmul operand precisions) a
+run passes when max_err/max|ref| of every output is at most 1e-2, as the
+zoo's precision check (bench/cuda_zoo_precision.py) has it; fp32 runs keep
+bench/models/check.py's rule.
 
 `compile` writes OUT/models/NAME/{model.onnx (the stripped export), meta.json}
 and the artifacts (OUT/artifacts/NAME/*.so); `run` restores each export,
@@ -47,6 +52,8 @@ import weights  # noqa: E402
 import zoo_runs  # noqa: E402
 
 TIMEOUT = 1200
+# max_err/max|ref| a run at a reduced matmul precision may reach.
+REDUCED_PRECISION_BOUND = 1e-2
 
 
 def run_tool(args, timeout=TIMEOUT):
@@ -100,6 +107,7 @@ def compile_model(path, out, args, scratch):
     model = onnx.load(path)
     weight_bytes = stripped_bytes(model)
     meta = {"name": name, "weight_bytes": weight_bytes, "target": args.target,
+            "precision": args.precision,
             "sizes": zoo_runs.SIZES, "weight_inputs": [], "artifacts": {}}
     source = os.path.join(scratch, name + ".onnx")
     if weight_bytes <= args.embed_max_mib * 2**20:
@@ -110,6 +118,8 @@ def compile_model(path, out, args, scratch):
         meta["weight_inputs"] = weights_as_inputs(model)
     onnx.save(model, source)
     base = ["--target=" + args.target] + (["--gpu=" + args.gpu] if args.target == "cuda" else [])
+    if args.precision != "fp32":
+        base.append("--precision=" + args.precision)
     start = time.monotonic()
     rc, output = run_tool([args.kilnc, source, "-o", os.path.join(artifact_dir, "model.so")] + base)
     if rc == 0:
@@ -172,7 +182,26 @@ def run_size(meta, model, restored_path, restored, work, batch, seq, args):
     if rc != 0:
         return False, "kiln-run: " + first_error(output)
     ok, notes = check.compare(os.path.join(size_dir, "out"), reference_dir)
+    if meta.get("precision", "fp32") != "fp32":
+        ok = within_relative_bound(os.path.join(size_dir, "out"), reference_dir)
+        notes += f" (bound {REDUCED_PRECISION_BOUND:.0e} at {meta['precision']})"
     return ok, notes + zoo_runs.weak_reference_note(reference)
+
+
+def within_relative_bound(out_dir, reference_dir):
+    """Whether every output's max_err/max|ref| is at most the reduced-precision bound."""
+    for name in sorted(os.listdir(reference_dir)):
+        path = os.path.join(out_dir, name)
+        if not os.path.exists(path):
+            return False
+        want = np.load(os.path.join(reference_dir, name)).astype(np.float64)
+        got = np.load(path).astype(np.float64)
+        if got.shape != want.shape:
+            return False
+        scale = max(float(np.abs(want).max()), 1e-30)
+        if float(np.abs(got - want).max()) / scale > REDUCED_PRECISION_BOUND:
+            return False
+    return True
 
 
 def run_model(meta, args):
@@ -235,6 +264,7 @@ def main():
     p.add_argument("--target", choices=["cuda", "cpu"], default="cuda")
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     p.add_argument("--gpu", default="sm_90a")
+    p.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="fp32")
     p.add_argument("--embed-max-mib", type=float, default=6)
     p.add_argument("--work")
     p.add_argument("models", nargs="*")

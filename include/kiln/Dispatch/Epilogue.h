@@ -85,9 +85,11 @@ std::optional<unsigned> epilogueInput(mlir::linalg::GenericOp generic);
 bool isInsertedIntoSlice(mlir::Value value);
 
 /// When `value` is inserted into a larger tensor and the destination-style
-/// chain that writes it (through each op's tied init) starts from an empty
-/// tensor only that chain uses: that empty tensor becomes a
-/// `bufferization.alloc_tensor`, so empty-tensor elimination does not
+/// chain that writes it (through each op's tied init, whose intermediate
+/// values nothing else uses) starts from an empty tensor: the chain starts
+/// from a `bufferization.alloc_tensor` of its own instead (the empty tensor,
+/// which CSE may have shared, stays for its other users), so empty-tensor
+/// elimination does not
 /// compute `value` in place in the slice, a strided view with an offset
 /// (which a GEMM kernel's dense loads and stores cannot use); the insertion
 /// stays a copy. Returns whether `value` gets a dense buffer of its own

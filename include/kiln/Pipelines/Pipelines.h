@@ -106,12 +106,9 @@ void buildDispatchPipeline(mlir::OpPassManager &pm, const PipelineOptions &optio
 /// one-shot bufferization with results written to out-params, ...
 void buildBufferizePipeline(mlir::OpPassManager &pm);
 /// ... then deallocation and copies as linalg.copy. The CPU puts its row
-/// kernels between the two.
+/// kernels between the two. (Each target's stages 5-6 are its TargetInfo's,
+/// lib/Pipelines/{CPU,CUDA}Pipelines.cpp.)
 void buildDeallocationPipeline(mlir::OpPassManager &pm);
-/// Stage 5 (CPU): bufferization, loops.
-void buildCPUCodegenPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
-/// Stage 6: everything to the LLVM dialect.
-void buildLLVMLoweringPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// Whether `stage` is a pass pipeline on the module (graph..llvm); the
 /// later stages (ptx, obj, lib) are translations done by the driver.

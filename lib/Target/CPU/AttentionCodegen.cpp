@@ -73,167 +73,228 @@ struct AttentionEmitter {
   Value vload(Value mem, ValueRange at) { return vector::LoadOp::create(b, loc, vt, mem, at); }
   void vstore(Value v, Value mem, ValueRange at) { vector::StoreOp::create(b, loc, v, mem, at); }
 
-  /// Emits the task body for task index `t`.
+  /// What the steps of one task share: its batch, head and first query
+  /// (bi, hi, i0), the tiles QT, ST and OT, and each query vector's valid
+  /// lanes and query positions.
+  struct Task {
+    Value bi, hi, i0, zero, one;
+    Value qt, st, ot;
+    SmallVector<Value> laneMasks, positions;
+  };
+
+  /// Emits the task body for task index `t`: the scaled queries, then the
+  /// key blocks (scores, online softmax, output update), then the output
+  /// normalized and stored.
   void emitTask(Value t) {
+    Task task = emitTaskSetup(t);
+    emitScaledQueries(task);
+    emitQueryLanes(task);
+    Value zeros = splat(0.0f);
+    emitZeroOutputTile(task, zeros);
+    scf::ForOp blockLoop = emitKeyBlocks(task, zeros);
+    emitNormalizeOutputTile(task, blockLoop);
+    emitStoreOutput(task);
+  }
+
+  /// Task `t`'s batch, head and query block, and its tiles.
+  Task emitTaskSetup(Value t) {
+    Task task;
     int64_t blocks = llvm::divideCeil(sq, br);
-    Value bi = arith::DivUIOp::create(b, loc, t, idx(heads * blocks));
+    task.bi = arith::DivUIOp::create(b, loc, t, idx(heads * blocks));
     Value rest = arith::RemUIOp::create(b, loc, t, idx(heads * blocks));
-    Value hi = arith::DivUIOp::create(b, loc, rest, idx(blocks));
+    task.hi = arith::DivUIOp::create(b, loc, rest, idx(blocks));
     Value qb = arith::RemUIOp::create(b, loc, rest, idx(blocks));
-    Value i0 = mul(qb, idx(br));
-    Value zero = idx(0), one = idx(1);
+    task.i0 = mul(qb, idx(br));
+    task.zero = idx(0);
+    task.one = idx(1);
+    task.qt = memref::AllocaOp::create(b, loc, MemRefType::get({d, br}, f32));
+    task.st = memref::AllocaOp::create(b, loc, MemRefType::get({kKeyBlock, br}, f32));
+    task.ot = memref::AllocaOp::create(b, loc, MemRefType::get({d, br}, f32));
+    return task;
+  }
 
-    auto qt = memref::AllocaOp::create(b, loc, MemRefType::get({d, br}, f32));
-    auto st = memref::AllocaOp::create(b, loc, MemRefType::get({kKeyBlock, br}, f32));
-    auto ot = memref::AllocaOp::create(b, loc, MemRefType::get({d, br}, f32));
-
-    // QT[k, i] = scale * Q[b, h, min(i0 + i, Sq - 1), k]: lanes past Sq
-    // repeat the last query and are never stored.
+  /// QT[k, i] = scale * Q[b, h, min(i0 + i, Sq - 1), k]: lanes past Sq
+  /// repeat the last query and are never stored.
+  void emitScaledQueries(const Task &task) {
     Value scale = arith::ConstantOp::create(b, loc, op.getScaleAttr());
-    scf::ForOp::create(b, loc, zero, idx(br), one, ValueRange{},
+    scf::ForOp::create(b, loc, task.zero, idx(br), task.one, ValueRange{},
                        [&](OpBuilder &, Location, Value i, ValueRange) {
-                         Value row = min(add(i0, i), idx(sq - 1));
+                         Value row = min(add(task.i0, i), idx(sq - 1));
                          scf::ForOp::create(
-                             b, loc, zero, idx(d), one, ValueRange{},
+                             b, loc, task.zero, idx(d), task.one, ValueRange{},
                              [&](OpBuilder &, Location, Value k, ValueRange) {
                                Value x = memref::LoadOp::create(
-                                   b, loc, op.getQuery(), ValueRange{bi, hi, row, k});
+                                   b, loc, op.getQuery(), ValueRange{task.bi, task.hi, row, k});
                                x = arith::MulFOp::create(b, loc, x, scale);
-                               memref::StoreOp::create(b, loc, x, qt, ValueRange{k, i});
+                               memref::StoreOp::create(b, loc, x, task.qt, ValueRange{k, i});
                                scf::YieldOp::create(b, loc);
                              });
                          scf::YieldOp::create(b, loc);
                        });
-    // Valid lanes and query positions of each query vector.
-    SmallVector<Value> laneMasks, positions;
+  }
+
+  /// Valid lanes and query positions of each query vector.
+  void emitQueryLanes(Task &task) {
     auto i32v = VectorType::get({w}, b.getI32Type());
     SmallVector<int32_t> steps = llvm::to_vector(llvm::seq<int32_t>(0, w));
     Value step = arith::ConstantOp::create(b, loc, i32v, DenseElementsAttr::get(i32v, ArrayRef(steps)));
     for (int64_t v = 0; v < qv; ++v) {
-      Value first = add(i0, idx(v * w));
+      Value first = add(task.i0, idx(v * w));
       Value left = arith::SubIOp::create(b, loc, idx(sq), first);
-      left = arith::MaxSIOp::create(b, loc, min(left, idx(w)), zero);
-      laneMasks.push_back(vector::CreateMaskOp::create(
+      left = arith::MaxSIOp::create(b, loc, min(left, idx(w)), task.zero);
+      task.laneMasks.push_back(vector::CreateMaskOp::create(
           b, loc, VectorType::get({w}, b.getI1Type()), ValueRange{left}));
       Value first32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), first);
-      positions.push_back(arith::AddIOp::create(
+      task.positions.push_back(arith::AddIOp::create(
           b, loc, vector::BroadcastOp::create(b, loc, i32v, first32), step));
     }
-    // OT = 0.
-    Value zeros = splat(0.0f);
-    scf::ForOp::create(b, loc, zero, idx(d), one, ValueRange{},
+  }
+
+  /// OT = 0.
+  void emitZeroOutputTile(const Task &task, Value zeros) {
+    scf::ForOp::create(b, loc, task.zero, idx(d), task.one, ValueRange{},
                        [&](OpBuilder &, Location, Value k, ValueRange) {
                          for (int64_t v = 0; v < qv; ++v)
-                           vstore(zeros, ot, {k, idx(v * w)});
+                           vstore(zeros, task.ot, {k, idx(v * w)});
                          scf::YieldOp::create(b, loc);
                        });
+  }
 
-    // The key blocks, carrying m and l per query vector.
+  /// The loop over key blocks, carrying m and l per query vector (its
+  /// results: m, then l).
+  scf::ForOp emitKeyBlocks(const Task &task, Value zeros) {
     SmallVector<Value> state(qv, splat(-INFINITY));
     state.append(qv, zeros);
     int64_t keyBlocks = llvm::divideCeil(sk, kKeyBlock);
-    auto blockLoop = scf::ForOp::create(
-        b, loc, zero, idx(keyBlocks), one, state,
+    return scf::ForOp::create(
+        b, loc, task.zero, idx(keyBlocks), task.one, state,
         [&](OpBuilder &, Location, Value kb, ValueRange carried) {
           Value k0 = mul(kb, idx(kKeyBlock));
           Value count = min(idx(kKeyBlock), arith::SubIOp::create(b, loc, idx(sk), k0));
-          // Scores: tiles of jt keys, then single keys.
-          Value full = mul(arith::DivUIOp::create(b, loc, count, idx(jt)), idx(jt));
-          scf::ForOp::create(b, loc, zero, full, idx(jt), ValueRange{},
-                             [&](OpBuilder &, Location, Value j, ValueRange) {
-                               emitScores(bi, hi, k0, j, jt, qt, st, laneMasks, positions, i0);
-                               scf::YieldOp::create(b, loc);
-                             });
-          scf::ForOp::create(b, loc, full, count, one, ValueRange{},
-                             [&](OpBuilder &, Location, Value j, ValueRange) {
-                               emitScores(bi, hi, k0, j, 1, qt, st, laneMasks, positions, i0);
-                               scf::YieldOp::create(b, loc);
-                             });
-          // Online softmax per query vector.
+          emitBlockScores(task, k0, count);
           SmallVector<Value> alphas, next(2 * qv);
-          for (int64_t v = 0; v < qv; ++v) {
-            Value col = idx(v * w);
-            auto maxLoop = scf::ForOp::create(
-                b, loc, zero, count, one, ValueRange{splat(-INFINITY)},
-                [&](OpBuilder &, Location, Value j, ValueRange acc) {
-                  Value s = vload(st, {j, col});
-                  scf::YieldOp::create(b, loc, ValueRange{arith::MaximumFOp::create(b, loc, acc[0], s)});
-                });
-            Value m = carried[v], l = carried[qv + v];
-            Value mNew = arith::MaximumFOp::create(b, loc, m, maxLoop.getResult(0));
-            // A row with every key masked so far keeps exp(-inf - 0) = 0.
-            Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
-                                                    splat(-INFINITY));
-            Value base = arith::SelectOp::create(b, loc, allMasked, zeros, mNew);
-            Value alpha = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, base));
-            auto sumLoop = scf::ForOp::create(
-                b, loc, zero, count, one, ValueRange{zeros},
-                [&](OpBuilder &, Location, Value j, ValueRange acc) {
-                  Value p = math::ExpOp::create(
-                      b, loc, arith::SubFOp::create(b, loc, vload(st, {j, col}), base));
-                  vstore(p, st, {j, col});
-                  scf::YieldOp::create(b, loc, ValueRange{arith::AddFOp::create(b, loc, acc[0], p)});
-                });
-            next[v] = mNew;
-            next[qv + v] = math::FmaOp::create(b, loc, l, alpha, sumLoop.getResult(0));
-            alphas.push_back(alpha);
-          }
-          // OT = OT * alpha + V^T P^T over the block, dt head dims at a time.
-          scf::ForOp::create(
-              b, loc, zero, idx(d), idx(dt), ValueRange{},
-              [&](OpBuilder &, Location, Value k, ValueRange) {
-                SmallVector<Value> acc;
-                for (int64_t r = 0; r < dt; ++r)
-                  for (int64_t v = 0; v < qv; ++v)
-                    acc.push_back(arith::MulFOp::create(
-                        b, loc, vload(ot, {add(k, idx(r)), idx(v * w)}), alphas[v]));
-                auto inner = scf::ForOp::create(
-                    b, loc, zero, count, one, acc,
-                    [&](OpBuilder &, Location, Value j, ValueRange a) {
-                      SmallVector<Value> p, out;
-                      for (int64_t v = 0; v < qv; ++v)
-                        p.push_back(vload(st, {j, idx(v * w)}));
-                      Value key = add(k0, j);
-                      for (int64_t r = 0; r < dt; ++r) {
-                        Value x = memref::LoadOp::create(b, loc, op.getValue(),
-                                                         ValueRange{bi, hi, key, add(k, idx(r))});
-                        Value xb = bcast(x);
-                        for (int64_t v = 0; v < qv; ++v)
-                          out.push_back(math::FmaOp::create(b, loc, xb, p[v], a[r * qv + v]));
-                      }
-                      scf::YieldOp::create(b, loc, out);
-                    });
-                for (int64_t r = 0; r < dt; ++r)
-                  for (int64_t v = 0; v < qv; ++v)
-                    vstore(inner.getResult(r * qv + v), ot, {add(k, idx(r)), idx(v * w)});
-                scf::YieldOp::create(b, loc);
-              });
+          emitOnlineSoftmax(task, count, carried, zeros, alphas, next);
+          emitOutputUpdate(task, k0, count, alphas);
           scf::YieldOp::create(b, loc, next);
         });
+  }
 
-    // O = OT / l, transposed into the output.
+  /// ST for the `count` keys from k0: tiles of jt keys, then single keys.
+  void emitBlockScores(const Task &task, Value k0, Value count) {
+    Value full = mul(arith::DivUIOp::create(b, loc, count, idx(jt)), idx(jt));
+    scf::ForOp::create(b, loc, task.zero, full, idx(jt), ValueRange{},
+                       [&](OpBuilder &, Location, Value j, ValueRange) {
+                         emitScores(task.bi, task.hi, k0, j, jt, task.qt, task.st,
+                                    task.laneMasks, task.positions, task.i0);
+                         scf::YieldOp::create(b, loc);
+                       });
+    scf::ForOp::create(b, loc, full, count, task.one, ValueRange{},
+                       [&](OpBuilder &, Location, Value j, ValueRange) {
+                         emitScores(task.bi, task.hi, k0, j, 1, task.qt, task.st,
+                                    task.laneMasks, task.positions, task.i0);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  /// Online softmax per query vector over the block's scores: ST becomes
+  /// exp(S - m_new); `next` gets m_new and l, `alphas` the factor
+  /// exp(m - m_new) that rescales what OT holds.
+  void emitOnlineSoftmax(const Task &task, Value count, ValueRange carried, Value zeros,
+                         SmallVectorImpl<Value> &alphas, SmallVectorImpl<Value> &next) {
+    for (int64_t v = 0; v < qv; ++v) {
+      Value col = idx(v * w);
+      auto maxLoop = scf::ForOp::create(
+          b, loc, task.zero, count, task.one, ValueRange{splat(-INFINITY)},
+          [&](OpBuilder &, Location, Value j, ValueRange acc) {
+            Value s = vload(task.st, {j, col});
+            scf::YieldOp::create(b, loc, ValueRange{arith::MaximumFOp::create(b, loc, acc[0], s)});
+          });
+      Value m = carried[v], l = carried[qv + v];
+      Value mNew = arith::MaximumFOp::create(b, loc, m, maxLoop.getResult(0));
+      // A row with every key masked so far keeps exp(-inf - 0) = 0.
+      Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
+                                              splat(-INFINITY));
+      Value base = arith::SelectOp::create(b, loc, allMasked, zeros, mNew);
+      Value alpha = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, base));
+      auto sumLoop = scf::ForOp::create(
+          b, loc, task.zero, count, task.one, ValueRange{zeros},
+          [&](OpBuilder &, Location, Value j, ValueRange acc) {
+            Value p = math::ExpOp::create(
+                b, loc, arith::SubFOp::create(b, loc, vload(task.st, {j, col}), base));
+            vstore(p, task.st, {j, col});
+            scf::YieldOp::create(b, loc, ValueRange{arith::AddFOp::create(b, loc, acc[0], p)});
+          });
+      next[v] = mNew;
+      next[qv + v] = math::FmaOp::create(b, loc, l, alpha, sumLoop.getResult(0));
+      alphas.push_back(alpha);
+    }
+  }
+
+  /// OT = OT * alpha + V^T P^T over the block, dt head dims at a time.
+  void emitOutputUpdate(const Task &task, Value k0, Value count, ArrayRef<Value> alphas) {
+    scf::ForOp::create(
+        b, loc, task.zero, idx(d), idx(dt), ValueRange{},
+        [&](OpBuilder &, Location, Value k, ValueRange) {
+          SmallVector<Value> acc;
+          for (int64_t r = 0; r < dt; ++r)
+            for (int64_t v = 0; v < qv; ++v)
+              acc.push_back(arith::MulFOp::create(
+                  b, loc, vload(task.ot, {add(k, idx(r)), idx(v * w)}), alphas[v]));
+          auto inner = scf::ForOp::create(
+              b, loc, task.zero, count, task.one, acc,
+              [&](OpBuilder &, Location, Value j, ValueRange a) {
+                SmallVector<Value> p, out;
+                for (int64_t v = 0; v < qv; ++v)
+                  p.push_back(vload(task.st, {j, idx(v * w)}));
+                Value key = add(k0, j);
+                for (int64_t r = 0; r < dt; ++r) {
+                  Value x = memref::LoadOp::create(
+                      b, loc, op.getValue(), ValueRange{task.bi, task.hi, key, add(k, idx(r))});
+                  Value xb = bcast(x);
+                  for (int64_t v = 0; v < qv; ++v)
+                    out.push_back(math::FmaOp::create(b, loc, xb, p[v], a[r * qv + v]));
+                }
+                scf::YieldOp::create(b, loc, out);
+              });
+          for (int64_t r = 0; r < dt; ++r)
+            for (int64_t v = 0; v < qv; ++v)
+              vstore(inner.getResult(r * qv + v), task.ot, {add(k, idx(r)), idx(v * w)});
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  /// OT /= l (the key blocks' final sums).
+  void emitNormalizeOutputTile(const Task &task, scf::ForOp blockLoop) {
     SmallVector<Value> inverse;
     for (int64_t v = 0; v < qv; ++v)
       inverse.push_back(arith::DivFOp::create(b, loc, splat(1.0f), blockLoop.getResult(qv + v)));
-    scf::ForOp::create(b, loc, zero, idx(d), one, ValueRange{},
+    scf::ForOp::create(b, loc, task.zero, idx(d), task.one, ValueRange{},
                        [&](OpBuilder &, Location, Value k, ValueRange) {
                          for (int64_t v = 0; v < qv; ++v) {
                            Value col = idx(v * w);
-                           vstore(arith::MulFOp::create(b, loc, vload(ot, {k, col}), inverse[v]),
-                                  ot, {k, col});
+                           vstore(arith::MulFOp::create(b, loc, vload(task.ot, {k, col}),
+                                                        inverse[v]),
+                                  task.ot, {k, col});
                          }
                          scf::YieldOp::create(b, loc);
                        });
-    Value rows = min(idx(br), arith::SubIOp::create(b, loc, idx(sq), i0));
+  }
+
+  /// OT transposed into the output, the block's valid queries only
+  /// ([b, q, h, k] when the kernel merges the heads, else [b, h, q, k]).
+  void emitStoreOutput(const Task &task) {
+    Value rows = min(idx(br), arith::SubIOp::create(b, loc, idx(sq), task.i0));
     bool merged = op.getMergeHeads();
     scf::ForOp::create(
-        b, loc, zero, rows, one, ValueRange{}, [&](OpBuilder &, Location, Value i, ValueRange) {
-          Value qi = add(i0, i);
-          scf::ForOp::create(b, loc, zero, idx(d), one, ValueRange{},
+        b, loc, task.zero, rows, task.one, ValueRange{},
+        [&](OpBuilder &, Location, Value i, ValueRange) {
+          Value qi = add(task.i0, i);
+          scf::ForOp::create(b, loc, task.zero, idx(d), task.one, ValueRange{},
                              [&](OpBuilder &, Location, Value k, ValueRange) {
-                               Value x = memref::LoadOp::create(b, loc, ot, ValueRange{k, i});
-                               SmallVector<Value> at = merged ? SmallVector<Value>{bi, qi, hi, k}
-                                                              : SmallVector<Value>{bi, hi, qi, k};
+                               Value x = memref::LoadOp::create(b, loc, task.ot, ValueRange{k, i});
+                               SmallVector<Value> at =
+                                   merged ? SmallVector<Value>{task.bi, qi, task.hi, k}
+                                          : SmallVector<Value>{task.bi, task.hi, qi, k};
                                memref::StoreOp::create(b, loc, x, op.getInit(), at);
                                scf::YieldOp::create(b, loc);
                              });

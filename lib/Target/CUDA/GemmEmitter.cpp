@@ -53,6 +53,8 @@ private:
   void emitStoreTile(Value acc);
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// M: a constant, or A's first size read on the host (a symbolic M).
+  Value rowCount() { return ShapedType::isDynamic(g.m) ? mSize : idx(g.m); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   MemRefType smemType(ArrayRef<int64_t> shape, Type element) {
@@ -115,6 +117,8 @@ private:
   Attribute smemSpace;
   // Kernel values.
   Value descA, descB, smem, barriers, mRow, aRow, nCol, kRow, nRow, batchIndex, mTile, smemAddress;
+  // Host values: M when it is symbolic.
+  Value mSize;
   Value tid, primary, c2;
 };
 
@@ -292,9 +296,17 @@ gpu::LaunchOp GemmEmitter::emitLaunch() {
   // first size at run time.
   Value batch = ShapedType::isDynamic(g.batch) ? memref::DimOp::create(b, loc, g.b, 0).getResult()
                                                : idx(g.batch);
-  return gpu::LaunchOp::create(b, loc, idx(llvm::divideCeil(g.m, kTileM)),
-                               idx(llvm::divideCeil(g.n, kTileN)), batch, idx(kThreads), idx(1),
-                               idx(1), smemSize);
+  // Row tiles: ceil(M / 128), at run time for a symbolic M (A's rows: C
+  // may be a temporary the kernel replaces).
+  Value rowTiles;
+  if (ShapedType::isDynamic(g.m)) {
+    mSize = memref::DimOp::create(b, loc, g.a, 0);
+    rowTiles = arith::DivUIOp::create(b, loc, add(mSize, idx(kTileM - 1)), idx(kTileM));
+  } else {
+    rowTiles = idx(llvm::divideCeil(g.m, kTileM));
+  }
+  return gpu::LaunchOp::create(b, loc, rowTiles, idx(llvm::divideCeil(g.n, kTileN)), batch,
+                               idx(kThreads), idx(1), idx(1), smemSize);
 }
 
 void GemmEmitter::emitTileSetup() {
@@ -304,7 +316,7 @@ void GemmEmitter::emitTileSetup() {
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   batchIndex = batch;
   mTile = mul(blockM, idx(kTileM));
-  mRow = add(mul(batch, idx(g.m)), mTile);
+  mRow = add(mul(batch, rowCount()), mTile);
   aRow = g.broadcastA ? mTile : mRow;
   nCol = mul(blockN, idx(kTileN));
   kRow = mul(batch, idx(g.k));
@@ -401,9 +413,9 @@ void GemmEmitter::emitStoreTile(Value acc) {
   // Partial tiles: rows past M and columns past N (4 at a time when N is
   // a multiple of 4, else one by one) are not stored.
   bool scalar = g.n % 4;
-  if (g.m % kTileM || g.n % kTileN) {
+  if (ShapedType::isDynamic(g.m) || g.m % kTileM || g.n % kTileN) {
     Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, add(mTile, r),
-                                     idx(g.m));
+                                     rowCount());
     if (!scalar)
       in = arith::AndIOp::create(
           b, loc, in,

@@ -21,7 +21,8 @@ namespace kiln::cuda_gemm {
 /// With `kMajorB`, B[b] is given transposed (N x K: C = A * B^T), which tf32
 /// needs and convolutions use; with `broadcastA`, one A (M x K) serves every
 /// batch (a convolution's filters). `batch` may be ShapedType::kDynamic (a
-/// convolution's symbolic image count: B's first size at run time).
+/// convolution's symbolic image count: B's first size at run time), and so
+/// may `m` of an unbatched product (A's first size at run time).
 struct Gemm {
   mlir::Value a, b, c;
   int64_t batch = 1, m = 0, n = 0, k = 0;

@@ -13,7 +13,10 @@
 // stages * 32 KiB for A and B, at least the 64 KiB the f32 epilogue tile
 // needs. Partial tiles at the edges read zeros (TMA out-of-bounds fill) and
 // store under a predicate; N and K must be multiples of 8 (TMA's 16-byte
-// row strides), else the generic SIMT kernel stays.
+// row strides), else the generic SIMT kernel stays. An unbatched product's
+// rows M may be symbolic (a classifier's after the flatten of a symbolic
+// batch): the grid's x is ceil(M / 128) and the row guard compares with M,
+// both read from A at run time; a batch may be symbolic (the grid's z).
 //
 // A K-major B (maps of C = A * B^T, which kiln-cuda-lower-precision makes
 // for tf32, whose wgmma reads both operands K-major, and for convolutions:
@@ -109,9 +112,11 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   auto a = dyn_cast<MemRefType>(g.a.getType());
   auto b = dyn_cast<MemRefType>(g.b.getType());
   auto c = dyn_cast<MemRefType>(g.c.getType());
-  // A batch may be symbolic (a convolution's images): the grid's z.
-  if (!a || !b || !c || !isDenseRowMajor(a, batched && !g.broadcastA) ||
-      !isDenseRowMajor(b, batched) || !isDenseRowMajor(c, batched))
+  // A batch may be symbolic (a convolution's images): the grid's z. A
+  // matmul's rows M may be symbolic (A's and C's first size): the grid's x
+  // and the row guards read M at run time.
+  if (!a || !b || !c || !isDenseRowMajor(a, !g.broadcastA) || !isDenseRowMajor(b, batched) ||
+      !isDenseRowMajor(c, true))
     return std::nullopt;
   g.element = a.getElementType();
   // f32 operands only as tf32 (kilnc --precision=tf32), which reads both
@@ -128,8 +133,8 @@ std::optional<Gemm> matchGemm(Operation *op, bool tf32) {
   g.n = c.getDimSize(base + 1);
   // TMA needs 16-byte row strides: K a multiple of 8 (16-bit) or 4 (f32).
   int64_t rowElements = 16 / g.elementBytes();
-  if (g.m < 1 || g.n < 1 || g.k < rowElements || g.k % rowElements ||
-      (!ShapedType::isDynamic(g.batch) && g.batch < 1))
+  if ((!ShapedType::isDynamic(g.m) && g.m < 1) || g.n < 1 || g.k < rowElements ||
+      g.k % rowElements || (!ShapedType::isDynamic(g.batch) && g.batch < 1))
     return std::nullopt;
   if (g.kMajorB) {
     // K is both operands' inner dimension, so the TMA's zero fill pads it
@@ -203,7 +208,9 @@ std::string epilogueMismatch(linalg::GenericOp epilogue, Operation *gemmOp, cons
     return "its loops are not C's parallel loops";
   OpOperand *init = epilogue.getDpsInitOperand(0);
   auto initType = dyn_cast<MemRefType>(init->get().getType());
-  if (!initType || !isDenseRowMajor(initType, ShapedType::isDynamic(gemm.batch)) ||
+  if (!initType ||
+      !isDenseRowMajor(initType,
+                       ShapedType::isDynamic(gemm.batch) || ShapedType::isDynamic(gemm.m)) ||
       !epilogue.getMatchingIndexingMap(init).isIdentity() ||
       epilogue.payloadUsesValueFromOperand(init) ||
       !(initType.getElementType().isF32() || initType.getElementType().isF16() ||

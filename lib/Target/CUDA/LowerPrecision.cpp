@@ -164,16 +164,18 @@ ArrayAttr transposedBMaps(MLIRContext *context, bool batched) {
   return ArrayAttr::get(context, {map(m, k), map(n, k), map(m, n)});
 }
 
-/// tf32: an f32 matmul with static shapes that kiln-cuda-gemm can take
-/// (K and N multiples of 4: 16-byte rows for TMA and the epilogue's stores)
-/// multiplies by B^T; constant operands are rounded to tf32 now.
+/// tf32: an f32 matmul with static shapes (a matmul's rows may be
+/// symbolic) that kiln-cuda-gemm can take (K and N multiples of 4: 16-byte
+/// rows for TMA and the epilogue's stores) multiplies by B^T; constant
+/// operands are rounded to tf32 now.
 template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
-  if (!isPlainMatmulOf(op, rewriter.getF32Type()))
+  if (!isPlainMatmulOf(op, rewriter.getF32Type()) ||
+      !isStaticButRowsF32(op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0],
+                          std::is_same_v<OpTy, linalg::BatchMatmulOp>))
     return;
   auto b = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   int64_t rank = b.getRank();
-  if (!b.hasStaticShape() || b.getDimSize(rank - 2) % 4 || b.getDimSize(rank - 1) % 4 ||
-      !cast<RankedTensorType>(op.getDpsInputs()[0].getType()).hasStaticShape())
+  if (b.getDimSize(rank - 2) % 4 || b.getDimSize(rank - 1) % 4)
     return;
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();

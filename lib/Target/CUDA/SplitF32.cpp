@@ -192,12 +192,13 @@ struct SplitCache {
   }
 };
 
-/// A (batch) matmul with default maps on static f32 tensors, K and N
-/// multiples of 4 (16-byte rows for the template's TMA and stores), becomes
-/// C = A' * B'^T.
+/// A (batch) matmul with default maps on static f32 tensors (a matmul's
+/// rows may be symbolic), K and N multiples of 4 (16-byte rows for the
+/// template's TMA and stores), becomes C = A' * B'^T.
 template <typename OpTy> void splitMatmul(OpTy op, IRRewriter &rewriter, SplitCache &cache) {
   if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps() ||
-      !llvm::all_of(op->getOperands(), isStaticF32))
+      !isStaticButRowsF32(op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0],
+                          std::is_same_v<OpTy, linalg::BatchMatmulOp>))
     return;
   Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
   auto b = cast<RankedTensorType>(rhs.getType());

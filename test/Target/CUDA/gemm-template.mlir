@@ -265,3 +265,43 @@ func.func @zero_copies(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memre
   memref.dealloc %z : memref<128x128xf32>
   return
 }
+
+// -----
+
+// Symbolic rows M (a classifier's product after the flatten of a symbolic
+// batch) with the bias + relu epilogue of its dispatch: the grid's x is
+// ceil(M / 128) from A's size at run time, and each row is stored (through
+// the epilogue) while it is below M.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK: %[[M:.+]] = memref.dim %arg0, %{{.+}} : memref<?x64xf16>
+// CHECK: %[[UP:.+]] = arith.addi %[[M]], %c127
+// CHECK: %[[TILES:.+]] = arith.divui %[[UP]], %c128
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[TILES]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: nvgpu.warpgroup.mma
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]]
+// CHECK: scf.if
+// CHECK: arith.maximumf
+// CHECK: vector.store {{.*}} : memref<?x128xf32>, vector<4xf32>
+// CHECK-NOT: linalg.
+func.func @symbolic_rows(%a: memref<?x64xf16>, %b: memref<64x128xf16>, %bias: memref<128xf32>,
+                         %out: memref<?x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %out, %c0 : memref<?x128xf32>
+  %c = memref.alloc(%m) : memref<?x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x128xf32>)
+  linalg.matmul {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}}
+      ins(%a, %b : memref<?x64xf16>, memref<64x128xf16>) outs(%c : memref<?x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<?x128xf32>, memref<128xf32>) outs(%out : memref<?x128xf32>)
+      attrs = {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}, kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<?x128xf32>
+  return
+}

@@ -72,6 +72,18 @@ func.func @tf32_weight(%x: tensor<8x4xf32>, %y: tensor<8x6xf32>, %z: tensor<6x4x
   return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
 }
 
+// tf32: symbolic rows M (a classifier after the flatten of a symbolic
+// batch) multiply by B^T too; bf16 converts A keeping its rows' size.
+// TF32-LABEL: func.func @symbolic_rows
+// TF32: linalg.matmul indexing_maps = {{.*}} ins(%arg0, %{{.*}} : tensor<?x4xf32>, tensor<4x4xf32>) outs(%{{.*}} : tensor<?x4xf32>)
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x4xbf16>, tensor<4x4xbf16>) outs(%{{.*}} : tensor<?x4xf32>)
+func.func @symbolic_rows(%x: tensor<?x4xf32>, %init: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]]> : tensor<4x4xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<?x4xf32>, tensor<4x4xf32>) outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
 // A convolution (sm_90a: `convolutions`, on by default) becomes an im2col
 // generic writing [N, OH, OW, C, KH, KW] in the precision, collapsed to
 // [N, P, K], and one product per image with the filters (converted now,

@@ -103,32 +103,44 @@ func.func @conv_symbolic_batch(%x: tensor<?x4x6x6xf32>, %init: tensor<?x8x6x6xf3
 }
 
 // Refused (the SIMT path stays): K not a multiple of 4, N not a multiple
-// of 4, dynamic shapes, f16 operands, user-defined maps.
+// of 4, a symbolic N, f16 operands, user-defined maps.
 // CHECK-LABEL: func.func @refused
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<16x6xf32>, tensor<6x8xf32>)
 // CHECK: linalg.matmul ins(%arg2, %arg3 : tensor<16x8xf32>, tensor<8x6xf32>)
-// CHECK: linalg.matmul ins(%arg4, %arg5 : tensor<?x8xf32>, tensor<8x8xf32>)
+// CHECK: linalg.matmul ins(%arg4, %arg5 : tensor<16x8xf32>, tensor<8x?xf32>)
 // CHECK: linalg.matmul ins(%arg6, %arg7 : tensor<16x8xf16>, tensor<8x8xf16>)
 // CHECK: linalg.matmul indexing_maps
 // CHECK-SAME: ins(%arg0, %arg8 : tensor<16x6xf32>, tensor<8x6xf32>)
 func.func @refused(%a0: tensor<16x6xf32>, %b0: tensor<6x8xf32>, %a1: tensor<16x8xf32>, %b1: tensor<8x6xf32>,
-                   %a2: tensor<?x8xf32>, %b2: tensor<8x8xf32>, %a3: tensor<16x8xf16>, %b3: tensor<8x8xf16>,
+                   %a2: tensor<16x8xf32>, %b2: tensor<8x?xf32>, %a3: tensor<16x8xf16>, %b3: tensor<8x8xf16>,
                    %b4: tensor<8x6xf32>)
-    -> (tensor<16x8xf32>, tensor<16x6xf32>, tensor<?x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) {
-  %c0 = arith.constant 0 : index
+    -> (tensor<16x8xf32>, tensor<16x6xf32>, tensor<16x?xf32>, tensor<16x8xf32>, tensor<16x8xf32>) {
+  %c1 = arith.constant 1 : index
   %e0 = tensor.empty() : tensor<16x8xf32>
   %e1 = tensor.empty() : tensor<16x6xf32>
-  %d = tensor.dim %a2, %c0 : tensor<?x8xf32>
-  %e2 = tensor.empty(%d) : tensor<?x8xf32>
+  %d = tensor.dim %b2, %c1 : tensor<8x?xf32>
+  %e2 = tensor.empty(%d) : tensor<16x?xf32>
   %0 = linalg.matmul ins(%a0, %b0 : tensor<16x6xf32>, tensor<6x8xf32>) outs(%e0 : tensor<16x8xf32>) -> tensor<16x8xf32>
   %1 = linalg.matmul ins(%a1, %b1 : tensor<16x8xf32>, tensor<8x6xf32>) outs(%e1 : tensor<16x6xf32>) -> tensor<16x6xf32>
-  %2 = linalg.matmul ins(%a2, %b2 : tensor<?x8xf32>, tensor<8x8xf32>) outs(%e2 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %2 = linalg.matmul ins(%a2, %b2 : tensor<16x8xf32>, tensor<8x?xf32>) outs(%e2 : tensor<16x?xf32>) -> tensor<16x?xf32>
   %3 = linalg.matmul ins(%a3, %b3 : tensor<16x8xf16>, tensor<8x8xf16>) outs(%e0 : tensor<16x8xf32>) -> tensor<16x8xf32>
   %4 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
          ins(%a0, %b4 : tensor<16x6xf32>, tensor<8x6xf32>) outs(%e0 : tensor<16x8xf32>) -> tensor<16x8xf32>
-  return %0, %1, %2, %3, %4 : tensor<16x8xf32>, tensor<16x6xf32>, tensor<?x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>
+  return %0, %1, %2, %3, %4 : tensor<16x8xf32>, tensor<16x6xf32>, tensor<16x?xf32>, tensor<16x8xf32>, tensor<16x8xf32>
+}
+
+// Symbolic rows M (a classifier's after the flatten of a symbolic batch):
+// split like static ones, A' [M, 3K] keeping M's run-time size.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK: %[[AP:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<?x8xf32>) outs(%{{.*}} : tensor<?x3x8xf32>)
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[AP]] {{.*}} into tensor<?x24xf32>
+// CHECK: linalg.matmul indexing_maps = {{.*}} ins(%[[A]], %{{.*}} : tensor<?x24xf32>, tensor<8x24xf32>) outs(%{{.*}} : tensor<?x8xf32>)
+func.func @symbolic_rows(%a: tensor<?x8xf32>, %init: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %b = arith.constant dense<0.25> : tensor<8x8xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<?x8xf32>, tensor<8x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
 }
 
 // An activation read by two products (Q and K projections) is split once.

@@ -76,6 +76,16 @@ inline bool isStaticButBatchF32(mlir::Value value) {
   return type && hasStaticShapeButBatch(type) && type.getElementType().isF32();
 }
 
+/// Whether the f32 operands `a` x `b` -> `c` of a matmul (`batched`: a
+/// batch_matmul) have the shapes the CUDA GEMM template takes: static, but
+/// an unbatched product's rows M (the first size of `a` and `c`, a
+/// classifier's after a flatten of a symbolic batch) may be symbolic.
+inline bool isStaticButRowsF32(mlir::Value a, mlir::Value b, mlir::Value c, bool batched) {
+  if (batched)
+    return isStaticF32(a) && isStaticF32(b) && isStaticF32(c);
+  return isStaticButBatchF32(a) && isStaticF32(b) && isStaticButBatchF32(c);
+}
+
 /// Product of dims, or nullopt when a dim is dynamic or the product overflows
 /// int64.
 std::optional<int64_t> staticElementCount(llvm::ArrayRef<int64_t> shape);
