@@ -19,6 +19,7 @@ namespace {
 /// failure, and the last kernel launched (to name asynchronous faults).
 struct RunState {
   Device *device;
+  CUstream stream; // the session's, or the graph capture's
   std::string error;
   std::string lastKernel;
   std::vector<CUdeviceptr> allocations; // freed at the end if the model did not
@@ -29,6 +30,16 @@ struct RunState {
   kiln_status_code code = KILN_STATUS_INTERNAL; // of the first failure
 
   bool failed() const { return !error.empty(); }
+  /// Back to a fresh run after a capture that was not kept: its device
+  /// allocations were captured, never made, so they are only forgotten.
+  void reset() {
+    error.clear();
+    lastKernel.clear();
+    allocations.clear();
+    sizes.clear();
+    used = 0;
+    code = KILN_STATUS_INTERNAL;
+  }
   void fail(std::string message) {
     if (error.empty())
       error = std::move(message);
@@ -97,11 +108,11 @@ void launchThunk(void *context, void *function, int64_t gx, int64_t gy, int64_t 
   if (!state->check(device.driver.launchKernel(static_cast<CUfunction>(function), u(gx),
                                                u(gy), u(gz), u(bx), u(by), u(bz),
                                                static_cast<unsigned>(sharedBytes),
-                                               device.stream, params, nullptr),
+                                               state->stream, params, nullptr),
                     "launch", kernel))
     return;
   if (device.syncEachLaunch)
-    state->check(device.driver.streamSynchronize(device.stream), "execution", kernel);
+    state->check(device.driver.streamSynchronize(state->stream), "execution", kernel);
 }
 
 void *allocThunk(void *context, uint64_t bytes) noexcept {
@@ -119,7 +130,7 @@ void *allocThunk(void *context, uint64_t bytes) noexcept {
   }
   CUdeviceptr ptr = 0;
   if (!state->check(state->device->driver.memAllocAsync(&ptr, bytes ? bytes : 1,
-                                                        state->device->stream),
+                                                        state->stream),
                     cat("allocating ", bytes, " bytes of device memory").c_str()))
     return nullptr;
   try {
@@ -143,7 +154,7 @@ void freeThunk(void *context, void *ptr) noexcept {
     state->used -= it->second;
     state->sizes.erase(it);
   }
-  state->check(state->device->driver.memFreeAsync(device, state->device->stream),
+  state->check(state->device->driver.memFreeAsync(device, state->stream),
                "freeing device memory");
 }
 
@@ -280,6 +291,9 @@ kiln_status *Device::open(const kiln_model &model, std::unique_ptr<Device> &out)
   }
   device->arenas = std::make_unique<DeviceArenaPool>(*driver, model.abi->arena_bytes);
   device->events = std::make_unique<EventPool>(*driver);
+  const char *graphs = std::getenv("KILN_CUDA_GRAPHS");
+  device->graphs = std::make_unique<GraphCache>(
+      *driver, driver->hasGraphs() && !(graphs && std::strcmp(graphs, "0") == 0));
   // External or generated weights: one upload for the session's runs.
   if (model.weights && model.abi->weights_bytes) {
     uint64_t bytes = model.abi->weights_bytes;
@@ -307,6 +321,7 @@ Device::~Device() {
   driver.ctxSetCurrent(context);
   if (stream)
     driver.streamSynchronize(stream);
+  graphs.reset(); // its executables and capture stream, while the context lives
   arenas.reset();
   events.reset();
   if (weights)
@@ -403,6 +418,44 @@ CUdeviceptr Device::tensorMap(const CUtensorMap &map, std::string &error) {
   return ptr;
 }
 
+int32_t Device::callOrReplay(const kiln_model &model, const RunPlan &plan,
+                             std::vector<void *> &buffers, kiln_abi_host &deviceHost,
+                             RunGuard &guard, void *runState, const DeviceScratch &scratch,
+                             bool replayable) {
+  auto &state = *static_cast<RunState *>(runState);
+  auto call = [&] {
+    return guard.call(model.abi->run, buffers.data(), plan.dims.data(), &deviceHost);
+  };
+  replayable = replayable && !syncEachLaunch && !poisonOutputs;
+  GraphCache::Key key{scratch.arena, scratch.io, plan.dims};
+  CUgraphExec exec = replayable ? graphs->find(key) : nullptr;
+  CUstream capture = replayable && !exec ? graphs->beginCapture(key) : nullptr;
+  int32_t code = 0;
+  if (capture) {
+    state.stream = capture;
+    code = call();
+    state.stream = stream;
+    bool usable = code == 0 && !state.failed() && !guard.failed() && state.allocations.empty();
+    std::string why;
+    exec = graphs->endCapture(key, usable, why);
+    if (exec)
+      state.lastKernel.clear();
+    else if (!guard.failed()) {
+      // Not kept (it allocated, failed, or the driver refused part of the
+      // capture): its kernels never ran, so the run is made normally.
+      state.reset();
+      code = call();
+    }
+  } else if (!exec) {
+    code = call();
+  }
+  if (exec && !state.failed() && code == 0) {
+    state.check(driver.graphLaunch(exec, stream), "launching the run's CUDA graph");
+    graphs->noteReplay();
+  }
+  return code;
+}
+
 kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                          const std::vector<void *> &outputs, const kiln_abi_host &host,
                          RunGuard &guard, RunRecorder *recorder) {
@@ -434,7 +487,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   for (uint64_t offset : offsets)
     buffers.push_back(reinterpret_cast<void *>(lease.get()->io + offset));
 
-  RunState state{this, {}, {}, {}};
+  RunState state{this, stream, {}, {}, {}};
   state.limit = guard.heapLimit();
   state.planned = guard.plannedBytes();
   state.sessionLimit = guard.byteLimit();
@@ -483,7 +536,8 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   auto start = std::chrono::steady_clock::now();
   int32_t code = 0;
   if (!state.failed())
-    code = guard.call(model.abi->run, buffers.data(), plan.dims.data(), &deviceHost);
+    code = callOrReplay(model, plan, buffers, deviceHost, guard, &state, *lease.get(),
+                        !recorder);
   if (guard.failed() && !state.failed())
     state.fail(guard.failureMessage());
   bool timed = !state.failed() && driver.streamSynchronize(stream) == kSuccess;
@@ -507,8 +561,10 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                    " (KILN_CUDA_SYNC=1 names the failing kernel exactly)"));
   if (trace && !state.failed() && !trace->finish(error))
     state.fail(error);
-  if (timed && !state.failed())
+  if (timed && !state.failed()) {
     lastMs.store(ms);
+    graphs->noteRunCompleted();
+  }
   for (CUdeviceptr ptr : state.allocations)
     if (ptr)
       driver.memFreeAsync(ptr, stream);

@@ -12,6 +12,7 @@
 #include "cuda/DeviceArena.h"
 #include "cuda/DeviceTrace.h"
 #include "cuda/Driver.h"
+#include "cuda/GraphCache.h"
 
 #include <atomic>
 #include <map>
@@ -75,8 +76,21 @@ public:
   /// KILN_CUDA_POISON_OUTPUTS=1: outputs and the arena are filled with NaN before each run.
   bool poisonOutputs = false;
 
+  /// Runs replayed from a CUDA graph so far (GraphCache.h).
+  uint64_t graphReplays() const { return graphs ? graphs->replays() : 0; }
+
 private:
   explicit Device(const Driver &driver) : driver(driver) {}
+
+  /// Calls the model's run function: replays its CUDA graph when an earlier
+  /// run with the same scratch and dims was captured, captures this one
+  /// when that is worth it, else launches its kernels one by one
+  /// (`replayable` false: always the last). `runState` is the run's
+  /// RunState. Returns the run function's code.
+  int32_t callOrReplay(const kiln_model &model, const RunPlan &plan,
+                       std::vector<void *> &buffers, kiln_abi_host &deviceHost,
+                       RunGuard &guard, void *runState, const DeviceScratch &scratch,
+                       bool replayable);
 
   CUdevice device = 0;
   CUcontext context = nullptr;
@@ -91,6 +105,7 @@ private:
   CUdeviceptr weights = 0; // external/none weights blob on the device
   std::unique_ptr<DeviceArenaPool> arenas;
   std::unique_ptr<EventPool> events;
+  std::unique_ptr<GraphCache> graphs;
   std::map<std::string, CUdeviceptr> tensorMaps; // by the map's 128 bytes
 };
 

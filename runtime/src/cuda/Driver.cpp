@@ -89,6 +89,16 @@ Loaded load() {
             resolve(library, "cuGetErrorString", d.getErrorString, e);
   if (!ok)
     return loaded;
+  // Optional: without them, runs are simply not replayed as graphs.
+  std::string optional;
+  Driver graphs = d;
+  if (resolve(library, "cuStreamBeginCapture", graphs.streamBeginCapture, optional) &&
+      resolve(library, "cuStreamEndCapture", graphs.streamEndCapture, optional) &&
+      resolve(library, "cuGraphInstantiateWithFlags", graphs.graphInstantiate, optional) &&
+      resolve(library, "cuGraphLaunch", graphs.graphLaunch, optional) &&
+      resolve(library, "cuGraphExecDestroy", graphs.graphExecDestroy, optional) &&
+      resolve(library, "cuGraphDestroy", graphs.graphDestroy, optional))
+    d = graphs;
   if (CUresult result = d.init(0); result != kSuccess)
     loaded.error = cat("cuInit failed: ", describe(d, result));
   // The library stays loaded for the life of the process.

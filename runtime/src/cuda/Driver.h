@@ -28,11 +28,14 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUmemoryPool = struct CUmemPoolHandle_st *;
 using CUevent = struct CUevent_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 constexpr CUresult kSuccess = 0;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kMemPoolAttrReleaseThreshold = 4;
+constexpr int kStreamCaptureModeRelaxed = 2; // CU_STREAM_CAPTURE_MODE_RELAXED
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr unsigned kStaticSharedLimit = 48 * 1024; // dynamic shared memory without opting in
 /// CUtensorMap: 128 opaque bytes, 64-byte aligned.
@@ -82,6 +85,16 @@ struct Driver {
                                    int l2Promotion, int oobFill);
   CUresult (*getErrorName)(CUresult error, const char **name);
   CUresult (*getErrorString)(CUresult error, const char **text);
+  // Graph capture and replay (CUDA 11.4): null when the driver lacks them,
+  // and then runs are not replayed (GraphCache.h).
+  CUresult (*streamBeginCapture)(CUstream stream, int mode) = nullptr;
+  CUresult (*streamEndCapture)(CUstream stream, CUgraph *graph) = nullptr;
+  CUresult (*graphInstantiate)(CUgraphExec *exec, CUgraph graph,
+                               unsigned long long flags) = nullptr;
+  CUresult (*graphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
+  CUresult (*graphExecDestroy)(CUgraphExec exec) = nullptr;
+  CUresult (*graphDestroy)(CUgraph graph) = nullptr;
+  bool hasGraphs() const { return graphDestroy != nullptr; }
 };
 
 /// The process's driver, loaded on the first call; NULL with `error` set

@@ -8,7 +8,8 @@
 // kiln_abi_cuda as kilnc's CUDA artifacts do. What is checked: device
 // scratch (arena + I/O) per run and reused, weights uploaded once per
 // session, dispatch spans from CUDA events, dynamic shared memory opt-in,
-// kernel names in errors, and concurrent runs on one session.
+// kernel names in errors, concurrent runs on one session, and runs replayed
+// as CUDA graphs (and the runs that must not be).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #include <dlfcn.h>
 #include <cstdlib>
 #include <thread>
+#include <utility>
 
 namespace kiln::test {
 namespace {
@@ -267,6 +269,77 @@ TEST(CudaSession, ConcurrentRunsOnOneSession) {
   EXPECT_EQ(wrong.load(), 0);
   // At most one more scratch (arena + I/O block) per thread.
   EXPECT_LE(load(counters().allocations), allocations + 2 * kThreads);
+}
+
+/// Runs `session` `runs` times with a new input each time, checking every
+/// output; returns how many graph launches and captured kernels the runs
+/// made.
+std::pair<long, long> runAndCountGraphs(kiln_session *session, int runs) {
+  long graphs = load(counters().graph_launches), captured = load(counters().captured);
+  for (int run = 0; run < runs; ++run) {
+    std::string error;
+    Outputs out = runScale(session, static_cast<float>(7 * run), error);
+    EXPECT_EQ(error, "") << "run " << run;
+    expectScaled(out, static_cast<float>(7 * run));
+  }
+  return {load(counters().graph_launches) - graphs, load(counters().captured) - captured};
+}
+
+TEST(CudaSession, RepeatedRunsReplayOneCapturedGraph) {
+  ModelPtr model = loadModel("cuda_scale");
+  std::string error;
+  SessionPtr session = createCudaSession(model.get(), error);
+  ASSERT_EQ(error, "");
+  // Run 1 launches its kernels (and loads them); run 2 is captured (its two
+  // kernels) and replayed; runs 3-6 replay the same graph, with new inputs.
+  auto [graphs, captured] = runAndCountGraphs(session.get(), 6);
+  EXPECT_EQ(graphs, 5);
+  EXPECT_EQ(captured, 2);
+  // A traced run launches the kernels itself: one span per dispatch.
+  kiln_trace *trace = nullptr;
+  ASSERT_EQ(messageOf(kiln_trace_create(&trace)), "");
+  long before = load(counters().graph_launches);
+  expectScaled(runScale(session.get(), 3, error, trace), 3);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(load(counters().graph_launches), before) << "a traced run was replayed";
+  kiln_trace_destroy(trace);
+}
+
+TEST(CudaSession, GraphsOffWithTheEnvironmentVariable) {
+  setenv("KILN_CUDA_GRAPHS", "0", 1);
+  ModelPtr model = loadModel("cuda_scale");
+  std::string error;
+  SessionPtr session = createCudaSession(model.get(), error);
+  unsetenv("KILN_CUDA_GRAPHS");
+  ASSERT_EQ(error, "");
+  auto [graphs, captured] = runAndCountGraphs(session.get(), 4);
+  EXPECT_EQ(graphs, 0);
+  EXPECT_EQ(captured, 0);
+}
+
+TEST(CudaSession, UncapturableKernelsRunNormally) {
+  // The driver refuses the capture: that run is made again normally, and
+  // the model is not captured again.
+  ModelPtr model = loadModel("cuda_uncapturable");
+  std::string error;
+  SessionPtr session = createCudaSession(model.get(), error);
+  ASSERT_EQ(error, "");
+  auto [graphs, captured] = runAndCountGraphs(session.get(), 5);
+  EXPECT_EQ(graphs, 0);
+  EXPECT_EQ(captured, 0);
+}
+
+TEST(CudaSession, RunsThatAllocateDeviceMemoryAreNotReplayed) {
+  ModelPtr model = loadModel("cuda_device_alloc");
+  std::string error;
+  SessionPtr session = createCudaSession(model.get(), error);
+  ASSERT_EQ(error, "");
+  runAndCountGraphs(session.get(), 1);
+  long live = load(counters().live);
+  auto [graphs, captured] = runAndCountGraphs(session.get(), 4);
+  EXPECT_EQ(graphs, 0);
+  EXPECT_EQ(captured, 2) << "the capture of run 2, dropped since it allocated";
+  EXPECT_EQ(load(counters().live), live) << "device memory leaked";
 }
 
 } // namespace

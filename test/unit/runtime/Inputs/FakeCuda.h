@@ -18,6 +18,10 @@ typedef struct fake_cuda_kernel {
   const char *name;
   void (*body)(int64_t thread, void **params);
   int max_dynamic_shared; /* set by cuFuncSetAttribute */
+  /* Its parameters, each 8 bytes (pointers): what a stream capture copies.
+   * 0: the fake refuses to capture the kernel (a capture the driver does
+   * not support, as a real driver may). */
+  int num_params;
 } fake_cuda_kernel;
 
 typedef struct fake_cuda_image {
@@ -30,7 +34,9 @@ typedef struct fake_cuda_counters {
   long allocations; /* cuMemAlloc and cuMemAllocAsync calls */
   long live;        /* allocations not freed yet */
   long uploads;     /* synchronous cuMemcpyHtoD calls (weights, constants) */
-  long launches;
+  long launches;       /* kernels run (directly or by a graph) */
+  long captured;       /* launches recorded by a stream capture */
+  long graph_launches; /* cuGraphLaunch calls */
 } fake_cuda_counters;
 
 #endif /* KILN_TEST_FAKE_CUDA_H */

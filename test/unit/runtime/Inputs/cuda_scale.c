@@ -15,6 +15,7 @@
  *                       through kiln_abi_cuda::alloc, like a buffer of
  *                       run-time size
  *   FAKE_CHECK_FAILS    a failed run-time check (host->fail) before any launch
+ *   FAKE_UNCAPTURABLE   kernels the fake driver refuses to capture into a graph
  *===--------------------------------------------------------------------------===*/
 
 #include "FakeCuda.h"
@@ -57,8 +58,14 @@ static void add_kernel(int64_t i, void **params) {
   param(params, 3)[i] = param(params, 2)[i];
 }
 
-static fake_cuda_kernel kernels[] = {{"scale_kernel", scale_kernel, 0},
-                                     {"add_kernel", add_kernel, 0}};
+#ifdef FAKE_UNCAPTURABLE
+/* No parameter count: the fake driver refuses to capture these kernels. */
+static fake_cuda_kernel kernels[] = {{"scale_kernel", scale_kernel, 0, 0},
+                                     {"add_kernel", add_kernel, 0, 0}};
+#else
+static fake_cuda_kernel kernels[] = {{"scale_kernel", scale_kernel, 0, 3},
+                                     {"add_kernel", add_kernel, 0, 4}};
+#endif
 static const fake_cuda_image image = {FAKE_CUDA_IMAGE_MAGIC, 2, kernels};
 
 static void trace(const kiln_abi_host *host, int begin, int32_t d) {

@@ -10,6 +10,9 @@
  * cuLaunchKernel runs once per thread of the grid, on the calling thread,
  * before it returns (the stream is always idle afterwards). Events record
  * the host clock. Counters (fake_cuda_counters) let tests see allocations.
+ * Stream capture records the launches made on the capturing stream (their
+ * 8-byte parameters copied) instead of running them; cuGraphLaunch runs the
+ * recorded launches.
  *===--------------------------------------------------------------------------===*/
 
 #define _POSIX_C_SOURCE 200809L
@@ -27,7 +30,9 @@ enum {
   ERROR_INVALID_VALUE = 1,
   ERROR_OUT_OF_MEMORY = 2,
   ERROR_NOT_FOUND = 500,
-  ERROR_LAUNCH_FAILED = 719
+  ERROR_LAUNCH_FAILED = 719,
+  ERROR_CAPTURE_UNSUPPORTED = 900,
+  ERROR_CAPTURE_INVALIDATED = 901
 };
 
 static fake_cuda_counters counters;
@@ -52,12 +57,16 @@ static int cuDeviceGetAttribute(int *value, int attribute, int device) {
   *value = attribute == 75 ? 9 : attribute == 76 ? 0 : 0; /* sm_90 */
   return SUCCESS;
 }
-static int context_token, stream_token;
+static int context_token;
 static int cuDevicePrimaryCtxRetain(void **context, int device) { (void)device; *context = &context_token; return SUCCESS; }
 static int cuDevicePrimaryCtxRelease(int device) { (void)device; return SUCCESS; }
 static int cuCtxSetCurrent(void *context) { (void)context; return SUCCESS; }
-static int cuStreamCreate(void **stream, unsigned flags) { (void)flags; *stream = &stream_token; return SUCCESS; }
-static int cuStreamDestroy(void *stream) { (void)stream; return SUCCESS; }
+static int cuStreamCreate(void **stream, unsigned flags) {
+  (void)flags;
+  *stream = malloc(1); /* distinct streams: a capture records only its own */
+  return *stream ? SUCCESS : ERROR_OUT_OF_MEMORY;
+}
+static int cuStreamDestroy(void *stream) { free(stream); return SUCCESS; }
 static int cuStreamSynchronize(void *stream) {
   (void)stream;
   return getenv("FAKE_CUDA_FAIL_SYNC") ? ERROR_LAUNCH_FAILED : SUCCESS;
@@ -85,8 +94,14 @@ static int release(uint64_t ptr) {
 }
 static int cuMemAlloc(uint64_t *ptr, size_t bytes) { return allocate(ptr, bytes); }
 static int cuMemFree(uint64_t ptr) { return release(ptr); }
-static int cuMemAllocAsync(uint64_t *ptr, size_t bytes, void *stream) { (void)stream; return allocate(ptr, bytes); }
-static int cuMemFreeAsync(uint64_t ptr, void *stream) { (void)stream; return release(ptr); }
+static int capture_alloc(uint64_t *ptr, size_t bytes);
+static int capturing(void *stream);
+static int cuMemAllocAsync(uint64_t *ptr, size_t bytes, void *stream) {
+  return capturing(stream) ? capture_alloc(ptr, bytes) : allocate(ptr, bytes);
+}
+static int cuMemFreeAsync(uint64_t ptr, void *stream) {
+  return capturing(stream) ? SUCCESS : release(ptr); /* captured: freed with the graph */
+}
 static int cuMemcpyHtoD(uint64_t dst, const void *src, size_t bytes) {
   __atomic_fetch_add(&counters.uploads, 1, __ATOMIC_SEQ_CST);
   memcpy((void *)(uintptr_t)dst, src, bytes);
@@ -131,12 +146,141 @@ static int cuFuncSetAttribute(void *function, int attribute, int value) {
   kernel->max_dynamic_shared = value;
   return SUCCESS;
 }
+/* Stream capture: one at a time; a graph is the list of recorded launches. */
+#define MAX_PARAMS 16
+typedef struct fake_launch {
+  fake_cuda_kernel *kernel;
+  int64_t threads;
+  uint64_t values[MAX_PARAMS];
+} fake_launch;
+typedef struct fake_graph {
+  int count, capacity;
+  fake_launch *launches;
+  int allocations; /* memory allocated on the capturing stream, freed with the graph */
+  void *allocated[MAX_PARAMS];
+} fake_graph;
+static void *capturing_stream;
+static int capture_invalid;
+static fake_graph *capture;
+
+static int capturing(void *stream) {
+  return stream && stream == __atomic_load_n(&capturing_stream, __ATOMIC_SEQ_CST);
+}
+static int capture_alloc(uint64_t *ptr, size_t bytes) {
+  void *memory;
+  if (capture->allocations == MAX_PARAMS)
+    return ERROR_OUT_OF_MEMORY;
+  memory = malloc(bytes ? bytes : 1);
+  if (!memory)
+    return ERROR_OUT_OF_MEMORY;
+  capture->allocated[capture->allocations++] = memory;
+  *ptr = (uint64_t)(uintptr_t)memory;
+  return SUCCESS;
+}
+
+static int free_graph(void *graph) {
+  fake_graph *g = (fake_graph *)graph;
+  int a;
+  if (g) {
+    for (a = 0; a < g->allocations; ++a)
+      free(g->allocated[a]);
+    free(g->launches);
+    free(g);
+  }
+  return SUCCESS;
+}
+static int cuStreamBeginCapture(void *stream, int mode) {
+  (void)mode;
+  if (__atomic_load_n(&capturing_stream, __ATOMIC_SEQ_CST))
+    return ERROR_INVALID_VALUE;
+  capture = calloc(1, sizeof(fake_graph));
+  if (!capture)
+    return ERROR_OUT_OF_MEMORY;
+  capture_invalid = 0;
+  __atomic_store_n(&capturing_stream, stream, __ATOMIC_SEQ_CST);
+  return SUCCESS;
+}
+static int cuStreamEndCapture(void *stream, void **graph) {
+  if (!capturing(stream))
+    return ERROR_INVALID_VALUE;
+  __atomic_store_n(&capturing_stream, NULL, __ATOMIC_SEQ_CST);
+  *graph = NULL;
+  if (capture_invalid) {
+    free_graph(capture);
+    capture = NULL;
+    return ERROR_CAPTURE_INVALIDATED;
+  }
+  *graph = capture;
+  capture = NULL;
+  return SUCCESS;
+}
+static int record_launch(fake_cuda_kernel *kernel, int64_t threads, void **params) {
+  fake_launch *launch;
+  int k;
+  if (kernel->num_params <= 0 || kernel->num_params > MAX_PARAMS) {
+    capture_invalid = 1;
+    return ERROR_CAPTURE_UNSUPPORTED;
+  }
+  if (capture->count == capture->capacity) {
+    int capacity = capture->capacity ? 2 * capture->capacity : 8;
+    fake_launch *grown = realloc(capture->launches, (size_t)capacity * sizeof(fake_launch));
+    if (!grown)
+      return ERROR_OUT_OF_MEMORY;
+    capture->launches = grown;
+    capture->capacity = capacity;
+  }
+  launch = &capture->launches[capture->count++];
+  launch->kernel = kernel;
+  launch->threads = threads;
+  for (k = 0; k < kernel->num_params; ++k)
+    memcpy(&launch->values[k], params[k], sizeof(uint64_t));
+  __atomic_fetch_add(&counters.captured, 1, __ATOMIC_SEQ_CST);
+  return SUCCESS;
+}
+static int cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+  fake_graph *source = (fake_graph *)graph, *copy;
+  (void)flags;
+  copy = calloc(1, sizeof(fake_graph));
+  if (!copy)
+    return ERROR_OUT_OF_MEMORY;
+  if (source->count) {
+    copy->launches = malloc((size_t)source->count * sizeof(fake_launch));
+    if (!copy->launches) {
+      free(copy);
+      return ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(copy->launches, source->launches, (size_t)source->count * sizeof(fake_launch));
+  }
+  copy->count = copy->capacity = source->count;
+  *exec = copy;
+  return SUCCESS;
+}
+static int cuGraphLaunch(void *exec, void *stream) {
+  fake_graph *graph = (fake_graph *)exec;
+  int l, k;
+  int64_t i;
+  (void)stream;
+  __atomic_fetch_add(&counters.graph_launches, 1, __ATOMIC_SEQ_CST);
+  for (l = 0; l < graph->count; ++l) {
+    fake_launch *launch = &graph->launches[l];
+    void *params[MAX_PARAMS];
+    for (k = 0; k < launch->kernel->num_params; ++k)
+      params[k] = &launch->values[k];
+    __atomic_fetch_add(&counters.launches, 1, __ATOMIC_SEQ_CST);
+    for (i = 0; i < launch->threads; ++i)
+      launch->kernel->body(i, params);
+  }
+  return SUCCESS;
+}
+
+static int cuGraphExecDestroy(void *exec) { return free_graph(exec); }
+static int cuGraphDestroy(void *graph) { return free_graph(graph); }
+
 static int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                           unsigned by, unsigned bz, unsigned shared, void *stream,
                           void **params, void **extra) {
   fake_cuda_kernel *kernel = (fake_cuda_kernel *)function;
   int64_t threads = (int64_t)gx * gy * gz * bx * by * bz, i;
-  (void)stream;
   (void)extra;
   if (bx * by * bz > 1024)
     return ERROR_INVALID_VALUE;
@@ -144,6 +288,8 @@ static int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     return ERROR_INVALID_VALUE;
   if (fail_launch_of(kernel->name))
     return ERROR_LAUNCH_FAILED;
+  if (capturing(stream))
+    return record_launch(kernel, threads, params);
   __atomic_fetch_add(&counters.launches, 1, __ATOMIC_SEQ_CST);
   for (i = 0; i < threads; ++i)
     kernel->body(i, params);
@@ -187,6 +333,8 @@ static int cuGetErrorName(int error, const char **name) {
   case ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return SUCCESS;
   case ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; return SUCCESS;
   case ERROR_LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; return SUCCESS;
+  case ERROR_CAPTURE_UNSUPPORTED: *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"; return SUCCESS;
+  case ERROR_CAPTURE_INVALIDATED: *name = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"; return SUCCESS;
   default: return ERROR_INVALID_VALUE;
   }
 }
@@ -196,6 +344,8 @@ static int cuGetErrorString(int error, const char **text) {
   case ERROR_OUT_OF_MEMORY: *text = "out of memory"; return SUCCESS;
   case ERROR_NOT_FOUND: *text = "named symbol not found"; return SUCCESS;
   case ERROR_LAUNCH_FAILED: *text = "unspecified launch failure"; return SUCCESS;
+  case ERROR_CAPTURE_UNSUPPORTED: *text = "operation not supported when stream is capturing"; return SUCCESS;
+  case ERROR_CAPTURE_INVALIDATED: *text = "stream capture invalidated"; return SUCCESS;
   default: *text = "no error"; return SUCCESS;
   }
 }
@@ -214,7 +364,9 @@ static const struct {
     ENTRY(cuMemPoolSetAttribute), ENTRY(cuModuleLoadData), ENTRY(cuModuleUnload),
     ENTRY(cuModuleGetFunction), ENTRY(cuLaunchKernel), ENTRY(cuFuncSetAttribute),
     ENTRY(cuEventCreate), ENTRY(cuEventDestroy), ENTRY(cuEventRecord),
-    ENTRY(cuEventElapsedTime), ENTRY(cuTensorMapEncodeTiled), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString)};
+    ENTRY(cuEventElapsedTime), ENTRY(cuTensorMapEncodeTiled), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString),
+    ENTRY(cuStreamBeginCapture), ENTRY(cuStreamEndCapture), ENTRY(cuGraphInstantiateWithFlags),
+    ENTRY(cuGraphLaunch), ENTRY(cuGraphExecDestroy), ENTRY(cuGraphDestroy)};
 
 EXPORT int cuGetProcAddress_v2(const char *symbol, void **function, int version,
                                uint64_t flags, int *status) {
