@@ -109,7 +109,11 @@ def text_models():
     whisper = tf.WhisperModel(tf.WhisperConfig(
         vocab_size=1000, d_model=64, encoder_layers=2, encoder_attention_heads=4,
         decoder_layers=1, decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,
-        num_mel_bins=80, max_source_positions=64, max_target_positions=64))
+        num_mel_bins=80, max_source_positions=64, max_target_positions=64,
+        # The default special token ids (50256-50362) lie outside a
+        # 1000-word vocabulary, which transformers refuses.
+        pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1,
+        suppress_tokens=None, begin_suppress_tokens=None))
     yield "whisper_encoder_tiny", whisper.get_encoder(), torch.randn(2, 80, 128), "input_features", {0: "batch"}
 
 
