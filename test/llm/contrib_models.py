@@ -390,3 +390,18 @@ def skip_simplified_mean():
     node.output[1] = "mean"
     model.graph.output.append(info("mean", F, None))
     return model
+
+
+@case
+def gqa_window():
+    return gqa_model(local_window_size=3, sizes=((1, 6, 4), (2, 1, 8)))
+
+
+@case
+def gqa_softcap():
+    return gqa_model(softcap=2.0, sizes=((1, 6, 4), (2, 1, 8)))
+
+
+@case
+def gqa_scale():
+    return gqa_model(scale=0.3, sizes=((1, 6, 4), (2, 1, 8)))

@@ -29,9 +29,10 @@ using namespace mlir;
 namespace kiln::onnx_import::contrib {
 namespace {
 
-/// keys j allowed for queries i: j <= i + offset (and j >= i + offset -
-/// window when window >= 0), as an i1 [S, T] tensor; S and T are dims of
-/// `rowsLike` / `keysLike`.
+/// keys j allowed for queries i: j <= i + offset (and, when window > 0, j >
+/// i + offset - window: the window holds `window` keys, the query's own
+/// included, as onnxruntime's CPU kernel reads local_window_size), as an i1
+/// [S, T] tensor; S and T are dims of `rowsLike` / `keysLike`.
 FailureOr<Value> causalFrontier(NodeBinder &b, Value rowsLike, int64_t rowsAxis,
                                 Value keysLike, int64_t keysAxis, Value offset,
                                 int64_t window) {
@@ -47,11 +48,11 @@ FailureOr<Value> causalFrontier(NodeBinder &b, Value rowsLike, int64_t rowsAxis,
   if (failed(position) || failed(keys))
     return failure();
   FailureOr<Value> allowed = b.make<kiln::LessEqualOp>(*keys, *position);
-  if (failed(allowed) || window < 0)
+  if (failed(allowed) || window <= 0)
     return allowed;
   Type i64 = b.builder().getI64Type();
   FailureOr<Value> first =
-      b.make<kiln::SubOp>(*position, b.scalar(i64, static_cast<double>(window)));
+      b.make<kiln::SubOp>(*position, b.scalar(i64, static_cast<double>(window - 1)));
   FailureOr<Value> inside =
       succeeded(first) ? b.make<kiln::GreaterEqualOp>(*keys, *first) : first;
   return succeeded(inside) ? b.make<kiln::AndOp>(*allowed, *inside) : inside;
