@@ -405,3 +405,82 @@ def gqa_softcap():
 @case
 def gqa_scale():
     return gqa_model(scale=0.3, sizes=((1, 6, 4), (2, 1, 8)))
+
+
+# --- MatMulNBits -------------------------------------------------------------
+
+def nbits_model(bits, block, k, n, zero="none", bias=False, rank=3):
+    rng = np.random.default_rng(bits * 1000 + block + k)
+    blocks = (k + block - 1) // block
+    packed = rng.integers(0, 256, (n, blocks, block * bits // 8)).astype(np.uint8)
+    scales = rng.uniform(0.01, 0.1, (n, blocks)).astype(np.float32)
+    names = ["a", "B", "scales"]
+    inits = [const("B", packed), const("scales", scales)]
+    if zero == "packed":
+        zp = rng.integers(0, 256, (n, (blocks * bits + 7) // 8)).astype(np.uint8)
+        names.append("zp")
+        inits.append(const("zp", zp))
+    elif zero == "float":
+        names.append("zp")
+        inits.append(const("zp", rng.uniform(0, 2**bits - 1, (n, blocks)).astype(np.float32)))
+    if bias:
+        names = names[:3] + [names[3] if zero != "none" else "", "", "bias"]
+        inits.append(const("bias", rng.uniform(-1, 1, n).astype(np.float32)))
+    node = helper.make_node("MatMulNBits", names, ["y"], name="mm", domain=MS, K=k, N=n,
+                            bits=bits, block_size=block)
+    shape = ["b", "s", k] if rank == 3 else ["t", k]
+    model = make(node, [info("a", F, shape)], [info("y", F, None)], inits)
+    sizes = [(1, 3), (2, 5)] if rank == 3 else [(4,), (1,)]
+    runs = [dict(a=uniform(rng_for(("mnb", bits, block, k, zero), i), (*dims, k)))
+            for i, dims in enumerate(sizes)]
+    return model, runs
+
+
+@case
+def matmul_nbits4():
+    return nbits_model(4, 16, 40, 12, bias=True)
+
+
+@case
+def matmul_nbits4_packed_zero():
+    return nbits_model(4, 32, 64, 10, zero="packed")
+
+
+@case
+def matmul_nbits8_packed_zero_2d():
+    return nbits_model(8, 16, 48, 7, zero="packed", bias=True, rank=2)
+
+
+@case
+def matmul_nbits2_packed_zero():
+    return nbits_model(2, 16, 37, 9, zero="packed")
+
+
+@case
+def matmul_nbits4_float_zero():
+    return nbits_model(4, 16, 32, 6, zero="float")
+
+
+@error
+def matmul_nbits_bits():
+    model, _ = nbits_model(4, 16, 32, 6)
+    for a in model.graph.node[0].attribute:
+        if a.name == "bits":
+            a.i = 3
+    return model
+
+
+@error
+def matmul_nbits_prepacked():
+    model, _ = nbits_model(4, 16, 32, 6)
+    model.graph.node[0].attribute.append(helper.make_attribute("weight_prepacked", 1))
+    return model
+
+
+@error
+def matmul_nbits_shape():
+    model, _ = nbits_model(4, 16, 32, 6)
+    for a in model.graph.node[0].attribute:
+        if a.name == "K":
+            a.i = 64
+    return model

@@ -548,6 +548,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerTextHandlers(r);
     contrib::registerContribNormHandlers(r);
     contrib::registerContribAttentionHandlers(r);
+    contrib::registerContribMatMulNBits(r);
     return r;
   }();
   return registry;
