@@ -484,3 +484,51 @@ def matmul_nbits_shape():
         if a.name == "K":
             a.i = 64
     return model
+
+
+# --- Fused ops of onnxruntime's graph optimizer ------------------------------
+
+@case
+def fused_matmul_trans_alpha():
+    node = helper.make_node("FusedMatMul", ["a", "w"], ["y"], name="fm", domain=MS,
+                            alpha=0.25, transA=1, transB=1)
+    w = np.linspace(-1, 1, 7 * 5, dtype=np.float32).reshape(7, 5)
+    model = make(node, [info("a", F, ["b", 5, "s"])], [info("y", F, None)], [const("w", w)])
+    return model, [dict(a=uniform(rng_for("fm", i), (b, 5, s))) for i, (b, s) in
+                   enumerate([(1, 3), (2, 6)])]
+
+
+def activation_model(op, bias=False, **attrs):
+    names = ["x", "bias"] if bias else ["x"]
+    node = helper.make_node(op, names, ["y"], name="act", domain=MS, **attrs)
+    inits = [const("bias", np.linspace(-1, 1, 9, dtype=np.float32))] if bias else []
+    model = make(node, [info("x", F, ["b", "s", 9])], [info("y", F, None)], inits)
+    return model, [dict(x=3 * uniform(rng_for(op, i), (b, s, 9))) for i, (b, s) in
+                   enumerate([(1, 4), (3, 2)])]
+
+
+@case
+def fast_gelu_bias():
+    return activation_model("FastGelu", bias=True)
+
+
+@case
+def bias_gelu():
+    return activation_model("BiasGelu", bias=True)
+
+
+@case
+def gelu_ms():
+    return activation_model("Gelu")
+
+
+@case
+def quick_gelu():
+    return activation_model("QuickGelu", alpha=1.5)
+
+
+@error
+def fused_matmul_batch_transpose():
+    model, _ = fused_matmul_trans_alpha()
+    model.graph.node[0].attribute.append(helper.make_attribute("transBatchA", 1))
+    return model

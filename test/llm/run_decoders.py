@@ -1,6 +1,6 @@
 # Decoder exports with a KV cache through kilnc + kiln-run, against onnxruntime and transformers.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: run_decoders.py WORKDIR --kilnc PATH --kiln-run PATH [MODEL.onnx...]
+"""usage: run_decoders.py WORKDIR --kilnc PATH --kiln-run PATH [--ort-optimized] [MODEL.onnx...]
 
 Each export (default: test/llm/models/*.onnx, written by export_decoders.py:
 inputs input_ids, attention_mask, position_ids and past_key_values.*, outputs
@@ -14,6 +14,10 @@ compiled once as exported (CPU target) and
      (prefill, then one decode step per token, each step's present fed back as
      the next past), whose ids must equal transformers' `generate` ids in the
      npz exactly.
+With --ort-optimized, Kiln compiles onnxruntime's own optimization of each
+export instead (ORT_ENABLE_EXTENDED on the CPU provider, written with
+optimized_model_filepath: its com.microsoft FusedMatMul, FastGelu, QuickGelu
+...), still checked against onnxruntime on the export as given.
 Prints one line per failure and a summary; exits 1 on any failure.
 """
 
@@ -90,12 +94,22 @@ def generate(kiln, session, prompt, steps):
     return ids
 
 
+def ort_optimized(path, work):
+    """onnxruntime's extended graph optimization of `path`, as a file."""
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    options.optimized_model_filepath = os.path.join(work, "ort-optimized.onnx")
+    ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    return options.optimized_model_filepath
+
+
 def check_model(path, args):
     name = os.path.basename(path).split(".")[0]
     work = os.path.join(args.work, os.path.basename(path)[:-5])
     os.makedirs(work, exist_ok=True)
     artifact = os.path.join(work, "model.so")
-    built = subprocess.run([args.kilnc, path, "-o", artifact], capture_output=True, text=True)
+    source = ort_optimized(path, work) if args.ort_optimized else path
+    built = subprocess.run([args.kilnc, source, "-o", artifact], capture_output=True, text=True)
     if built.returncode:
         return 0, [f"FAIL: {path}: kilnc: {built.stderr.strip()}"]
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
@@ -143,6 +157,7 @@ def main():
     parser.add_argument("work")
     parser.add_argument("--kilnc", required=True)
     parser.add_argument("--kiln-run", required=True)
+    parser.add_argument("--ort-optimized", action="store_true")
     parser.add_argument("models", nargs="*")
     args = parser.parse_intermixed_args()
     models = args.models or sorted(glob.glob(os.path.join(HERE, "models", "*.onnx")))

@@ -56,6 +56,7 @@ mlir::LogicalResult rejectOutput(NodeBinder &b, unsigned i, llvm::StringRef what
 void registerContribNormHandlers(HandlerRegistry &registry);
 void registerContribAttentionHandlers(HandlerRegistry &registry);
 void registerContribMatMulNBits(HandlerRegistry &registry);
+void registerContribFusedHandlers(HandlerRegistry &registry);
 
 } // namespace kiln::onnx_import::contrib
 

@@ -549,6 +549,7 @@ const HandlerRegistry &HandlerRegistry::get() {
     contrib::registerContribNormHandlers(r);
     contrib::registerContribAttentionHandlers(r);
     contrib::registerContribMatMulNBits(r);
+    contrib::registerContribFusedHandlers(r);
     return r;
   }();
   return registry;
