@@ -46,9 +46,8 @@ def feeds_for(session, batch, past, seq, rng):
             feed[i.name] = np.ones((batch, past + seq), np.int64)
         elif i.name == "position_ids":
             feed[i.name] = np.tile(np.arange(past, past + seq), (batch, 1)).astype(np.int64)
-        else:
-            shape = [batch if d == "batch" else past if d == "past_sequence" else d
-                     for d in i.shape]
+        else:  # a cache [batch, kv_heads, past, head] (exporters name the dims differently)
+            shape = [batch, i.shape[1], past, i.shape[3]]
             feed[i.name] = rng.standard_normal(shape).astype(np.float32)
     return feed
 
@@ -132,7 +131,9 @@ def check_model(path, args):
             if problem:
                 problems.append(f"FAIL: {name} batch {batch} past {past} seq {seq} "
                                 f"output {out}: {problem}")
-    reference = os.path.join(os.path.dirname(path), f"{name}.generate.npz")
+    reference = path[:-len(".onnx")] + ".generate.npz"
+    if not os.path.exists(reference):
+        reference = os.path.join(os.path.dirname(path), f"{name}.generate.npz")
     if os.path.exists(reference):
         runs += 1
         expected = np.load(reference)
@@ -145,7 +146,7 @@ def check_model(path, args):
                                 f"position {first}: {got[:, first:first + 4].tolist()} vs "
                                 f"{ids[:, first:first + 4].tolist()}")
             else:
-                print(f"{name}: generated {ids.shape[1] - prompt.shape[1]} tokens x "
+                print(f"{os.path.basename(path)}: generated {ids.shape[1] - prompt.shape[1]} tokens x "
                       f"{ids.shape[0]} sequences, equal to transformers' greedy ids")
         except RuntimeError as e:
             problems.append(f"FAIL: {name} generate: {e}")

@@ -155,8 +155,14 @@ FailureOr<float> readScale(NodeBinder &b, int64_t headSize) {
 // GroupQueryAttention
 //===----------------------------------------------------------------------===//
 
-LogicalResult groupQueryAttention(NodeBinder &b) {
-  FailureOr<Value> query = b.input(0);
+struct GqaConfig {
+  int64_t heads = 0, kvHeads = 0, window = -1;
+  bool rotary = false, interleaved = false, causal = true;
+  float softcap = 0;
+};
+
+/// GroupQueryAttention's attributes, and the variants Kiln rejects.
+FailureOr<GqaConfig> readGqaConfig(NodeBinder &b) {
   FailureOr<int64_t> heads = b.intAttr("num_heads", std::nullopt),
                      kvHeads = b.intAttr("kv_num_heads", std::nullopt),
                      doRotary = b.intAttr("do_rotary", 0),
@@ -167,7 +173,7 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
                      qkOutput = b.intAttr("qk_output", 0),
                      slidingCache = b.intAttr("sliding_window_cache", 0);
   FailureOr<float> softcap = b.floatAttr("softcap", 0.0f);
-  if (failed(query) || failed(heads) || failed(kvHeads) || failed(doRotary) ||
+  if (failed(heads) || failed(kvHeads) || failed(doRotary) ||
       failed(interleaved) || failed(causal) || failed(window) || failed(smooth) ||
       failed(qkOutput) || failed(slidingCache) || failed(softcap) ||
       failed(b.checkRange("attribute 'num_heads'", *heads, 1, {})) ||
@@ -205,6 +211,22 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
       failed(rejectInput(b, 15, "k_norm_weight")) ||
       failed(rejectInput(b, 16, "query_seqlens")) || failed(rejectOutput(b, 3, "output_qk")))
     return failure();
+  GqaConfig c;
+  c.heads = *heads;
+  c.kvHeads = *kvHeads;
+  c.window = *window;
+  c.rotary = *doRotary == 1;
+  c.interleaved = *interleaved == 1;
+  c.causal = *causal == 1;
+  c.softcap = *softcap;
+  return c;
+}
+
+LogicalResult groupQueryAttention(NodeBinder &b) {
+  FailureOr<Value> query = b.input(0);
+  FailureOr<GqaConfig> config = readGqaConfig(b);
+  if (failed(query) || failed(config))
+    return failure();
   Value key = b.optionalInput(1), value = b.optionalInput(2);
   Value pastKey = b.optionalInput(3), pastValue = b.optionalInput(4);
   if (!key != !value)
@@ -220,7 +242,7 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
   if (ShapedType::isDynamic(qWidth))
     return b.emitError() << "query has type " << qType
                          << ", expected [batch, sequence, hidden] with a static hidden size";
-  int64_t n = *heads, kv = *kvHeads, group = n / kv;
+  int64_t n = config->heads, kv = config->kvHeads, group = n / kv;
   Value q = *query;
   if (!key) {
     // Packed QKV: [B, S, (n + 2 kv) * H].
@@ -256,7 +278,7 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
       pastKey ? dimScalar(b, pastKey, 2) : FailureOr<Value>(b.scalar(i64, 0));
   if (failed(past))
     return failure();
-  if (*doRotary == 1) {
+  if (config->rotary) {
     Value cosCache = b.optionalInput(7), sinCache = b.optionalInput(8);
     if (!cosCache || !sinCache)
       return b.emitError() << "attribute 'do_rotary' 1 needs inputs 'cos_cache' and "
@@ -276,8 +298,8 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
     if (failed(sin))
       return failure();
     int64_t dim = 2 * cosType.getDimSize(1);
-    q4 = rotate(b, *q4, *cos, *sin, dim, *interleaved == 1);
-    k4 = succeeded(q4) ? rotate(b, *k4, *cos, *sin, dim, *interleaved == 1) : q4;
+    q4 = rotate(b, *q4, *cos, *sin, dim, config->interleaved);
+    k4 = succeeded(q4) ? rotate(b, *k4, *cos, *sin, dim, config->interleaved) : q4;
     if (failed(k4))
       return failure();
   }
@@ -303,9 +325,9 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
     return failure();
   Core core;
   core.scale = *scale;
-  core.softcap = *softcap;
-  if (*causal == 1) {
-    FailureOr<Value> allowed = causalFrontier(b, q, 1, *presentKey, 2, *past, *window);
+  core.softcap = config->softcap;
+  if (config->causal) {
+    FailureOr<Value> allowed = causalFrontier(b, q, 1, *presentKey, 2, *past, config->window);
     FailureOr<Value> blocked = succeeded(allowed) ? b.make<kiln::NotOp>(*allowed) : allowed;
     if (failed(blocked))
       return failure();
