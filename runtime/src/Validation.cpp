@@ -14,6 +14,9 @@
 #include "Dtype.h"
 #include "Status.h"
 
+#include "kiln/Target/Host/DimFormula.h"
+
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -162,11 +165,26 @@ kiln_status *RunPlanner::planOutputs(uint64_t maxBytes) {
       int64_t dim = desc.dims[i];
       if (desc.isSymbolic(i)) {
         auto it = symbols.find(desc.dimNameStorage[i]);
-        if (it == symbols.end()) // excluded by checkOutputsSizable
+        std::optional<int64_t> value;
+        if (it != symbols.end())
+          value = it->second.value;
+        else // a formula of input dims (checked by checkOutputsSizable)
+          value = dim_formula::evaluate(desc.dimNameStorage[i],
+                                        [&](std::string_view name) -> std::optional<int64_t> {
+                                          auto found = symbols.find(name);
+                                          if (found == symbols.end())
+                                            return std::nullopt;
+                                          return found->second.value;
+                                        });
+        if (!value)
           return makeStatus(KILN_STATUS_INTERNAL,
                             cat("output '", desc.name, "' dim ", i,
                                 ": symbol '", desc.dimNameStorage[i], "' is unbound"));
-        dim = it->second.value;
+        if (*value < 0)
+          return invalidArgument(cat("output '", desc.name, "' dim ", i, " ('",
+                                     desc.dimNameStorage[i], "') is ", *value,
+                                     " for these inputs, expected a size >= 0"));
+        dim = *value;
       }
       plan.dims.push_back(dim);
     }
@@ -221,7 +239,13 @@ kiln_status *checkOutputsSizable(const kiln_model &model) {
         bound.insert(desc.dimNameStorage[i]);
   for (const TensorDesc &desc : model.outputs)
     for (int32_t i = 0; i < desc.rank(); ++i)
-      if (desc.isSymbolic(i) && !bound.count(desc.dimNameStorage[i]))
+      if (desc.isSymbolic(i) && !bound.count(desc.dimNameStorage[i]) &&
+          !dim_formula::evaluate(desc.dimNameStorage[i],
+                                 [&](std::string_view name) -> std::optional<int64_t> {
+                                   if (!bound.count(name))
+                                     return std::nullopt;
+                                   return 1;
+                                 }))
         return makeStatus(
             KILN_STATUS_UNIMPLEMENTED,
             cat("model '", model.path, "': output '", desc.name, "' dim ", i,

@@ -78,8 +78,19 @@ struct FlattenToTensor final : OpConversionPattern<FlattenOp> {
                                        op.getType(), Value()));
       return success();
     }
-    if (axis == 0 || axis == rank)
-      return lowering::failLowering(rewriter, op, "dynamic flatten at the ends");
+    if (axis == 0 || axis == rank) {
+      // [1, N] or [N, 1]: every dim collapsed into N, then the unit dim added.
+      Value all = adaptor.getInput();
+      if (rank != 1) {
+        ReassociationIndices every = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+        auto flat = RankedTensorType::get({ShapedType::kDynamic}, inputType.getElementType());
+        all = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), flat, all,
+                                              ArrayRef<ReassociationIndices>{every});
+      }
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          op, op.getType(), all, lowering::unitDimGroups(2, {axis == 0 ? 0 : 1}));
+      return success();
+    }
     ReassociationIndices front, back;
     for (int64_t i = 0; i < rank; ++i)
       (i < axis ? front : back).push_back(i);

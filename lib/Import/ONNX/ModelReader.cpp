@@ -111,7 +111,8 @@ static LogicalResult checkVersions(const onnx::ModelProto &model, Location loc,
   if (it == result.domains.end()) {
     if (!other)
       return emitError(loc) << "the model imports no ai.onnx opset (nor "
-                               "ai.onnx.ml or ai.onnx.preview.training)";
+                               "ai.onnx.ml, ai.onnx.preview.training or "
+                               "com.microsoft)";
   } else {
     result.opset = it->second;
     if (result.opset < kMinOpsetVersion || result.opset > kMaxOpsetVersion)

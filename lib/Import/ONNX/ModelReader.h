@@ -65,7 +65,8 @@ struct OtherDomain {
 };
 inline constexpr OtherDomain kOtherDomains[] = {
     {"ai.onnx.ml", 1, 5},                 // Binarizer, ArrayFeatureExtractor, TreeEnsemble
-    {"ai.onnx.preview.training", 1, 1}};  // Adagrad, Adam, Momentum
+    {"ai.onnx.preview.training", 1, 1},   // Adagrad, Adam, Momentum
+    {"com.microsoft", 1, 1}};             // onnxruntime's LLM contrib ops
 
 } // namespace kiln::onnx_import
 

@@ -4,6 +4,7 @@
 
 #include "NodeBinder.h"
 
+#include "ContribOps.h"
 #include "ModelReader.h"
 #include "ShapeFolding.h"
 #include "SymbolicShapes.h"
@@ -490,8 +491,8 @@ HandlerFn HandlerRegistry::lookup(StringRef domain, StringRef opType,
                                   int64_t opset, std::string &why) const {
   if (!domains.contains(canonicalDomain(domain))) {
     why = "domain '" + domain.str() +
-          "' is not supported (only ai.onnx, ai.onnx.ml and "
-          "ai.onnx.preview.training)";
+          "' is not supported (only ai.onnx, ai.onnx.ml, "
+          "ai.onnx.preview.training and com.microsoft)";
     return nullptr;
   }
   auto it = handlers.find(handlerKey(domain, opType));
@@ -545,6 +546,10 @@ const HandlerRegistry &HandlerRegistry::get() {
     registerSignalHandlers(r);
     registerTensorHandlers(r);
     registerTextHandlers(r);
+    contrib::registerContribNormHandlers(r);
+    contrib::registerContribAttentionHandlers(r);
+    contrib::registerContribMatMulNBits(r);
+    contrib::registerContribFusedHandlers(r);
     return r;
   }();
   return registry;

@@ -535,6 +535,10 @@ LogicalResult GraphImporter::nameOutputDims(StringRef name, Value value,
     }
     if (inputDimNames.contains(dimNames[i]))
       continue;
+    if (std::optional<std::string> formula = shapes->inputDimFormula(expr)) {
+      dimNames[i] = *formula;
+      continue;
+    }
     if (std::optional<std::string> origin = shapes->valueDependence(expr))
       return emitError(loc) << "output '" << name << "' dim " << i
                             << " depends on tensor values (it comes from "

@@ -140,9 +140,11 @@ std::optional<int64_t> binary(Operation *op, int64_t a, int64_t b) {
       .Case([&](kiln::LessEqualOp) { return int64_t(a <= b); })
       .Case([&](kiln::GreaterOp) { return int64_t(a > b); })
       .Case([&](kiln::GreaterEqualOp) { return int64_t(a >= b); })
-      .Case([&](kiln::AndOp) { return int64_t(a && b); })
-      .Case([&](kiln::OrOp) { return int64_t(a || b); })
-      .Case([&](kiln::XorOp) { return int64_t(bool(a) != bool(b)); })
+      // Bitwise, which is also the logical op on i1's 0 and 1 (4-bit
+      // weights and zero points are unpacked with `and`).
+      .Case([&](kiln::AndOp) { return a & b; })
+      .Case([&](kiln::OrOp) { return a | b; })
+      .Case([&](kiln::XorOp) { return a ^ b; })
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -16,6 +16,7 @@
 #include "SymbolicShapes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Target/Host/DimFormula.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -188,6 +189,17 @@ std::optional<std::string> SymbolicShapes::inputDimName(const DimExpr &expr) {
   if (!s || !symbols[*s].input)
     return std::nullopt;
   return symbols[*s].name;
+}
+
+std::optional<std::string> SymbolicShapes::inputDimFormula(const DimExpr &expr) {
+  DimExpr resolved = resolve(expr);
+  std::vector<unsigned> used = resolved.symbols();
+  if (used.empty())
+    return std::nullopt;
+  for (unsigned s : used)
+    if (!symbols[s].input || !dim_formula::isPlainName(symbols[s].name))
+      return std::nullopt;
+  return resolved.str([&](unsigned s) { return symbols[s].name; });
 }
 
 std::optional<std::string> SymbolicShapes::valueDependence(const DimExpr &expr) {

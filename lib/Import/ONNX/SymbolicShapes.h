@@ -75,6 +75,9 @@ public:
 
   /// The name of a model input dim when `expr` is one, else nullopt.
   std::optional<std::string> inputDimName(const DimExpr &expr);
+  /// `expr` as a formula of input dims (`p + s`, DimFormula.h) when every
+  /// symbol in it is an input dim with a plain name, else nullopt.
+  std::optional<std::string> inputDimFormula(const DimExpr &expr);
   /// Where a dim that is not a function of the input dims comes from
   /// (`node 'X' (Op)`), or nullopt when it is such a function.
   std::optional<std::string> valueDependence(const DimExpr &expr);

@@ -5,6 +5,7 @@
 #include "kiln/Target/Host/ModelSignature.h"
 
 #include "kiln-c/runtime.h"
+#include "kiln/Target/Host/DimFormula.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -135,7 +136,8 @@ FailureOr<ModelSignature> readModelSignature(ModuleOp module) {
     signature.inputs.push_back(*input);
   }
   // The runtime sizes outputs from the input shapes alone: every symbolic
-  // output dim must be one of the inputs' symbolic dims.
+  // output dim must be one of the inputs' symbolic dims or a formula of them
+  // (DimFormula.h).
   llvm::StringSet<> bound;
   for (const TensorSignature &input : signature.inputs)
     for (const std::string &name : input.dimNames)
@@ -148,7 +150,12 @@ FailureOr<ModelSignature> readModelSignature(ModuleOp module) {
     if (failed(output))
       return failure();
     for (auto [d, name] : llvm::enumerate(output->dimNames))
-      if (!name.empty() && !bound.contains(name))
+      if (!name.empty() && !bound.contains(name) &&
+          !dim_formula::evaluate(name, [&](std::string_view factor) -> std::optional<int64_t> {
+            if (!bound.contains(factor))
+              return std::nullopt;
+            return 1;
+          }))
         return emitError(func.getLoc())
                << "output '" << output->name << "' dim " << d << " ('" << name
                << "') depends on tensor values, not on input shapes; Kiln needs output "

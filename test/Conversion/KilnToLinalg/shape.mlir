@@ -249,3 +249,19 @@ func.func @empty_pieces(%x: tensor<2x8xf32>) -> (tensor<2x0xf32>, tensor<2x0xf32
   %2 = kiln.concat %x, %1#1 {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x0xf32>) -> tensor<2x8xf32>
   return %0, %1#1, %2 : tensor<2x0xf32>, tensor<2x0xf32>, tensor<2x8xf32>
 }
+
+// -----
+
+/// A dynamic flatten at the ends (axis = rank: [N, 1], axis 0: [1, N], the
+/// attention-mask plumbing of decoder exports) collapses every dim into N,
+/// then adds the unit dim.
+// CHECK-LABEL: func @flatten_dynamic_ends
+// CHECK: %[[ALL:.+]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x?xi1> into tensor<?xi1>
+// CHECK: tensor.expand_shape %[[ALL]] {{\[\[}}0, 1]] output_shape [%{{.*}}, 1] : tensor<?xi1> into tensor<?x1xi1>
+// CHECK: %[[ALL2:.+]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<?x3x?xf32> into tensor<?xf32>
+// CHECK: tensor.expand_shape %[[ALL2]] {{\[\[}}0, 1]] output_shape [1, %{{.*}}] : tensor<?xf32> into tensor<1x?xf32>
+func.func @flatten_dynamic_ends(%m: tensor<?x?xi1>, %x: tensor<?x3x?xf32>) -> (tensor<?x1xi1>, tensor<1x?xf32>) {
+  %0 = kiln.flatten %m {axis = 2 : i64} : (tensor<?x?xi1>) -> tensor<?x1xi1>
+  %1 = kiln.flatten %x {axis = 0 : i64} : (tensor<?x3x?xf32>) -> tensor<1x?xf32>
+  return %0, %1 : tensor<?x1xi1>, tensor<1x?xf32>
+}

@@ -117,6 +117,13 @@ def bitwise(out):
     save(out, "reduce-bool-bad", make(bool_sum, [b], [T("z", None)], opset=26))
     bad = [N("BitShift", ["u", "v"], ["z"], direction="UP")]
     save(out, "bitshift-bad", make(bad, [u, v], [T("z", None)], opset=18))
+    # Import-time folding of small integer constants is bitwise (not logical).
+    folded = [N(op, ["c", "m"], [op.lower() + "_c"]) for op in ["BitwiseAnd", "BitwiseOr",
+                                                                  "BitwiseXor"]]
+    c_init = init("c", np.array([151, 204, 0, 12], dtype=np.int32))
+    m_init = init("m", np.array(15, dtype=np.int32))
+    save(out, "bitwise-fold", make(folded, [], [T(n.output[0], None) for n in folded],
+                                   inits=[c_init, m_init], opset=18))
 
 
 @register

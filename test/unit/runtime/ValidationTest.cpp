@@ -10,6 +10,11 @@
 
 #include "RuntimeTestUtils.h"
 
+#include "kiln/Target/Host/DimFormula.h"
+
+#include <optional>
+#include <string_view>
+
 namespace kiln::test {
 namespace {
 
@@ -245,6 +250,31 @@ TEST(SessionCreate, UnboundOutputSymbol) {
                 "': output 'y' dim 0 ('rows') is not bound by any input; output "
                 "shape functions are not supported yet");
   EXPECT_EQ(session, nullptr);
+}
+
+// Output dims that are formulas of input dims (a KV cache's `p + s`).
+TEST(DimFormula, Evaluates) {
+  auto lookup = [](std::string_view name) -> std::optional<int64_t> {
+    if (name == "p")
+      return 3;
+    if (name == "seq_len")
+      return 5;
+    return std::nullopt;
+  };
+  using kiln::dim_formula::evaluate;
+  EXPECT_EQ(evaluate("p + seq_len", lookup), 8);
+  EXPECT_EQ(evaluate("2*seq_len - 1", lookup), 9);
+  EXPECT_EQ(evaluate("-p + 10", lookup), 7);
+  EXPECT_EQ(evaluate("p*seq_len + p", lookup), 18);
+  EXPECT_EQ(evaluate("12", lookup), 12);
+  EXPECT_EQ(evaluate("p + q", lookup), std::nullopt);        // q is unbound
+  EXPECT_EQ(evaluate("p +", lookup), std::nullopt);          // no term
+  EXPECT_EQ(evaluate("", lookup), std::nullopt);
+  EXPECT_EQ(evaluate("p  + seq_len", lookup), std::nullopt); // not the printed form
+  EXPECT_EQ(evaluate("99999999999*99999999999", lookup), std::nullopt); // overflow
+  EXPECT_FALSE(kiln::dim_formula::isPlainName("past seq"));
+  EXPECT_FALSE(kiln::dim_formula::isPlainName("42"));
+  EXPECT_TRUE(kiln::dim_formula::isPlainName("past_sequence_length"));
 }
 
 } // namespace
