@@ -19,6 +19,12 @@ configurations are small):
   DIR/NAME.generate.npz    prompt (int64 [2, 8]) and ids (prompt followed by
                            32 greedy tokens from transformers' generate())
   DIR/export.log           one ok/FAIL line per export
+
+test/llm/models holds two runs' exports: the TorchScript ones with
+NAME.generate.npz (the first run) and the dynamo ones, exported after the
+dynamic-shape fix, with NAME.dynamo.generate.npz; before models were seeded
+in configs(), each run drew its own random weights, so each export keeps the
+reference ids of its own run.
 """
 
 import argparse
@@ -34,13 +40,17 @@ NEW_TOKENS = 32
 
 
 def configs():
+    """(name, model): each built right after seeding torch, so that a model's
+    random weights are the same in every run of this script."""
     import transformers as tf
+    torch.manual_seed(0)
     # initializer_range well above the default 0.02 so that the random
     # models' logits are decisive (greedy ids then do not hinge on the last
     # bits of a near-tie).
     yield "gpt2_tiny_kv", tf.GPT2LMHeadModel(tf.GPT2Config(
         vocab_size=1000, n_embd=64, n_layer=2, n_head=4, n_positions=128,
         initializer_range=0.2))
+    torch.manual_seed(0)
     yield "llama_tiny_kv", tf.LlamaForCausalLM(tf.LlamaConfig(
         vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
@@ -116,11 +126,13 @@ def export(model, path, exporter):
         torch.onnx.export(wrapped, args, path, dynamo=False, opset_version=18,
                           input_names=inputs, output_names=outputs, dynamic_axes=dynamic)
     else:
-        batch = torch.export.Dim("batch", min=1, max=64)
-        sequence = torch.export.Dim("sequence", min=1, max=64)
-        past = torch.export.Dim("past_sequence", min=1, max=64)
-        shapes = [{0: batch, 1: sequence}, {0: batch, 1: past + sequence}, {0: batch, 1: sequence}]
-        shapes += [{0: batch, 2: past}] * (2 * wrapped.layers)
+        # Dim.AUTO: torch.export finds the relations itself (the mask's
+        # length is past + sequence, which named Dims cannot say).
+        auto = torch.export.Dim.AUTO
+        # forward(input_ids, attention_mask, position_ids, *past): the
+        # varargs are one tuple in torch.export's view of the inputs.
+        shapes = [{0: auto, 1: auto}, {0: auto, 1: auto}, {0: auto, 1: auto},
+                  tuple({0: auto, 2: auto} for _ in range(2 * wrapped.layers))]
         torch.onnx.export(wrapped, args, path, dynamo=True, external_data=False, opset_version=18,
                           input_names=inputs, output_names=outputs, dynamic_shapes=tuple(shapes))
 
