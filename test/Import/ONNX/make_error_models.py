@@ -38,7 +38,8 @@ import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_models import F, I64, T, N, external_model, init, make, rand, save  # noqa: E402
+from make_external_models import external_model  # noqa: E402
+from make_models import F, I64, T, N, init, make, rand, save  # noqa: E402
 
 MODELS = {}
 

@@ -5,7 +5,8 @@
 
 Builds each named model (all when none are named) with the `onnx` helper API
 and seeded numpy, so that no binary model is committed. Hostile models
-(truncated files, cycles, external-data escapes) are built here too.
+(truncated files, cycles) are built here too; the external-data models are in
+make_external_models.py.
 """
 
 import os
@@ -730,65 +731,6 @@ def unsupported(out):
 def input_shape(out):
     x = helper.make_tensor_value_info("x", F, ["batch", 3, 4])
     save(out, "input_shape", make([N("Relu", ["x"], ["y"])], [x], [T("y")]))
-
-
-# --- External data -----------------------------------------------------------
-
-def external_model(location, offset=None, length=None, dims=(4,), x_dims=None):
-    w = TensorProto(name="w", data_type=F, dims=list(dims))
-    w.data_location = TensorProto.EXTERNAL
-    for key, value in [("location", location), ("offset", offset), ("length", length)]:
-        if value is not None:
-            entry = w.external_data.add()
-            entry.key, entry.value = key, str(value)
-    return make([N("Add", ["x", "w"], ["y"])], [T("x", F, list(x_dims or dims))],
-                [T("y")], [w])
-
-
-@register
-def external(out):
-    root = os.path.join(out, "ext")
-    os.makedirs(root, exist_ok=True)
-    secret = os.path.join(root, "secret.bin")
-    with open(secret, "wb") as f:
-        f.write(np.arange(64, dtype=np.float32).tobytes())
-    cases = {
-        "good": ("weights.bin", 16, 16), "dotdot": ("../secret.bin", None, None),
-        "nested_dotdot": ("a/../../secret.bin", None, None),
-        "absolute": (secret, None, None),
-        "symlink_file": ("link.bin", None, None),
-        "symlink_dir": ("linkdir/secret.bin", None, None),
-        "offset_past_end": ("weights.bin", 4096, None),
-        "length_past_end": ("weights.bin", 250, None),
-        "length_mismatch": ("weights.bin", 0, 12),
-        "overflow_length": ("weights.bin", 0, 2**64 - 1),
-        "overflow_offset": ("weights.bin", 2**64 - 8, None),
-        "missing_file": ("nothere.bin", None, None),
-    }
-    for case, (location, offset, length) in cases.items():
-        directory = os.path.join(root, case)
-        os.makedirs(os.path.join(directory, "a"), exist_ok=True)
-        with open(os.path.join(directory, "weights.bin"), "wb") as f:
-            f.write(np.arange(64, dtype=np.float32).tobytes())
-        for link, target in [("link.bin", "../secret.bin"), ("linkdir", "..")]:
-            path = os.path.join(directory, link)
-            if not os.path.lexists(path):
-                os.symlink(target, path)
-        save(directory, "model", external_model(location, offset, length))
-    # Dims whose byte count overflows, and raw data of the wrong size.
-    big = external_model("weights.bin", dims=(2**40, 2**40), x_dims=(1,))
-    save(os.path.join(root, "good"), "overflow_dims", big)
-    w = init("w", np.arange(4, dtype=np.float32))
-    w.raw_data = w.raw_data[:12]
-    save(root, "raw_size_mismatch",
-         make([N("Add", ["x", "w"], ["y"])], [T("x", F, [4])], [T("y")], [w]))
-    # Large weights from onnx's own external-data writer resolve and map.
-    model = make([N("MatMul", ["x", "big"], ["y"])], [T("x", F, [1, 64])], [T("y")],
-                 [init("big", rand(64, 32))])
-    directory = os.path.join(root, "onnx_writer")
-    os.makedirs(directory, exist_ok=True)
-    onnx.save_model(model, os.path.join(directory, "model.onnx"),
-                    save_as_external_data=True, location="data.bin", size_threshold=0)
 
 
 def main(argv):
