@@ -436,8 +436,7 @@ int32_t Device::callOrReplay(const kiln_model &model, const RunPlan &plan,
     code = call();
     state.stream = stream;
     bool usable = code == 0 && !state.failed() && !guard.failed() && state.allocations.empty();
-    std::string why;
-    exec = graphs->endCapture(key, usable, why);
+    exec = graphs->endCapture(key, usable);
     if (exec)
       state.lastKernel.clear();
     else if (!guard.failed()) {
@@ -449,10 +448,8 @@ int32_t Device::callOrReplay(const kiln_model &model, const RunPlan &plan,
   } else if (!exec) {
     code = call();
   }
-  if (exec && !state.failed() && code == 0) {
+  if (exec && !state.failed() && code == 0)
     state.check(driver.graphLaunch(exec, stream), "launching the run's CUDA graph");
-    graphs->noteReplay();
-  }
   return code;
 }
 

@@ -76,9 +76,6 @@ public:
   /// KILN_CUDA_POISON_OUTPUTS=1: outputs and the arena are filled with NaN before each run.
   bool poisonOutputs = false;
 
-  /// Runs replayed from a CUDA graph so far (GraphCache.h).
-  uint64_t graphReplays() const { return graphs ? graphs->replays() : 0; }
-
 private:
   explicit Device(const Driver &driver) : driver(driver) {}
 

@@ -45,18 +45,12 @@ CUstream GraphCache::beginCapture(const Key &key) {
   return captureStream;
 }
 
-CUgraphExec GraphCache::endCapture(const Key &key, bool usable, std::string &why) {
+CUgraphExec GraphCache::endCapture(const Key &key, bool usable) {
   CUgraph graph = nullptr;
-  CUresult ended = driver.streamEndCapture(captureStream, &graph);
   CUgraphExec exec = nullptr;
-  if (ended != kSuccess)
-    why = describe(driver, ended);
-  if (ended == kSuccess && usable) {
-    if (CUresult r = driver.graphInstantiate(&exec, graph, 0); r != kSuccess) {
-      why = describe(driver, r);
-      exec = nullptr;
-    }
-  }
+  if (driver.streamEndCapture(captureStream, &graph) == kSuccess && usable &&
+      driver.graphInstantiate(&exec, graph, 0) != kSuccess)
+    exec = nullptr;
   if (graph)
     driver.graphDestroy(graph);
   if (exec) {
@@ -67,11 +61,6 @@ CUgraphExec GraphCache::endCapture(const Key &key, bool usable, std::string &why
   }
   capturing.unlock();
   return exec;
-}
-
-size_t GraphCache::size() {
-  std::lock_guard<std::mutex> lock(mutex);
-  return graphs.size();
 }
 
 } // namespace kiln::rt::cuda

@@ -30,7 +30,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <string>
 #include <tuple>
 #include <vector>
 
@@ -67,23 +66,17 @@ public:
   /// Ends the capture begun by beginCapture. With `usable` (the run neither
   /// failed nor allocated), instantiates and keeps the graph: returns it to
   /// launch. Otherwise, or if the driver refuses, returns null, the model is
-  /// not captured again, and the caller runs it normally; `why` says what
-  /// the driver refused (empty when it did not).
-  CUgraphExec endCapture(const Key &key, bool usable, std::string &why);
+  /// not captured again, and the caller runs it normally.
+  CUgraphExec endCapture(const Key &key, bool usable);
 
   /// A run of this session completed (captures start after the first).
   void noteRunCompleted() { completedRuns.fetch_add(1); }
-
-  /// Graphs kept and replays made (tests, --profile).
-  size_t size();
-  uint64_t replays() const { return replayCount.load(); }
-  void noteReplay() { replayCount.fetch_add(1); }
 
 private:
   const Driver &driver;
   const bool enabled;
   std::atomic<bool> capturable{true};
-  std::atomic<uint64_t> completedRuns{0}, replayCount{0};
+  std::atomic<uint64_t> completedRuns{0};
   std::mutex mutex; // guards graphs and the capture stream
   std::map<Key, CUgraphExec> graphs;
   std::mutex capturing; // held from beginCapture to endCapture
