@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Checks the "Pass order (checked)" tables of docs/architecture.md against the
+# Checks the "Pass order (checked)" tables of docs/pass-order.md against the
 # stage pipelines as kiln-opt builds them (`--dump-pass-pipeline`): the same
 # passes, in the same order, for every pipeline the page lists; the CUDA
 # pipelines at each --precision (a row's "when" column says under which
@@ -88,7 +88,7 @@ def main():
                 print(f"check_pass_order: {what}: the page differs from the pipeline")
                 sys.stdout.writelines(difflib.unified_diff(
                     [n + "\n" for n in expected], [n + "\n" for n in actual],
-                    "docs/architecture.md", "kiln-opt --dump-pass-pipeline"))
+                    "docs/pass-order.md", "kiln-opt --dump-pass-pipeline"))
     if failures:
         return 1
     print(f"check_pass_order: {len(tables)} pipelines, {checked} configurations match")
