@@ -47,4 +47,15 @@ bool inSameDispatch(Operation *a, Operation *b) {
   return !x || !y || *x == *y;
 }
 
+bool inOneDispatch(ArrayRef<Operation *> ops) {
+  std::optional<int64_t> first;
+  for (Operation *op : ops)
+    if (std::optional<int64_t> id = dispatchId(op)) {
+      if (first && *first != *id)
+        return false;
+      first = id;
+    }
+  return true;
+}
+
 } // namespace kiln

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
@@ -470,13 +471,13 @@ bool isRowAccess(AffineMap map, int64_t inner) {
   return true;
 }
 
-LogicalResult verifyDispatchGroupsFused(Operation *root) {
+LogicalResult verifyDispatchGroupsFused(Operation *root, bool rowGroups) {
   bool fused = true;
   root->walk([&](linalg::GenericOp generic) {
     if (generic->hasAttr(kEpilogueAttr)) {
       generic.emitError("matmul epilogue could not be fused into the matmul kernel");
       fused = false;
-    } else if (generic->hasAttr(kRowGroupAttr)) {
+    } else if (rowGroups && generic->hasAttr(kRowGroupAttr)) {
       generic.emitError("row group ")
           << generic->getAttrOfType<IntegerAttr>(kRowGroupAttr).getInt()
           << " was not emitted as one row kernel";
@@ -484,6 +485,27 @@ LogicalResult verifyDispatchGroupsFused(Operation *root) {
     }
   });
   return success(fused);
+}
+
+/// Whether the buffer `value` bufferizes to will have unit stride along its
+/// last dim (a prediction on tensors; codegen reads the buffer's layout,
+/// Target/Host's hasUnitInnerStride): only a strided `tensor.extract_slice`
+/// (through reshapes) gives it another; everything else is a fresh buffer or
+/// a function argument, both with identity layouts.
+bool bufferizesWithUnitInnerStride(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+      std::optional<int64_t> stride = getConstantIntValue(slice.getMixedStrides().back());
+      if (!stride || *stride != 1)
+        return false;
+      value = slice.getSource();
+    } else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(def)) {
+      value = def->getOperand(0);
+    } else {
+      return true;
+    }
+  }
+  return true;
 }
 
 } // namespace kiln

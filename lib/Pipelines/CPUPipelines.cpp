@@ -124,6 +124,7 @@ public:
     policy.indexChecks = true;
     policy.conv = cpuConvLowering();
     policy.formDispatches = true;
+    policy.formRowGroups = true;
     policy.epilogueColumnAlign = kCPUEpilogueColumnAlign;
     return policy;
   }

@@ -189,9 +189,13 @@ public:
     // Gathers read indices in device memory, which host checks cannot.
     policy.indexChecks = false;
     policy.conv = cudaConvLowering();
-    // The CPU kernel's dispatches (conv taps, prologues, row groups) are
-    // not the CUDA kernels'; the GEMM template's epilogues are formed here.
+    // The CPU matmul kernel's dispatches (conv taps, prologues) are not the
+    // CUDA kernels'; the GEMM template's epilogues are formed here, and the
+    // row kernel runs a row group as one kernel.
     policy.formDispatches = false;
+    policy.formRowGroups = true;
+    policy.rowGroupHalfFloats = true;
+    policy.rowGroupOneLength = true;
     policy.gemmEpilogues = cudaGemmEpilogues(options.cuda.chip, options.cuda.precision,
                                              usesSplitF32(options.cuda));
     return policy;

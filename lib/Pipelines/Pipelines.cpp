@@ -162,6 +162,15 @@ void buildDispatchPipeline(OpPassManager &pm, const PipelineOptions &options) {
     gemm.denseA = policy.gemmEpilogues.denseA;
     pm.addNestedPass<func::FuncOp>(createKilnFormGemmEpiloguesPass(gemm));
   }
+  //    Where the target's row kernel runs a row reduction with its
+  //    elementwise neighbours (kiln-form-dispatches forms these itself,
+  //    between its steps): mark those row groups.
+  if (policy.formRowGroups && !policy.formDispatches) {
+    KilnFormRowGroupsPassOptions rows;
+    rows.halfFloats = policy.rowGroupHalfFloats;
+    rows.oneRowLength = policy.rowGroupOneLength;
+    pm.addNestedPass<func::FuncOp>(createKilnFormRowGroupsPass(rows));
+  }
   // 3. Each dispatch (one future kernel) as a kiln.dispatch region; the
   //    target's codegen dissolves them again (kiln-inline-dispatch-regions).
   pm.addNestedPass<func::FuncOp>(createKilnFormDispatchRegionsPass());

@@ -53,6 +53,9 @@ mlir::ArrayAttr dispatchNodes(mlir::Operation *op);
 /// made, which decides nothing about grouping).
 bool inSameDispatch(mlir::Operation *a, mlir::Operation *b);
 
+/// Whether `ops` may be one dispatch's: all that carry an id carry the same.
+bool inOneDispatch(llvm::ArrayRef<mlir::Operation *> ops);
+
 } // namespace kiln
 
 #endif // KILN_DISPATCH_DISPATCHATTR_H

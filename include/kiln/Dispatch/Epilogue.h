@@ -201,8 +201,14 @@ inline bool hasConvTapsPrologue(mlir::linalg::GenericOp generic) {
 bool hasVectorizableScalarBody(mlir::linalg::GenericOp generic);
 
 /// Marked dispatch groups still present as separate linalg ops after
-/// codegen formed its kernels: emits an error on each, fails if any.
-mlir::LogicalResult verifyDispatchGroupsFused(mlir::Operation *root);
+/// codegen formed its kernels: emits an error on each, fails if any. With
+/// `rowGroups` false only epilogues are checked (the row kernels run later).
+mlir::LogicalResult verifyDispatchGroupsFused(mlir::Operation *root, bool rowGroups = true);
+
+/// Whether the buffer `value` bufferizes to will have unit stride along its
+/// last dim (a prediction on tensors): only a strided `tensor.extract_slice`
+/// (through reshapes) gives it another.
+bool bufferizesWithUnitInnerStride(mlir::Value value);
 
 } // namespace kiln
 

@@ -74,6 +74,30 @@ def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> 
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def KilnFormRowGroupsPass : Pass<"kiln-form-row-groups", "mlir::func::FuncOp"> {
+  let summary = "Mark each row reduction with its elementwise neighbours as one row group";
+  let description = [{
+    For a target whose row kernels run a softmax, a norm or another
+    last-axis reduction together with the elementwise ops around it, but
+    that takes no matmul epilogues (those come with kiln-form-dispatches,
+    which forms row groups itself): marks each maximal run of adjacent f32
+    row ops around a row reduction `kiln.row_group = N`, by the rule of
+    kiln-form-dispatches (lib/Dispatch/RowGroups.h), so that
+    kiln-form-dispatch-regions makes the run one dispatch and the target's
+    row kernel generator reads it from there.
+
+    Pre-condition: linalg on tensors after kiln-fuse-elementwise.
+    Post-condition: the same IR, row members marked.
+  }];
+  let options = [
+    Option<"halfFloats", "half-floats", "bool", /*default=*/"false",
+           "Rows of f16 and bf16 join groups too (the row kernel computes in f32)">,
+    Option<"oneRowLength", "one-row-length", "bool", /*default=*/"false",
+           "A group's rows have one length (the row kernel's team of threads per row)">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def KilnFormGemmEpiloguesPass : Pass<"kiln-form-gemm-epilogues", "mlir::func::FuncOp"> {
   let summary = "Join each product's elementwise consumer to its dispatch (GEMM tiles)";
   let description = [{

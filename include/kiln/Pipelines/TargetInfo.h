@@ -41,6 +41,14 @@ struct TargetPolicy {
   /// their matmul's dispatch (kiln-form-dispatches): the target's matmul
   /// kernel applies them.
   bool formDispatches = false;
+  /// Dispatch: whether a row reduction and its elementwise neighbours
+  /// become one dispatch (kiln-form-row-groups; kiln-form-dispatches forms
+  /// them itself): the target's row kernel runs them as one.
+  bool formRowGroups = false;
+  /// Dispatch: whether f16 and bf16 rows join row groups too, and whether a
+  /// group's rows must have one length.
+  bool rowGroupHalfFloats = false;
+  bool rowGroupOneLength = false;
   /// Dispatch: the column alignment such an epilogue needs where it splits
   /// the matmul's columns (the kernel's vector width).
   int64_t epilogueColumnAlign = 16;

@@ -13,6 +13,7 @@
 
 #include "RowKernels.h"
 
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/Host/BufferAnalysis.h"
 #include "kiln/Target/Host/RowLocality.h"
@@ -257,7 +258,8 @@ RowGroup growGroup(linalg::GenericOp seed, ArrayRef<int64_t> outer,
   growRowGroup<RowOp>(
       seed, group.ops, taken, [&](Operation *op) { return classify(op, outer); },
       [&](ArrayRef<RowOp> candidate) {
-        return isRowLocal(candidate, group.outerRank) &&
+        return inOneDispatch(llvm::map_to_vector(candidate, [](const RowOp &op) { return op.op; })) &&
+               isRowLocal(candidate, group.outerRank) &&
                (!dynamicRows || connectedThroughWrites(candidate));
       },
       isTransparent);

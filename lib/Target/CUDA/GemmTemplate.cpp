@@ -394,8 +394,9 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       replaceByKernel(op, gemm, stages, /*accumulate=*/!zeroInit, *epilogue, rewriter);
     }
     // An epilogue whose product the template did not take would be a
-    // kernel of its own, which the dispatch stage did not count.
-    if (failed(verifyDispatchGroupsFused(getOperation())))
+    // kernel of its own, which the dispatch stage did not count. (Row
+    // groups are kiln-cuda-row-kernels' business, later.)
+    if (failed(verifyDispatchGroupsFused(getOperation(), /*rowGroups=*/false)))
       return signalPassFailure();
     // Convolutions' im2col generics (after the searches above, which step
     // over linalg ops but not over kernels).

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/CUDA/Passes.h"
 
@@ -242,7 +243,9 @@ Group growGroup(linalg::GenericOp seed, const llvm::DenseSet<Operation *> &taken
   };
   growRowGroup<Operation *>(
       seed, group.ops, taken, member,
-      [&](ArrayRef<Operation *> candidate) { return keepsRowsApart(candidate, outerRank(group)); },
+      [&](ArrayRef<Operation *> candidate) {
+        return inOneDispatch(candidate) && keepsRowsApart(candidate, outerRank(group));
+      },
       isTransparent);
   findScratch(group);
   return group;

@@ -633,3 +633,36 @@ func.func @padded_along_the_row(%x: memref<3x8xf32>, %p: memref<3x12xf32>) {
   memref.copy %pad, %p : memref<3x12xf32> to memref<3x12xf32>
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+/// The dispatch stage decides what one kernel is: two row reductions over
+/// the same rows, each of its own dispatch (kiln.dispatch ids 0 and 1), stay
+/// two row kernels although running them as one would be row-local (without
+/// ids they become one, as in @softmax).
+// CHECK-LABEL: func.func @two_dispatches
+// CHECK-COUNT-2: scf.parallel
+// CHECK-NOT: linalg.
+func.func @two_dispatches(%x: memref<64x1000xf32>, %a: memref<64xf32>, %b: memref<64xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x1000xf32>) outs(%a : memref<64xf32>)
+      attrs = {kiln.dispatch = {id = 0 : i64, kind = "reduction", nodes = ["sum"]}} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%b : memref<64xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x1000xf32>) outs(%b : memref<64xf32>)
+      attrs = {kiln.dispatch = {id = 1 : i64, kind = "reduction", nodes = ["max"]}} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %out fastmath<reassoc> : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

@@ -1,0 +1,39 @@
+//===- RowGroups.h - Which row ops run as one row kernel --------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Row groups: softmax, layer norm and other last-axis reductions with their
+// elementwise neighbours over the same rows (the scale and mask before a
+// softmax, the normalization after the statistics) are marked
+// `kiln.row_group = N`; kiln-form-dispatch-regions makes each group one
+// kiln.dispatch, and the targets' row kernels emit each as one loop over the
+// rows. The rule lives here only: kiln-form-dispatches (with the CPU's
+// epilogues) and kiln-form-row-groups (alone, for targets that take no
+// matmul epilogues) both call it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_DISPATCH_ROWGROUPS_H
+#define KILN_LIB_DISPATCH_ROWGROUPS_H
+
+#include "mlir/IR/Block.h"
+
+namespace kiln {
+
+/// What a target's row kernel takes into one kernel.
+struct RowGroupRules {
+  /// f16 and bf16 rows too (the kernel computes in f32), not only f32.
+  bool halfFloats = false;
+  /// Only rows of one length (the CUDA kernel gives a row one team of
+  /// threads); the CPU kernel loops over each op's own row.
+  bool oneRowLength = false;
+};
+
+/// Marks maximal runs of adjacent row members around each row reduction of
+/// `block` (adjacent ops only; with dynamic outer sizes, a symbolic batch,
+/// only ops that read one another) as `kiln.row_group`.
+void formRowGroups(mlir::Block &block, const RowGroupRules &rules = {});
+
+} // namespace kiln
+
+#endif // KILN_LIB_DISPATCH_ROWGROUPS_H
