@@ -110,10 +110,12 @@ struct SharedKernels {
     // A constant A (a 1x1 conv's weights) is passed packed, viewed as [M, K].
     OpBuilder b(op);
     auto aType = cast<MemRefType>(operands[0].getType());
+    // (bf16 panels could not be viewed as [M, K] f32: that A stays f32 and
+    // is converted when packed per cache block.)
     FlatSymbolRefAttr packed;
-    if (aType.hasStaticShape() && aType.getLayout().isIdentity())
+    if (aType.hasStaticShape() && aType.getLayout().isIdentity() && !readsBF16(options.isa))
       packed = packConstantA(operands[0], aType.getDimSize(0), aType.getDimSize(1),
-                             options.tileRows, options.tileK, packedA);
+                             options.tileRows, options.tileK, /*bf16=*/false, packedA);
     if (packed) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
       Value flat = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
@@ -234,7 +236,10 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         matmuls.push_back(op);
     });
-    KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
+    // bf16 depth blocks hold whole pairs of k, so each but the last is even.
+    int64_t depthBlock = readsBF16(isa) ? llvm::alignTo(tileK, 2) : int64_t(tileK);
+    KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM,
+                                     tileN,       depthBlock, isa};
     // A conv's taps: one matmul with K = C*kh*kw, A the weights [F, C*kh*kw]
     // and B packed from the shifted rows of the padded input (gathered
     // through the conv's index map where it is strided or wraps rows).
@@ -268,7 +273,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       if (wType.hasStaticShape())
         packed = packConstantA(weights, wType.getDimSize(0),
                                wType.getNumElements() / wType.getDimSize(0), options.tileRows,
-                               options.tileK, packedA);
+                               options.tileK, readsBF16(options.isa), packedA);
       Value aConstant;
       if (packed) {
         auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
