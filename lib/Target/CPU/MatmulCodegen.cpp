@@ -90,6 +90,44 @@ Value hostOf(Operation *op) {
   return nullptr;
 }
 
+/// The trace id of the dispatch `op` runs in (kiln-instrument-dispatches):
+/// that of the last trace-begin call before its ancestor in its function,
+/// unless a trace-end call comes first.
+std::optional<int64_t> traceIndex(Operation *op) {
+  Operation *top = op;
+  while (top->getParentOp() && !isa<func::FuncOp>(top->getParentOp()))
+    top = top->getParentOp();
+  for (Operation *before = top->getPrevNode(); before; before = before->getPrevNode()) {
+    auto call = dyn_cast<func::CallOp>(before);
+    if (!call)
+      continue;
+    if (call.getCallee() == kTraceEndName)
+      return std::nullopt;
+    if (call.getCallee() == kTraceBeginName && call.getNumOperands() == 2)
+      return getConstantIntValue(call.getOperand(1));
+  }
+  return std::nullopt;
+}
+
+/// With kernels other than f32 FMAs: records `isa` for the dispatches of
+/// `ops` in the module's kMatmulISAAttr (indexed like the dispatch names),
+/// for --report=cost.
+void recordMatmulISA(ModuleOp module, ArrayRef<Operation *> ops, CPUMatmulISA isa) {
+  auto names = module->getAttrOfType<ArrayAttr>(kDispatchNamesAttr);
+  if (isa == CPUMatmulISA::F32FMA || !names || ops.empty())
+    return;
+  MLIRContext *context = module.getContext();
+  SmallVector<Attribute> isas(names.size(), StringAttr::get(context, ""));
+  if (auto known = module->getAttrOfType<ArrayAttr>(kMatmulISAAttr);
+      known && known.size() == names.size())
+    isas.assign(known.begin(), known.end());
+  for (Operation *op : ops)
+    if (std::optional<int64_t> index = traceIndex(op);
+        index && *index >= 0 && *index < static_cast<int64_t>(isas.size()))
+      isas[*index] = StringAttr::get(context, cpuMatmulISAName(isa));
+  module->setAttr(kMatmulISAAttr, ArrayAttr::get(context, isas));
+}
+
 /// Matmuls on operands of the same shapes and strides share one kernel
 /// function (the taps of a conv, repeated layers, the images of a batch):
 /// each becomes a call with its operands cast to dynamic offsets. Keeps the
@@ -254,6 +292,9 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
                         [](Value x) { return isKernelBuffer(x, /*unitInner=*/true); })))
         convs.push_back(op);
     });
+    SmallVector<Operation *> kernels(convs.begin(), convs.end());
+    kernels.append(matmuls.begin(), matmuls.end());
+    recordMatmulISA(getOperation(), kernels, isa);
     llvm::StringMap<FlatSymbolRefAttr> packedA;
     llvm::SetVector<Operation *> unpacked;
     for (linalg::GenericOp op : convs) {
