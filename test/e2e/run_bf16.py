@@ -149,7 +149,10 @@ def cases(rng):
     yield ("conv3x3-c3",) + conv_case(3, 8, 20, 3, 1, 1, rng)
     yield ("conv3x3-c19",) + conv_case(19, 13, 17, 3, 1, 1, rng)
     yield ("conv3x3-stride2",) + conv_case(5, 16, 15, 3, 2, 1, rng)
+    # 1x1: odd C keeps A f32 (converted when packed), even C packs it at
+    # compile time.
     yield ("conv1x1-c33",) + conv_case(33, 24, 14, 1, 1, 0, rng)
+    yield ("conv1x1-c32",) + conv_case(32, 20, 9, 1, 1, 0, rng)
 
 
 def main():

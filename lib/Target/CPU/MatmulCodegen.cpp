@@ -148,12 +148,15 @@ struct SharedKernels {
     // A constant A (a 1x1 conv's weights) is passed packed, viewed as [M, K].
     OpBuilder b(op);
     auto aType = cast<MemRefType>(operands[0].getType());
-    // (bf16 panels could not be viewed as [M, K] f32: that A stays f32 and
-    // is converted when packed per cache block.)
+    // bf16 panels hold M x K values when K is even (whole k pairs), viewed
+    // as a bf16 [M, K]; with an odd K that A stays f32 and is converted
+    // when packed per cache block.
+    bool bf16 = readsBF16(options.isa);
     FlatSymbolRefAttr packed;
-    if (aType.hasStaticShape() && aType.getLayout().isIdentity() && !readsBF16(options.isa))
+    if (aType.hasStaticShape() && aType.getLayout().isIdentity() &&
+        (!bf16 || aType.getDimSize(1) % 2 == 0))
       packed = packConstantA(operands[0], aType.getDimSize(0), aType.getDimSize(1),
-                             options.tileRows, options.tileK, /*bf16=*/false, packedA);
+                             options.tileRows, options.tileK, bf16, packedA);
     if (packed) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
       Value flat = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
