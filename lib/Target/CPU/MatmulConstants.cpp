@@ -9,6 +9,8 @@
 #include "MatmulConstants.h"
 #include "MatmulKernel.h"
 
+#include "kiln/Target/Host/FloatRounding.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -22,19 +24,9 @@ namespace kiln::matmul_kernel {
 
 namespace {
 
-/// `value` as bf16 bits, rounded to nearest even (quiet NaNs stay NaNs):
-/// what vcvtneps2bf16 gives the activations at run time.
-uint16_t toBF16Bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((bits >> 16) | 0x40u);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
 /// A new private constant global `name` (made unique) holding `packed`, as
-/// f32 or, with `bf16`, as bf16 values rounded to nearest even.
+/// f32 or, with `bf16`, as bf16 values rounded to nearest even (what
+/// vcvtneps2bf16 gives the activations at run time).
 memref::GlobalOp createPackedGlobal(ModuleOp module, Location loc, std::string name,
                                     ArrayRef<float> packed, bool bf16) {
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
@@ -47,7 +39,7 @@ memref::GlobalOp createPackedGlobal(ModuleOp module, Location loc, std::string n
   if (bf16) {
     std::vector<uint16_t> halves(packed.size());
     for (size_t i = 0; i < packed.size(); ++i)
-      halves[i] = toBF16Bits(packed[i]);
+      halves[i] = roundToBF16(packed[i]);
     blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<uint16_t>(halves));
   } else {
     blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(packed);
