@@ -60,6 +60,10 @@ def parse_args():
                    help="only count each model's dispatches (kilnc --report=fusion) at the "
                         "first batch and print the table; no timing, docs/ untouched")
     p.add_argument("--work", default=os.path.join(build, "bench"))
+    p.add_argument("--precision", default="fp32", choices=["fp32", "bf16"],
+                   help="kilnc --precision of the Kiln side (onnxruntime stays fp32); bf16 "
+                        "outputs are checked against onnxruntime's within 2e-2 of the "
+                        "output's scale instead of 1e-3 / 1e-4")
     p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
     p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
     return p.parse_args()
@@ -86,6 +90,8 @@ def file_hash(path):
 def compile_cached(args, model_path, shape_args, name):
     """The artifact for (model, shapes, kilnc), compiling it if needed; or raises RuntimeError."""
     st = os.stat(args.kilnc)
+    if args.precision != "fp32":
+        shape_args = shape_args + [f"--precision={args.precision}"]
     key = hashlib.sha256(json.dumps([file_hash(model_path), shape_args, st.st_size,
                                      st.st_mtime_ns]).encode()).hexdigest()[:16]
     directory = os.path.join(args.work, "artifacts")
@@ -140,6 +146,9 @@ def run_case(args, name, model_path, inputs, input_dir, shape_args):
     # atol relative to the output's scale, as bench/models/check.py: fp32 sums of thousands
     # of terms differ by more than 1e-5 in absolute terms when summed in another order.
     check = ["--compare", reference, "--rtol", "1e-3", "--atol", f"{max(1e-4 * scale, 1e-7):.3g}"]
+    if args.precision == "bf16":
+        # bf16 operands: 8 significant bits, errors ~2^-8 relative per layer.
+        check = ["--compare", reference, "--rtol", "2e-2", "--atol", f"{max(2e-2 * scale, 1e-7):.3g}"]
     try:
         result.update(timing.measure(base, session, inputs, args.rounds, args.round_s,
                                      args.budget_s, max(600, 20 * args.budget_s), check))
@@ -239,7 +248,8 @@ def main():
     model_rows, dispatch_rows = run_models(args, selected, batches)
     busy_after, load_after = busy(), os.getloadavg()[0]
     bandwidth = report.copy_bandwidth_gbs()
-    lines = [f"## {start:%Y-%m-%d %H:%M} UTC — CPU, {args.threads} threads", "",
+    precision = "" if args.precision == "fp32" else f", Kiln --precision={args.precision}"
+    lines = [f"## {start:%Y-%m-%d %H:%M} UTC — CPU, {args.threads} threads{precision}", "",
              f"- machine: {report.machine()}",
              f"- versions: kiln `{versions['kiln']}`, onnxruntime {versions['onnxruntime']}, "
              f"LLVM {versions['llvm']}",

@@ -64,6 +64,15 @@ elif os.environ.get("KILN_REQUIRE_PTXAS") == "1":
                      + ", ".join(cuda_bins) + " (install the CUDA toolkit)")
 else:
     lit_config.note("ptxas not found: the CUDA PTX validity tests are skipped")
+# `avx512bf16` marks a compiling machine whose CPU runs vdpbf16ps (the e2e
+# runs of kilnc --precision=bf16 on the CPU need it; their codegen tests name
+# a --cpu instead).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512_bf16" in cpuinfo.read():
+            config.available_features.add("avx512bf16")
+except OSError:
+    pass
 try:
     ctypes.CDLL("libcuda.so.1")
     config.available_features.add("cuda-driver")

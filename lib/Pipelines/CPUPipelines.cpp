@@ -63,6 +63,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.tileM = options.matmul.m;
   matmul.tileN = options.matmul.n;
   matmul.tileK = options.matmul.k;
+  matmul.isa = options.cpuMatmul;
   pm.addPass(createKilnCPUMatmulPass(matmul));
   // 7. Everything else: loops, parallel where the iteration space is;
   //    LLVM's vectorizer works on the innermost ones.
@@ -72,7 +73,10 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //     blob, then the static temporaries into one arena planned from their
   //     lifetimes; both become entry arguments before outlining captures
   //     the views (order: host, arena, weights, tensors).
-  pm.addPass(createKilnPackWeightsPass());
+  //     The bf16 kernels' packed weights go in as bf16.
+  KilnPackWeightsPassOptions weights;
+  weights.halfFloats = readsBF16(options.cpuMatmul);
+  pm.addPass(createKilnPackWeightsPass(weights));
   pm.addPass(createKilnPlanArenaPass());
   // 7c. The buffers left on the heap (dynamic sizes) are freed after their
   //     last use, not at the end of the run: the runtime's heap cache then
@@ -88,11 +92,14 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
 }
 
 /// Stage 6 (llvm): everything to the LLVM dialect.
-void buildCPULLVMPipeline(OpPassManager &pm) {
+void buildCPULLVMPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // Structured control flow and views first, then each dialect to LLVM;
   // affine.apply from the view expansion needs lower-affine after it.
   pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  // The bf16 kernels' x86vector ops become their LLVM intrinsics here.
+  ConvertVectorToLLVMPassOptions vector;
+  vector.x86Vector = readsBF16(options.cpuMatmul);
+  pm.addPass(createConvertVectorToLLVMPass(vector));
   pm.addPass(createSCFToControlFlowPass());
   // expand-strided-metadata takes one dynamic dim per expand_shape group.
   pm.addPass(createKilnExpandShapeToReinterpretCastPass());
@@ -132,8 +139,8 @@ public:
                             const PipelineOptions &options) const override {
     buildCPUCodegenPipeline(pm, options);
   }
-  void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &) const override {
-    buildCPULLVMPipeline(pm);
+  void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options) const override {
+    buildCPULLVMPipeline(pm, options);
   }
   llvm::Error writeOutput(ModuleOp module, const ModelSignature &signature, Stage stage,
                           const PipelineOptions &options,

@@ -3,7 +3,8 @@
 //===----------------------------------------------------------------------===//
 //
 // --cpu, --gpu, --precision and --cuda-f32-gemm become kiln::HostCPU,
-// kiln::Chip, kiln::Precision and kiln::F32Gemm here, once; nothing after
+// kiln::Chip, kiln::Precision and kiln::F32Gemm here, once, and on the CPU
+// --precision with the CPU's features the kiln::CPUMatmulISA; nothing after
 // this reads them as text.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,30 @@ static llvm::Error optionError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// The CPU matmul kernels' instruction set for `precision` on `cpu`: f32
+/// FMAs for fp32; for bf16, AVX-512 BF16 where the CPU has it (an AMX-BF16
+/// tile kernel, once it exists, would be chosen before it); an error naming
+/// the missing feature and --cpu otherwise.
+static llvm::Expected<CPUMatmulISA> chooseCPUMatmulISA(Precision precision,
+                                                       const HostCPU &cpu) {
+  switch (precision) {
+  case Precision::FP32:
+    return CPUMatmulISA::F32FMA;
+  case Precision::BF16:
+    if (hostCPUHasFeature(cpu, "avx512bf16"))
+      return CPUMatmulISA::AVX512BF16;
+    return optionError("--precision=bf16 needs a CPU with AMX-BF16 (amx-bf16) or AVX-512 "
+                       "BF16 (avx512bf16); --cpu=" + cpu.str() +
+                       " has neither: pick a --cpu that has one (e.g. znver4, "
+                       "sapphirerapids) or --precision=fp32");
+  case Precision::TF32:
+  case Precision::FP16:
+    break;
+  }
+  return optionError("--precision=" + precisionName(precision) +
+                     " is for --target=cuda; the CPU target computes in fp32 or bf16");
+}
+
 llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &options) {
   std::optional<HostCPU> cpu = parseHostCPU(text.cpu);
   if (!cpu)
@@ -24,9 +49,12 @@ llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &
   if (!precision)
     return optionError("--precision='" + text.precision +
                        "': expected fp32, tf32, fp16 or bf16");
-  if (options.target == Target::CPU && *precision != Precision::FP32)
-    return optionError("--precision=" + text.precision +
-                       " is for --target=cuda; the CPU target computes in fp32");
+  if (options.target == Target::CPU) {
+    llvm::Expected<CPUMatmulISA> isa = chooseCPUMatmulISA(*precision, *cpu);
+    if (!isa)
+      return isa.takeError();
+    options.cpuMatmul = *isa;
+  }
   std::optional<Chip> chip = parseChip(text.gpu);
   if (!chip)
     return optionError("--gpu='" + text.gpu + "': expected sm_XY with XY >= " +

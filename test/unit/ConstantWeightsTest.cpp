@@ -2,13 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// kiln-cuda-lower-precision rounds weights with its own bit arithmetic (fast
-// enough for BERT's 85 M weights); it must agree with APFloat, which
-// arith.truncf's folder and the old per-element path use.
+// kiln-cuda-lower-precision and the CPU's bf16 matmul panels round weights
+// with their own bit arithmetic (FloatRounding.h, fast enough for BERT's 85 M
+// weights); it must agree with APFloat, which arith.truncf's folder uses.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../lib/Target/CUDA/ConstantWeights.h"
+#include "kiln/Target/Host/FloatRounding.h"
 
 #include "llvm/ADT/APFloat.h"
 

@@ -68,9 +68,10 @@ static cl::opt<std::string>
 
 static cl::opt<std::string> precisionOption(
     "precision",
-    cl::desc("Matmul arithmetic of --target=cuda kernels: fp32 (default), tf32 "
-             "(f32 operands read as tf32 by the tensor cores), fp16 or bf16 "
-             "(operands and weights in 16 bits); f32 accumulation and outputs"),
+    cl::desc("Matmul arithmetic: fp32 (default); --target=cuda also tf32 (f32 "
+             "operands read as tf32 by the tensor cores), fp16 or bf16 (operands and "
+             "weights in 16 bits); --target=cpu also bf16 (AVX-512 BF16, which --cpu "
+             "must have); f32 accumulation and outputs"),
     cl::value_desc("fp32|tf32|fp16|bf16"), cl::init("fp32"), cl::cat(kilncCategory));
 
 static cl::opt<std::string> f32GemmOption(

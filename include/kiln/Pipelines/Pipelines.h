@@ -71,6 +71,9 @@ struct PipelineOptions {
   CPUMatmulTiling matmul;
   /// The host CPU of the artifact (kilnc --cpu); the compiling machine by default.
   HostCPU cpu;
+  /// The instruction set of the CPU matmul kernels: from --precision and
+  /// the features of `cpu` (parsePipelineOptions).
+  CPUMatmulISA cpuMatmul = CPUMatmulISA::F32FMA;
   CUDAOptions cuda;
   /// Where the CPU artifact's weights go (kilnc --weights); CUDA: Embed only.
   WeightsMode weights = WeightsMode::Embed;
@@ -90,10 +93,11 @@ struct TargetOptionText {
   std::string f32Gemm = "3xtf32";
 };
 
-/// The one parser of the target options: fills `options.cpu` and
-/// `options.cuda` from `text` for `options.target`. An error names the flag,
-/// the bad value and the accepted values (`--precision='fp8': expected fp32,
-/// tf32, fp16 or bf16`).
+/// The one parser of the target options: fills `options.cpu`,
+/// `options.cpuMatmul` and `options.cuda` from `text` for `options.target`.
+/// An error names the flag, the bad value and the accepted values
+/// (`--precision='fp8': expected fp32, tf32, fp16 or bf16`), or the CPU
+/// feature a precision needs and the --cpu that lacks it.
 llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &options);
 
 /// Stage 2: graph-level simplification on `kiln` ops.

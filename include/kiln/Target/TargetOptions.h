@@ -3,7 +3,8 @@
 //===------------------------------------------------------------------------------===//
 //
 // The options that select what a target generates, as enums and structs: the
-// matmul precision, the CUDA chip, the CUDA f32 GEMM mode and the host CPU.
+// matmul precision, the CPU matmul instruction set, the CUDA chip, the CUDA
+// f32 GEMM mode and the host CPU.
 // Text becomes these once (kiln::parsePipelineOptions for kilnc's flags, the
 // cl parsers below for pass options); passes test the values, never strings.
 //
@@ -46,6 +47,21 @@ inline std::optional<Precision> parsePrecision(llvm::StringRef name) {
 inline bool isHalfPrecision(Precision precision) {
   return precision == Precision::FP16 || precision == Precision::BF16;
 }
+
+/// The instruction set of the CPU's matmul kernels, chosen once from
+/// --precision and the features of --cpu (kiln::parsePipelineOptions):
+/// f32 FMAs, or bf16 operands with f32 accumulation on AVX-512 BF16
+/// (`vdpbf16ps`, pairs of k interleaved). An AMX-BF16 tile kernel would
+/// be a third value beside these.
+enum class CPUMatmulISA { F32FMA, AVX512BF16 };
+
+inline llvm::StringRef cpuMatmulISAName(CPUMatmulISA isa) {
+  return isa == CPUMatmulISA::AVX512BF16 ? "avx512bf16" : "f32-fma";
+}
+
+/// The operand element type of `isa`'s kernels: bf16 for the dot-product
+/// kernels, f32 otherwise.
+inline bool readsBF16(CPUMatmulISA isa) { return isa == CPUMatmulISA::AVX512BF16; }
 
 /// An NVIDIA GPU architecture, sm_XY or the arch-specific sm_XYa.
 struct Chip {

@@ -90,6 +90,44 @@ Value hostOf(Operation *op) {
   return nullptr;
 }
 
+/// The trace id of the dispatch `op` runs in (kiln-instrument-dispatches):
+/// that of the last trace-begin call before its ancestor in its function,
+/// unless a trace-end call comes first.
+std::optional<int64_t> traceIndex(Operation *op) {
+  Operation *top = op;
+  while (top->getParentOp() && !isa<func::FuncOp>(top->getParentOp()))
+    top = top->getParentOp();
+  for (Operation *before = top->getPrevNode(); before; before = before->getPrevNode()) {
+    auto call = dyn_cast<func::CallOp>(before);
+    if (!call)
+      continue;
+    if (call.getCallee() == kTraceEndName)
+      return std::nullopt;
+    if (call.getCallee() == kTraceBeginName && call.getNumOperands() == 2)
+      return getConstantIntValue(call.getOperand(1));
+  }
+  return std::nullopt;
+}
+
+/// With kernels other than f32 FMAs: records `isa` for the dispatches of
+/// `ops` in the module's kMatmulISAAttr (indexed like the dispatch names),
+/// for --report=cost.
+void recordMatmulISA(ModuleOp module, ArrayRef<Operation *> ops, CPUMatmulISA isa) {
+  auto names = module->getAttrOfType<ArrayAttr>(kDispatchNamesAttr);
+  if (isa == CPUMatmulISA::F32FMA || !names || ops.empty())
+    return;
+  MLIRContext *context = module.getContext();
+  SmallVector<Attribute> isas(names.size(), StringAttr::get(context, ""));
+  if (auto known = module->getAttrOfType<ArrayAttr>(kMatmulISAAttr);
+      known && known.size() == names.size())
+    isas.assign(known.begin(), known.end());
+  for (Operation *op : ops)
+    if (std::optional<int64_t> index = traceIndex(op);
+        index && *index >= 0 && *index < static_cast<int64_t>(isas.size()))
+      isas[*index] = StringAttr::get(context, cpuMatmulISAName(isa));
+  module->setAttr(kMatmulISAAttr, ArrayAttr::get(context, isas));
+}
+
 /// Matmuls on operands of the same shapes and strides share one kernel
 /// function (the taps of a conv, repeated layers, the images of a batch):
 /// each becomes a call with its operands cast to dynamic offsets. Keeps the
@@ -110,10 +148,15 @@ struct SharedKernels {
     // A constant A (a 1x1 conv's weights) is passed packed, viewed as [M, K].
     OpBuilder b(op);
     auto aType = cast<MemRefType>(operands[0].getType());
+    // bf16 panels hold M x K values when K is even (whole k pairs), viewed
+    // as a bf16 [M, K]; with an odd K that A stays f32 and is converted
+    // when packed per cache block.
+    bool bf16 = readsBF16(options.isa);
     FlatSymbolRefAttr packed;
-    if (aType.hasStaticShape() && aType.getLayout().isIdentity())
+    if (aType.hasStaticShape() && aType.getLayout().isIdentity() &&
+        (!bf16 || aType.getDimSize(1) % 2 == 0))
       packed = packConstantA(operands[0], aType.getDimSize(0), aType.getDimSize(1),
-                             options.tileRows, options.tileK, packedA);
+                             options.tileRows, options.tileK, bf16, packedA);
     if (packed) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);
       Value flat = memref::GetGlobalOp::create(b, op.getLoc(), global.getType(), packed.getValue());
@@ -234,7 +277,10 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         matmuls.push_back(op);
     });
-    KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM, tileN, tileK};
+    // bf16 depth blocks hold whole pairs of k, so each but the last is even.
+    int64_t depthBlock = readsBF16(isa) ? llvm::alignTo(tileK, 2) : int64_t(tileK);
+    KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM,
+                                     tileN,       depthBlock, isa};
     // A conv's taps: one matmul with K = C*kh*kw, A the weights [F, C*kh*kw]
     // and B packed from the shifted rows of the padded input (gathered
     // through the conv's index map where it is strided or wraps rows).
@@ -249,6 +295,9 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
                         [](Value x) { return isKernelBuffer(x, /*unitInner=*/true); })))
         convs.push_back(op);
     });
+    SmallVector<Operation *> kernels(convs.begin(), convs.end());
+    kernels.append(matmuls.begin(), matmuls.end());
+    recordMatmulISA(getOperation(), kernels, isa);
     llvm::StringMap<FlatSymbolRefAttr> packedA;
     llvm::SetVector<Operation *> unpacked;
     for (linalg::GenericOp op : convs) {
@@ -268,7 +317,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       if (wType.hasStaticShape())
         packed = packConstantA(weights, wType.getDimSize(0),
                                wType.getNumElements() / wType.getDimSize(0), options.tileRows,
-                               options.tileK, packedA);
+                               options.tileK, readsBF16(options.isa), packedA);
       Value aConstant;
       if (packed) {
         auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packed);

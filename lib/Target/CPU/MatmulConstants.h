@@ -19,15 +19,17 @@ namespace kiln::matmul_kernel {
 
 /// A constant B (`bMatrix`, a get_global) in the layout the run-time B
 /// packing produces, block after block; `numK` is set to the depth blocks.
+/// With `bf16`, a bf16 global with pairs of k interleaved in each panel.
 /// Null when B is not a constant global.
 mlir::FlatSymbolRefAttr packConstantB(mlir::Operation *op, mlir::Value bMatrix, int64_t tileN,
-                                      int64_t tileK, int64_t nr, int64_t &numK);
+                                      int64_t tileK, int64_t nr, bool bf16, int64_t &numK);
 
 /// A constant A [M, K] (a conv's weights) as MR-row panels per KC-deep
-/// depth block (see the definition). One global per weights global and
-/// blocking, kept in `packedA`; null when A is not a constant global.
+/// depth block (see the definition); with `bf16` (KC even), bf16 panels of
+/// k pairs. One global per weights global and blocking, kept in `packedA`;
+/// null when A is not a constant global.
 mlir::FlatSymbolRefAttr packConstantA(mlir::Value weights, int64_t M, int64_t K, int64_t mr,
-                                      int64_t kc,
+                                      int64_t kc, bool bf16,
                                       llvm::StringMap<mlir::FlatSymbolRefAttr> &packedA);
 
 /// Once its weights are packed: erases `getGlobal` if nothing reads it any

@@ -4,8 +4,9 @@
 //
 // The register-blocked micro-kernel of kiln-cpu-matmul (MatmulLoops.cpp)
 // and the small IR helpers it and the pass share: a rows x vectors block of
-// f32 FMA accumulators carried by the k loop, masked at ragged column edges,
-// with the dispatch's epilogue applied in the last depth block.
+// f32 accumulators carried by the k loop (f32 FMAs, or bf16 pair dot
+// products), masked at ragged column edges, with the dispatch's epilogue
+// applied in the last depth block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,9 @@ struct KernelShape {
   int64_t vectors; // per row
   int64_t rows;
   int64_t panelWidth = 0; // columns per k row of the packed B panel; 0: vectors x width
+  /// bf16 operands (pairs of k interleaved in the panels) and
+  /// x86vector.avx512.dot instead of f32 FMAs.
+  bool bf16 = false;
 };
 
 mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
@@ -51,6 +55,15 @@ struct KernelSource {
 void emitKernel(mlir::OpBuilder &b, mlir::Location loc, mlir::Value c, const KernelSource &src,
                 const KernelShape &shape, mlir::Value ir, mlir::Value jr,
                 llvm::ArrayRef<mlir::Value> masks);
+
+/// depth rounded up to whole k pairs: the k rows a bf16 panel holds.
+mlir::Value pairedDepth(mlir::OpBuilder &b, mlir::Location loc, mlir::Value depth);
+
+/// (M[row, k], M[row, k + 1]) of the f32 matrix `matrix` as bf16 (rounded
+/// to nearest even), the second zero when k + 1 is not below `end` (an odd
+/// depth); never reads past `end`.
+mlir::Value loadPairAsBF16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value matrix,
+                           mlir::Value row, mlir::Value k, mlir::Value end);
 
 /// Masks for the `vectors` vectors of a column panel with `cols` valid columns.
 llvm::SmallVector<mlir::Value> columnMasks(mlir::OpBuilder &b, mlir::Location loc,

@@ -98,8 +98,9 @@ struct LoopPosition {
   /// The task's column block [jc, jcEnd), rows [rowBegin, rowEnd), packing
   /// buffers (or the constant panels).
   Value block, jc, jcEnd, rowBegin, rowEnd, aPacked, bPacked;
-  /// The depth block [pc, pc + depth) and where its B panels start.
-  Value pc, depth, blockBase;
+  /// The depth block [pc, pc + depth) and where its B panels start;
+  /// packedDepth: the k rows of its panels (bf16: whole pairs).
+  Value pc, depth, packedDepth, blockBase;
   /// The cache block of rows [ic, icEnd); its full MR-row panels end at fullEnd.
   Value ic, icEnd, fullEnd;
 };
@@ -112,6 +113,8 @@ struct MatmulRewriter {
   const KilnCPUMatmulPassOptions &options;
   /// Set when B is the virtual matrix of a conv's taps.
   std::optional<ConvTaps> taps = std::nullopt;
+  /// The kernels read bf16 panels (isa=avx512bf16).
+  bool bf16 = false;
 
   /// The row of B that row `row` is in X and the column offset into it.
   std::pair<Value, Value> tapRow(OpBuilder &b, Location loc, Value row) {
@@ -152,7 +155,39 @@ struct MatmulRewriter {
     return arith::AddIOp::create(b, loc, rowOffset, columnOffset);
   }
 
-  /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns.
+  /// bf16 B panel at `base` of `depth` rows: pair kp holds rows 2kp and
+  /// 2kp + 1 (zero past an odd depth) interleaved per column,
+  /// Bpack[kp][j][h] = B[2kp + h][j]: each vector of 16 f32 columns of the
+  /// two rows becomes 32 bf16 lanes, the layout vdpbf16ps multiplies.
+  void packRowPairs(OpBuilder &b, Location loc, Value bPacked, Value base, Value depth,
+                    function_ref<SmallVector<Value>(OpBuilder &, Value)> rowVectors) {
+    int64_t vw = options.vectorWidth, nr = options.tileVectors * vw;
+    auto halfType = VectorType::get({vw}, b.getBF16Type());
+    Value pairs = arith::CeilDivUIOp::create(b, loc, depth, index(b, loc, 2));
+    forLoop(b, loc, index(b, loc, 0), pairs, index(b, loc, 1), [&](OpBuilder &b2, Value kp) {
+      Value first = mul(b2, loc, kp, index(b2, loc, 2));
+      Value second = add(b2, loc, first, index(b2, loc, 1));
+      Value inside = arith::CmpIOp::create(b2, loc, arith::CmpIPredicate::ult, second, depth);
+      SmallVector<Value> evens = rowVectors(b2, first);
+      // Past an odd depth the first row is read again (in bounds) and zeroed.
+      SmallVector<Value> odds =
+          rowVectors(b2, arith::SelectOp::create(b2, loc, inside, second, first));
+      Value at = add(b2, loc, base, mul(b2, loc, kp, index(b2, loc, 2 * nr)));
+      for (int64_t v = 0; v < options.tileVectors; ++v) {
+        Value zero = arith::ConstantOp::create(
+            b2, loc, DenseElementsAttr::get(cast<ShapedType>(odds[v].getType()), b2.getF32FloatAttr(0.0f)));
+        Value odd = arith::SelectOp::create(b2, loc, inside, odds[v], zero);
+        Value interleaved = vector::InterleaveOp::create(
+            b2, loc, arith::TruncFOp::create(b2, loc, halfType, evens[v]),
+            arith::TruncFOp::create(b2, loc, halfType, odd));
+        vector::StoreOp::create(b2, loc, interleaved, bPacked,
+                                ValueRange{add(b2, loc, at, index(b2, loc, 2 * v * vw))});
+      }
+    });
+  }
+
+  /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns
+  /// (bf16: packRowPairs's layout).
   void packB(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
              Value depth, Value jc, Value jcEnd) {
     int64_t vw = options.vectorWidth, nr = options.tileVectors * vw;
@@ -162,7 +197,8 @@ struct MatmulRewriter {
     forLoop(b, loc, jc, jcEnd, index(b, loc, nr), [&](OpBuilder &b1, Value jr) {
       Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, jr, jc),
                                            index(b1, loc, nr));
-      Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, nr)));
+      Value packedDepth = bf16 ? pairedDepth(b1, loc, depth) : depth;
+      Value base = mul(b1, loc, panel, mul(b1, loc, packedDepth, index(b1, loc, nr)));
       SmallVector<Value> masks = columnMasks(
           b1, loc, arith::SubIOp::create(b1, loc, jcEnd, jr), vw, options.tileVectors);
       // A strided (or row-wrapping) conv gathers each vector of columns:
@@ -181,9 +217,10 @@ struct MatmulRewriter {
       std::optional<BPrologue> prologue;
       if (taps && taps->prologue)
         prologue.emplace(taps->prologue);
-      // `wrapped`: some vector of the panel spans two image rows (RowWrap).
-      auto packRows = [&](OpBuilder &b1, bool wrapped) {
-      forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
+      // The f32 vectors of B's row pc + kk in this panel, zero past the
+      // columns. `wrapped`: some vector of the panel spans two image rows
+      // (RowWrap).
+      auto rowVectors = [&](OpBuilder &b2, Value kk, bool wrapped) {
         Value row = add(b2, loc, pc, kk);
         Value source = bMatrix, shift;
         if (taps) {
@@ -192,7 +229,9 @@ struct MatmulRewriter {
         }
         if (prologue)
           prologue->beginRow(b2, loc, row);
-        Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
+        // f32 panels store each vector as it is loaded; bf16 ones pair rows.
+        Value at = bf16 ? Value() : add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, nr)));
+        SmallVector<Value> values;
         for (int64_t v = 0; v < options.tileVectors; ++v) {
           auto load = [&](Value from) -> Value {
             if (!wraps.empty())
@@ -206,20 +245,30 @@ struct MatmulRewriter {
             return vector::MaskedLoadOp::create(b2, loc, vectorType, from, ValueRange{row, col},
                                                 masks[v], zero);
           };
-          Value value;
           if (prologue) {
             // B's elements computed from the prologue's inputs; zero past
             // the columns, as loaded.
             SmallVector<Value> xs = llvm::map_to_vector(prologue->xInputs(), load);
-            value = arith::SelectOp::create(b2, loc, masks[v],
-                                            prologue->evaluate(b2, loc, xs, vw), zero);
+            values.push_back(arith::SelectOp::create(b2, loc, masks[v],
+                                                     prologue->evaluate(b2, loc, xs, vw), zero));
           } else {
-            value = load(source);
+            values.push_back(load(source));
           }
-          vector::StoreOp::create(b2, loc, value, bPacked,
-                                  ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
+          if (at)
+            vector::StoreOp::create(b2, loc, values.back(), bPacked,
+                                    ValueRange{add(b2, loc, at, index(b2, loc, v * vw))});
         }
-      });
+        return values;
+      };
+      auto packRows = [&](OpBuilder &b1, bool wrapped) {
+        if (bf16) {
+          packRowPairs(b1, loc, bPacked, base, depth, [&](OpBuilder &b2, Value kk) {
+            return rowVectors(b2, kk, wrapped);
+          });
+          return;
+        }
+        forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1),
+                [&](OpBuilder &b2, Value kk) { rowVectors(b2, kk, wrapped); });
       };
       if (wraps.empty()) {
         packRows(b1, false);
@@ -243,6 +292,26 @@ struct MatmulRewriter {
     });
   }
 
+  /// bf16 A panel `panel` (of MR rows' room) of the depth block [pc, pc +
+  /// depth) for the `rows` rows from `ir`: Apack[kp][r][h] = A[ir + r, pc +
+  /// 2kp + h], zero past an odd depth.
+  void packAPairs(OpBuilder &b1, Location loc, Value aMatrix, Value aPacked, Value pc,
+                  Value depth, Value ir, Value panel, int64_t rows) {
+    Value base = mul(b1, loc, panel,
+                     mul(b1, loc, pairedDepth(b1, loc, depth), index(b1, loc, options.tileRows)));
+    Value pairs = arith::CeilDivUIOp::create(b1, loc, depth, index(b1, loc, 2));
+    Value end = add(b1, loc, pc, depth);
+    forLoop(b1, loc, index(b1, loc, 0), pairs, index(b1, loc, 1), [&](OpBuilder &b2, Value kp) {
+      Value at = add(b2, loc, base, mul(b2, loc, kp, index(b2, loc, 2 * rows)));
+      Value col = add(b2, loc, pc, mul(b2, loc, kp, index(b2, loc, 2)));
+      for (int64_t r = 0; r < rows; ++r) {
+        Value pair = loadPairAsBF16(b2, loc, aMatrix, add(b2, loc, ir, index(b2, loc, r)), col, end);
+        vector::StoreOp::create(b2, loc, pair, aPacked,
+                                ValueRange{add(b2, loc, at, index(b2, loc, 2 * r))});
+      }
+    });
+  }
+
   /// Apack[q][kk][0:rows] = A[begin+q*rows : +rows, pc+kk] for the row panels
   /// of height `rows` in [begin, end); panel q starts at
   /// (begin - ic) / rows + q panels of MR rows into the block.
@@ -252,6 +321,10 @@ struct MatmulRewriter {
     forLoop(b, loc, begin, end, index(b, loc, rows), [&](OpBuilder &b1, Value ir) {
       Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, ir, ic),
                                            index(b1, loc, mr));
+      if (bf16) {
+        packAPairs(b1, loc, aMatrix, aPacked, pc, depth, ir, panel, rows);
+        return;
+      }
       Value base = mul(b1, loc, panel, mul(b1, loc, depth, index(b1, loc, mr)));
       forLoop(b1, loc, index(b1, loc, 0), depth, index(b1, loc, 1), [&](OpBuilder &b2, Value kk) {
         Value at = add(b2, loc, base, mul(b2, loc, kk, index(b2, loc, rows)));
@@ -282,7 +355,7 @@ struct MatmulRewriter {
     // Constant weights are packed now, once, instead of on every run.
     FlatSymbolRefAttr packedB =
         taps ? FlatSymbolRefAttr()
-             : packConstantB(op, bMatrix, p.tileN, options.tileK, p.nr, v.numK);
+             : packConstantB(op, bMatrix, p.tileN, options.tileK, p.nr, bf16, v.numK);
     if (packedB) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, packedB);
       v.bConstant = memref::GetGlobalOp::create(b, v.loc, global.getType(), packedB.getValue());
@@ -349,8 +422,9 @@ struct MatmulRewriter {
     }
     at.jc = mul(b1, loc, at.block, index(b1, loc, p.tileN));
     at.jcEnd = minIndex(b1, loc, add(b1, loc, at.jc, index(b1, loc, p.tileN)), v.N);
+    Type element = bf16 ? b1.getBF16Type() : b1.getF32Type();
     auto packBuffer = [&](int64_t size) -> Value {
-      return memref::AllocOp::create(b1, loc, MemRefType::get({size}, b1.getF32Type()),
+      return memref::AllocOp::create(b1, loc, MemRefType::get({size}, element),
                                      ValueRange{}, b1.getI64IntegerAttr(64))
           .getResult();
     };
@@ -372,6 +446,7 @@ struct MatmulRewriter {
     at.pc = pc;
     at.depth = arith::SubIOp::create(
         b2, loc, minIndex(b2, loc, add(b2, loc, pc, index(b2, loc, options.tileK)), v.K), pc);
+    at.packedDepth = bf16 ? pairedDepth(b2, loc, at.depth) : at.depth;
     // Where this (column, depth) block's panels start in bPacked.
     at.blockBase = index(b2, loc, 0);
     if (v.bConstant)
@@ -421,7 +496,7 @@ struct MatmulRewriter {
     KernelSource src;
     src.bPacked = at.bPacked;
     src.bPanel = add(b4, loc, at.blockBase,
-                     mul(b4, loc, panel, mul(b4, loc, at.depth, index(b4, loc, p.nr))));
+                     mul(b4, loc, panel, mul(b4, loc, at.packedDepth, index(b4, loc, p.nr))));
     src.depth = at.depth;
     src.k0 = at.pc;
     if (v.fresh)
@@ -493,7 +568,7 @@ struct MatmulRewriter {
     forLoop(nb, loc, at.fullEnd, at.icEnd, index(nb, loc, 1), [&](OpBuilder &kb, Value ir) {
       KernelSource direct = src;
       direct.a = v.aMatrix;
-      emitKernel(kb, loc, v.c, direct, {p.vw, vectors, 1, p.nr}, ir, jr, masks);
+      emitKernel(kb, loc, v.c, direct, {p.vw, vectors, 1, p.nr, bf16}, ir, jr, masks);
     });
   }
 
@@ -509,13 +584,13 @@ struct MatmulRewriter {
       if (v.aConstant) {
         // Row ir's panel of this depth block (packConstantA).
         packed.aPanel = add(kb, loc, mul(kb, loc, at.pc, index(kb, loc, v.aRows)),
-                            mul(kb, loc, ir, at.depth));
+                            mul(kb, loc, ir, at.packedDepth));
       } else {
         Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, at.ic),
                                          index(kb, loc, p.mr));
-        packed.aPanel = mul(kb, loc, q, mul(kb, loc, at.depth, index(kb, loc, p.mr)));
+        packed.aPanel = mul(kb, loc, q, mul(kb, loc, at.packedDepth, index(kb, loc, p.mr)));
       }
-      emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr}, ir, jr, masks);
+      emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr, bf16}, ir, jr, masks);
     });
   }
 
@@ -536,7 +611,8 @@ struct MatmulRewriter {
 void rewriteMatmul(const KilnCPUMatmulPassOptions &options, Operation *op, Value aMatrix,
                    Value bMatrix, Value c, bool fresh, linalg::GenericOp epilogue,
                    Value aConstant, std::optional<ConvTaps> taps) {
-  MatmulRewriter{options, taps}.rewrite(op, aMatrix, bMatrix, c, fresh, epilogue, aConstant);
+  MatmulRewriter{options, taps, readsBF16(options.isa)}.rewrite(op, aMatrix, bMatrix, c, fresh,
+                                                                epilogue, aConstant);
 }
 
 } // namespace kiln::matmul_loops

@@ -14,6 +14,8 @@
 #ifndef KILN_LIB_TARGET_CUDA_CONSTANTWEIGHTS_H
 #define KILN_LIB_TARGET_CUDA_CONSTANTWEIGHTS_H
 
+#include "kiln/Target/Host/FloatRounding.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
@@ -23,11 +25,6 @@
 #include <vector>
 
 namespace kiln {
-
-/// IEEE binary16 / bfloat16 bits of `value`, rounded to nearest even (as
-/// APFloat and arith.truncf round); NaN stays a quiet NaN.
-uint16_t roundToF16(float value);
-uint16_t roundToBF16(float value);
 
 /// The row-major f32 elements of `value` when it is known now: an
 /// arith.constant (dense or dense_resource, static shape), possibly through

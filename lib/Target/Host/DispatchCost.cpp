@@ -101,27 +101,46 @@ void printDispatchCostReport(ModuleOp module, llvm::raw_ostream &os, bool json) 
   size_t count = names && costs && costs.size() == 2 * static_cast<int64_t>(names.size())
                      ? names.size()
                      : 0;
+  // The matmul kernels' instruction sets, where they are not f32 FMAs.
+  auto isas = module->getAttrOfType<ArrayAttr>(kMatmulISAAttr);
+  if (isas && isas.size() != count)
+    isas = nullptr;
+  auto isaOf = [&](size_t i) {
+    return isas ? cast<StringAttr>(isas[i]).getValue() : llvm::StringRef();
+  };
   llvm::json::Array rows;
-  if (!json)
+  if (!json) {
     os << "cost report: " << count << " dispatches (FLOPs of the payload, bytes of "
-       << "compulsory traffic; -1: dynamic)\n"
-       << llvm::formatv("  {0,4}  {1,14}  {2,12}  {3,8}  {4}\n", "id", "flops", "bytes",
-                        "flop/B", "dispatch");
+       << "compulsory traffic; -1: dynamic)\n";
+    if (isas)
+      os << llvm::formatv("  {0,4}  {1,14}  {2,12}  {3,8}  {4,-10}  {5}\n", "id", "flops",
+                          "bytes", "flop/B", "isa", "dispatch");
+    else
+      os << llvm::formatv("  {0,4}  {1,14}  {2,12}  {3,8}  {4}\n", "id", "flops", "bytes",
+                          "flop/B", "dispatch");
+  }
   for (size_t i = 0; i < count; ++i) {
     int64_t flops = costs[2 * i], bytes = costs[2 * i + 1];
     llvm::StringRef name = cast<StringAttr>(names[i]).getValue();
     if (json) {
-      rows.push_back(llvm::json::Object{{"id", static_cast<int64_t>(i)},
-                                        {"name", name},
-                                        {"flops", flops},
-                                        {"bytes", bytes}});
+      llvm::json::Object row{{"id", static_cast<int64_t>(i)},
+                             {"name", name},
+                             {"flops", flops},
+                             {"bytes", bytes}};
+      if (!isaOf(i).empty())
+        row["isa"] = isaOf(i);
+      rows.push_back(std::move(row));
       continue;
     }
     std::string intensity =
         flops >= 0 && bytes > 0 ? llvm::formatv("{0:f2}", double(flops) / double(bytes)).str()
                                 : "-";
-    os << llvm::formatv("  {0,4}  {1,14}  {2,12}  {3,8}  {4}\n", i, flops, bytes, intensity,
-                        name);
+    if (isas)
+      os << llvm::formatv("  {0,4}  {1,14}  {2,12}  {3,8}  {4,-10}  {5}\n", i, flops, bytes,
+                          intensity, isaOf(i).empty() ? "-" : isaOf(i), name);
+    else
+      os << llvm::formatv("  {0,4}  {1,14}  {2,12}  {3,8}  {4}\n", i, flops, bytes, intensity,
+                          name);
   }
   if (json)
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(rows))) << "\n";

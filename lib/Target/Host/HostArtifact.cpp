@@ -50,7 +50,8 @@ ArtifactLayout takeLayout(mlir::ModuleOp module, WeightsMode mode) {
     for (auto message : messages.getAsValueRange<mlir::StringAttr>())
       layout.checkMessages.push_back(message.str());
   for (llvm::StringRef attr : {kMemoryPlanAttr, kWeightsBlobAttr, kWeightsSegmentsAttr,
-                               kDispatchNamesAttr, kDispatchCostsAttr, kCheckMessagesAttr})
+                               kDispatchNamesAttr, kDispatchCostsAttr, kMatmulISAAttr,
+                               kCheckMessagesAttr})
     module->removeAttr(attr);
   return layout;
 }

@@ -59,6 +59,21 @@ std::string hostCPUNames() {
   return list;
 }
 
+bool hostCPUHasFeature(const HostCPU &cpu, llvm::StringRef feature) {
+  if (cpu.isNative()) {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    auto it = features.find(feature);
+    return it != features.end() && it->second;
+  }
+  std::string error;
+  const llvm::Target *target = lookupX86Target(error);
+  if (!target)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(kHostTriple, cpu.name, ""));
+  return info && info->checkFeatures(("+" + feature).str());
+}
+
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createCPUTargetMachine(const CPUTargetOptions &options) {
   std::string error;

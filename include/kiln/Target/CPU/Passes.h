@@ -6,6 +6,9 @@
 #define KILN_TARGET_CPU_PASSES_H
 
 #include "kiln/Target/Host/ABI.h"
+#include "kiln/Target/TargetOptions.h"
+
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 
 #include "mlir/Pass/Pass.h"
 

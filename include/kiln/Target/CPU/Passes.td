@@ -26,6 +26,12 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     B block). Rows past the last full panel run a packed kernel of that height
     when M is static. A only needs a strided layout (it is read one scalar at
     a time), B and C unit inner strides.
+    With `isa=avx512bf16` the operands are bf16 and the accumulators f32:
+    B panels hold pairs of k rows interleaved (`[k/2][column][2]`, the layout
+    `vdpbf16ps` reads, a zero row after an odd depth), A panels pairs of k
+    per row (`[k/2][row][2]`), both converted from f32 when packed (constant
+    weights at compile time, into bf16 globals), and each k pair is one
+    `x86vector.avx512.dot` per accumulator with the A pair broadcast.
     Matmuls in a function with a `{kiln.host}` argument whose B is not a
     constant share one private `kiln_matmul_<n>` function per operand
     shape/stride signature (operands cast to dynamic offsets), which keeps
@@ -43,11 +49,19 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
            "vectors of C per micro-kernel row (accumulators = rows x vectors)">,
     Option<"tileM", "tile-m", "int64_t", "64", "rows of A per cache block">,
     Option<"tileN", "tile-n", "int64_t", "256", "columns of B per cache block">,
-    Option<"tileK", "tile-k", "int64_t", "256", "depth of a cache block">
+    Option<"tileK", "tile-k", "int64_t", "256", "depth of a cache block">,
+    Option<"isa", "isa", "kiln::CPUMatmulISA", "kiln::CPUMatmulISA::F32FMA",
+           "instruction set of the kernels (kilnc --precision with --cpu's features)",
+           [{::llvm::cl::values(
+               clEnumValN(kiln::CPUMatmulISA::F32FMA, "f32-fma",
+                          "f32 operands, vector.fma"),
+               clEnumValN(kiln::CPUMatmulISA::AVX512BF16, "avx512bf16",
+                          "bf16 operands (pairs of k interleaved), f32 accumulators, "
+                          "x86vector.avx512.dot (vdpbf16ps)"))}]>
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
-                           "mlir::func::FuncDialect"];
+                           "mlir::func::FuncDialect", "mlir::x86vector::X86VectorDialect"];
 }
 
 def KilnOutlineParallelLoopsPass

@@ -39,6 +39,11 @@ inline constexpr llvm::StringLiteral kWeightsSegmentsAttr = "kiln.weights_segmen
 /// Module attribute of kiln-instrument-dispatches: the dispatch names
 /// (array of strings), indexed by the ids passed to the trace hooks.
 inline constexpr llvm::StringLiteral kDispatchNamesAttr = "kiln.dispatches";
+/// Module attribute of kiln-cpu-matmul when its kernels are not f32 FMAs
+/// (--precision=bf16): the instruction set of each dispatch's matmul
+/// kernel, indexed like kDispatchNamesAttr ("" where the dispatch has
+/// none), for kilnc --report=cost.
+inline constexpr llvm::StringLiteral kMatmulISAAttr = "kiln.matmul_isa";
 /// The hooks kiln-instrument-dispatches calls around each dispatch, defined
 /// by the artifact writer: `(kiln_abi_host *, i32 dispatch)`.
 inline constexpr llvm::StringLiteral kTraceBeginName = "kiln_trace_begin";

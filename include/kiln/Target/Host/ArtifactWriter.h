@@ -91,6 +91,11 @@ std::optional<HostCPU> parseHostCPU(llvm::StringRef text);
 /// ..., znver5".
 std::string hostCPUNames();
 
+/// Whether `cpu` has the x86 feature `feature` as LLVM's x86 backend names
+/// it ("avx512bf16", "amx-bf16"): the compiling machine's features for
+/// native, the named CPU's otherwise.
+bool hostCPUHasFeature(const HostCPU &cpu, llvm::StringRef feature);
+
 /// A target machine for x86-64 Linux shared objects (PIC) for `options.cpu`.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createCPUTargetMachine(const CPUTargetOptions &options);
