@@ -28,8 +28,8 @@ struct ExpectedDecoder {
   explicit ExpectedDecoder(size_t batch) : cached(batch) {}
   void append(const std::vector<int64_t> &ids, int64_t count) {
     for (size_t b = 0; b < cached.size(); ++b)
-      cached[b].insert(cached[b].end(), ids.begin() + b * count,
-                       ids.begin() + (b + 1) * count);
+      for (int64_t i = 0; i < count; ++i)
+        cached[b].push_back(ids[b * count + i]);
   }
   std::vector<int64_t> next() const {
     std::vector<int64_t> ids;

@@ -27,20 +27,22 @@
 #define HEADS 2
 #define HEAD 3
 #define VOCAB 16
+/* Some variants leave the cache shapes unused. */
+#define MAYBE_UNUSED __attribute__((unused))
 
 static const int64_t ids_dims[] = {-1, -1};
 static const char *const ids_names[] = {"batch", "sequence"};
 static const int64_t mask_dims[] = {-1, -1};
 static const char *const mask_names[] = {"batch", "total"};
-static const int64_t past_dims[] = {-1, HEADS, -1, HEAD};
-static const char *const past_names[] = {"batch", NULL, "past", NULL};
+MAYBE_UNUSED static const int64_t past_dims[] = {-1, HEADS, -1, HEAD};
+MAYBE_UNUSED static const char *const past_names[] = {"batch", NULL, "past", NULL};
 static const int64_t logits_dims[] = {-1, -1, VOCAB};
 static const char *const logits_names[] = {"batch", "sequence", NULL};
-static const int64_t present_dims[] = {-1, HEADS, -1, HEAD};
+MAYBE_UNUSED static const int64_t present_dims[] = {-1, HEADS, -1, HEAD};
 #ifdef FAKE_PRESENT_PAST
-static const char *const present_names[] = {"batch", NULL, "past", NULL};
+MAYBE_UNUSED static const char *const present_names[] = {"batch", NULL, "past", NULL};
 #else
-static const char *const present_names[] = {"batch", NULL, "past + sequence", NULL};
+MAYBE_UNUSED static const char *const present_names[] = {"batch", NULL, "past + sequence", NULL};
 #endif
 #ifdef FAKE_PRESENT_HEADS
 static const int64_t value_dims[] = {-1, 4, -1, HEAD};
