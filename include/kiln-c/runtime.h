@@ -284,6 +284,93 @@ KILN_API kiln_status *kiln_trace_get_event(const kiln_trace *trace, size_t index
 KILN_API kiln_status *kiln_trace_write_json(const kiln_trace *trace,
                                             const char *path);
 
+/*===-- Decoding with a KV cache ------------------------------------------===*/
+
+/* A decoder runs a decoder-only language model exported with a KV cache
+ * token by token and owns that cache. The model must have:
+ *   input  input_ids        integer [batch, sequence]
+ *   input  past_key_values.<layer>.key|value   [batch, heads, past, head]
+ *          (float; heads and head static)
+ *   output present.<layer>.key|value           [batch, heads, past + sequence, head]
+ *          (same dtype, heads and head as its past)
+ *   output logits           [batch, sequence, vocabulary] (f32, f16 or bf16;
+ *          vocabulary static)
+ * and optionally inputs attention_mask [batch, past + sequence] (filled with
+ * ones) and position_ids [batch, sequence] (past, past + 1, ...). Any other
+ * input, or a past without its present, makes kiln_decoder_create fail.
+ *
+ * The cache lives in two buffers per past/present pair, each of max_batch x
+ * heads x max_tokens x head elements: a run reads the past from one and the
+ * model writes its present into the other, which becomes the next past. The
+ * runtime copies no cache bytes and allocates nothing per token; the model
+ * itself still writes the whole present (past ++ new) each run, because the
+ * artifact ABI has no output aliased to a strided, preallocated cache.
+ *
+ * All sequences of a batch hold the same number of tokens (no padding).
+ * Every call validates its arguments before touching the cache: a call that
+ * fails leaves the decoder as it was, still usable. */
+typedef struct kiln_decoder kiln_decoder;
+
+typedef struct kiln_decoder_options {
+  int64_t max_tokens; /* cache capacity per sequence: prompt plus generated
+                         tokens; default 1024 */
+  int64_t max_batch;  /* most sequences decoded together; default 1 */
+} kiln_decoder_options;
+
+typedef struct kiln_decoder_info {
+  int64_t num_layers;  /* past/present pairs divided by two (key and value) */
+  int64_t num_caches;  /* past/present pairs */
+  int64_t vocab_size;  /* logits' last dim; ids must be in [0, vocab_size) */
+  int64_t max_tokens;
+  int64_t max_batch;
+  int64_t batch;       /* sequences in the cache; 0 when empty */
+  int64_t length;      /* tokens per sequence in the cache */
+  uint64_t cache_bytes; /* bytes the decoder allocated for its cache */
+  uint64_t cache_bytes_per_token; /* bytes the model writes per cached token
+                                      and sequence (every layer, key and value) */
+} kiln_decoder_info;
+
+/* Fills `options` with the defaults. */
+KILN_API void kiln_decoder_options_init(kiln_decoder_options *options);
+
+/* Recognizes the session's model as a decoder (above) and allocates the
+ * cache. INVALID_MODEL naming the input or output at fault for a model
+ * without a recognisable cache; INVALID_ARGUMENT for options out of range;
+ * RESOURCE_EXHAUSTED if the cache does not fit. `options` may be NULL. The
+ * session must outlive the decoder; runs go through its thread pool and byte
+ * limit. */
+KILN_API kiln_status *kiln_decoder_create(kiln_session *session,
+                                          const kiln_decoder_options *options,
+                                          kiln_decoder **out_decoder);
+KILN_API void kiln_decoder_destroy(kiln_decoder *decoder);
+
+/* Runs `count` tokens per sequence through the model: ids[b * count + i] is
+ * token i of sequence b, b < batch. On an empty cache this is the prompt and
+ * sets the batch; on a filled one it appends (chunked prefill) and `batch`
+ * must equal the cache's. Errors: batch outside [1, max_batch], count < 1,
+ * length + count over max_tokens, an id outside [0, vocab_size). */
+KILN_API kiln_status *kiln_decoder_prefill(kiln_decoder *decoder, const int64_t *ids,
+                                           int64_t batch, int64_t count);
+/* One decode step: ids[b] is the next token of sequence b; the same as
+ * kiln_decoder_prefill with count 1 on a filled cache. */
+KILN_API kiln_status *kiln_decoder_step(kiln_decoder *decoder, const int64_t *ids,
+                                        int64_t batch);
+/* Empties the cache (keeps its memory) and forgets the logits. */
+KILN_API kiln_status *kiln_decoder_reset(kiln_decoder *decoder);
+
+/* The logits of the last prefill or step, [batch, count, vocabulary] as the
+ * model wrote them: a view owned by the decoder, valid until its next
+ * prefill, step, reset or destroy. INVALID_ARGUMENT before any run. */
+KILN_API kiln_status *kiln_decoder_get_logits(const kiln_decoder *decoder,
+                                              kiln_tensor *out_logits);
+/* The greedy next token of each sequence: out_ids[b] = argmax over the
+ * vocabulary of the last position's logits (the first index on ties, NaN
+ * never chosen); `batch` must equal the cache's. */
+KILN_API kiln_status *kiln_decoder_greedy_ids(const kiln_decoder *decoder,
+                                              int64_t *out_ids, int64_t batch);
+KILN_API kiln_status *kiln_decoder_get_info(const kiln_decoder *decoder,
+                                            kiln_decoder_info *out_info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include "HeapCache.h"
 #include "Model.h"
 #include "RunGuard.h"
+#include "SessionRun.h"
 #include "Status.h"
 #include "Tensor.h"
 #include "ThreadPool.h"
@@ -198,46 +199,63 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
   OutputList outputs;
   if (kiln_status *status = allocateOutputs(model, plan, outputs))
     return status;
+  std::vector<void *> outputData;
+  for (kiln_tensor *output : outputs.tensors)
+    outputData.push_back(output->data);
+  if (kiln_status *status = runPlanned(*session, plan, outputData.data(), trace))
+    return status;
+  for (size_t i = 0; i < numOutputs; ++i)
+    out_outputs[i] = outputs.tensors[i];
+  outputs.tensors.clear();
+  return nullptr;
+}
+
+} // namespace
+
+const kiln_model &sessionModel(const kiln_session &session) { return *session.model; }
+
+uint64_t sessionMaxBytes(const kiln_session &session) {
+  return session.options.max_bytes;
+}
+
+kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
+                        void *const *outputData, kiln_trace *trace) {
+  const kiln_model &model = *session.model;
   // What the byte limit leaves for intermediates allocated at run time
   // (planRun checked that the arena and the outputs fit).
   uint64_t planned = model.abi->arena_bytes;
   for (size_t bytes : plan.outputBytes)
     planned += bytes;
-  uint64_t limit = session->options.max_bytes;
+  uint64_t limit = session.options.max_bytes;
   RunGuard guard(limit > planned ? limit - planned : 0, planned, limit);
-  kiln_abi_host host = session->host;
+  kiln_abi_host host = session.host;
   guard.attach(host);
-  if (session->cuda) {
-    std::vector<void *> hostOutputs;
-    for (kiln_tensor *output : outputs.tensors)
-      hostOutputs.push_back(output->data);
+  size_t numOutputs = model.outputs.size();
+  if (session.cuda) {
+    std::vector<void *> hostOutputs(outputData, outputData + numOutputs);
     // Dispatch spans are timed on the device (CUDA events); the "run" event
     // is host time, copies included.
     std::optional<RunRecorder> recorder;
     if (trace)
       recorder.emplace(*trace, model.dispatchNames);
-    if (kiln_status *status = session->cuda->run(model, plan, hostOutputs, host, guard,
+    if (kiln_status *status = session.cuda->run(model, plan, hostOutputs, host, guard,
                                                  recorder ? &*recorder : nullptr))
       return status;
     if (recorder)
       recorder->finish();
-    for (size_t i = 0; i < numOutputs; ++i)
-      out_outputs[i] = outputs.tensors[i];
-    outputs.tensors.clear();
     return nullptr;
   }
   std::vector<void *> buffers;
   for (const kiln_tensor *input : plan.inputs)
     buffers.push_back(input->data);
-  for (kiln_tensor *output : outputs.tensors)
-    buffers.push_back(output->data);
-  ArenaLease arena(*session->arenas);
+  buffers.insert(buffers.end(), outputData, outputData + numOutputs);
+  ArenaLease arena(*session.arenas);
   if (model.abi->arena_bytes && !arena.get())
     return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
                       cat("cannot allocate the ", model.abi->arena_bytes,
                           "-byte scratch arena of model '", model.path, "'"));
   host.arena = arena.get();
-  guard.useCache(session->heapCache);
+  guard.useCache(session.heapCache);
   std::optional<RunRecorder> recorder;
   if (trace) {
     recorder.emplace(*trace, model.dispatchNames);
@@ -252,13 +270,9 @@ kiln_status *runSession(kiln_session *session, const kiln_tensor *inputs,
     return makeStatus(KILN_STATUS_INTERNAL,
                       cat("model '", model.path, "' failed: its run function "
                           "returned ", code));
-  for (size_t i = 0; i < numOutputs; ++i)
-    out_outputs[i] = outputs.tensors[i];
-  outputs.tensors.clear();
   return nullptr;
 }
 
-} // namespace
 } // namespace kiln::rt
 
 extern "C" {

@@ -13,6 +13,7 @@
 
 #include "Bench.h"
 #include "Compile.h"
+#include "Generate.h"
 #include "Inputs.h"
 #include "KilnRun.h"
 #include "Outputs.h"
@@ -45,6 +46,7 @@ struct Options {
   uint64_t maxBytes = 0;
   std::string traceFile;
   bool profile = false;
+  GenerateOptions generate;
 };
 
 /// CLI11's NonNegativeNumber prints its range's bounds as long decimals;
@@ -112,6 +114,44 @@ void addOptions(CLI::App &app, Options &o) {
                  "Write a Chrome-trace JSON of the timed runs' dispatches to FILE");
   app.add_flag("--profile", o.profile,
                "Print each dispatch's share of the timed runs (per-dispatch table)");
+  app.add_option("--generate", o.generate.tokens,
+                 "Greedy decoding of N new tokens per sequence through the runtime's "
+                 "decoder (a model with past_key_values inputs); --compare then names "
+                 "an ids .npy [batch, prompt + N]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--prompt-ids", o.generate.promptFile,
+                 "--generate: prompt ids .npy, i64 or i32 [batch, length]");
+  app.add_option("--prompt-length", o.generate.promptLength,
+                 "--generate without --prompt-ids: random prompt length (seeded by --seed)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--batch", o.generate.batch,
+                 "--generate without --prompt-ids: sequences in the random prompt")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-tokens", o.generate.maxTokens,
+                 "--generate: KV cache capacity per sequence (0: prompt + N)")
+      ->capture_default_str()
+      ->check(nonNegative<int64_t>());
+}
+
+/// --generate runs the decoder only; options of the single-run mode are refused.
+void checkGenerateOptions(const CLI::App &app, Options &o) {
+  if (o.generate.tokens == 0) {
+    for (const char *name : {"--prompt-ids", "--prompt-length", "--batch", "--max-tokens"})
+      if (app.count(name))
+        throw ToolError(fmt::format("{} needs --generate N", name));
+    return;
+  }
+  for (const char *name : {"--input", "--shape", "--output-dir", "--warmup", "--bench",
+                           "--trace", "--profile", "--tolerance", "--rtol", "--atol"})
+    if (app.count(name))
+      throw ToolError(fmt::format("{} does not apply to --generate", name));
+  if (app.count("--prompt-ids") && (app.count("--prompt-length") || app.count("--batch")))
+    throw ToolError("--prompt-length and --batch describe a random prompt; --prompt-ids "
+                    "gives one");
+  o.generate.seed = o.inputs.seed;
+  o.generate.compareFile = o.compareDir;
 }
 
 /// --tolerance NAME=RTOL,ATOL, one per output.
@@ -214,6 +254,10 @@ int runTool(Options &o) {
   check(kiln_session_create(model.model, &options, &session.session));
   check(kiln_session_get_options(session.session, &options));
   fmt::print("session: {}, {} threads\n", o.device, options.num_threads);
+  if (o.generate.tokens > 0) {
+    generate(session.session, o.generate);
+    return 0;
+  }
 
   o.inputs.maxBytes = options.max_bytes;
   Inputs inputs = prepareInputs(model.model, o.inputs);
@@ -284,6 +328,7 @@ int main(int argc, char **argv) {
     return reportError(e.what());
   }
   try {
+    checkGenerateOptions(app, options);
     return runTool(options);
   } catch (const ToolError &e) {
     return reportError(e.what());

@@ -1,0 +1,193 @@
+# Decode tokens/s: kiln-run --generate against onnxruntime's greedy loop with a KV cache.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: llm_decode.py WORK --kilnc PATH --kiln-run PATH [--model MODEL.onnx | --gpt2 small|tiny]
+                     [--prompt 128] [--tokens 64] [--threads 2] [--repeats 3]
+
+Times greedy decoding of one exported decoder with a KV cache (inputs input_ids,
+position_ids, optional attention_mask, past_key_values.L.key|value; outputs
+logits, present.L.key|value) two ways, interleaved in one run on the same
+threads: `kiln-run --generate` (the runtime's kiln_decoder, compiled once with
+kilnc) and onnxruntime's CPU provider driven from Python (each step feeds the
+presents back as pasts, as Optimum's ORTModelForCausalLM does). Prints each
+side's time to first token and decode tokens/s (median over --repeats) and
+their ratio, and checks that both generate the same ids.
+
+Without --model it builds a GPT-2 with a KV cache from numpy (onnx + numpy only,
+no torch: seeded random weights, GPT-2 small's shapes with --gpt2 small:
+12 layers, hidden 768, 12 heads, vocabulary 50257, 1024 positions).
+"""
+
+import argparse
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "models"))
+from graph import TENSOR_FLOAT, TENSOR_INT64, Graph  # noqa: E402
+
+GPT2 = {"small": dict(layers=12, hidden=768, heads=12, vocab=50257, positions=1024),
+        "tiny": dict(layers=2, hidden=64, heads=4, vocab=1000, positions=512)}
+
+
+def _conv1d(g, x, din, dout):
+    """GPT-2's Conv1D: x.view(-1, din) @ W + b, viewed back to [B, S, dout]."""
+    y = g.gemm(g.reshape(x, [-1, din]), din, dout, trans_b=False, std=0.02)
+    return g.reshape(y, [("dim", 0), ("dim", 1), dout], like=x)
+
+
+def _scalar_dim(g, x, axis):
+    return g.op("Gather", [g.op("Shape", [x]), g.const(np.int64(axis), "idx")], axis=0)
+
+
+def gpt2_kv(layers, hidden, heads, vocab, positions, seed=0):
+    """GPT-2 with past_key_values inputs and present outputs ([batch, heads, past, head])."""
+    g = Graph("gpt2_kv", seed)
+    d = hidden // heads
+    ids = g.input("input_ids", TENSOR_INT64, ["batch", "sequence"], None)
+    pos = g.input("position_ids", TENSOR_INT64, ["batch", "sequence"], None)
+    pasts = [[g.input(f"past_key_values.{i}.{kind}", TENSOR_FLOAT,
+                      ["batch", heads, "past_sequence", d], None) for kind in ("key", "value")]
+             for i in range(layers)]
+    wte = g.rng.standard_normal((vocab, hidden), dtype=np.float32) * np.float32(0.1)
+    x = g.op("Gather", [g.const(wte, "wte"), ids])
+    x = g.op("Add", [x, g.op("Gather", [g.weight((positions, hidden), 0.05, "wpe"), pos])])
+    # causal mask over the cache: query i (at past + i) sees keys 0 .. past + i
+    past_len, seq_len = _scalar_dim(g, pasts[0][0], 2), _scalar_dim(g, ids, 1)
+    total = g.op("Add", [past_len, seq_len])
+    one = g.const(np.int64(1), "one")
+    rows = g.op("Range", [past_len, total, one])
+    cols = g.op("Range", [g.const(np.int64(0), "zero"), total, one])
+    causal = g.op("LessOrEqual", [
+        g.op("Unsqueeze", [cols, g.const(np.array([0], np.int64), "axes")]),
+        g.op("Unsqueeze", [rows, g.const(np.array([1], np.int64), "axes")])])
+    split = g.const(np.array([hidden] * 3, np.int64), "split")
+    present_dims = ["batch", heads, "past_sequence + sequence", d]
+    for i in range(layers):
+        qkv = _conv1d(g, g.layer_norm(x, hidden), hidden, 3 * hidden)
+        q, k, v = g.op("Split", [qkv, split], n_out=3, axis=2)
+        q, k, v = (g.split_heads(t, heads, d, [0, 2, 1, 3]) for t in (q, k, v))
+        key = g.op("Concat", [pasts[i][0], k], axis=2)
+        value = g.op("Concat", [pasts[i][1], v], axis=2)
+        g.output(key, f"present.{i}.key", TENSOR_FLOAT, present_dims)
+        g.output(value, f"present.{i}.value", TENSOR_FLOAT, present_dims)
+        kt = g.op("Transpose", [key], perm=[0, 1, 3, 2])
+        attn = g.merge_heads(g.softmax_attention(q, kt, value, 1 / math.sqrt(d),
+                                                 where_mask=causal), hidden)
+        x = g.op("Add", [x, _conv1d(g, attn, hidden, hidden)])
+        mlp = _conv1d(g, g.gelu_tanh(_conv1d(g, g.layer_norm(x, hidden), hidden, 4 * hidden)),
+                      4 * hidden, hidden)
+        x = g.op("Add", [x, mlp])
+    x = g.layer_norm(x, hidden)
+    logits = g.op("MatMul", [x, g.const(np.ascontiguousarray(wte.T), "lm_head.weight")])
+    g.output(logits, "logits", TENSOR_FLOAT, ["batch", "sequence", vocab])
+    g.opset = 14
+    return g.model()
+
+
+def ort_generate(session, prompt, tokens):
+    """Greedy ids, time to first token and decode seconds with onnxruntime."""
+    inputs = {i.name: i for i in session.get_inputs()}
+    pasts = [n for n in inputs if n.startswith("past_key_values.")]
+    presents = [o.name for o in session.get_outputs() if o.name.startswith("present")]
+    outputs = ["logits"] + presents
+    batch, length = prompt.shape
+    feed = {"input_ids": prompt,
+            "position_ids": np.tile(np.arange(length, dtype=np.int64), (batch, 1))}
+    for name in pasts:
+        shape = inputs[name].shape
+        feed[name] = np.zeros((batch, shape[1], 0, shape[3]), np.float32)
+    if "attention_mask" in inputs:
+        feed["attention_mask"] = np.ones((batch, length), np.int64)
+    generated = []
+    start = time.perf_counter()
+    first = None
+    for t in range(tokens):
+        result = session.run(outputs, feed)
+        token = result[0][:, -1].argmax(-1).astype(np.int64)[:, None]
+        generated.append(token)
+        if first is None:
+            first = time.perf_counter()
+        if t + 1 == tokens:
+            break
+        total = length + t + 1
+        feed = {"input_ids": token, "position_ids": np.full((batch, 1), total - 1, np.int64)}
+        feed.update(zip(pasts, result[1:]))
+        if "attention_mask" in inputs:
+            feed["attention_mask"] = np.ones((batch, total), np.int64)
+    end = time.perf_counter()
+    return np.concatenate([prompt] + generated, 1), first - start, end - first
+
+
+def kiln_generate(args, artifact, prompt_path, tokens, compare):
+    cmd = [args.kiln_run, artifact, "--threads", str(args.threads), "--generate", str(tokens),
+           "--prompt-ids", prompt_path, "--compare", compare]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode:
+        raise SystemExit(f"kiln-run failed: {run.stderr.strip()}")
+    ttft = float(re.search(r"time to first token: ([0-9.]+) ms", run.stdout).group(1))
+    decode = float(re.search(r"decode: \d+ steps in ([0-9.]+) ms", run.stdout).group(1))
+    return ttft / 1e3, decode / 1e3
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("work")
+    p.add_argument("--kilnc", required=True)
+    p.add_argument("--kiln-run", required=True)
+    p.add_argument("--model")
+    p.add_argument("--gpt2", choices=sorted(GPT2), default="small")
+    p.add_argument("--prompt", type=int, default=128)
+    p.add_argument("--tokens", type=int, default=64)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--kilnc-arg", action="append", default=[])
+    a = p.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    model = a.model
+    if not model:
+        model = os.path.join(a.work, f"gpt2_{a.gpt2}_kv.onnx")
+        if not os.path.exists(model):
+            onnx.save(gpt2_kv(**GPT2[a.gpt2]), model)
+    artifact = os.path.join(a.work, os.path.basename(model)[:-5] + ".so")
+    if not os.path.exists(artifact):
+        start = time.time()
+        subprocess.run([a.kilnc, model, "-o", artifact, *a.kilnc_arg], check=True)
+        print(f"kilnc: {time.time() - start:.0f} s")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = a.threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    vocab = next(o.shape[2] for o in session.get_outputs() if o.name == "logits")
+    prompt = np.random.default_rng(0).integers(0, vocab, (1, a.prompt), dtype=np.int64)
+    prompt_path = os.path.join(a.work, "prompt.npy")
+    np.save(prompt_path, prompt)
+    ids, _, _ = ort_generate(session, prompt, 2)  # warm-up
+    ort_times, kiln_times = [], []
+    for r in range(a.repeats):
+        ids, ttft, decode = ort_generate(session, prompt, a.tokens)
+        ort_times.append((ttft, decode))
+        ids_path = os.path.join(a.work, "ort_ids.npy")
+        np.save(ids_path, ids)
+        kiln_times.append(kiln_generate(a, artifact, prompt_path, a.tokens, ids_path))
+    steps = a.tokens - 1
+    for name, times in (("onnxruntime", ort_times), ("kiln", kiln_times)):
+        ttft = statistics.median(t for t, _ in times)
+        decode = statistics.median(d for _, d in times)
+        print(f"{name:12s} time to first token {ttft * 1e3:8.2f} ms, decode {steps / decode:8.1f} "
+              f"tokens/s ({decode / steps * 1e3:.2f} ms per token)")
+    ratio = statistics.median(o[1] for o in ort_times) / statistics.median(k[1] for k in kiln_times)
+    print(f"decode tokens/s kiln / onnxruntime: {ratio:.2f}x ({os.path.basename(model)}, batch 1, "
+          f"prompt {a.prompt}, {a.tokens} tokens, {a.threads} threads, ids equal)")
+
+
+if __name__ == "__main__":
+    main()

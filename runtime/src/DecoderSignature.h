@@ -1,0 +1,46 @@
+//===- DecoderSignature.h - Which inputs and outputs of a model form its KV cache ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_DECODERSIGNATURE_H
+#define KILN_RUNTIME_DECODERSIGNATURE_H
+
+#include "Model.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace kiln::rt {
+
+/// One past_key_values input and the present output the model writes for it.
+struct CachePair {
+  size_t input = 0;  // index of past_key_values.<layer>.<key|value>
+  size_t output = 0; // index of present.<layer>.<key|value>
+  int64_t heads = 0;
+  int64_t headSize = 0;
+  int32_t dtype = 0;
+  size_t elementBytes = 0;
+};
+
+/// Where a decoder's inputs and outputs are, decided once when the decoder
+/// is created and read on every run.
+struct DecoderSignature {
+  size_t inputIds = 0;
+  std::optional<size_t> attentionMask;
+  std::optional<size_t> positionIds;
+  size_t logits = 0;
+  int64_t vocabSize = 0;
+  std::vector<CachePair> caches; // in the model's input order
+  int64_t numLayers = 0;
+};
+
+/// Recognizes `model` as a decoder with a KV cache (the contract in
+/// kiln-c/runtime.h, kiln_decoder): INVALID_MODEL naming the input or output
+/// at fault and what was expected.
+kiln_status *recognizeDecoder(const kiln_model &model, DecoderSignature &out);
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_DECODERSIGNATURE_H

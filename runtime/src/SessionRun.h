@@ -1,0 +1,29 @@
+//===- SessionRun.h - Running a validated plan into caller-chosen buffers ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// kiln_session_run allocates a fresh tensor per output; the decoder keeps its
+// KV cache in buffers it owns and lets the model write its presents there.
+// Both go through runPlanned.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_SESSIONRUN_H
+#define KILN_RUNTIME_SESSIONRUN_H
+
+#include "Validation.h"
+
+namespace kiln::rt {
+
+const kiln_model &sessionModel(const kiln_session &session);
+/// The session's byte limit of one run, resolved (never 0).
+uint64_t sessionMaxBytes(const kiln_session &session);
+
+/// Runs the model on a plan that planRun validated, writing output i into
+/// outputData[i], which must hold at least plan.outputBytes[i] bytes.
+kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
+                        void *const *outputData, kiln_trace *trace);
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_SESSIONRUN_H
