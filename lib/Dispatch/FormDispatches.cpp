@@ -166,25 +166,6 @@ bool isMatmulResultReshape(OpOperand *operand) {
          expand.getSrc().hasOneUse();
 }
 
-/// A generic input that is a reduction's result with unit dims added (a
-/// global average pool's sum [N, C] read as [N, C, 1] by its division, in
-/// EfficientNet's squeeze): collapsing the generic's loops reads the sums
-/// directly, so the division can join the reduction's row group.
-bool isReductionResultUnitExpand(OpOperand *operand) {
-  auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
-  auto reduction = expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
-  auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
-  return reduction && consumer && expand->hasOneUse() && expand.getSrc().hasOneUse() &&
-         reduction.getNumReductionLoops() == 1 && consumer.getNumReductionLoops() == 0 &&
-         expand.getResultType().hasStaticShape() &&
-         expand.getResultType().getNumElements() == expand.getSrcType().getNumElements() &&
-         llvm::all_of(expand.getReassociationIndices(), [&](const ReassociationIndices &group) {
-           return llvm::count_if(group, [&](int64_t dim) {
-                    return expand.getResultType().getDimSize(dim) != 1;
-                  }) <= 1;
-         });
-}
-
 /// A generic input that collapses only unit dims of a matmul result (the
 /// squeeze-excite FC of EfficientNet: C [F, 1] read as [F]): expanding the
 /// generic's loops by them reads C directly, as its epilogue.

@@ -241,4 +241,19 @@ void formRowGroups(Block &block, const RowGroupRules &rules) {
   }
 }
 
+bool isReductionResultUnitExpand(OpOperand *operand) {
+  auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+  auto reduction = expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+  auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  return reduction && consumer && expand->hasOneUse() && expand.getSrc().hasOneUse() &&
+         reduction.getNumReductionLoops() == 1 && consumer.getNumReductionLoops() == 0 &&
+         expand.getResultType().hasStaticShape() &&
+         expand.getResultType().getNumElements() == expand.getSrcType().getNumElements() &&
+         llvm::all_of(expand.getReassociationIndices(), [&](const ReassociationIndices &group) {
+           return llvm::count_if(group, [&](int64_t dim) {
+                    return expand.getResultType().getDimSize(dim) != 1;
+                  }) <= 1;
+         });
+}
+
 } // namespace kiln

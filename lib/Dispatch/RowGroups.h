@@ -17,6 +17,7 @@
 #define KILN_LIB_DISPATCH_ROWGROUPS_H
 
 #include "mlir/IR/Block.h"
+#include "mlir/IR/Operation.h"
 
 namespace kiln {
 
@@ -33,6 +34,12 @@ struct RowGroupRules {
 /// `block` (adjacent ops only; with dynamic outer sizes, a symbolic batch,
 /// only ops that read one another) as `kiln.row_group`.
 void formRowGroups(mlir::Block &block, const RowGroupRules &rules = {});
+
+/// A generic input that expands a reduction's result only by unit dims (a
+/// global average pool's sum [N, C] read as [N, C, 1, 1] by its division):
+/// collapsing the generic's loops reads the sums directly, so the division
+/// can join the reduction's row group.
+bool isReductionResultUnitExpand(mlir::OpOperand *operand);
 
 } // namespace kiln
 

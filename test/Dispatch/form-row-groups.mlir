@@ -74,3 +74,38 @@ func.func @half_rows(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   } -> tensor<8x64xf16>
   return %s : tensor<8x64xf16>
 }
+
+/// A global average pool: the sum [2, 8] read as [2, 8, 1, 1] by its
+/// division. The division's loops collapse to read the sums directly, so
+/// it joins the reduction's group (one row kernel, not two kernels).
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @pool_division
+// CHECK: linalg.generic
+// CHECK-SAME: kiln.row_group = 0 : i64
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.+}} : tensor<2x8xf32>)
+// CHECK-SAME: kiln.row_group = 0 : i64
+// CHECK: tensor.expand_shape
+func.func @pool_division(%x: tensor<2x8x16xf32>) -> tensor<2x8x1x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x8x16xf32>) outs(%f : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %v = tensor.expand_shape %s [[0], [1, 2, 3]] output_shape [2, 8, 1, 1] : tensor<2x8xf32> into tensor<2x8x1x1xf32>
+  %eo = tensor.empty() : tensor<2x8x1x1xf32>
+  %d = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<2x8x1x1xf32>) outs(%eo : tensor<2x8x1x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 16.0 : f32
+    %r = arith.divf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x1x1xf32>
+  return %d : tensor<2x8x1x1xf32>
+}

@@ -84,10 +84,13 @@ def KilnFormRowGroupsPass : Pass<"kiln-form-row-groups", "mlir::func::FuncOp"> {
     row ops around a row reduction `kiln.row_group = N`, by the rule of
     kiln-form-dispatches (lib/Dispatch/RowGroups.h), so that
     kiln-form-dispatch-regions makes the run one dispatch and the target's
-    row kernel generator reads it from there.
+    row kernel generator reads it from there. First, a generic reading a
+    reduction's result with unit dims added (a global average pool's
+    division) has its loops collapsed to read it directly, so that it can
+    join the reduction's group.
 
     Pre-condition: linalg on tensors after kiln-fuse-elementwise.
-    Post-condition: the same IR, row members marked.
+    Post-condition: the same computation, row members marked.
   }];
   let options = [
     Option<"halfFloats", "half-floats", "bool", /*default=*/"false",
@@ -95,7 +98,7 @@ def KilnFormRowGroupsPass : Pass<"kiln-form-row-groups", "mlir::func::FuncOp"> {
     Option<"oneRowLength", "one-row-length", "bool", /*default=*/"false",
            "A group's rows have one length (the row kernel's team of threads per row)">
   ];
-  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
 def KilnFormGemmEpiloguesPass : Pass<"kiln-form-gemm-epilogues", "mlir::func::FuncOp"> {
