@@ -63,6 +63,12 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.tileM = options.matmul.m;
   matmul.tileN = options.matmul.n;
   matmul.tileK = options.matmul.k;
+  matmul.parallelTasks = options.matmul.tasks;
+  // Each matmul's configuration: the tuning database's for its signature,
+  // else the cost model's (which keeps the tiling above unless it predicts
+  // better), else, with --matmul-tile, the tiling as given.
+  matmul.costModel = !options.matmul.fixed;
+  matmul.tuned.assign(options.matmul.tuned.begin(), options.matmul.tuned.end());
   pm.addPass(createKilnCPUMatmulPass(matmul));
   // 7. Everything else: loops, parallel where the iteration space is;
   //    LLVM's vectorizer works on the innermost ones.

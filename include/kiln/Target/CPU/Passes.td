@@ -33,6 +33,12 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     layers, batch images). A module pass, since it adds globals and
     functions. Runs after bufferization and before linalg-to-loops; other
     linalg ops are left alone.
+    Each matmul (and conv's taps) has a signature (its kind, shapes, strides,
+    dtypes, constant operands and epilogue body) whose hash is its tuning key:
+    a `tuned` entry for the key gives its configuration, else with
+    `cost-model` the analytic model of MatmulTuning.h picks one, else the tile
+    options apply. Each choice is recorded in the module's `kiln.tuning`
+    array (kilnc --report=tuning).
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
@@ -43,7 +49,17 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
            "vectors of C per micro-kernel row (accumulators = rows x vectors)">,
     Option<"tileM", "tile-m", "int64_t", "64", "rows of A per cache block">,
     Option<"tileN", "tile-n", "int64_t", "256", "columns of B per cache block">,
-    Option<"tileK", "tile-k", "int64_t", "256", "depth of a cache block">
+    Option<"tileK", "tile-k", "int64_t", "256", "depth of a cache block">,
+    Option<"parallelTasks", "parallel-tasks", "int64_t", "4",
+           "parallel tasks a matmul aims for when it has fewer column blocks "
+           "(its M is split into row groups)">,
+    Option<"costModel", "cost-model", "bool", "false",
+           "pick each matmul's configuration with the analytic cost model "
+           "(kiln/Target/CPU/MatmulTuning.h) instead of the tile options, "
+           "unless `tuned` names its signature">,
+    ListOption<"tuned", "tuned", "std::string",
+               "KEY=RxVxMxNxKxT@MICROSECONDS: the tuning database's winner for "
+               "the matmuls whose signature has KEY (kilnc --tuning-db)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
