@@ -76,6 +76,8 @@ void printTuningReport(ModuleOp module, const TuningSource &source,
     for (const matmul_tuning::MatmulConfig &config : matmul_tuning::rankByCostModel(
              problem, fallback, options.vectorWidth, kReportedCandidates))
       candidates.push_back(config.str());
+    matmul_tuning::MatmulConfig modelPick =
+        matmul_tuning::chooseByCostModel(problem, fallback, options.vectorWidth);
     llvm::json::Object row{{"dispatch", number("dispatch")},
                            {"nodes", text("nodes")},
                            {"trace_ids", traceIds(names, text("nodes"))},
@@ -86,6 +88,7 @@ void printTuningReport(ModuleOp module, const TuningSource &source,
                            {"m", problem.m},
                            {"n", problem.n},
                            {"k", problem.k},
+                           {"model_pick", modelPick.str()},
                            {"candidates", std::move(candidates)}};
     if (time)
       row["time_us"] = time.getValueAsDouble();

@@ -65,9 +65,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.tileK = options.matmul.k;
   matmul.parallelTasks = options.matmul.tasks;
   // Each matmul's configuration: the tuning database's for its signature,
-  // else the cost model's (which keeps the tiling above unless it predicts
-  // better), else, with --matmul-tile, the tiling as given.
-  matmul.costModel = !options.matmul.fixed;
+  // else (with --matmul-cost-model) the cost model's, else the tiling above.
+  matmul.costModel = options.matmul.costModel;
   matmul.tuned.assign(options.matmul.tuned.begin(), options.matmul.tuned.end());
   pm.addPass(createKilnCPUMatmulPass(matmul));
   // 7. Everything else: loops, parallel where the iteration space is;

@@ -60,6 +60,12 @@ static cl::opt<std::string> matmulTile(
              "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256)"),
     cl::value_desc("tiles"), cl::init(""), cl::cat(kilncCategory));
 
+static cl::opt<bool> matmulCostModel(
+    "matmul-cost-model",
+    cl::desc("CPU matmuls the tuning database does not cover take the analytic cost "
+             "model's configuration instead of the default blocking (experimental)"),
+    cl::init(false), cl::cat(kilncCategory));
+
 static cl::opt<std::string> tuningDB(
     "tuning-db",
     cl::desc("Tuning database (JSON lines, docs/tuning.md): its winners configure "
@@ -207,6 +213,7 @@ int main(int argc, char **argv) {
   job.stage = *stage;
   job.report = reportOption;
   job.tuningDB = tuningDB;
+  job.options.matmul.costModel = matmulCostModel;
   job.reportJSON = reportFormat == "json";
   job.verbose = verbose;
   job.options.target = targetOption;

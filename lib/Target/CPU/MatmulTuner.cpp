@@ -111,7 +111,7 @@ KilnCPUMatmulPassOptions MatmulTuner::choose(Operation *op, llvm::StringRef sign
                         base.tileN,    base.tileK,       base.parallelTasks};
   std::string key = signatureKey(signature);
   MatmulConfig config = fallback;
-  llvm::StringRef source = "fixed";
+  llvm::StringRef source = "default";
   double microseconds = -1;
   if (auto it = tuned.find(key); it != tuned.end()) {
     config = it->second.config;

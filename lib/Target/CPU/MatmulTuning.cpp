@@ -30,10 +30,16 @@ constexpr int64_t kL1Bytes = 48 * 1024, kL2Bytes = 1024 * 1024;
 /// Cycles per packed element: B is packed a vector at a time, A one
 /// scalar at a time (MatmulLoops.cpp, packB and packA).
 constexpr double kPackBCycles = 0.25, kPackACycles = 1.0;
+/// Bytes per cycle one core streams from memory (the roofline's slope).
+constexpr double kMemoryBytesPerCycle = 16;
 /// Cycles of loop and address set-up around one micro-kernel call.
 constexpr double kKernelCallCycles = 24;
-/// Predicted gain a configuration needs over the fallback to replace it.
-constexpr double kRequiredGain = 0.10;
+/// Predicted gain a configuration needs over the fallback to replace it,
+/// and the fewest predicted cycles of a matmul the model decides for: below
+/// them (squeeze-excite products, classifiers at batch 1) the call and
+/// set-up costs it does not model dominate, and the fallback stays.
+constexpr double kRequiredGain = 0.5;
+constexpr double kMinModeledCycles = 1e5;
 
 /// The values each dimension of the space takes.
 constexpr int64_t kRegisterTiles[][2] = {{6, 4}, {4, 4}, {5, 5}, {8, 3},
@@ -124,7 +130,11 @@ double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
   double packing = (problem.constantB ? 0 : kPackBCycles * k * n * rowGroups) +
                    (problem.constantA ? 0 : kPackACycles * m * k * columnBlocks);
   double calls = columnPanels * std::ceil(m / config.rows) * std::ceil(k / config.k);
-  double total = compute + packing + kKernelCallCycles * calls;
+  // Roofline: the kernels cannot run faster than A, B and C stream in
+  // (A reread per column block, B per row group).
+  double bytes = 4 * (m * k * columnBlocks + k * n * rowGroups + 2 * m * n);
+  double total = std::max(compute, bytes / kMemoryBytesPerCycle) + packing +
+                 kKernelCallCycles * calls;
   // The B panel (KC x NR) is reread per MR-row block from L1, the A block
   // (MC x KC) per column panel from L2: spilling either costs bandwidth.
   int64_t depth = std::min<int64_t>(config.k, std::max<int64_t>(problem.k, 1));
@@ -159,6 +169,8 @@ MatmulConfig chooseByCostModel(const MatmulProblem &problem, const MatmulConfig 
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0)
     return fallback;
   double fallbackCycles = predictCycles(problem, fallback, vectorWidth);
+  if (fallbackCycles < kMinModeledCycles)
+    return fallback;
   MatmulConfig best = fallback;
   double bestCycles = fallbackCycles * (1 - kRequiredGain);
   for (const MatmulConfig &config : searchSpace(vectorWidth)) {

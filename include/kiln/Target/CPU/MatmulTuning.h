@@ -60,16 +60,18 @@ struct MatmulProblem {
   bool constantA = false, constantB = false;
 };
 
-/// Predicted cycles of `problem` under `config` on one core: the
-/// micro-kernel's issue bound (FMA and load ports, FMA latency) over the
-/// padded register tiles, the run-time packing, the loop overhead per
-/// kernel call and penalties for cache blocks that do not fit L1/L2.
+/// Predicted cycles of `problem` under `config` on one core: a roofline,
+/// the larger of the micro-kernel's issue bound (FMA and load ports, FMA
+/// latency) over the padded register tiles and the operands' streaming
+/// time, plus the run-time packing and the loop overhead per kernel call,
+/// with penalties for cache blocks that do not fit L1/L2.
 double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
                      int64_t vectorWidth);
 
 /// The untuned choice: `fallback` (today's fixed configuration) unless a
-/// configuration of the space is predicted at least 10% faster; always
-/// `fallback` for dynamic shapes.
+/// configuration of the space is predicted at least 25% faster; always
+/// `fallback` for dynamic shapes and for matmuls predicted under 1e5
+/// cycles (where unmodeled overheads dominate).
 MatmulConfig chooseByCostModel(const MatmulProblem &problem, const MatmulConfig &fallback,
                                int64_t vectorWidth);
 
