@@ -91,14 +91,19 @@ def build(args):
         json.dump(manifest, f, indent=1, sort_keys=True)
 
 
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
 def key_times(trace_path, keys, total_ms):
-    """Mean microseconds per run of each key's dispatches, from a kiln-run trace."""
+    """Median microseconds per run of each key's dispatches, from a kiln-run trace."""
     with open(trace_path) as f:
         events = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "dispatch"]
     per_id = {}
     for e in events:
         per_id.setdefault(e["args"]["dispatch"], []).append(e["dur"])
-    means = {i: sum(d) / len(d) for i, d in per_id.items()}
+    means = {i: median(d) for i, d in per_id.items()}
     times = {}
     for key, info in keys.items():
         if info["trace_ids"]:
@@ -122,17 +127,23 @@ def run(args):
                  + first["compile_error"])
     subprocess.run([kiln_run, first["path"], "--output-dir", reference] + common, check=True,
                    capture_output=True, timeout=args.timeout_s)
-    start, records, best = time.monotonic(), [], {}
-    for artifact in manifest["artifacts"]:
-        if time.monotonic() - start > args.budget_s:
-            print(f"run: budget of {args.budget_s:g} s spent; "
-                  f"{artifact['index']} of {len(manifest['artifacts'])} candidates measured")
-            break
-        note, times = None, {}
-        if artifact["compile_error"]:
-            note = "compile error"
-        else:
-            trace = os.path.join(args.dir, f"trace-{artifact['index']}.json")
+    start, best = time.monotonic(), {}
+    # Per candidate: None while it runs fine, else why it is invalid; and per
+    # key the best (lowest) of its per-round medians. Rounds interleave the
+    # candidates, so load on a shared machine hits them alike.
+    failed = {a["index"]: ("compile error" if a["compile_error"] else None)
+              for a in manifest["artifacts"]}
+    measured = {a["index"]: {} for a in manifest["artifacts"]}
+    ran = set()
+    for round_index in range(args.rounds):
+        for artifact in manifest["artifacts"]:
+            index = artifact["index"]
+            if failed[index]:
+                continue
+            if time.monotonic() - start > args.budget_s:
+                break
+            ran.add(index)
+            trace = os.path.join(args.dir, f"trace-{index}.json")
             command = [kiln_run, artifact["path"], "--compare", reference,
                        f"--rtol={args.rtol}", f"--atol={args.atol}",
                        f"--warmup={args.warmup}", f"--bench={args.runs}", "--trace", trace]
@@ -141,25 +152,35 @@ def run(args):
                                         timeout=args.timeout_s)
                 if result.returncode != 0:
                     mismatch = "differ from the references" in result.stderr + result.stdout
-                    note = "mismatch" if mismatch else f"crash (exit {result.returncode})"
-                else:
-                    mean = [l for l in result.stdout.splitlines() + result.stderr.splitlines()
-                            if "mean" in l]
-                    total_ms = float(mean[0].split("mean")[1].split()[0]) if mean else 0.0
-                    times = key_times(trace, keys, total_ms)
+                    failed[index] = "mismatch" if mismatch else f"crash (exit {result.returncode})"
+                    continue
+                mean = [l for l in result.stdout.splitlines() + result.stderr.splitlines()
+                        if "mean" in l]
+                total_ms = float(mean[0].split("mean")[1].split()[0]) if mean else 0.0
+                for key, t in key_times(trace, keys, total_ms).items():
+                    measured[index][key] = min(t, measured[index].get(key, t))
+                    config = artifact["configs"][key]
+                    if key not in best or t < best[key][1]:
+                        best[key] = (config, t)
             except subprocess.TimeoutExpired:
-                note = "timeout"
+                failed[index] = "timeout"
+                continue
+            summary = ", ".join(f"{k[:8]} {c} {t:.1f}us" for k, (c, t) in sorted(best.items()))
+            print(f"run: round {round_index + 1}/{args.rounds} candidate {index + 1}/"
+                  f"{len(manifest['artifacts'])} {failed[index] or 'ok'}; best so far: {summary}",
+                  flush=True)
+    if time.monotonic() - start > args.budget_s:
+        print(f"run: budget of {args.budget_s:g} s spent")
+    records = []
+    for artifact in manifest["artifacts"]:
+        index = artifact["index"]
+        if index not in ran and not failed[index]:
+            continue  # never measured: no record
         for key, config in sorted(artifact["configs"].items()):
-            valid = note is None and key in times
+            valid = not failed[index] and key in measured[index]
             records.append(record(key, keys[key], features, space, config,
-                                  times.get(key, 0.0), valid,
-                                  note or f"candidate {artifact['index']}"))
-            if valid and (key not in best or times[key] < best[key][1]):
-                best[key] = (config, times[key])
-        status = note or "ok"
-        summary = ", ".join(f"{k[:8]} {c} {t:.1f}us" for k, (c, t) in sorted(best.items()))
-        print(f"run: candidate {artifact['index'] + 1}/{len(manifest['artifacts'])} {status}; "
-              f"best so far: {summary}", flush=True)
+                                  measured[index].get(key, 0.0), valid,
+                                  failed[index] or f"candidate {index}"))
     log = args.output + ".log"
     with open(log, "w") as f:
         for r in records:
@@ -188,6 +209,8 @@ def main():
             s.add_argument("--budget-s", type=float, default=600)
             s.add_argument("--threads", type=int, default=os.cpu_count())
             s.add_argument("--runs", type=int, default=20)
+            s.add_argument("--rounds", type=int, default=3,
+                           help="interleaved rounds over the candidates (best median kept)")
             s.add_argument("--warmup", type=int, default=3)
             s.add_argument("--seed", type=int, default=1)
             s.add_argument("--rtol", type=float, default=1e-3)

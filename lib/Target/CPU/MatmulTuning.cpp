@@ -156,11 +156,31 @@ std::vector<MatmulConfig> rankByCostModel(const MatmulProblem &problem,
       scored.emplace_back(known ? predictCycles(problem, config, vectorWidth) : 0.0, config);
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto &x, const auto &y) { return x.first < y.first; });
-  for (const auto &[cycles, config] : scored) {
-    if (ranked.size() >= limit)
-      break;
+  // The register tile is what the model is least sure of (measured, 6x4
+  // beats tiles it predicts equal): first the best configuration of each
+  // other tile, then the rest. Configurations the model cannot tell apart
+  // (it does not see every dimension) are measured once: the first of each
+  // predicted time.
+  std::vector<double> taken = {known ? predictCycles(problem, fallback, vectorWidth) : -1.0};
+  std::vector<std::pair<int64_t, int64_t>> tiles = {{fallback.rows, fallback.vectors}};
+  auto take = [&](double cycles, const MatmulConfig &config) {
+    if (ranked.size() >= limit ||
+        (known && llvm::any_of(taken, [&](double t) {
+           return std::abs(t - cycles) <= 1e-4 * std::max(t, cycles);
+         })))
+      return;
+    taken.push_back(cycles);
     ranked.push_back(config);
+  };
+  for (const auto &[cycles, config] : scored) {
+    std::pair<int64_t, int64_t> tile = {config.rows, config.vectors};
+    if (llvm::is_contained(tiles, tile))
+      continue;
+    tiles.push_back(tile);
+    take(cycles, config);
   }
+  for (const auto &[cycles, config] : scored)
+    take(cycles, config);
   return ranked;
 }
 

@@ -76,7 +76,9 @@ MatmulConfig chooseByCostModel(const MatmulProblem &problem, const MatmulConfig 
                                int64_t vectorWidth);
 
 /// The space ranked by predicted cycles (stable: ties keep the space's
-/// order), `fallback` first; at most `limit` configurations.
+/// order), `fallback` first, one configuration per predicted time (the
+/// first in the space's order); at most `limit` configurations: the
+/// tuner's search order.
 std::vector<MatmulConfig> rankByCostModel(const MatmulProblem &problem,
                                           const MatmulConfig &fallback, int64_t vectorWidth,
                                           size_t limit);
