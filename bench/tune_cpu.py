@@ -36,9 +36,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def tool(args, name):
+    """--NAME, else next to --kilnc, else $KILN_BUILD_DIR/bin (default build/bin)."""
     explicit = getattr(args, name.replace("-", "_"), None)
     if explicit:
         return explicit
+    if getattr(args, "kilnc", None):
+        return os.path.join(os.path.dirname(args.kilnc), name)
     build = os.environ.get("KILN_BUILD_DIR", os.path.join(ROOT, "build"))
     return os.path.join(build, "bin", name)
 
@@ -153,18 +156,17 @@ def run(args):
                 if result.returncode != 0:
                     mismatch = "differ from the references" in result.stderr + result.stdout
                     failed[index] = "mismatch" if mismatch else f"crash (exit {result.returncode})"
-                    continue
-                mean = [l for l in result.stdout.splitlines() + result.stderr.splitlines()
-                        if "mean" in l]
-                total_ms = float(mean[0].split("mean")[1].split()[0]) if mean else 0.0
-                for key, t in key_times(trace, keys, total_ms).items():
-                    measured[index][key] = min(t, measured[index].get(key, t))
-                    config = artifact["configs"][key]
-                    if key not in best or t < best[key][1]:
-                        best[key] = (config, t)
+                else:
+                    mean = [l for l in result.stdout.splitlines() + result.stderr.splitlines()
+                            if "mean" in l]
+                    total_ms = float(mean[0].split("mean")[1].split()[0]) if mean else 0.0
+                    for key, t in key_times(trace, keys, total_ms).items():
+                        measured[index][key] = min(t, measured[index].get(key, t))
+                        config = artifact["configs"][key]
+                        if key not in best or t < best[key][1]:
+                            best[key] = (config, t)
             except subprocess.TimeoutExpired:
                 failed[index] = "timeout"
-                continue
             summary = ", ".join(f"{k[:8]} {c} {t:.1f}us" for k, (c, t) in sorted(best.items()))
             print(f"run: round {round_index + 1}/{args.rounds} candidate {index + 1}/"
                   f"{len(manifest['artifacts'])} {failed[index] or 'ok'}; best so far: {summary}",
