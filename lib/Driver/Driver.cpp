@@ -69,6 +69,7 @@ llvm::Error parseMatmulTile(llvm::StringRef text, CPUMatmulTiling &tiling) {
     if (part.getAsInteger(10, *field) || *field < 1 || *field > 4096)
       return makeError("--matmul-tile='" + text + "': '" + part +
                        "' is not an integer in [1, 4096]");
+  tiling.costModel = false;
   return llvm::Error::success();
 }
 

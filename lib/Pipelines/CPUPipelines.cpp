@@ -65,7 +65,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.tileK = options.matmul.k;
   matmul.parallelTasks = options.matmul.tasks;
   // Each matmul's configuration: the tuning database's for its signature,
-  // else (with --matmul-cost-model) the cost model's, else the tiling above.
+  // else the cost model's (unless --matmul-tile fixed the tiling above).
   matmul.costModel = options.matmul.costModel;
   matmul.tuned.assign(options.matmul.tuned.begin(), options.matmul.tuned.end());
   pm.addPass(createKilnCPUMatmulPass(matmul));

@@ -63,8 +63,9 @@ static cl::opt<std::string> matmulTile(
 static cl::opt<bool> matmulCostModel(
     "matmul-cost-model",
     cl::desc("CPU matmuls the tuning database does not cover take the analytic cost "
-             "model's configuration instead of the default blocking (experimental)"),
-    cl::init(false), cl::cat(kilncCategory));
+             "model's configuration (default on; it keeps the default blocking unless "
+             "it predicts one far faster; off with --matmul-tile)"),
+    cl::init(true), cl::cat(kilncCategory));
 
 static cl::opt<std::string> tuningDB(
     "tuning-db",

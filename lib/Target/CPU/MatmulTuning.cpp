@@ -114,13 +114,18 @@ double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
   int64_t tileM = llvm::divideCeil(config.m, config.rows) * config.rows;
   int64_t tileN = llvm::divideCeil(config.n, nr) * nr;
   // Micro-kernels: full MR-row panels, then one kernel as high as the
-  // leftover rows, over every (padded) column panel.
+  // leftover rows; over the full column panels, then the partial one with
+  // only the vectors its columns need.
   double panels = std::floor(m / config.rows);
   int64_t leftover = problem.m % config.rows;
+  auto columnPanel = [&](int64_t vectors) {
+    return panels * kernelStepCycles(config.rows, vectors) +
+           (leftover ? kernelStepCycles(leftover, vectors) : 0.0);
+  };
+  int64_t restVectors = llvm::divideCeil(problem.n % nr, vectorWidth);
   double columnPanels = std::ceil(n / nr);
-  double compute = k * columnPanels *
-                   (panels * kernelStepCycles(config.rows, config.vectors) +
-                    (leftover ? kernelStepCycles(leftover, config.vectors) : 0.0));
+  double compute = k * (std::floor(n / nr) * columnPanel(config.vectors) +
+                        (restVectors ? columnPanel(restVectors) : 0.0));
   // Run-time packing: B once per (column block, row group), A once per
   // column block, unless packed at compile time.
   double columnBlocks = std::ceil(n / tileN);

@@ -1,4 +1,6 @@
 // RUN: kilnc %s --cpu=x86-64-v4 --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNTUNED
+// RUN: kilnc %s --cpu=x86-64-v4 --matmul-tile=8x2x64x256x256 --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIXED
+// RUN: kilnc %s --cpu=x86-64-v4 --matmul-cost-model=false --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOMODEL
 // RUN: kilnc %s --cpu=x86-64-v4 --emit=codegen --report=tuning --report-format=json -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 // RUN: kilnc %s --cpu=x86-64-v4 --tuning-db=%S/Inputs/tuning-db.jsonl --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=TUNED
 // RUN: kilnc %s --cpu=x86-64-v4 --tuning-db=%S/Inputs/tuning-db-reordered.jsonl --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=TUNED
@@ -11,10 +13,14 @@
 // RUN: not kilnc %s --tuning-db=%S/Inputs/tuning-db-not-object.jsonl -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTOBJECT
 // RUN: not kilnc %s --tuning-db=%t.missing.jsonl -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
 
-/// Without a database every matmul keeps the default configuration.
+/// Without a database the cost model chooses: the default configuration
+/// for a matmul this small; with --matmul-tile or --matmul-cost-model=false
+/// the tiling as given.
 // UNTUNED: tuning report: 1 matmul choices, space cpu-matmul-1, features x86-64-v4
 // UNTUNED-NEXT: dispatch key config source time_us nodes
-// UNTUNED-NEXT: 0 00f0b265ea3cf293 6x4x72x256x256x4 default -
+// UNTUNED-NEXT: 0 00f0b265ea3cf293 6x4x72x256x256x4 predicted -
+// FIXED: 0 00f0b265ea3cf293 8x2x64x256x256x4 default -
+// NOMODEL: 0 00f0b265ea3cf293 6x4x72x256x256x4 default -
 // UNTUNED-NOT: tuning database
 
 /// JSON adds the signature, the cost model's own pick and the search order
@@ -25,7 +31,7 @@
 // JSON: "key": "00f0b265ea3cf293",
 // JSON: "model_pick": "6x4x72x256x256x4",
 // JSON: "signature": "matmul b=f32[80x72|72,1] a=f32[96x80|80,1] c=f32[96x72|72,1] constant-a=0 constant-b=0 fresh=1 vector-width=16 epilogue=(arith.maximumf;f32[96x72|72,1],f32[96x72|72,1])",
-// JSON: "source": "default",
+// JSON: "source": "predicted",
 // JSON: "features": "x86-64-v4",
 // JSON-NEXT: "space": "cpu-matmul-1",
 
@@ -40,7 +46,7 @@
 
 /// For another CPU the same records do not apply.
 // OTHERCPU: 0 records used, 4 ignored (other target or features), 0 ignored (other space version), 0 invalid
-// OTHERCPU: 0 00f0b265ea3cf293 6x4x72x256x256x4 default -
+// OTHERCPU: 0 00f0b265ea3cf293 6x4x72x256x256x4 predicted -
 
 // STAGE: kilnc: error: --report=tuning describes the codegen stage's matmul configurations; it needs --emit=codegen or a later stage
 // CUDA: kilnc: error: --report=tuning describes CPU matmuls; it needs --target=cpu

@@ -69,7 +69,8 @@ double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
                      int64_t vectorWidth);
 
 /// The untuned choice: `fallback` (today's fixed configuration) unless a
-/// configuration of the space is predicted at least 25% faster; always
+/// configuration of the space is predicted to take at most half its
+/// cycles (at least 2x faster); always
 /// `fallback` for dynamic shapes and for matmuls predicted under 1e5
 /// cycles (where unmodeled overheads dominate).
 MatmulConfig chooseByCostModel(const MatmulProblem &problem, const MatmulConfig &fallback,
