@@ -278,7 +278,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       bool constantA = wType.hasStaticShape() && isConstantMatrix(weights);
       matmul_tuning::MatmulProblem problem{dim(a, 0), dim(c, 1), dim(a, 1), constantA, false};
       KilnCPUMatmulPassOptions options = tuner.choose(
-          op, matmul_tuning::matmulSignature(op, a, Value(), c, fresh, epilogue, constantA, false,
+          op, matmul_tuning::matmulSignature(a, Value(), c, fresh, epilogue, constantA, false,
                                              taps, vectorWidth),
           problem);
       // Constant weights are packed into the kernels' A panels once, at
@@ -311,7 +311,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
                        isConstantMatrix(a);
       matmul_tuning::MatmulProblem problem{dim(a, 0), dim(c, 1), dim(a, 1), constantA, constantB};
       KilnCPUMatmulPassOptions options = tuner.choose(
-          op, matmul_tuning::matmulSignature(op, a, bMatrix, c, fresh, epilogue, constantA,
+          op, matmul_tuning::matmulSignature(a, bMatrix, c, fresh, epilogue, constantA,
                                              constantB, std::nullopt, vectorWidth),
           problem);
       if (sharesKernel)

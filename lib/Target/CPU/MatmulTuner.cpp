@@ -62,7 +62,7 @@ std::string structureText(linalg::GenericOp generic) {
 
 } // namespace
 
-std::string matmulSignature(Operation *op, Value a, Value b, Value c, bool fresh,
+std::string matmulSignature(Value a, Value b, Value c, bool fresh,
                             linalg::GenericOp epilogue, bool constantA, bool constantB,
                             const std::optional<matmul_loops::ConvTaps> &taps,
                             int64_t vectorWidth) {
@@ -82,7 +82,6 @@ std::string matmulSignature(Operation *op, Value a, Value b, Value c, bool fresh
      << " constant-b=" << constantB << " fresh=" << fresh << " vector-width=" << vectorWidth;
   if (epilogue)
     os << " epilogue=" << structureText(epilogue);
-  (void)op;
   return text;
 }
 

@@ -28,12 +28,12 @@ namespace kiln::matmul_tuning {
 /// {dispatch, nodes, key, signature, config, source, time_us}.
 inline constexpr llvm::StringLiteral kTuningAttr = "kiln.tuning";
 
-/// The canonical signature of C (+)= A B for `op` (a matmul, or a conv's
-/// taps with `taps`): its kind, operand shapes, strides and dtypes, which
+/// The canonical signature of C (+)= A B (a matmul, or a conv's taps with
+/// `taps`): its kind, operand shapes, strides and dtypes, which
 /// operands are weights, whether C starts fresh, the vector width, and
 /// the epilogue's (and prologue's) structure: their op names and operand
 /// types, not their constants' values.
-std::string matmulSignature(mlir::Operation *op, mlir::Value a, mlir::Value b, mlir::Value c,
+std::string matmulSignature(mlir::Value a, mlir::Value b, mlir::Value c,
                             bool fresh, mlir::linalg::GenericOp epilogue, bool constantA,
                             bool constantB, const std::optional<matmul_loops::ConvTaps> &taps,
                             int64_t vectorWidth);
