@@ -25,7 +25,7 @@ config.substitutions.append(("%lit", lit_path))
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["kiln-opt", "kilnc", "kiln-run",
+    ["kiln-opt", "kilnc", "kiln-run", "kiln-tune",
      "kiln-fuzz-onnx", "kiln-fuzz-mlir", "kiln-fuzz-artifact"], tool_dirs)
 
 # Hand-written fake artifacts built by test/unit/runtime for the kiln-run tests.

@@ -6,7 +6,9 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dispatch/FusionReport.h"
+#include "kiln/Driver/TuningReport.h"
 #include "kiln/Pipelines/TargetInfo.h"
+#include "kiln/Target/CPU/MatmulTuning.h"
 #include "kiln/Target/Host/DispatchCost.h"
 #include "kiln/Target/Host/MemoryPlan.h"
 #include "kiln/Target/Host/ModelSignature.h"
@@ -67,6 +69,7 @@ llvm::Error parseMatmulTile(llvm::StringRef text, CPUMatmulTiling &tiling) {
     if (part.getAsInteger(10, *field) || *field < 1 || *field > 4096)
       return makeError("--matmul-tile='" + text + "': '" + part +
                        "' is not an integer in [1, 4096]");
+  tiling.costModel = false;
   return llvm::Error::success();
 }
 
@@ -81,6 +84,13 @@ llvm::Error validateJob(const CompileJob &job) {
   if (job.report == Report::Cost && stage < Stage::Codegen)
     return makeError("--report=cost describes the codegen stage's instrumented "
                      "dispatches; it needs --emit=codegen or a later stage");
+  if (job.report == Report::Tuning && stage < Stage::Codegen)
+    return makeError("--report=tuning describes the codegen stage's matmul configurations; "
+                     "it needs --emit=codegen or a later stage");
+  if (job.report == Report::Tuning && job.options.target != Target::CPU)
+    return makeError("--report=tuning describes CPU matmuls; it needs --target=cpu");
+  if (!job.tuningDB.empty() && job.options.target != Target::CPU)
+    return makeError("--tuning-db configures CPU matmuls; it needs --target=cpu");
   if (job.options.weights != WeightsMode::Embed && stage < Stage::LLVM)
     return makeError("--weights=external and --weights=none decide where the "
                      "artifact's weights go; they need --emit=llvm, obj or lib");
@@ -127,7 +137,10 @@ static std::string outputPath(const CompileJob &job) {
 }
 
 static void printReport(const CompileJob &job, Stage stage, ModuleOp module,
+                        const TuningSource &tuning, const PipelineOptions &options,
                         llvm::raw_ostream &os) {
+  if (stage == Stage::Codegen && job.report == Report::Tuning)
+    printTuningReport(module, tuning, options, os, job.reportJSON);
   if (stage == Stage::Dispatch && job.report == Report::Fusion)
     printFusionReport(module, os, job.reportJSON);
   if (stage == Stage::Codegen && job.report == Report::Memory)
@@ -169,6 +182,22 @@ int runCompile(const CompileJob &job, llvm::raw_ostream &os) {
     return result;
   };
 
+  // The tuning database's winners for this target become the CPU matmul
+  // pass's table before anything is compiled.
+  PipelineOptions options = job.options;
+  TuningSource tuning;
+  if (options.target == Target::CPU)
+    tuning.features = tuningFeatureSet(options.cpu);
+  if (!job.tuningDB.empty()) {
+    llvm::Expected<std::vector<TuningRecord>> records = readTuningDatabase(job.tuningDB);
+    if (!records)
+      return fail(os, llvm::toString(records.takeError()));
+    tuning.path = job.tuningDB;
+    tuning.selection = selectTuningRecords(*records, "cpu", tuning.features,
+                                           matmul_tuning::kSpaceVersion);
+    options.matmul.tuned = tuning.selection.tuned;
+  }
+
   OwningOpRef<ModuleOp> module;
   if (failed(timeStage(Stage::Import, [&] {
         module = loadModel(job.input, job.import, sourceMgr, context);
@@ -191,10 +220,10 @@ int runCompile(const CompileJob &job, llvm::raw_ostream &os) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (job.configurePassManager && failed(job.configurePassManager(pm)))
       return 1;
-    buildStagePipeline(pm, current, job.options);
+    buildStagePipeline(pm, current, options);
     if (failed(timeStage(current, [&] { return pm.run(*module); })))
       return fail(os, "stage '" + stageName(current) + "' failed");
-    printReport(job, current, *module, os);
+    printReport(job, current, *module, tuning, options, os);
   }
 
   if (job.stage < Stage::LLVM)
@@ -202,7 +231,7 @@ int runCompile(const CompileJob &job, llvm::raw_ostream &os) {
   llvm::Error error = llvm::Error::success();
   (void)timeStage(job.stage, [&] {
     error = getTargetInfo(job.options.target)
-                .writeOutput(*module, *signature, job.stage, job.options, outputPath(job));
+                .writeOutput(*module, *signature, job.stage, options, outputPath(job));
     return success();
   });
   if (error)

@@ -64,6 +64,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.tileN = options.matmul.n;
   matmul.tileK = options.matmul.k;
   matmul.isa = options.cpuMatmul;
+  matmul.parallelTasks = options.matmul.tasks;
+  // Each matmul's configuration: the tuning database's for its signature,
+  // else the cost model's (unless --matmul-tile fixed the tiling above).
+  matmul.costModel = options.matmul.costModel;
+  matmul.tuned.assign(options.matmul.tuned.begin(), options.matmul.tuned.end());
   pm.addPass(createKilnCPUMatmulPass(matmul));
   // 7. Everything else: loops, parallel where the iteration space is;
   //    LLVM's vectorizer works on the innermost ones.

@@ -60,6 +60,19 @@ static cl::opt<std::string> matmulTile(
              "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256)"),
     cl::value_desc("tiles"), cl::init(""), cl::cat(kilncCategory));
 
+static cl::opt<bool> matmulCostModel(
+    "matmul-cost-model",
+    cl::desc("CPU matmuls the tuning database does not cover take the analytic cost "
+             "model's configuration (default on; it keeps the default blocking unless "
+             "it predicts one far faster; off with --matmul-tile)"),
+    cl::init(true), cl::cat(kilncCategory));
+
+static cl::opt<std::string> tuningDB(
+    "tuning-db",
+    cl::desc("Tuning database (JSON lines, docs/tuning.md): its winners configure "
+             "the CPU matmuls of their signatures; the others get the cost model's pick"),
+    cl::value_desc("file"), cl::init(""), cl::cat(kilncCategory));
+
 static cl::opt<std::string>
     gpuOption("gpu",
               cl::desc("GPU architecture of --target=cuda kernels: sm_90a (Hopper, "
@@ -102,7 +115,11 @@ static cl::opt<Report> reportOption(
                           "against the sum of all intermediate buffers"),
                clEnumValN(Report::Cost, "cost",
                           "after the codegen stage: each dispatch's trace id, name, "
-                          "FLOPs and bytes of compulsory traffic (roofline inputs)")),
+                          "FLOPs and bytes of compulsory traffic (roofline inputs)"),
+               clEnumValN(Report::Tuning, "tuning",
+                          "after the codegen stage: each CPU matmul's tuning key, "
+                          "configuration, and whether the tuning database or the cost "
+                          "model chose it, with the measured time")),
     cl::cat(kilncCategory));
 
 static cl::opt<kiln::WeightsMode> weightsOption(
@@ -197,6 +214,8 @@ int main(int argc, char **argv) {
   job.output = outputFilename;
   job.stage = *stage;
   job.report = reportOption;
+  job.tuningDB = tuningDB;
+  job.options.matmul.costModel = matmulCostModel;
   job.reportJSON = reportFormat == "json";
   job.verbose = verbose;
   job.options.target = targetOption;

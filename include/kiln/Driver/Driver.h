@@ -30,7 +30,7 @@
 namespace kiln::driver {
 
 /// The reports kilnc --report prints after their stage.
-enum class Report { None, Fusion, Memory, Cost };
+enum class Report { None, Fusion, Memory, Cost, Tuning };
 
 /// One compile: the model at `input` through the stages up to `stage`.
 struct CompileJob {
@@ -44,6 +44,9 @@ struct CompileJob {
   onnx_import::ImportOptions import;
   Report report = Report::None;
   bool reportJSON = false;
+  /// A tuning database (kilnc --tuning-db; docs/tuning.md): its winners
+  /// configure the CPU matmuls of their signatures. Empty: none.
+  std::string tuningDB;
   /// Print each stage and its time.
   bool verbose = false;
   /// Applied to each stage's pass manager (kilnc: MLIR's --mlir-* flags).

@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -39,9 +40,21 @@ bool isStageImplemented(Stage stage, Target target);
 /// register tile of `rows` x `vectors` vectors, cache blocks of m x n x k.
 /// The default 6 x 4 vectors (24 accumulators, one broadcast of A per 4 FMAs)
 /// measured faster than 8 x 2 on Zen 5 (docs/benchmarks.md).
+/// It is the configuration of the matmuls the tuning database does not
+/// cover unless the cost model predicts another one far faster
+/// (kiln/Target/CPU/MatmulTuning.h, docs/tuning.md).
 struct CPUMatmulTiling {
   int64_t rows = 6, vectors = 4;
   int64_t m = 72, n = 256, k = 256;
+  /// Parallel tasks a matmul with fewer column blocks aims for.
+  int64_t tasks = 4;
+  /// Matmuls the database does not cover take the cost model's pick (which
+  /// keeps this tiling on every zoo model); off with --matmul-tile, which
+  /// fixes the tiling, or kilnc --matmul-cost-model=false.
+  bool costModel = true;
+  /// The tuning database's winners (kilnc --tuning-db) as
+  /// KEY=RxVxMxNxKxT@MICROSECONDS, in the database's key order.
+  std::vector<std::string> tuned;
 };
 
 /// CUDA code generation (kilnc --gpu).

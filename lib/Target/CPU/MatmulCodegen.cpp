@@ -24,6 +24,7 @@
 #include "MatmulKernel.h"
 #include "MatmulLoops.h"
 #include "MatmulPrologue.h"
+#include "MatmulTuner.h"
 
 #include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Dispatch/Epilogue.h"
@@ -135,14 +136,15 @@ void recordMatmulISA(ModuleOp module, ArrayRef<Operation *> ops, CPUMatmulISA is
 /// shapes rather than to the matmul count.
 struct SharedKernels {
   ModuleOp module;
-  const KilnCPUMatmulPassOptions &options;
   llvm::StringMap<func::FuncOp> functions;
   /// Constant A matrices packed at compile time (packConstantA),
   /// and the unpacked weights' views that may have become dead.
   llvm::StringMap<FlatSymbolRefAttr> &packedA;
   llvm::SetVector<Operation *> &unpacked;
 
-  void call(linalg::MatmulOp op, Value host, bool fresh, linalg::GenericOp epilogue) {
+  /// `options`: the configuration chosen for this matmul's signature.
+  void call(const KilnCPUMatmulPassOptions &options, linalg::MatmulOp op, Value host, bool fresh,
+            linalg::GenericOp epilogue) {
     // Operands: host, A, B, C, then the epilogue's other inputs and output.
     SmallVector<Value> operands(op->getOperands());
     // A constant A (a 1x1 conv's weights) is passed packed, viewed as [M, K].
@@ -219,7 +221,8 @@ struct SharedKernels {
                                                   ArrayRef<ReassociationIndices>{{0, 1}});
     }
     func::ReturnOp::create(fb, op.getLoc());
-    // Same text, same kernel: one function per distinct matmul + epilogue.
+    // Same text, same kernel: one function per distinct matmul + epilogue
+    // (its signature, so its configuration, follows from the text).
     std::string key = fresh ? "fresh " : "";
     if (packed)
       key += "packed-a ";
@@ -277,10 +280,29 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         matmuls.push_back(op);
     });
-    // bf16 depth blocks hold whole pairs of k, so each but the last is even.
-    int64_t depthBlock = readsBF16(isa) ? llvm::alignTo(tileK, 2) : int64_t(tileK);
-    KilnCPUMatmulPassOptions options{vectorWidth, tileRows, tileVectors, tileM,
-                                     tileN,       depthBlock, isa};
+    KilnCPUMatmulPassOptions base{vectorWidth, tileRows, tileVectors,   tileM,
+                                  tileN,       tileK,    isa,           parallelTasks,
+                                  costModel,   {tuned.begin(), tuned.end()}};
+    matmul_tuning::MatmulTuner tuner(base);
+    // The configuration for one kernel: the tuner's, for a signature that
+    // names the instruction set (a bf16 kernel is another tuning key); bf16
+    // depth blocks hold whole pairs of k, so each but the last is even.
+    auto choose = [&](Operation *op, std::string signature,
+                      const matmul_tuning::MatmulProblem &problem) {
+      if (readsBF16(isa))
+        signature += " isa=avx512bf16";
+      KilnCPUMatmulPassOptions options = tuner.choose(op, signature, problem);
+      if (readsBF16(options.isa))
+        options.tileK = llvm::alignTo(options.tileK, 2);
+      return options;
+    };
+    // A size for the cost model: -1 when dynamic.
+    auto dim = [](Value v, unsigned i) {
+      int64_t d = cast<MemRefType>(v.getType()).getDimSize(i);
+      return ShapedType::isDynamic(d) ? int64_t(-1) : d;
+    };
+    if (failed(tuner.parseTuned(getOperation())))
+      return signalPassFailure();
     // A conv's taps: one matmul with K = C*kh*kw, A the weights [F, C*kh*kw]
     // and B packed from the shifted rows of the padded input (gathered
     // through the conv's index map where it is strided or wraps rows).
@@ -311,6 +333,13 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
       ConvTaps taps{op.getDpsInputs()[1], wType.getDimSize(2), wType.getDimSize(3), layout,
                     hasConvTapsPrologue(op) ? op : nullptr};
+      bool constantA = wType.hasStaticShape() && isConstantMatrix(weights);
+      matmul_tuning::MatmulProblem problem{dim(a, 0), dim(c, 1), dim(a, 1), constantA, false};
+      KilnCPUMatmulPassOptions options =
+          choose(op,
+                 matmul_tuning::matmulSignature(a, Value(), c, fresh, epilogue, constantA, false,
+                                                taps, vectorWidth),
+                 problem);
       // Constant weights are packed into the kernels' A panels once, at
       // compile time (the weights are not re-packed per column block).
       FlatSymbolRefAttr packed;
@@ -327,13 +356,26 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       if (packed)
         unpacked.insert(a.getDefiningOp());
     }
-    SharedKernels shared{getOperation(), options, {}, packedA, unpacked};
+    SharedKernels shared{getOperation(), {}, packedA, unpacked};
     for (linalg::MatmulOp op : matmuls) {
       bool fresh = dropZeroFill(op) || freshBatches.contains(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
       Value host = hostOf(op);
-      if (host && !constantValues(op.getDpsInputs()[1]) && shareable(epilogue))
-        shared.call(op, host, fresh, epilogue);
+      Value a = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+      auto aType = cast<MemRefType>(a.getType());
+      bool constantB = isConstantMatrix(bMatrix);
+      bool sharesKernel = host && !constantB && shareable(epilogue);
+      // Only a shared kernel packs a constant A at compile time.
+      bool constantA = sharesKernel && aType.hasStaticShape() && aType.getLayout().isIdentity() &&
+                       isConstantMatrix(a);
+      matmul_tuning::MatmulProblem problem{dim(a, 0), dim(c, 1), dim(a, 1), constantA, constantB};
+      KilnCPUMatmulPassOptions options =
+          choose(op,
+                 matmul_tuning::matmulSignature(a, bMatrix, c, fresh, epilogue, constantA,
+                                                constantB, std::nullopt, vectorWidth),
+                 problem);
+      if (sharesKernel)
+        shared.call(options, op, host, fresh, epilogue);
       else
         rewriteMatmul(options, op, op.getDpsInputs()[0], op.getDpsInputs()[1],
                       op.getDpsInits()[0], fresh, epilogue);
@@ -353,6 +395,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
     // The dispatch stage counted each marked epilogue as part of its
     // matmul's kernel, and each row group (kiln-cpu-row-kernels ran before
     // this pass) as one kernel: one left over would make that count untrue.
+    tuner.record(getOperation());
     if (failed(verifyDispatchGroupsFused(getOperation())))
       signalPassFailure();
   }

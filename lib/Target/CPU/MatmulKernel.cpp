@@ -257,6 +257,18 @@ void forLoop(OpBuilder &b, Location loc, Value lo, Value hi, Value step,
                      });
 }
 
+bool isConstantMatrix(Value matrix) {
+  if (auto collapse = matrix.getDefiningOp<memref::CollapseShapeOp>())
+    matrix = collapse.getSrc();
+  auto getGlobal = matrix.getDefiningOp<memref::GetGlobalOp>();
+  auto type = dyn_cast<MemRefType>(matrix.getType());
+  if (!getGlobal || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return false;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+  return global && global.getConstant() && global.getInitialValue();
+}
+
 /// The values of `matrix` when it is a constant global (a weight), row-major.
 std::optional<std::vector<float>> constantValues(Value matrix) {
   auto getGlobal = matrix.getDefiningOp<memref::GetGlobalOp>();

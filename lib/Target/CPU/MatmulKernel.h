@@ -78,6 +78,10 @@ bool isKernelBuffer(mlir::Value value, bool unitInner);
 void forLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, mlir::Value hi,
              mlir::Value step, llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> body);
 
+/// Whether `matrix` (or the source of its collapse_shape) is a constant
+/// global with an initial value, without reading the values.
+bool isConstantMatrix(mlir::Value matrix);
+
 /// The values of `matrix` when it is a constant global (a weight), row-major.
 std::optional<std::vector<float>> constantValues(mlir::Value matrix);
 

@@ -55,10 +55,9 @@ using namespace matmul_kernel;
 
 namespace {
 
-/// Parallel tasks a matmul aims for when its column blocks are fewer, and
-/// the fewest rows a row group gets: each group packs its own copy of the B
-/// block, which only pays off over at least two cache blocks of rows.
-constexpr int64_t kTargetTasks = 4;
+/// The fewest rows a row group gets (the tasks a matmul aims for are its
+/// configuration's): each group packs its own copy of the B block, which
+/// only pays off over at least two cache blocks of rows.
 constexpr int64_t kMinGroupBlocks = 2;
 
 /// How one matmul's loops are blocked (MatmulRewriter::planBlocking).
@@ -382,7 +381,7 @@ struct MatmulRewriter {
       int64_t columnBlocks = llvm::divideCeil(*staticN, p.tileN);
       int64_t panels = llvm::divideCeil(*staticM, p.mr);
       int64_t maxGroups = std::max<int64_t>(1, *staticM / (kMinGroupBlocks * p.tileM));
-      p.rowGroups = std::clamp<int64_t>(llvm::divideCeil(kTargetTasks, columnBlocks), 1,
+      p.rowGroups = std::clamp<int64_t>(llvm::divideCeil(options.parallelTasks, columnBlocks), 1,
                                         std::min(panels, maxGroups));
       p.groupRows = llvm::divideCeil(panels, p.rowGroups) * p.mr;
       p.rowGroups = llvm::divideCeil(*staticM, p.groupRows);

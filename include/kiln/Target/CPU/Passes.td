@@ -39,6 +39,12 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     layers, batch images). A module pass, since it adds globals and
     functions. Runs after bufferization and before linalg-to-loops; other
     linalg ops are left alone.
+    Each matmul (and conv's taps) has a signature (its kind, shapes, strides,
+    dtypes, constant operands and epilogue body) whose hash is its tuning key:
+    a `tuned` entry for the key gives its configuration, else with
+    `cost-model` the analytic model of MatmulTuning.h picks one, else the tile
+    options apply. Each choice is recorded in the module's `kiln.tuning`
+    array (kilnc --report=tuning).
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
@@ -57,7 +63,17 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
                           "f32 operands, vector.fma"),
                clEnumValN(kiln::CPUMatmulISA::AVX512BF16, "avx512bf16",
                           "bf16 operands (pairs of k interleaved), f32 accumulators, "
-                          "x86vector.avx512.dot (vdpbf16ps)"))}]>
+                          "x86vector.avx512.dot (vdpbf16ps)"))}]>,
+    Option<"parallelTasks", "parallel-tasks", "int64_t", "4",
+           "parallel tasks a matmul aims for when it has fewer column blocks "
+           "(its M is split into row groups)">,
+    Option<"costModel", "cost-model", "bool", "false",
+           "pick each matmul's configuration with the analytic cost model "
+           "(kiln/Target/CPU/MatmulTuning.h) instead of the tile options, "
+           "unless `tuned` names its signature">,
+    ListOption<"tuned", "tuned", "std::string",
+               "KEY=RxVxMxNxKxT@MICROSECONDS: the tuning database's winner for "
+               "the matmuls whose signature has KEY (kilnc --tuning-db)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",

@@ -1,0 +1,93 @@
+//===- MatmulTuning.h - The CPU matmul family's tuning space ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// What kiln-cpu-matmul (GEMMs and the convs that reach its kernel) can be
+// tuned over, owned by the family: the configurations its loop nest really
+// supports (register tile, cache blocks, parallel split), the version of
+// that space, the signature of one matmul (the tuning key) and the analytic
+// cost model that picks a configuration when the tuning database has none.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CPU_MATMULTUNING_H
+#define KILN_TARGET_CPU_MATMULTUNING_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::matmul_tuning {
+
+/// Bumped whenever the space or the meaning of a configuration changes:
+/// database records of another version are ignored.
+inline constexpr llvm::StringLiteral kSpaceVersion = "cpu-matmul-1";
+
+/// One configuration of the loop nest (MatmulLoops.cpp): a register tile
+/// of `rows` x `vectors` vectors, cache blocks `m` x `n` x `k`, and the
+/// parallel tasks a matmul aims for when it has fewer column blocks.
+struct MatmulConfig {
+  int64_t rows = 6, vectors = 4;
+  int64_t m = 72, n = 256, k = 256;
+  int64_t tasks = 4;
+
+  /// `RxVxMxNxKxT`, e.g. `6x4x72x256x256x4`.
+  std::string str() const;
+  bool operator==(const MatmulConfig &other) const;
+  bool operator!=(const MatmulConfig &other) const { return !(*this == other); }
+};
+
+/// Parses str()'s form; nullopt when it is not six positive integers.
+std::optional<MatmulConfig> parseMatmulConfig(llvm::StringRef text);
+
+/// Whether the loop nest supports `config` with vectors of `vectorWidth`
+/// f32 lanes: the accumulators, one broadcast of A and the vectors of B fit
+/// the 32 vector registers; cache blocks at least one register tile.
+bool isSupported(const MatmulConfig &config, int64_t vectorWidth);
+
+/// The declared search space: every supported combination of the register
+/// tiles, cache blocks and parallel splits the tuner tries, in a fixed order.
+std::vector<MatmulConfig> searchSpace(int64_t vectorWidth);
+
+/// What the cost model knows of one matmul: C[M,N] (+)= A[M,K] B[K,N]
+/// (-1: a dynamic size), and whether A or B is a weight packed at compile
+/// time (then it is not packed per cache block at run time).
+struct MatmulProblem {
+  int64_t m = -1, n = -1, k = -1;
+  bool constantA = false, constantB = false;
+};
+
+/// Predicted cycles of `problem` under `config` on one core: a roofline,
+/// the larger of the micro-kernel's issue bound (FMA and load ports, FMA
+/// latency) over the padded register tiles and the operands' streaming
+/// time, plus the run-time packing and the loop overhead per kernel call,
+/// with penalties for cache blocks that do not fit L1/L2.
+double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
+                     int64_t vectorWidth);
+
+/// The untuned choice: `fallback` (today's fixed configuration) unless a
+/// configuration of the space is predicted to take at most half its
+/// cycles (at least 2x faster); always
+/// `fallback` for dynamic shapes and for matmuls predicted under 1e5
+/// cycles (where unmodeled overheads dominate).
+MatmulConfig chooseByCostModel(const MatmulProblem &problem, const MatmulConfig &fallback,
+                               int64_t vectorWidth);
+
+/// The space ranked by predicted cycles (stable: ties keep the space's
+/// order), `fallback` first, one configuration per predicted time (the
+/// first in the space's order); at most `limit` configurations: the
+/// tuner's search order.
+std::vector<MatmulConfig> rankByCostModel(const MatmulProblem &problem,
+                                          const MatmulConfig &fallback, int64_t vectorWidth,
+                                          size_t limit);
+
+/// The content-addressed key of a canonical signature: 16 hex digits of
+/// its xxh3 hash.
+std::string signatureKey(llvm::StringRef signature);
+
+} // namespace kiln::matmul_tuning
+
+#endif // KILN_TARGET_CPU_MATMULTUNING_H
