@@ -25,34 +25,18 @@ Prints one PASS/FAIL line per case and a summary; exits 1 on any failure.
 
 import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from run_float8 import run as run_model
 
 U = 2.0 ** -8
 
 
 def run(args, name, model, inputs):
     """Compiles `model` with --precision=bf16 and runs it on `inputs`."""
-    case = os.path.join(args.work, name)
-    os.makedirs(case, exist_ok=True)
-    path = os.path.join(case, "model.mlir")
-    with open(path, "w") as f:
-        f.write(model)
-    so = os.path.join(case, "model.so")
-    compiled = subprocess.run([args.kilnc, "--precision=bf16", path, "-o", so],
-                              capture_output=True, text=True)
-    if compiled.returncode != 0:
-        raise RuntimeError("compile failed: " + compiled.stderr.strip())
-    command = [args.kiln_run, so, "--output-dir", os.path.join(case, "out"), "--threads", "2"]
-    for input_name, value in inputs.items():
-        np.save(os.path.join(case, input_name + ".npy"), value)
-        command += ["--input", f"{input_name}={os.path.join(case, input_name + '.npy')}"]
-    ran = subprocess.run(command, capture_output=True, text=True)
-    if ran.returncode != 0:
-        raise RuntimeError("run failed: " + (ran.stderr.strip() or ran.stdout.strip()))
-    return np.load(os.path.join(case, "out", "y.npy"))
+    return run_model(args, args.work, name, model, inputs, flags=["--precision=bf16"])("y")
 
 
 def dense(values):

@@ -68,15 +68,17 @@ def same_bits(got, want, values_got, values_want):
     return int(bad.sum()), np.flatnonzero(bad)[:5]
 
 
-def run(args, work, name, model, inputs):
-    """Compiles the model text and runs it; returns the outputs' arrays."""
+def run(args, work, name, model, inputs, flags=()):
+    """Compiles the model text (with kilnc `flags`) and runs it; returns a
+    loader of the outputs' arrays by name. (run_bf16.py uses it too.)"""
     case = os.path.join(work, name)
     os.makedirs(case, exist_ok=True)
     path = os.path.join(case, "model.mlir")
     with open(path, "w") as f:
         f.write(model)
     so = os.path.join(case, "model.so")
-    compiled = subprocess.run([args.kilnc, path, "-o", so], capture_output=True, text=True)
+    compiled = subprocess.run([args.kilnc, *flags, path, "-o", so], capture_output=True,
+                              text=True)
     if compiled.returncode != 0:
         raise RuntimeError("compile failed: " + compiled.stderr.strip())
     command = [args.kiln_run, so, "--output-dir", os.path.join(case, "out"), "--threads", "2"]
