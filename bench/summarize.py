@@ -78,7 +78,10 @@ def run_info(name, text):
             "machine": machine.group(1).strip().rstrip(".") if machine else
             ("NVIDIA H200" if target == "CUDA" else "not recorded"),
             "load": f"load average {load.group(1)} at start" if load else "not recorded",
-            "script": script.group() if script else "not recorded"}
+            "script": script.group() if script else "not recorded",
+            # A run compiled at another precision (its title says so) qualifies
+            # its cases, so that they do not stand in for the fp32 ones.
+            "precision": (re.search(r"--precision=(\w+)", title) or [None, None])[1]}
 
 
 def figures(info, text):
@@ -97,6 +100,8 @@ def figures(info, text):
                 continue
             case = row[0].replace("^3", "³")  # older runs wrote 256^3
             key = (case, tuple(f"{header[j]} {row[j]}" for j in qualifiers))
+            if info.get("precision") and "precision" not in header:
+                key = (case, key[1] + (f"precision {info['precision']}",))
             entry = {"kiln": number(row[kiln])}
             for name, j in peers:
                 if number(row[j]) is not None:
