@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ContribOps.h"
 #include "NodeBinder.h"
 #include "TensorLoader.h"
 
@@ -88,67 +89,18 @@ LogicalResult rotaryEmbedding(NodeBinder &b) {
   if (dim < 0 || dim > headSize || dim % 2 != 0)
     return b.emitError() << "attribute 'rotary_embedding_dim' is " << *rotaryDim
                          << ", expected an even value in [0, " << headSize << "]";
-  int64_t half = dim / 2;
 
-  // cos/sin rows: [B, S, half] -> [B, S, 1, half].
-  auto rows = [&](Value cache) -> FailureOr<Value> {
-    FailureOr<Value> r = cache;
-    if (positions)
-      r = b.make<kiln::GatherOp>(cache, positions, static_cast<uint64_t>(0));
-    if (failed(r))
-      return failure();
-    if (tensorType(*r).getRank() != 3 || tensorType(*r).getDimSize(2) < half)
-      return b.emitError() << "the cos/sin rows have shape " << tensorType(*r)
-                           << ", expected [batch, sequence, >= " << half << "]";
-    if (tensorType(*r).getDimSize(2) != half)
-      r = sliceAxis(b, *r, 2, 0, half);
-    if (failed(r))
-      return failure();
-    return b.make<kiln::UnsqueezeOp>(*r, ArrayRef<int64_t>{2});
+  // The cos/sin rows [B, S, >= dim/2], picked by position, rotate the first
+  // `dim` values of each head (as com.microsoft's RotaryEmbedding does).
+  auto gathered = [&](Value cache) -> FailureOr<Value> {
+    if (!positions)
+      return cache;
+    return b.make<kiln::GatherOp>(cache, positions, static_cast<uint64_t>(0));
   };
-  FailureOr<Value> cos = rows(*cosCache);
-  if (failed(cos))
+  FailureOr<Value> cos = gathered(*cosCache), sin = gathered(*sinCache);
+  if (failed(cos) || failed(sin))
     return failure();
-  FailureOr<Value> sin = rows(*sinCache);
-  if (failed(sin))
-    return failure();
-  FailureOr<Value> x1 = *interleaved ? sliceAxis(b, *t, 3, 0, dim, 2)
-                                     : sliceAxis(b, *t, 3, 0, half);
-  FailureOr<Value> x2 = *interleaved ? sliceAxis(b, *t, 3, 1, dim, 2)
-                                     : sliceAxis(b, *t, 3, half, dim);
-  if (failed(x1) || failed(x2))
-    return failure();
-  auto product = [&](Value a, Value c) { return b.make<kiln::MulOp>(a, c); };
-  FailureOr<Value> c1 = product(*cos, *x1), s2 = product(*sin, *x2);
-  FailureOr<Value> s1 = product(*sin, *x1), c2 = product(*cos, *x2);
-  if (failed(c1) || failed(s2) || failed(s1) || failed(c2))
-    return failure();
-  FailureOr<Value> real = b.make<kiln::SubOp>(*c1, *s2);
-  FailureOr<Value> imag = b.make<kiln::AddOp>(*s1, *c2);
-  if (failed(real) || failed(imag))
-    return failure();
-  FailureOr<Value> rotated;
-  if (*interleaved) {
-    FailureOr<Value> re = b.make<kiln::UnsqueezeOp>(*real, ArrayRef<int64_t>{4});
-    FailureOr<Value> im = b.make<kiln::UnsqueezeOp>(*imag, ArrayRef<int64_t>{4});
-    if (failed(re) || failed(im))
-      return failure();
-    FailureOr<Value> pairs = b.make<kiln::ConcatOp>(ValueRange{*re, *im}, static_cast<uint64_t>(4));
-    if (failed(pairs))
-      return failure();
-    rotated = reshapeTo(b, *pairs, {bshd[0], bshd[1], bshd[2], dim});
-  } else {
-    rotated = b.make<kiln::ConcatOp>(ValueRange{*real, *imag}, static_cast<uint64_t>(3));
-  }
-  if (failed(rotated))
-    return failure();
-  FailureOr<Value> out = rotated;
-  if (dim < headSize) {
-    FailureOr<Value> rest = sliceAxis(b, *t, 3, dim, headSize);
-    if (failed(rest))
-      return failure();
-    out = b.make<kiln::ConcatOp>(ValueRange{*rotated, *rest}, static_cast<uint64_t>(3));
-  }
+  FailureOr<Value> out = contrib::rotate(b, *t, *cos, *sin, dim, *interleaved);
   if (failed(out))
     return failure();
   out = rank == 4 ? b.make<kiln::TransposeOp>(*out, ArrayRef<int64_t>{0, 2, 1, 3})

@@ -97,6 +97,12 @@ FailureOr<Value> attend(NodeBinder &b, Value q, Value k, Value v, const Core &c)
 }
 
 /// [B, S, heads * H] -> [B, S, heads, H].
+/// Elements [start, end) of `x` along `axis` (a packed QKV's or bias's part).
+FailureOr<Value> sliceAxis(NodeBinder &b, Value x, int64_t axis, int64_t start, int64_t end) {
+  return b.make<kiln::SliceOp>(x, ArrayRef<int64_t>{start}, ArrayRef<int64_t>{end},
+                               ArrayRef<int64_t>{axis}, ArrayRef<int64_t>{1});
+}
+
 FailureOr<Value> splitHeads(NodeBinder &b, Value x, int64_t heads, StringRef what) {
   RankedTensorType type = tensorType(x);
   int64_t hidden = type.getRank() == 3 ? type.getDimSize(2) : ShapedType::kDynamic;
@@ -250,10 +256,7 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
       return b.emitError() << "packed QKV width " << qWidth << " is not a multiple of "
                            << n + 2 * kv << " heads";
     int64_t h = qWidth / (n + 2 * kv);
-    auto part = [&](int64_t start, int64_t end) {
-      return b.make<kiln::SliceOp>(*query, ArrayRef<int64_t>{start}, ArrayRef<int64_t>{end},
-                                   ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
-    };
+    auto part = [&](int64_t start, int64_t end) { return sliceAxis(b, *query, 2, start, end); };
     FailureOr<Value> pq = part(0, n * h), pk = part(n * h, (n + kv) * h),
                      pv = part((n + kv) * h, (n + 2 * kv) * h);
     if (failed(pq) || failed(pk) || failed(pv))
@@ -388,9 +391,7 @@ LogicalResult multiHeadAttention(NodeBinder &b) {
       return b.emitError() << "bias has type " << biasType << ", expected ["
                            << 2 * hidden + vHidden << "]";
     auto add = [&](Value x, int64_t start, int64_t end) -> FailureOr<Value> {
-      FailureOr<Value> part =
-          b.make<kiln::SliceOp>(bias, ArrayRef<int64_t>{start}, ArrayRef<int64_t>{end},
-                                ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1});
+      FailureOr<Value> part = sliceAxis(b, bias, 0, start, end);
       return succeeded(part) ? b.make<kiln::AddOp>(x, *part) : part;
     };
     FailureOr<Value> bq = add(q, 0, hidden), bk = add(key, hidden, 2 * hidden),

@@ -125,7 +125,7 @@ FailureOr<Value> rotate(NodeBinder &b, Value x, Value cosRows, Value sinRows, in
   auto rows = [&](Value r) -> FailureOr<Value> {
     RankedTensorType type = tensorType(r);
     if (type.getRank() != 3 || type.getDimSize(2) < half)
-      return b.emitError() << "the cos/sin rows have type " << type
+      return b.emitError() << "the cos/sin rows have shape " << type
                            << ", expected [batch, sequence, >= " << half << "]";
     FailureOr<Value> cut = type.getDimSize(2) == half ? FailureOr<Value>(r)
                                                       : sliceLast(b, r, 0, half);
