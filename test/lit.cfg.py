@@ -66,11 +66,14 @@ else:
     lit_config.note("ptxas not found: the CUDA PTX validity tests are skipped")
 # `avx512bf16` marks a compiling machine whose CPU runs vdpbf16ps (the e2e
 # runs of kilnc --precision=bf16 on the CPU need it; their codegen tests name
-# a --cpu instead).
+# a --cpu instead); `avx512f` one that runs code compiled for x86-64-v4.
 try:
     with open("/proc/cpuinfo") as cpuinfo:
-        if " avx512_bf16" in cpuinfo.read():
+        cpu_flags = cpuinfo.read()
+        if " avx512_bf16" in cpu_flags:
             config.available_features.add("avx512bf16")
+        if " avx512f" in cpu_flags:
+            config.available_features.add("avx512f")
 except OSError:
     pass
 try:

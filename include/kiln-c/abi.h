@@ -21,7 +21,7 @@ extern "C" {
 
 /* "KILN" little-endian, and the layout version of the structs below. */
 #define KILN_ABI_MAGIC 0x4E4C494Bu
-#define KILN_ABI_VERSION 4u
+#define KILN_ABI_VERSION 5u
 #define KILN_ABI_ENTRY_SYMBOL "kiln_abi_model_v1"
 
 /* Element types are kiln-c/runtime.h's kiln_dtype (KILN_DTYPE_F32, ...): one
@@ -182,7 +182,22 @@ typedef struct kiln_abi_model {
    * Segments are in order, inside weights_bytes, and do not overlap. --- */
   uint32_t num_weights_segments;
   const kiln_abi_weights_segment *weights_segments;
+  /* --- ABI v5: the x86 extensions the artifact's code may use, comma
+   * separated in KILN_ABI_CPU_FEATURES' order and spelling ("avx,avx2,fma");
+   * NULL or "" for baseline x86-64. The runtime refuses to load an artifact
+   * that needs one this CPU lacks, or one it does not know. --- */
+  const char *cpu_features;
 } kiln_abi_model;
+
+/* The x86 extensions an artifact can record in cpu_features: LLVM's names
+ * for them, which are also GCC's __builtin_cpu_supports names. X(name) is
+ * applied to each, as a string literal. */
+#define KILN_ABI_CPU_FEATURES(X)                                                  \
+  X("popcnt") X("sse4.2") X("avx") X("f16c") X("fma") X("bmi") X("bmi2")           \
+  X("lzcnt") X("movbe") X("avx2") X("avxvnni") X("avx512f") X("avx512cd")          \
+  X("avx512bw") X("avx512dq") X("avx512vl") X("avx512vnni") X("avx512bf16")        \
+  X("avx512fp16") X("avx512vbmi") X("avx512ifma") X("amx-tile") X("amx-bf16")      \
+  X("amx-int8")
 
 typedef const kiln_abi_model *(*kiln_abi_entry_fn)(void);
 
@@ -198,6 +213,7 @@ typedef const kiln_abi_model *(*kiln_abi_entry_fn)(void);
  *     weights_checksum (8), each dispatch name including its NUL
  *   ABI v4: num_weights_segments (4), then each segment's offset (8),
  *     bytes (8) and dtype (4)
+ *   ABI v5: cpu_features bytes including the NUL (nothing when NULL)
  * Both the artifact writer and the runtime loader compute it this way.
  *
  * KILN_ABI_BLOB_CHECKSUM (the weights file) is FNV-1a 64 taken a word at a

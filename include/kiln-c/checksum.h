@@ -85,6 +85,8 @@ static inline uint64_t kiln_abi_descriptor_checksum(const kiln_abi_model *model)
     hash = kiln_fnv1a64_u64(hash, model->weights_segments[i].bytes);
     hash = kiln_fnv1a64_u32(hash, (uint32_t)model->weights_segments[i].dtype);
   }
+  if (model->cpu_features)
+    hash = kiln_fnv1a64_cstring(hash, model->cpu_features);
   return hash;
 }
 

@@ -4,10 +4,12 @@
 //
 // Loading goes from the outside in, so that each failure gets the most
 // specific reason: the file, its ELF header, dlopen, the entry symbol, then
-// the descriptor (magic, version, structure safe to walk, checksum, meaning).
+// the descriptor (magic, version, structure safe to walk, checksum, the CPU
+// extensions its code needs, meaning).
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUFeatures.h"
 #include "Dtype.h"
 #include "ElfCheck.h"
 #include "Model.h"
@@ -188,6 +190,11 @@ MaybeProblem checkDescriptor(const kiln_abi_model &abi) {
                        toHex(expected, 16), " (corrupt or edited file)"));
   if (!abi.run)
     return invalid("descriptor has no run function");
+  // Before any of the artifact's code runs: code for extensions this CPU
+  // lacks would die of SIGILL.
+  CPUFeatureGaps gaps = findCPUFeatureGaps(abi.cpu_features);
+  if (!gaps.empty())
+    return Problem{KILN_STATUS_UNIMPLEMENTED, describeCPUFeatureGaps(gaps)};
   if (MaybeProblem p = checkWeightsFields(abi))
     return p;
   if (MaybeProblem p = checkTensorList(abi.inputs, abi.num_inputs, "input"))

@@ -59,6 +59,7 @@ uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsByt
   model.dispatch_names = dispatchNames.data();
   model.num_weights_segments = segments.size();
   model.weights_segments = segments.data();
+  model.cpu_features = layout.cpuFeatures.c_str();
   return kiln_abi_descriptor_checksum(&model);
 }
 
@@ -645,7 +646,7 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
   auto *modelType = llvm::StructType::create(
       d.context,
       {d.i32, d.i32, d.i32, d.i32, d.ptrType, d.ptrType, d.ptrType, d.ptrType, d.i64, d.i64,
-       d.i64, d.i32, d.i32, d.ptrType, d.i64, d.ptrType, d.i32, d.ptrType},
+       d.i64, d.i32, d.i32, d.ptrType, d.i64, d.ptrType, d.i32, d.ptrType, d.ptrType},
       "kiln_abi_model");
   llvm::Constant *model = llvm::ConstantStruct::get(
       modelType,
@@ -665,7 +666,7 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
        llvm::ConstantInt::get(d.i64, weightsChecksum(layout)),
        dispatchNameArray(d, layout.dispatchNames),
        llvm::ConstantInt::get(d.i32, layout.weightsSegments.size() / 3),
-       weightsSegmentArray(d, layout.weightsSegments)});
+       weightsSegmentArray(d, layout.weightsSegments), d.string(layout.cpuFeatures)});
   llvm::Constant *modelGlobal = d.makeGlobal(model, "kiln.model");
 
   auto *getterType = llvm::FunctionType::get(d.ptrType, {}, false);

@@ -83,6 +83,7 @@ llvm::Error writeCPUArtifact(mlir::ModuleOp module, const ModelSignature &signat
                              llvm::function_ref<llvm::Error(llvm::Module &)> addTargetCode) {
   ArtifactLayout layout = takeLayout(module, options.weights);
   layout.runtimeAllocations = options.runtimeAllocations;
+  layout.cpuFeatures = cpuFeatureList(options.cpu);
   if (options.weights == WeightsMode::External)
     if (llvm::Error error = writeWeightsFile(layout, outputPath))
       return error;

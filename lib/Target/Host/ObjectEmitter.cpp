@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/Host/ArtifactWriter.h"
+#include "kiln-c/abi.h"
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -72,6 +73,16 @@ bool hostCPUHasFeature(const HostCPU &cpu, llvm::StringRef feature) {
   std::unique_ptr<llvm::MCSubtargetInfo> info(
       target->createMCSubtargetInfo(kHostTriple, cpu.name, ""));
   return info && info->checkFeatures(("+" + feature).str());
+}
+
+std::string cpuFeatureList(const HostCPU &cpu) {
+  std::string list;
+#define KILN_ADD_FEATURE(name)                                                 \
+  if (hostCPUHasFeature(cpu, name))                                            \
+    list += list.empty() ? name : "," name;
+  KILN_ABI_CPU_FEATURES(KILN_ADD_FEATURE)
+#undef KILN_ADD_FEATURE
+  return list;
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>

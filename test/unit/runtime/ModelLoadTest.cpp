@@ -60,7 +60,7 @@ TEST(ModelLoad, DescribesAddOne) {
   EXPECT_STREQ(info.producer, "kiln-test add_one");
   EXPECT_EQ(info.weights_bytes, 48u);
   EXPECT_EQ(info.file_bytes, fs::file_size(modelPath("add_one")));
-  EXPECT_EQ(info.abi_version, 4u);
+  EXPECT_EQ(info.abi_version, 5u);
   EXPECT_EQ(info.num_inputs, 1u);
   EXPECT_EQ(info.num_outputs, 1u);
 
@@ -210,8 +210,24 @@ TEST(ModelLoad, VersionMismatch) {
   auto [code, message] = loadError(modelPath("bad_version"));
   EXPECT_EQ(code, KILN_STATUS_VERSION_MISMATCH);
   EXPECT_EQ(message, "cannot load model '" + modelPath("bad_version") +
-                         "': ABI version mismatch: the artifact has version 5, "
-                         "this runtime supports version 4");
+                         "': ABI version mismatch: the artifact has version 6, "
+                         "this runtime supports version 5");
+}
+
+TEST(ModelLoad, UnknownCPUExtension) {
+  auto [code, message] = loadError(modelPath("unknown_cpu_feature"));
+  EXPECT_EQ(code, KILN_STATUS_UNIMPLEMENTED);
+  EXPECT_EQ(message, "cannot load model '" + modelPath("unknown_cpu_feature") +
+                         "': it needs CPU extensions this runtime does not know "
+                         "(no-such-extension): use the runtime of the kilnc that compiled it");
+}
+
+TEST(ModelLoad, BaselineCPUFeaturesLoad) {
+  kiln_model *model = nullptr;
+  kiln_status *status = kiln_model_load(modelPath("baseline_cpu_features").c_str(), &model);
+  EXPECT_EQ(kiln_status_get_code(status), KILN_STATUS_OK) << kiln_status_message(status);
+  kiln_status_destroy(status);
+  kiln_model_destroy(model);
 }
 
 TEST(ModelLoad, ChecksumMismatch) {

@@ -58,6 +58,9 @@ struct ArtifactLayout {
   /// _mlir_memref_to_llvm_alloc/free) go to kiln_abi_host::alloc/free of the
   /// run (CPU artifacts; CUDA artifacts route them to the device instead).
   bool runtimeAllocations = false;
+  /// The descriptor's cpu_features (ABI v5): cpuFeatureList of the target
+  /// CPU; empty for baseline x86-64.
+  std::string cpuFeatures;
 };
 
 /// FNV-1a 64 of a descriptor, exactly as kiln-c/abi.h specifies.
@@ -95,6 +98,12 @@ std::string hostCPUNames();
 /// it ("avx512bf16", "amx-bf16"): the compiling machine's features for
 /// native, the named CPU's otherwise.
 bool hostCPUHasFeature(const HostCPU &cpu, llvm::StringRef feature);
+
+/// The extensions of KILN_ABI_CPU_FEATURES (kiln-c/abi.h) that code for
+/// `cpu` may use, comma separated in that list's order: what an artifact's
+/// descriptor records so that the runtime can refuse it on a CPU without
+/// them.
+std::string cpuFeatureList(const HostCPU &cpu);
 
 /// A target machine for x86-64 Linux shared objects (PIC) for `options.cpu`.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>

@@ -5,7 +5,8 @@
  * writer will. The checksum is computed here, independently of the runtime's
  * code, when the library is loaded. Compile definitions select a defect:
  *   FAKE_BAD_MAGIC, FAKE_BAD_VERSION, FAKE_BAD_CHECKSUM, FAKE_NULL_ENTRY,
- *   FAKE_NO_ENTRY (the entry symbol has another name).
+ *   FAKE_NO_ENTRY (the entry symbol has another name). FAKE_CPU_FEATURES
+ *   (a string) sets the descriptor's cpu_features.
  *===--------------------------------------------------------------------------===*/
 
 #ifndef KILN_TEST_FAKE_MODEL_H
@@ -61,6 +62,8 @@ static uint64_t fake_checksum(const kiln_abi_model *m) {
     hash = fake_hash_bytes(hash, &m->weights_segments[i].bytes, 8);
     hash = fake_hash_bytes(hash, &m->weights_segments[i].dtype, 4);
   }
+  if (m->cpu_features)
+    hash = fake_hash_bytes(hash, m->cpu_features, strlen(m->cpu_features) + 1);
   return hash;
 }
 
@@ -86,6 +89,9 @@ static void fake_seal(kiln_abi_model *m) {
 #endif
 #ifdef FAKE_BAD_VERSION
   m->abi_version = KILN_ABI_VERSION + 1;
+#endif
+#ifdef FAKE_CPU_FEATURES
+  m->cpu_features = FAKE_CPU_FEATURES;
 #endif
   m->checksum = fake_checksum(m);
 #ifdef FAKE_BAD_CHECKSUM
