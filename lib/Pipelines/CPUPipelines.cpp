@@ -58,7 +58,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //     epilogues, before kiln-cpu-matmul would report those left over.
   KilnCPUIntegerMatmulPassOptions integer;
   integer.avx2 = hostCPUHasFeature(options.cpu, "avx2");
-  pm.addNestedPass<func::FuncOp>(createKilnCPUIntegerMatmulPass(integer));
+  pm.addPass(createKilnCPUIntegerMatmulPass(integer));
   // 6. Matmuls get register-blocked vector kernels (before the generic
   //    loops below would take them).
   KilnCPUMatmulPassOptions matmul;

@@ -8,9 +8,10 @@
 //
 //   acc[j] += A[m, 2p] * B[2p][j] + A[m, 2p + 1] * B[2p + 1][j]   (i32)
 //
-// B is packed at run time into panels of 16 columns, pair p of k rows
+// B is packed into panels of 16 columns, pair p of k rows
 // interleaved per column (`[panel][p][column][2]`, zero past K and N), so
-// one 32-byte load is 8 columns x 2 k; A's pair (A[m, 2p], A[m, 2p + 1]) is
+// one 32-byte load is 8 columns x 2 k (a constant B, the weights, at
+// compile time into a new global; else at run time); A's pair (A[m, 2p], A[m, 2p + 1]) is
 // one i32 broadcast to every lane. A register tile is 6 rows x 2 vectors of
 // 8 i32 accumulators, carried over the whole depth; the matmul's marked
 // epilogue (the requantization: scale, round, zero point, saturation) is
@@ -22,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatmulConstants.h"
 #include "MatmulEpilogue.h"
 #include "MatmulKernel.h"
 
@@ -34,6 +36,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -69,6 +75,64 @@ bool isIntegerMatmul(linalg::MatmulOp op) {
   return isMatrix(op.getDpsInputs()[0], i16) && isMatrix(op.getDpsInputs()[1], i16) &&
          isMatrix(op.getDpsInits()[0], i32) &&
          cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(1) > 0;
+}
+
+/// The values of a constant i16 global `matrix` ([K, N], row-major).
+std::optional<std::vector<int16_t>> constantValues16(Value matrix) {
+  auto getGlobal = matrix.getDefiningOp<memref::GetGlobalOp>();
+  auto type = dyn_cast<MemRefType>(matrix.getType());
+  if (!getGlobal || !type || !type.getLayout().isIdentity())
+    return std::nullopt;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  size_t count = type.getNumElements();
+  Attribute init = *global.getInitialValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    if (dense.isSplat())
+      return std::vector<int16_t>(count, dense.getSplatValue<int16_t>());
+    std::vector<int16_t> values(dense.getValues<int16_t>().begin(),
+                                dense.getValues<int16_t>().end());
+    return values.size() == count ? std::optional(values) : std::nullopt;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != count * sizeof(int16_t))
+      return std::nullopt;
+    std::vector<int16_t> values(count);
+    std::memcpy(values.data(), blob->getData().data(), count * sizeof(int16_t));
+    return values;
+  }
+  return std::nullopt;
+}
+
+/// A constant B packed at compile time into the layout emitPacking writes
+/// (a new private global), or null when B is not a constant global.
+Value packConstantB(OpBuilder &b, Location loc, Value matrix, int64_t k, int64_t n,
+                    int64_t pairs, int64_t panels) {
+  std::optional<std::vector<int16_t>> values = constantValues16(matrix);
+  if (!values)
+    return {};
+  std::vector<int16_t> packed(panels * pairs * 2 * kPanel, 0);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      packed[((j / kPanel) * pairs + kk / 2) * 2 * kPanel + 2 * (j % kPanel) + kk % 2] =
+          (*values)[kk * n + j];
+  auto module = matrix.getDefiningOp()->getParentOfType<ModuleOp>();
+  std::string name =
+      cast<memref::GetGlobalOp>(matrix.getDefiningOp()).getName().str() + "_pairs";
+  while (SymbolTable::lookupSymbolIn(module, name))
+    name += "_";
+  auto type = MemRefType::get({static_cast<int64_t>(packed.size())}, b.getIntegerType(16));
+  OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+  auto global = memref::GlobalOp::create(
+      top, loc, name, top.getStringAttr("private"), type,
+      DenseResourceElementsAttr::get(
+          RankedTensorType::get(type.getShape(), type.getElementType()), name,
+          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int16_t>(packed))),
+      /*constant=*/true, top.getI64IntegerAttr(64));
+  return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
 }
 
 struct Emitter {
@@ -256,7 +320,7 @@ struct KilnCPUIntegerMatmulPass final
   using Base::Base;
   void runOnOperation() override {
     SmallVector<linalg::MatmulOp> matmuls;
-    getOperation().walk([&](linalg::MatmulOp op) {
+    getOperation()->walk([&](linalg::MatmulOp op) {
       if (isIntegerMatmul(op))
         matmuls.push_back(op);
     });
@@ -284,14 +348,21 @@ struct KilnCPUIntegerMatmulPass final
         op.erase();
         continue;
       }
-      auto packedType = MemRefType::get({e.panels * e.pairs * 2 * kPanel}, b.getIntegerType(16));
-      e.packed = memref::AllocOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
-      e.emitPacking();
-      e.emitCompute();
-      memref::DeallocOp::create(b, loc, e.packed);
+      e.packed = packConstantB(b, loc, e.bMatrix, e.k, e.n, e.pairs, e.panels);
+      if (e.packed) {
+        e.emitCompute();
+      } else {
+        auto type = MemRefType::get({e.panels * e.pairs * 2 * kPanel}, b.getIntegerType(16));
+        e.packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+        e.emitPacking();
+        e.emitCompute();
+        memref::DeallocOp::create(b, loc, e.packed);
+      }
       if (epilogue)
         epilogue.erase();
       op.erase();
+      if (auto weights = e.bMatrix.getDefiningOp<memref::GetGlobalOp>())
+        eraseIfUnread(weights);
     }
   }
 };
