@@ -1,3 +1,19 @@
+// CHECK-DAG: %[[FACTOR:.+]] = kiln.constant dense<0.00399999972> : tensor<f32>
+// CHECK-DAG: %[[WW:.+]] = kiln.cast %[[W]] : tensor<7x3xi8> -> tensor<7x3xi16>
+// CHECK-DAG: %[[B:.+]] = kiln.sub %[[WW]], %{{.+}} : (tensor<7x3xi16>, tensor<i16>) -> tensor<7x3xi16>
+// CHECK-DAG: %[[XW:.+]] = kiln.cast %[[X]] : tensor<2x5x7xui8> -> tensor<2x5x7xi16>
+// CHECK-DAG: %[[XZ:.+]] = kiln.cast %{{.+}} : tensor<ui8> -> tensor<i16>
+// CHECK-DAG: %[[A:.+]] = kiln.sub %[[XW]], %[[XZ]] : (tensor<2x5x7xi16>, tensor<i16>) -> tensor<2x5x7xi16>
+// CHECK: %[[ACC:.+]] = kiln.matmul %[[A]], %[[B]] : (tensor<2x5x7xi16>, tensor<7x3xi16>) -> tensor<2x5x3xi32>
+// CHECK: %[[ACCF:.+]] = kiln.cast %[[ACC]] : tensor<2x5x3xi32> -> tensor<2x5x3xf32>
+// CHECK: %[[S:.+]] = kiln.mul %[[ACCF]], %[[FACTOR]]
+// CHECK: %[[R:.+]] = kiln.round %[[S]]
+// CHECK: %[[Z:.+]] = kiln.add %[[R]], %{{.+}}
+// CHECK: %[[LO:.+]] = kiln.max %[[Z]]
+// CHECK: %[[CL:.+]] = kiln.min %[[LO]]
+// CHECK: %[[Y:.+]] = kiln.cast %[[CL]] : tensor<2x5x3xf32> -> tensor<2x5x3xui8>
+// CHECK-NOT: kiln.dequantize_linear
+// CHECK: return %[[Y]]
 // RUN: kiln-opt %s --kiln-recognize-integer-matmul --split-input-file | FileCheck %s
 
 // QDQ (onnxruntime's quantize_static): u8 activations, s8 weights per
@@ -45,16 +61,16 @@ func.func @qdq_per_tensor(%x: tensor<2x5x7xui8>, %w: tensor<7x3xi8>) -> tensor<2
 // CHECK-LABEL: func.func @qdq_per_column(
 // CHECK: %[[B:.+]] = kiln.sub %{{.+}}, %{{.+}} : (tensor<7x3xi16>, tensor<3xi16>) -> tensor<7x3xi16>
 // CHECK: kiln.matmul %{{.+}}, %[[B]] : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
-// CHECK: kiln.mul %{{.+}}, %{{.+}} : (tensor<1xf32>, tensor<3xf32>) -> tensor<3xf32>
-// CHECK: kiln.constant dense<-1.280000e+02> : tensor<f32>
-// CHECK: kiln.constant dense<1.270000e+02> : tensor<f32>
+// CHECK: %[[SXW:.+]] = kiln.mul %{{.+}}, %{{.+}} : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: %[[F:.+]] = kiln.div %[[SXW]], %{{.+}} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK: kiln.mul %{{.+}}, %[[F]] : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
 // CHECK: kiln.cast %{{.+}} : tensor<4x3xf32> -> tensor<4x3xi8>
 func.func @qdq_per_column(%x: tensor<4x7xi8>, %w: tensor<7x3xi8>, %sw: tensor<3xf32>, %zw: tensor<3xi8>) -> tensor<4x3xi8> {
-  %sx = kiln.constant dense<0.02> : tensor<1xf32>
-  %zx = kiln.constant dense<3> : tensor<1xi8>
+  %sx = kiln.constant dense<0.02> : tensor<f32>
+  %zx = kiln.constant dense<3> : tensor<i8>
   %sy = kiln.constant dense<0.05> : tensor<f32>
   %zy = kiln.constant dense<-2> : tensor<i8>
-  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<4x7xi8>, tensor<1xf32>, tensor<1xi8>) -> tensor<4x7xf32>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<4x7xi8>, tensor<f32>, tensor<i8>) -> tensor<4x7xf32>
   %wf = kiln.dequantize_linear %w, %sw, %zw {axis = 1 : i64} : (tensor<7x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<7x3xf32>
   %p = kiln.matmul %xf, %wf : (tensor<4x7xf32>, tensor<7x3xf32>) -> tensor<4x3xf32>
   %y = kiln.quantize_linear %p, %sy, %zy : (tensor<4x3xf32>, tensor<f32>, tensor<i8>) -> tensor<4x3xi8>
@@ -91,8 +107,8 @@ func.func @qdq_not(%x: tensor<4x7xi8>, %w: tensor<7x3xi8>, %sw: tensor<7xf32>, %
 // 8-bit integers minus 8-bit zero points (a per-row one reshaped, a
 // constant one) become i16, their product an integer kiln.matmul, cast back to f64.
 // CHECK-LABEL: func.func @shifted_f64(
-// CHECK: %[[L:.+]] = kiln.cast %{{.+}} : tensor<2x3xf64> -> tensor<2x3xi16>
-// CHECK: %[[R:.+]] = kiln.cast %{{.+}} : tensor<3x4xf64> -> tensor<3x4xi16>
+// CHECK-DAG: %[[R:.+]] = kiln.cast %{{.+}} : tensor<3x4xf64> -> tensor<3x4xi16>
+// CHECK-DAG: %[[L:.+]] = kiln.cast %{{.+}} : tensor<2x3xf64> -> tensor<2x3xi16>
 // CHECK: %[[P:.+]] = kiln.matmul %[[L]], %[[R]] : (tensor<2x3xi16>, tensor<3x4xi16>) -> tensor<2x4xi32>
 // CHECK: %[[PF:.+]] = kiln.cast %[[P]] : tensor<2x4xi32> -> tensor<2x4xf64>
 // CHECK: return %[[PF]]

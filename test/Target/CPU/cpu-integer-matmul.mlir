@@ -1,9 +1,6 @@
 // RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(kiln-cpu-integer-matmul{avx2=true})" | FileCheck %s
 // RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(kiln-cpu-integer-matmul)" | FileCheck %s --check-prefix=PORTABLE
 
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#col = affine_map<(d0, d1) -> (d1)>
-
 /// A run-time B: one parallel loop packs it (two rows of 16 columns
 /// interleaved per k pair, masked at N = 40, the odd last k with a zero
 /// row), the other runs the tiles: 6 x 2 accumulators of vector<8xi32>, a
@@ -57,6 +54,8 @@ func.func @runtime_b(%a: memref<13x77xi16>, %b: memref<77x40xi16>, %c: memref<13
 // CHECK: arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi8>
 // CHECK: vector.store %{{.*}}, %arg2[%{{.*}}] : memref<7x16xi8>, vector<8xi8>
 // CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
 memref.global "private" constant @w : memref<4x16xi16> = dense<[[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16], [-1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, -16], [255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -255], [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]]>
 func.func @constant_b_epilogue(%a: memref<7x4xi16>, %scale: memref<16xf32>, %d: memref<7x16xi8>) {
   %b = memref.get_global @w : memref<4x16xi16>
