@@ -125,3 +125,22 @@ func.func @shifted_not(%a: tensor<2x3xi32>, %b: tensor<3x4xi8>, %c: tensor<2x3xi
   %q = kiln.matmul %x, %bf : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
   return %p, %q : tensor<2x4xf64>, tensor<2x4xf64>
 }
+
+// -----
+
+// The form `kilnc quantize` writes: no QuantizeLinear after the product,
+// whose float result becomes f32(acc) * (sx * sw), per column here.
+// CHECK-LABEL: func.func @dq_float_result(
+// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %{{.+}} : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
+// CHECK: %[[F:.+]] = kiln.mul %{{.+}}, %{{.+}} : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: %[[ACCF:.+]] = kiln.cast %[[ACC]] : tensor<4x3xi32> -> tensor<4x3xf32>
+// CHECK: %[[Y:.+]] = kiln.mul %[[ACCF]], %[[F]] : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: return %[[Y]]
+func.func @dq_float_result(%x: tensor<4x7xui8>, %w: tensor<7x3xi8>, %sw: tensor<3xf32>, %zw: tensor<3xi8>) -> tensor<4x3xf32> {
+  %sx = kiln.constant dense<0.02> : tensor<f32>
+  %zx = kiln.constant dense<3> : tensor<ui8>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<4x7xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x7xf32>
+  %wf = kiln.dequantize_linear %w, %sw, %zw {axis = 1 : i64} : (tensor<7x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<7x3xf32>
+  %p = kiln.matmul %xf, %wf : (tensor<4x7xf32>, tensor<7x3xf32>) -> tensor<4x3xf32>
+  return %p : tensor<4x3xf32>
+}

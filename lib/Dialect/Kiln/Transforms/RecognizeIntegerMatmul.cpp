@@ -12,7 +12,8 @@
 //   acc = (x - zx) @ (w - zw) in i32, requantized as onnxruntime's
 //   QLinearMatMul does: f32(acc) * (sx * sw / sy) rounded half to even, plus
 //   zy, saturated. So the result is onnxruntime's int8 one, not the float
-//   product's quantization.
+//   product's quantization. Without the QuantizeLinear (`kilnc quantize`
+//   leaves the product float) the result is f32(acc) * (sx * sw).
 // - The importer's MatMulInteger / QLinearMatMul: an f64 matmul of
 //   operands cast from 8-bit integers minus 8-bit zero points (exact
 //   integers of at most 9 bits). The f64 product becomes
@@ -83,6 +84,31 @@ Value integerProduct(PatternRewriter &b, Location loc, Value lhs, Value rhs) {
   return MatmulOp::create(b, loc, lhs, rhs);
 }
 
+/// dequantize_linear(x) and dequantize_linear(w) as a quantized matmul's
+/// operands: f32 scales, 8-bit values, x per tensor, w ([K, N]) per tensor
+/// or per column (axis 1).
+bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w) {
+  if (!x || !w)
+    return false;
+  for (Value scale : {x.getScale(), w.getScale()})
+    if (!tensorOf(scale).getElementType().isF32())
+      return false;
+  for (Value v : {x.getInput(), w.getInput()})
+    if (!isEightBit(tensorOf(v).getElementType()))
+      return false;
+  if (!isOneElement(x.getScale()) || !isOneElement(x.getZeroPoint()))
+    return false;
+  RankedTensorType wScale = tensorOf(w.getScale());
+  int64_t n = tensorOf(w.getInput()).getDimSize(1);
+  auto axis = static_cast<int64_t>(w.getAxis());
+  bool perColumn = wScale.getRank() == 1 && wScale.getDimSize(0) == n && n != 1 &&
+                   (axis == 1 || axis == -1);
+  if (!isOneElement(w.getScale()) && !perColumn)
+    return false;
+  return tensorOf(w.getZeroPoint()).getShape() == wScale.getShape() ||
+         isOneElement(w.getZeroPoint());
+}
+
 /// quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w))).
 struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -92,27 +118,10 @@ struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
       return failure();
     auto x = matmul.getLhs().getDefiningOp<DequantizeLinearOp>();
     auto w = matmul.getRhs().getDefiningOp<DequantizeLinearOp>();
-    if (!x || !w)
-      return failure();
     Type f32 = rewriter.getF32Type();
-    for (Value scale : {x.getScale(), w.getScale(), op.getScale()})
-      if (tensorOf(scale).getElementType() != f32)
-        return failure();
-    for (Value v : {x.getInput(), w.getInput(), op.getZeroPoint()})
-      if (!isEightBit(tensorOf(v).getElementType()))
-        return failure();
-    if (!isOneElement(x.getScale()) || !isOneElement(x.getZeroPoint()) ||
+    if (!isDequantizedPair(x, w) || tensorOf(op.getScale()).getElementType() != f32 ||
+        !isEightBit(tensorOf(op.getZeroPoint()).getElementType()) ||
         !isOneElement(op.getScale()) || !isOneElement(op.getZeroPoint()))
-      return failure();
-    // w's parameters: per tensor, or per column (axis 1 of [K, N]).
-    RankedTensorType wScale = tensorOf(w.getScale());
-    int64_t n = tensorOf(w.getInput()).getDimSize(1);
-    bool perColumn = wScale.getRank() == 1 && wScale.getDimSize(0) == n && n != 1 &&
-                     (static_cast<int64_t>(w.getAxis()) == 1 || static_cast<int64_t>(w.getAxis()) == -1);
-    if (!isOneElement(w.getScale()) && !perColumn)
-      return failure();
-    if (tensorOf(w.getZeroPoint()).getShape() != wScale.getShape() &&
-        !isOneElement(w.getZeroPoint()))
       return failure();
     Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), matmul.getLoc(), op.getLoc()});
     Value acc = integerProduct(rewriter, loc,
@@ -130,6 +139,31 @@ struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
     y = MaxOp::create(rewriter, loc, y, scalar(rewriter, loc, isUnsigned ? 0.0f : -128.0f));
     y = MinOp::create(rewriter, loc, y, scalar(rewriter, loc, isUnsigned ? 255.0f : 127.0f));
     y = castTo(rewriter, loc, y, out);
+    if (y.getType() != op.getType())
+      return failure();
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// matmul(dequantize_linear(x), dequantize_linear(w)) with a float result
+/// (`kilnc quantize` leaves the product float): f32(acc) * (sx * sw). Not
+/// where a quantize_linear reads it (QDQMatmul takes that).
+struct DQMatmul final : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    auto x = op.getLhs().getDefiningOp<DequantizeLinearOp>();
+    auto w = op.getRhs().getDefiningOp<DequantizeLinearOp>();
+    if (!isIntegerShape(op) || !isDequantizedPair(x, w) ||
+        llvm::any_of(op->getUsers(), llvm::IsaPred<QuantizeLinearOp>))
+      return failure();
+    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), op.getLoc()});
+    Value acc = integerProduct(rewriter, loc,
+                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
+                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()));
+    Value factor = MulOp::create(rewriter, loc, x.getScale(), w.getScale());
+    Value y = MulOp::create(rewriter, loc, castTo(rewriter, loc, acc, rewriter.getF32Type()),
+                            factor);
     if (y.getType() != op.getType())
       return failure();
     rewriter.replaceOp(op, y);
@@ -183,7 +217,7 @@ struct KilnRecognizeIntegerMatmulPass final
     : impl::KilnRecognizeIntegerMatmulPassBase<KilnRecognizeIntegerMatmulPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QDQMatmul, ShiftedIntegerMatmul>(&getContext());
+    patterns.add<QDQMatmul, DQMatmul, ShiftedIntegerMatmul>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
