@@ -139,7 +139,8 @@ def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
     y parameters, per-tensor or per-column w) becomes
     `kiln.matmul(i16(x) - i16(zx), i16(w) - i16(zw))` requantized
     as onnxruntime's QLinearMatMul does: `f32(acc) * (sx * sw / sy)`,
-    rounded half to even, plus `zy`, saturated to the output type. An f64
+    rounded half to even, plus `zy`, saturated to the output type; without
+    the `quantize_linear` (a float result) it is `f32(acc) * (sx * sw)`. An f64
     matmul whose operands are 8-bit integers cast to f64, minus 8-bit zero
     points (the importer's MatMulInteger and QLinearMatMul) becomes
     `f64(kiln.matmul(i16(lhs), i16(rhs)))`. Both need `A [..., M,
