@@ -42,7 +42,7 @@ func.func @qdq_per_tensor(%x: tensor<2x5x7xui8>, %w: tensor<7x3xi8>) -> tensor<2
 // CHECK-LABEL: func.func @qdq_per_column(
 // CHECK: %[[B:.+]] = kiln.sub %{{.+}}, %{{.+}} : (tensor<7x3xi16>, tensor<3xi16>) -> tensor<7x3xi16>
 // CHECK: kiln.matmul %{{.+}}, %[[B]] : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
-// CHECK: %[[SXW:.+]] = kiln.mul %{{.+}}, %{{.+}} : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: %[[SXW:.+]] = kiln.mul %{{.+}} -> tensor<3xf32>
 // CHECK: %[[F:.+]] = kiln.div %[[SXW]], %{{.+}} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
 // CHECK: kiln.mul %{{.+}}, %[[F]] : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
 // CHECK: kiln.cast %{{.+}} : tensor<4x3xf32> -> tensor<4x3xi8>
@@ -132,7 +132,7 @@ func.func @shifted_not(%a: tensor<2x3xi32>, %b: tensor<3x4xi8>, %c: tensor<2x3xi
 // whose float result becomes f32(acc) * (sx * sw), per column here.
 // CHECK-LABEL: func.func @dq_float_result(
 // CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %{{.+}} : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
-// CHECK: %[[F:.+]] = kiln.mul %{{.+}}, %{{.+}} : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: %[[F:.+]] = kiln.mul %{{.+}} -> tensor<3xf32>
 // CHECK: %[[ACCF:.+]] = kiln.cast %[[ACC]] : tensor<4x3xi32> -> tensor<4x3xf32>
 // CHECK: %[[Y:.+]] = kiln.mul %[[ACCF]], %[[F]] : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
 // CHECK: return %[[Y]]
