@@ -63,6 +63,22 @@ linalg::MatmulOp kernelMatmul(Value value) {
   return f32Matrices ? matmul : nullptr;
 }
 
+/// A matmul on tensors the CPU integer kernel takes (an i16 kiln.matmul's
+/// lowering: 2-D static i16 operands, i32 result, the default indexing maps).
+static bool integerKernelMatmul(linalg::MatmulOp matmul) {
+  if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
+    return false;
+  auto typeOf = [](Value v) { return dyn_cast<RankedTensorType>(v.getType()); };
+  RankedTensorType a = typeOf(matmul.getDpsInputs()[0]), b = typeOf(matmul.getDpsInputs()[1]),
+                   c = typeOf(matmul.getDpsInits()[0]);
+  // Static shapes only: the kernel (kiln-cpu-integer-matmul) takes no
+  // other, and a dynamic M stays generic loops without an epilogue.
+  return a && b && c && a.getRank() == 2 && b.getRank() == 2 && c.getRank() == 2 &&
+         a.hasStaticShape() && b.hasStaticShape() && a.getDimSize(1) > 0 &&
+         a.getElementType().isInteger(16) && b.getElementType().isInteger(16) &&
+         c.getElementType().isInteger(32);
+}
+
 namespace {
 
 /// insert_slice(x, tensor.empty) covering the whole destination, which only
@@ -324,7 +340,7 @@ struct KilnFormDispatchesPass final
       pitchedBatchedToConvTaps(op);
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation().walk([&](linalg::MatmulOp op) {
-      if (kernelMatmul(op->getResult(0)))
+      if (kernelMatmul(op->getResult(0)) || integerKernelMatmul(op))
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp matmul : matmuls)

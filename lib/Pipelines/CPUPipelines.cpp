@@ -54,6 +54,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   pm.addNestedPass<func::FuncOp>(createKilnCPURowKernelsPass(rowKernels));
   // 4-5. Deallocation, copies as linalg.copy.
   buildDeallocationPipeline(pm);
+  // 6a. Integer matmuls (kiln.matmul of i16 operands) with their requantization
+  //     epilogues, before kiln-cpu-matmul would report those left over.
+  KilnCPUIntegerMatmulPassOptions integer;
+  integer.avx2 = hostCPUHasFeature(options.cpu, "avx2");
+  pm.addPass(createKilnCPUIntegerMatmulPass(integer));
   // 6. Matmuls get register-blocked vector kernels (before the generic
   //    loops below would take them).
   KilnCPUMatmulPassOptions matmul;
@@ -133,6 +138,7 @@ public:
   TargetPolicy policy(const PipelineOptions &) const override {
     TargetPolicy policy;
     policy.attention = cpuAttentionKernelShapes();
+    policy.integerMatmuls = true;
     policy.indexChecks = true;
     policy.conv = cpuConvLowering();
     policy.formDispatches = true;

@@ -82,6 +82,10 @@ bool isStageImplemented(Stage stage, Target target) {
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   KilnFoldConstantsPassOptions fold;
   fold.maxResultBytes = options.maxFoldBytes;
+  // 0. Quantized matmuls as integer products where the target has integer
+  //    kernels, before folding turns dequantized weights into f32 constants.
+  if (getTargetInfo(options.target).policy(options).integerMatmuls)
+    pm.addPass(createKilnRecognizeIntegerMatmulPass());
   // 1. Folders and canonical forms first: they expose identical subgraphs
   //    and put composites in the forms the recognizers expect.
   pm.addPass(createCanonicalizerPass());

@@ -31,6 +31,9 @@ struct TargetPolicy {
   /// Graph: which kiln.attention ops stay one op for the target's attention
   /// kernel (kiln-decompose-attention expands the rest).
   AttentionKernelShapes attention;
+  /// Graph: whether quantized matmuls become kiln.matmul of i16
+  /// (kiln-recognize-integer-matmul): the target has integer kernels.
+  bool integerMatmuls = false;
   /// Linalg: whether gather indices are checked at run time (host code
   /// reads them; a device buffer it cannot read is only clamped).
   bool indexChecks = true;

@@ -581,8 +581,14 @@ bool dropZeroFill(Operation *op, Value c) {
   if (!fill || !fill.hasPureBufferSemantics())
     return false;
   auto value = fill.getDpsInputs()[0].getDefiningOp<arith::ConstantOp>();
-  auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : nullptr;
-  if (!sameView(c, fill.getDpsInits()[0]) || !zero || !zero.getValue().isPosZero())
+  // +0.0, or 0 for an integer product's C.
+  Attribute attr = value ? value.getValue() : Attribute();
+  bool zero = false;
+  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
+    zero = f.getValue().isPosZero();
+  else if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    zero = i.getValue().isZero();
+  if (!sameView(c, fill.getDpsInits()[0]) || !zero)
     return false;
   fill.erase();
   return true;

@@ -62,7 +62,7 @@ void splitBatches(mlir::linalg::BatchMatmulOp op,
 void splitConvTapsBatch(mlir::linalg::GenericOp op,
                         llvm::SmallPtrSetImpl<mlir::Operation *> &fresh);
 
-/// Erases a `linalg.fill` of 0.0 into the matmul's C right before it (in
+/// Erases a `linalg.fill` of 0.0 (0 for an integer C) into the matmul's C right before it (in
 /// the same block, the same buffer; only trace hooks and ops without memory
 /// effects between them) and returns true: the kernels then write C in
 /// their first depth block instead of reading the zeros. Only for a static

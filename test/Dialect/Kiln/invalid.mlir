@@ -259,6 +259,14 @@ func.func @matmul_batch(%x: tensor<2x2x4xf32>, %y: tensor<3x4x3xf32>) {
 
 // -----
 
+func.func @matmul_integer_rank(%x: tensor<4xi16>, %y: tensor<4x3xi16>) {
+  // expected-error @+1 {{an i16 (integer) matmul needs lhs [..., M, K] and rhs [K, N], got ranks 1 and 2}}
+  %0 = kiln.matmul %x, %y : (tensor<4xi16>, tensor<4x3xi16>) -> tensor<3xi32>
+  return
+}
+
+// -----
+
 func.func @gemm_rank(%x: tensor<2x3x4xf32>, %y: tensor<4x3xf32>) {
   // expected-error @+1 {{'a' and 'b' must be 2-D tensors}}
   %0 = kiln.gemm %x, %y : (tensor<2x3x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>

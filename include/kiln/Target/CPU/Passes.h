@@ -8,6 +8,7 @@
 #include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/TargetOptions.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 
 #include "mlir/Pass/Pass.h"

@@ -144,6 +144,35 @@ def KilnCPURowKernelsPass : Pass<"kiln-cpu-row-kernels", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
 }
 
+def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp"> {
+  let summary = "Vectorized integer matmul kernels (i16 pairs, i32 sums, vpmaddwd)";
+  let description = [{
+    Rewrites each `linalg.matmul` on static buffers with i16 operands and an
+    i32 C (unit inner strides; an i16 `kiln.matmul`'s lowering) into two
+    `scf.parallel` loops marked `{kiln.heavy}`: one packs B into panels of
+    16 columns with each pair of k rows interleaved per column
+    (`[panel][k/2][column][2]`, zeros past K and N; a constant B, the
+    weights, is packed at compile time into a new i16 global instead, so
+    only one loop runs), the other runs
+    (panel, row group) tasks of 6-row x 2-vector register tiles of 8 i32
+    accumulators, carried over the whole depth. Each k pair is one pair
+    dot product per accumulator (`acc += x[2i] y[2i] + x[2i+1] y[2i+1]`)
+    with A's pair broadcast as one i32: `llvm.x86.avx2.pmadd.wd` with
+    `avx2`, else the same in portable vector ops. The matmul's marked
+    epilogue (the requantization) is applied to the accumulators before the
+    store; a zero fill of C before it is dropped. Runs before
+    `kiln-cpu-matmul`, which would report a marked epilogue left over. A
+    module pass, since it adds globals.
+  }];
+  let options = [
+    Option<"avx2", "avx2", "bool", "false",
+           "call vpmaddwd (llvm.x86.avx2.pmadd.wd) for the pair dot products">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def KilnCPUAttentionPass : Pass<"kiln-cpu-attention", "mlir::func::FuncOp"> {
   let summary = "Lower kiln.attention_kernel to one vectorized online-softmax kernel";
   let description = [{

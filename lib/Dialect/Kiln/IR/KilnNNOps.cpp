@@ -32,6 +32,16 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return emitInferenceError(loc, "operands must have rank >= 1, got ranks " +
                                        Twine(lhs.getRank()) + " and " +
                                        Twine(rhs.getRank()));
+  // i16 operands are an integer matmul (kiln-recognize-integer-matmul):
+  // exact i16 x i16 products summed in i32, lhs [..., M, K] and rhs [K, N].
+  Type element = lhs.getElementType();
+  if (element.isInteger(16)) {
+    if (lhs.getRank() < 2 || rhs.getRank() != 2)
+      return emitInferenceError(loc, "an i16 (integer) matmul needs lhs [..., M, K] and rhs "
+                                     "[K, N], got ranks " +
+                                         Twine(lhs.getRank()) + " and " + Twine(rhs.getRank()));
+    element = IntegerType::get(lhs.getContext(), 32);
+  }
   // Promote 1-D operands to matrices; the inserted dim is dropped at the end.
   SmallVector<int64_t> a(lhs.getShape()), b(rhs.getShape());
   bool rowVector = a.size() == 1, columnVector = b.size() == 1;
@@ -52,7 +62,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     shape.push_back(a[a.size() - 2]);
   if (!columnVector)
     shape.push_back(b.back());
-  types.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  types.push_back(RankedTensorType::get(shape, element));
   return success();
 }
 

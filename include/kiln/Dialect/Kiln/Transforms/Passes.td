@@ -131,6 +131,27 @@ def KilnSinkTransposesPass : Pass<"kiln-sink-transposes"> {
   }];
 }
 
+def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
+  let summary = "Quantized matmuls as exact integer products (an i16 kiln.matmul, i32 result)";
+  let description = [{
+    `quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w)))`
+    (onnxruntime's QDQ form; f32 scales, 8-bit integers, per-tensor x and
+    y parameters, per-tensor or per-column w) becomes
+    `kiln.matmul(i16(x) - i16(zx), i16(w) - i16(zw))` requantized
+    as onnxruntime's QLinearMatMul does: `f32(acc) * (sx * sw / sy)`,
+    rounded half to even, plus `zy`, saturated to the output type; without
+    the `quantize_linear` (a float result) it is `f32(acc) * (sx * sw)`. An f64
+    matmul whose operands are 8-bit integers cast to f64, minus 8-bit zero
+    points (the importer's MatMulInteger and QLinearMatMul) becomes
+    `f64(kiln.matmul(i16(lhs), i16(rhs)))`. Both need `A [..., M,
+    K]`, `B [K, N]` and a static `K` of at most 33025 (no i32 sum can wrap).
+    Runs first in the graph stage, before constant folding turns the
+    weights' dequantization into f32 constants, for targets whose policy
+    has integer matmul kernels. Pre-conditions: none. Post-conditions: the
+    same values (exact integers where the float form rounded).
+  }];
+}
+
 def KilnRecognizeGemmPass : Pass<"kiln-recognize-gemm"> {
   let summary = "Recognize matmul followed by a bias add as kiln.gemm";
   let description = [{
