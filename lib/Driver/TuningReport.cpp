@@ -46,6 +46,7 @@ void printTuningReport(ModuleOp module, const TuningSource &source,
   const CPUMatmulTiling &tiling = options.matmul;
   matmul_tuning::MatmulConfig fallback{tiling.rows, tiling.vectors, tiling.m,
                                        tiling.n,    tiling.k,       tiling.tasks};
+  matmul_tuning::VectorRegisters vectors{options.vectorWidth, options.vectorRegisters};
   llvm::json::Array rows;
   size_t count = choices ? choices.size() : 0;
   if (!json) {
@@ -74,10 +75,10 @@ void printTuningReport(ModuleOp module, const TuningSource &source,
                                          choice.getAs<BoolAttr>("constant_b").getValue()};
     llvm::json::Array candidates;
     for (const matmul_tuning::MatmulConfig &config : matmul_tuning::rankByCostModel(
-             problem, fallback, options.vectorWidth, kReportedCandidates))
+             problem, fallback, vectors, kReportedCandidates))
       candidates.push_back(config.str());
     matmul_tuning::MatmulConfig modelPick =
-        matmul_tuning::chooseByCostModel(problem, fallback, options.vectorWidth);
+        matmul_tuning::chooseByCostModel(problem, fallback, vectors);
     llvm::json::Object row{{"dispatch", number("dispatch")},
                            {"nodes", text("nodes")},
                            {"trace_ids", traceIds(names, text("nodes"))},

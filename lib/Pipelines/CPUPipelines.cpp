@@ -45,6 +45,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   // 3a. Attention: one online-softmax kernel per kiln.attention_kernel.
   KilnCPUAttentionPassOptions attention;
   attention.vectorWidth = options.vectorWidth;
+  attention.vectorRegisters = options.vectorRegisters;
   pm.addNestedPass<func::FuncOp>(createKilnCPUAttentionPass(attention));
   // 3b. Softmax, norms, last-axis reductions and their elementwise
   //     neighbours: one vectorized loop over rows per run of row-wise ops.
@@ -63,6 +64,7 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //    loops below would take them).
   KilnCPUMatmulPassOptions matmul;
   matmul.vectorWidth = options.vectorWidth;
+  matmul.vectorRegisters = options.vectorRegisters;
   matmul.tileRows = options.matmul.rows;
   matmul.tileVectors = options.matmul.vectors;
   matmul.tileM = options.matmul.m;

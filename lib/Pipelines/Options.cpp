@@ -4,12 +4,15 @@
 //
 // --cpu, --gpu, --precision and --cuda-f32-gemm become kiln::HostCPU,
 // kiln::Chip, kiln::Precision and kiln::F32Gemm here, once, and on the CPU
-// --precision with the CPU's features the kiln::CPUMatmulISA; nothing after
-// this reads them as text.
+// --precision with the CPU's features the kiln::CPUMatmulISA, and the CPU's
+// vector unit the vector width, register count and default matmul tile of
+// every CPU kernel; nothing after this reads them as text or assumes them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Pipelines/Pipelines.h"
+
+#include <tuple>
 
 namespace kiln {
 
@@ -41,6 +44,23 @@ static llvm::Expected<CPUMatmulISA> chooseCPUMatmulISA(Precision precision,
                      " is for --target=cuda; the CPU target computes in fp32 or bf16");
 }
 
+CPUVectorUnit cpuVectorUnit(const HostCPU &cpu) {
+  if (hostCPUHasFeature(cpu, "avx512f"))
+    return {"avx512", 16, 32};
+  if (hostCPUHasFeature(cpu, "avx2"))
+    return {"avx2", 8, 16};
+  if (hostCPUHasFeature(cpu, "avx"))
+    return {"avx", 8, 16};
+  return {"sse", 4, 16};
+}
+
+CPUMatmulTiling defaultCPUMatmulTiling(const CPUVectorUnit &unit) {
+  CPUMatmulTiling tiling;
+  if (unit.registers < 32)
+    tiling.vectors = 2;
+  return tiling;
+}
+
 llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &options) {
   std::optional<HostCPU> cpu = parseHostCPU(text.cpu);
   if (!cpu)
@@ -54,6 +74,13 @@ llvm::Error parsePipelineOptions(const TargetOptionText &text, PipelineOptions &
     if (!isa)
       return isa.takeError();
     options.cpuMatmul = *isa;
+    CPUVectorUnit unit = cpuVectorUnit(*cpu);
+    options.vectorWidth = unit.width;
+    options.vectorRegisters = unit.registers;
+    CPUMatmulTiling tiling = defaultCPUMatmulTiling(unit);
+    CPUMatmulTiling &matmul = options.matmul;
+    std::tie(matmul.rows, matmul.vectors, matmul.m, matmul.n, matmul.k, matmul.tasks) =
+        std::tie(tiling.rows, tiling.vectors, tiling.m, tiling.n, tiling.k, tiling.tasks);
   }
   std::optional<Chip> chip = parseChip(text.gpu);
   if (!chip)

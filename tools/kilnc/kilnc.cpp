@@ -57,7 +57,8 @@ static cl::opt<std::string>
 static cl::opt<std::string> matmulTile(
     "matmul-tile",
     cl::desc("CPU matmul blocking ROWSxVECTORSxMxNxK: register tile of ROWS x "
-             "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256)"),
+             "VECTORS vectors, cache blocks MxNxK (default 6x4x72x256x256 with "
+             "AVX-512, 6x2x72x256x256 with AVX2: --cpu's vector unit)"),
     cl::value_desc("tiles"), cl::init(""), cl::cat(kilncCategory));
 
 static cl::opt<bool> matmulCostModel(

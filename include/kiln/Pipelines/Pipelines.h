@@ -38,8 +38,11 @@ bool isStageImplemented(Stage stage, Target target);
 
 /// Blocking of the CPU matmul kernels (see the kiln-cpu-matmul pass): a
 /// register tile of `rows` x `vectors` vectors, cache blocks of m x n x k.
-/// The default 6 x 4 vectors (24 accumulators, one broadcast of A per 4 FMAs)
-/// measured faster than 8 x 2 on Zen 5 (docs/benchmarks.md).
+/// The default for 32 vector registers (AVX-512) is 6 x 4 vectors (24
+/// accumulators, one broadcast of A per 4 FMAs), measured faster than 8 x 2
+/// on Zen 5 (docs/benchmarks.md); for 16 (AVX2) parsePipelineOptions sets
+/// 6 x 2 (12 accumulators, as BLIS's Haswell kernel), see
+/// defaultCPUMatmulTiling.
 /// It is the configuration of the matmuls the tuning database does not
 /// cover unless the cost model predicts another one far faster
 /// (kiln/Target/CPU/MatmulTuning.h, docs/tuning.md).
@@ -79,8 +82,12 @@ struct CUDAOptions {
 /// Everything a pipeline needs to know; filled by the tools from their flags.
 struct PipelineOptions {
   Target target = Target::CPU;
-  /// f32 lanes of the CPU's vectors: 16 with AVX-512, 8 with AVX2.
+  /// f32 lanes of the CPU's vectors: 16 with AVX-512, 8 with AVX2, 4 with
+  /// SSE; and how many vector registers it has: 32 with AVX-512, 16
+  /// otherwise. parsePipelineOptions sets both from --cpu's features (the
+  /// defaults here, AVX-512's, are what kiln-opt's pipelines use).
   int64_t vectorWidth = 16;
+  int64_t vectorRegisters = 32;
   CPUMatmulTiling matmul;
   /// The host CPU of the artifact (kilnc --cpu); the compiling machine by default.
   HostCPU cpu;
@@ -106,8 +113,29 @@ struct TargetOptionText {
   std::string f32Gemm = "3xtf32";
 };
 
+/// The CPU's vectors as the kernels use them: f32 lanes and registers.
+struct CPUVectorUnit {
+  /// "avx512", "avx2", "avx" or "sse": the feature that decided the shape.
+  llvm::StringRef isa;
+  int64_t width, registers;
+};
+
+/// The widest vector unit `cpu` has: AVX-512F (16 f32 lanes, 32
+/// registers), AVX2 or AVX (8 lanes, 16 registers), else SSE (4 lanes, 16
+/// registers). Without FMA (AVX, SSE) the kernels' vector.fma still
+/// compiles, to slow library calls.
+CPUVectorUnit cpuVectorUnit(const HostCPU &cpu);
+
+/// The default blocking of the CPU matmul kernels for `unit`: 6 x 4 vectors
+/// with 32 registers, 6 x 2 with 16 (the cache blocks and parallel split
+/// are CPUMatmulTiling's).
+CPUMatmulTiling defaultCPUMatmulTiling(const CPUVectorUnit &unit);
+
 /// The one parser of the target options: fills `options.cpu`,
-/// `options.cpuMatmul` and `options.cuda` from `text` for `options.target`.
+/// `options.cpuMatmul` and `options.cuda` from `text` for `options.target`,
+/// and for the CPU `options.vectorWidth`, `options.vectorRegisters` and the
+/// default register tile of `options.matmul` from --cpu's vector unit
+/// (cpuVectorUnit; an explicit --matmul-tile, parsed after, still wins).
 /// An error names the flag, the bad value and the accepted values
 /// (`--precision='fp8': expected fp32, tf32, fp16 or bf16`), or the CPU
 /// feature a precision needs and the --cpu that lacks it.

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -48,7 +49,8 @@ struct AttentionEmitter {
   Type f32;
   int64_t batch, heads, sq, sk, d, qv, br, jt, dt;
 
-  AttentionEmitter(OpBuilder &b, Location loc, int64_t w, AttentionKernelOp op)
+  AttentionEmitter(OpBuilder &b, Location loc, int64_t w, int64_t registers,
+                   AttentionKernelOp op)
       : b(b), loc(loc), w(w), op(op) {
     f32 = b.getF32Type();
     vt = VectorType::get({w}, f32);
@@ -58,8 +60,10 @@ struct AttentionEmitter {
     int64_t vectors = llvm::divideCeil(sq, w);
     qv = vectors <= 1 ? 1 : vectors <= 2 ? 2 : 4;
     br = qv * w;
-    jt = std::min<int64_t>(12, 24 / qv); // score tile: jt keys x qv query vectors
-    dt = std::min<int64_t>(d, 16 / qv);  // output tile: dt head dims x qv query vectors
+    // Score tile: jt keys x qv query vectors (24 accumulators of 32
+    // registers); output tile: dt head dims x qv query vectors (16 of 32).
+    jt = std::clamp<int64_t>(registers * 3 / 4 / qv, 1, 12);
+    dt = std::clamp<int64_t>(registers / 2 / qv, 1, d);
   }
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -376,7 +380,7 @@ struct KilnCPUAttentionPass final : impl::KilnCPUAttentionPassBase<KilnCPUAttent
       }
       OpBuilder b(op);
       Location loc = op.getLoc();
-      AttentionEmitter emitter(b, loc, vectorWidth, op);
+      AttentionEmitter emitter(b, loc, vectorWidth, vectorRegisters, op);
       int64_t tasks =
           emitter.batch * emitter.heads * llvm::divideCeil(emitter.sq, emitter.br);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);

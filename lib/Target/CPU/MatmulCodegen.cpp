@@ -280,9 +280,9 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
           isKernelBuffer(op.getDpsInits()[0], /*unitInner=*/true))
         matmuls.push_back(op);
     });
-    KilnCPUMatmulPassOptions base{vectorWidth, tileRows, tileVectors,   tileM,
-                                  tileN,       tileK,    isa,           parallelTasks,
-                                  costModel,   {tuned.begin(), tuned.end()}};
+    KilnCPUMatmulPassOptions base{vectorWidth, vectorRegisters, tileRows,      tileVectors,
+                                  tileM,       tileN,           tileK,         isa,
+                                  parallelTasks, costModel,     {tuned.begin(), tuned.end()}};
     matmul_tuning::MatmulTuner tuner(base);
     // The configuration for one kernel: the tuner's, for a signature that
     // names the instruction set (a bf16 kernel is another tuning key); bf16
@@ -338,7 +338,7 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       KilnCPUMatmulPassOptions options =
           choose(op,
                  matmul_tuning::matmulSignature(a, Value(), c, fresh, epilogue, constantA, false,
-                                                taps, vectorWidth),
+                                                taps, {vectorWidth, vectorRegisters}),
                  problem);
       // Constant weights are packed into the kernels' A panels once, at
       // compile time (the weights are not re-packed per column block).
@@ -372,7 +372,8 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       KilnCPUMatmulPassOptions options =
           choose(op,
                  matmul_tuning::matmulSignature(a, bMatrix, c, fresh, epilogue, constantA,
-                                                constantB, std::nullopt, vectorWidth),
+                                                constantB, std::nullopt,
+                                                {vectorWidth, vectorRegisters}),
                  problem);
       if (sharesKernel)
         shared.call(options, op, host, fresh, epilogue);

@@ -65,7 +65,7 @@ std::string structureText(linalg::GenericOp generic) {
 std::string matmulSignature(Value a, Value b, Value c, bool fresh,
                             linalg::GenericOp epilogue, bool constantA, bool constantB,
                             const std::optional<matmul_loops::ConvTaps> &taps,
-                            int64_t vectorWidth) {
+                            VectorRegisters vectors) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (taps) {
@@ -79,7 +79,9 @@ std::string matmulSignature(Value a, Value b, Value c, bool fresh,
     os << "matmul b=" << operandText(b);
   }
   os << " a=" << operandText(a) << " c=" << operandText(c) << " constant-a=" << constantA
-     << " constant-b=" << constantB << " fresh=" << fresh << " vector-width=" << vectorWidth;
+     << " constant-b=" << constantB << " fresh=" << fresh << " vector-width=" << vectors.width;
+  if (vectors.registers != 32)
+    os << " vector-registers=" << vectors.registers;
   if (epilogue)
     os << " epilogue=" << structureText(epilogue);
   return text;
@@ -94,7 +96,7 @@ LogicalResult MatmulTuner::parseTuned(ModuleOp module) {
     if (key.empty() || !config || (!timeText.empty() && timeText.getAsDouble(microseconds)))
       return module.emitError() << "kiln-cpu-matmul: tuned entry '" << entry
                                 << "': expected KEY=RxVxMxNxKxT@MICROSECONDS";
-    if (!isSupported(*config, base.vectorWidth))
+    if (!isSupported(*config, {base.vectorWidth, base.vectorRegisters}))
       return module.emitError() << "kiln-cpu-matmul: tuned entry '" << entry
                                 << "': configuration " << config->str()
                                 << " is not in the space " << kSpaceVersion
@@ -117,7 +119,7 @@ KilnCPUMatmulPassOptions MatmulTuner::choose(Operation *op, llvm::StringRef sign
     microseconds = it->second.microseconds;
     source = "tuned";
   } else if (base.costModel) {
-    config = chooseByCostModel(problem, fallback, base.vectorWidth);
+    config = chooseByCostModel(problem, fallback, {base.vectorWidth, base.vectorRegisters});
     source = "predicted";
   }
   // One record per (dispatch, key): a split batch or conv is one choice.

@@ -30,13 +30,14 @@ inline constexpr llvm::StringLiteral kTuningAttr = "kiln.tuning";
 
 /// The canonical signature of C (+)= A B (a matmul, or a conv's taps with
 /// `taps`): its kind, operand shapes, strides and dtypes, which
-/// operands are weights, whether C starts fresh, the vector width, and
-/// the epilogue's (and prologue's) structure: their op names and operand
-/// types, not their constants' values.
+/// operands are weights, whether C starts fresh, the vector registers
+/// (width, and their count unless 32: AVX-512 keys read as before the count
+/// was part of them) and the epilogue's (and prologue's) structure: their op
+/// names and operand types, not their constants' values.
 std::string matmulSignature(mlir::Value a, mlir::Value b, mlir::Value c,
                             bool fresh, mlir::linalg::GenericOp epilogue, bool constantA,
                             bool constantB, const std::optional<matmul_loops::ConvTaps> &taps,
-                            int64_t vectorWidth);
+                            VectorRegisters vectors);
 
 /// Chooses each matmul's options and records the choice.
 class MatmulTuner {

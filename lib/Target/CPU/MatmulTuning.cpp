@@ -4,13 +4,15 @@
 //
 // The space and the cost model of kiln/Target/CPU/MatmulTuning.h. The
 // model's machine is a Zen-class core (2 FMA and 2 load ports, 4-cycle FMA
-// latency, 48 KiB L1D, 1 MiB L2); its constants rank configurations, they
-// do not promise absolute times.
+// latency, 48 KiB L1D, 1 MiB L2) with the vector registers it is given
+// (their width and count); its constants rank configurations, they do not
+// promise absolute times.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/CPU/MatmulTuning.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace kiln::matmul_tuning {
 
@@ -25,7 +28,6 @@ namespace {
 
 /// The model's core.
 constexpr double kFmaPorts = 2, kLoadPorts = 2, kFmaLatency = 4;
-constexpr int64_t kVectorRegisters = 32;
 constexpr int64_t kL1Bytes = 48 * 1024, kL2Bytes = 1024 * 1024;
 /// Cycles per packed element: B is packed a vector at a time, A one
 /// scalar at a time (MatmulLoops.cpp, packB and packA).
@@ -41,9 +43,13 @@ constexpr double kKernelCallCycles = 24;
 constexpr double kRequiredGain = 0.5;
 constexpr double kMinModeledCycles = 1e5;
 
-/// The values each dimension of the space takes.
-constexpr int64_t kRegisterTiles[][2] = {{6, 4}, {4, 4}, {5, 5}, {8, 3},
-                                         {12, 2}, {14, 2}, {8, 2}, {4, 6}};
+/// The values each dimension of the space takes. The register tiles of 32
+/// registers (AVX-512) and of 16 (AVX2, SSE): each list's first tile is that
+/// register file's default (CPUMatmulTiling, kiln::parsePipelineOptions).
+using Tile = std::pair<int64_t, int64_t>;
+constexpr Tile kRegisterTiles32[] = {{6, 4}, {4, 4}, {5, 5}, {8, 3},
+                                     {12, 2}, {14, 2}, {8, 2}, {4, 6}};
+constexpr Tile kRegisterTiles16[] = {{6, 2}, {4, 3}, {5, 2}, {3, 3}, {4, 2}, {14, 1}};
 constexpr int64_t kRowBlocks[] = {72, 48, 96, 144};
 constexpr int64_t kColumnBlocks[] = {256, 128, 512};
 constexpr int64_t kDepthBlocks[] = {256, 128, 384};
@@ -85,30 +91,33 @@ std::optional<MatmulConfig> parseMatmulConfig(llvm::StringRef text) {
   return config;
 }
 
-bool isSupported(const MatmulConfig &config, int64_t vectorWidth) {
+bool isSupported(const MatmulConfig &config, VectorRegisters vectors) {
   int64_t registers = config.rows * config.vectors + config.vectors + 1;
-  return config.rows >= 1 && config.vectors >= 1 && registers <= kVectorRegisters &&
-         config.m >= config.rows && config.n >= config.vectors * vectorWidth &&
+  return config.rows >= 1 && config.vectors >= 1 && registers <= vectors.registers &&
+         config.m >= config.rows && config.n >= config.vectors * vectors.width &&
          config.k >= 1 && config.tasks >= 1;
 }
 
-std::vector<MatmulConfig> searchSpace(int64_t vectorWidth) {
+std::vector<MatmulConfig> searchSpace(VectorRegisters vectors) {
+  llvm::ArrayRef<Tile> tiles = vectors.registers >= 32 ? llvm::ArrayRef(kRegisterTiles32)
+                                                        : llvm::ArrayRef(kRegisterTiles16);
   std::vector<MatmulConfig> space;
-  for (auto [rows, vectors] : kRegisterTiles)
+  for (auto [rows, columns] : tiles)
     for (int64_t m : kRowBlocks)
       for (int64_t n : kColumnBlocks)
         for (int64_t k : kDepthBlocks)
           for (int64_t tasks : kParallelTasks) {
-            MatmulConfig config{rows, vectors, m, n, k, tasks};
-            if (isSupported(config, vectorWidth))
+            MatmulConfig config{rows, columns, m, n, k, tasks};
+            if (isSupported(config, vectors))
               space.push_back(config);
           }
   return space;
 }
 
 double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
-                     int64_t vectorWidth) {
+                     VectorRegisters registers) {
   const double m = problem.m, n = problem.n, k = problem.k;
+  int64_t vectorWidth = registers.width;
   int64_t nr = config.vectors * vectorWidth;
   // The loop nest rounds its cache blocks to whole register tiles.
   int64_t tileM = llvm::divideCeil(config.m, config.rows) * config.rows;
@@ -151,14 +160,14 @@ double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
 }
 
 std::vector<MatmulConfig> rankByCostModel(const MatmulProblem &problem,
-                                          const MatmulConfig &fallback, int64_t vectorWidth,
-                                          size_t limit) {
+                                          const MatmulConfig &fallback,
+                                          VectorRegisters vectors, size_t limit) {
   std::vector<MatmulConfig> ranked = {fallback};
   bool known = problem.m > 0 && problem.n > 0 && problem.k > 0;
   std::vector<std::pair<double, MatmulConfig>> scored;
-  for (const MatmulConfig &config : searchSpace(vectorWidth))
+  for (const MatmulConfig &config : searchSpace(vectors))
     if (config != fallback)
-      scored.emplace_back(known ? predictCycles(problem, config, vectorWidth) : 0.0, config);
+      scored.emplace_back(known ? predictCycles(problem, config, vectors) : 0.0, config);
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto &x, const auto &y) { return x.first < y.first; });
   // The register tile is what the model is least sure of (measured, 6x4
@@ -166,7 +175,7 @@ std::vector<MatmulConfig> rankByCostModel(const MatmulProblem &problem,
   // other tile, then the rest. Configurations the model cannot tell apart
   // (it does not see every dimension) are measured once: the first of each
   // predicted time.
-  std::vector<double> taken = {known ? predictCycles(problem, fallback, vectorWidth) : -1.0};
+  std::vector<double> taken = {known ? predictCycles(problem, fallback, vectors) : -1.0};
   std::vector<std::pair<int64_t, int64_t>> tiles = {{fallback.rows, fallback.vectors}};
   auto take = [&](double cycles, const MatmulConfig &config) {
     if (ranked.size() >= limit ||
@@ -190,16 +199,16 @@ std::vector<MatmulConfig> rankByCostModel(const MatmulProblem &problem,
 }
 
 MatmulConfig chooseByCostModel(const MatmulProblem &problem, const MatmulConfig &fallback,
-                               int64_t vectorWidth) {
+                               VectorRegisters vectors) {
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0)
     return fallback;
-  double fallbackCycles = predictCycles(problem, fallback, vectorWidth);
+  double fallbackCycles = predictCycles(problem, fallback, vectors);
   if (fallbackCycles < kMinModeledCycles)
     return fallback;
   MatmulConfig best = fallback;
   double bestCycles = fallbackCycles * (1 - kRequiredGain);
-  for (const MatmulConfig &config : searchSpace(vectorWidth)) {
-    double cycles = predictCycles(problem, config, vectorWidth);
+  for (const MatmulConfig &config : searchSpace(vectors)) {
+    double cycles = predictCycles(problem, config, vectors);
     if (cycles < bestCycles) {
       best = config;
       bestCycles = cycles;

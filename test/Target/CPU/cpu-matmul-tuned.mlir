@@ -4,6 +4,8 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-matmul{vector-width=16 tile-rows=6 tile-vectors=4 cost-model=true})" | FileCheck %s --check-prefix=MODEL
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-matmul{tuned=5109c3f1ddaaab4e=8x2x64})" 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-matmul{tuned=5109c3f1ddaaab4e=20x2x64x128x128x2@1})" 2>&1 | FileCheck %s --check-prefix=NOTINSPACE
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-matmul{vector-width=8 vector-registers=16 tile-rows=6 tile-vectors=2 cost-model=true})" | FileCheck %s --check-prefix=AVX2
+// RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-matmul{vector-width=8 vector-registers=16 tuned=5109c3f1ddaaab4e=6x4x64x256x256x4@1})" 2>&1 | FileCheck %s --check-prefix=NOTINSPACE16
 
 /// The matmul's signature (shapes, strides, dtypes, weights, fresh C, vector
 /// width) hashes to its key. Without a `tuned` entry for the key, the tile
@@ -22,6 +24,15 @@
 
 /// The cost model keeps the fallback for a matmul this small.
 // MODEL: config = "6x4x64x256x256x4", {{.*}} source = "predicted"
+
+/// With 16 vector registers of 8 lanes (AVX2) the signature names the
+/// register count, so the key differs from the 32-register one above; the
+/// cost model keeps the 6 x 2 fallback (12 accumulators), and a 32-register
+/// tile is outside the space (6*4 + 4 + 1 = 29 > 16).
+// AVX2: kiln.tuning = [{config = "6x2x64x256x256x4", {{.*}} signature = "matmul b=f32[80x72|72,1] a=f32[96x80|80,1] c=f32[96x72|72,1] constant-a=0 constant-b=0 fresh=0 vector-width=8 vector-registers=16", source = "predicted"}]
+// AVX2: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// AVX2-NOT: vector<16xf32>
+// NOTINSPACE16: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=6x4x64x256x256x4@1': configuration 6x4x64x256x256x4 is not in the space cpu-matmul-1 supports (registers or blocks)
 
 // MALFORMED: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=8x2x64': expected KEY=RxVxMxNxKxT@MICROSECONDS
 // NOTINSPACE: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=20x2x64x128x128x2@1': configuration 20x2x64x128x128x2 is not in the space cpu-matmul-1 supports (registers or blocks)

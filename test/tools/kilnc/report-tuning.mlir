@@ -5,6 +5,8 @@
 // RUN: kilnc %s --cpu=x86-64-v4 --tuning-db=%S/Inputs/tuning-db.jsonl --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=TUNED
 // RUN: kilnc %s --cpu=x86-64-v4 --tuning-db=%S/Inputs/tuning-db-reordered.jsonl --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=TUNED
 // RUN: kilnc %s --cpu=x86-64-v3 --tuning-db=%S/Inputs/tuning-db.jsonl --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=OTHERCPU
+// RUN: kilnc %s --cpu=x86-64-v3 --tuning-db=%S/Inputs/tuning-db-avx2.jsonl --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2DB
+// RUN: kilnc %s --cpu=x86-64-v4 --tuning-db=%S/Inputs/tuning-db-avx2.jsonl --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX512DB
 // RUN: not kilnc %s --emit=dispatch --report=tuning 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: not kilnc %s --target=cuda --emit=codegen --report=tuning 2>&1 | FileCheck %s --check-prefix=CUDA
 // RUN: not kilnc %s --target=cuda --tuning-db=%S/Inputs/tuning-db.jsonl -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDADB
@@ -44,9 +46,17 @@
 // TUNED-NEXT: dispatch key config source time_us nodes
 // TUNED-NEXT: 0 00f0b265ea3cf293 8x2x64x128x128x2 tuned 12.500
 
-/// For another CPU the same records do not apply.
+/// For another CPU the same records do not apply: x86-64-v3 (AVX2) gets its
+/// own default, 6 x 2 vectors of 8 lanes, and its own key (the signature
+/// names the 16 vector registers).
 // OTHERCPU: 0 records used, 4 ignored (other target or features), 0 ignored (other space version), 0 invalid
-// OTHERCPU: 0 00f0b265ea3cf293 6x4x72x256x256x4 predicted -
+// OTHERCPU: 0 dc438e0892b3b395 6x2x72x256x256x4 predicted -
+
+/// A database with records for both: each CPU takes its own.
+// AVX2DB: 1 records used, 1 ignored (other target or features), 0 ignored (other space version), 0 invalid
+// AVX2DB: 0 dc438e0892b3b395 4x3x48x128x128x2 tuned 9.500
+// AVX512DB: 1 records used, 1 ignored (other target or features), 0 ignored (other space version), 0 invalid
+// AVX512DB: 0 00f0b265ea3cf293 8x2x64x128x128x2 tuned 12.500
 
 // STAGE: kilnc: error: --report=tuning describes the codegen stage's matmul configurations; it needs --emit=codegen or a later stage
 // CUDA: kilnc: error: --report=tuning describes CPU matmuls; it needs --target=cpu

@@ -43,14 +43,24 @@ struct MatmulConfig {
 /// Parses str()'s form; nullopt when it is not six positive integers.
 std::optional<MatmulConfig> parseMatmulConfig(llvm::StringRef text);
 
-/// Whether the loop nest supports `config` with vectors of `vectorWidth`
-/// f32 lanes: the accumulators, one broadcast of A and the vectors of B fit
-/// the 32 vector registers; cache blocks at least one register tile.
-bool isSupported(const MatmulConfig &config, int64_t vectorWidth);
+/// The vector registers the kernels are generated for (from --cpu's
+/// features, kiln::parsePipelineOptions): `width` f32 lanes per vector and
+/// `registers` architectural vector registers. AVX-512: 16 lanes, 32
+/// registers (zmm0-31); AVX2: 8 lanes, 16 registers (ymm0-15).
+struct VectorRegisters {
+  int64_t width = 16, registers = 32;
+};
 
-/// The declared search space: every supported combination of the register
-/// tiles, cache blocks and parallel splits the tuner tries, in a fixed order.
-std::vector<MatmulConfig> searchSpace(int64_t vectorWidth);
+/// Whether the loop nest supports `config` on `vectors`: the accumulators,
+/// one broadcast of A and the vectors of B fit the vector registers
+/// (R*V + V + 1 <= registers, so the micro-kernel never spills); cache
+/// blocks at least one register tile.
+bool isSupported(const MatmulConfig &config, VectorRegisters vectors);
+
+/// The declared search space for `vectors`: every supported combination of
+/// the register tiles (a list per register file: 32 or 16 registers),
+/// cache blocks and parallel splits the tuner tries, in a fixed order.
+std::vector<MatmulConfig> searchSpace(VectorRegisters vectors);
 
 /// What the cost model knows of one matmul: C[M,N] (+)= A[M,K] B[K,N]
 /// (-1: a dynamic size), and whether A or B is a weight packed at compile
@@ -66,7 +76,7 @@ struct MatmulProblem {
 /// time, plus the run-time packing and the loop overhead per kernel call,
 /// with penalties for cache blocks that do not fit L1/L2.
 double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
-                     int64_t vectorWidth);
+                     VectorRegisters vectors);
 
 /// The untuned choice: `fallback` (today's fixed configuration) unless a
 /// configuration of the space is predicted to take at most half its
@@ -74,15 +84,15 @@ double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
 /// `fallback` for dynamic shapes and for matmuls predicted under 1e5
 /// cycles (where unmodeled overheads dominate).
 MatmulConfig chooseByCostModel(const MatmulProblem &problem, const MatmulConfig &fallback,
-                               int64_t vectorWidth);
+                               VectorRegisters vectors);
 
 /// The space ranked by predicted cycles (stable: ties keep the space's
 /// order), `fallback` first, one configuration per predicted time (the
 /// first in the space's order); at most `limit` configurations: the
 /// tuner's search order.
 std::vector<MatmulConfig> rankByCostModel(const MatmulProblem &problem,
-                                          const MatmulConfig &fallback, int64_t vectorWidth,
-                                          size_t limit);
+                                          const MatmulConfig &fallback,
+                                          VectorRegisters vectors, size_t limit);
 
 /// The content-addressed key of a canonical signature: 16 hex digits of
 /// its xxh3 hash.

@@ -40,7 +40,8 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     functions. Runs after bufferization and before linalg-to-loops; other
     linalg ops are left alone.
     Each matmul (and conv's taps) has a signature (its kind, shapes, strides,
-    dtypes, constant operands and epilogue body) whose hash is its tuning key:
+    dtypes, constant operands, epilogue body and vector registers) whose hash
+    is its tuning key:
     a `tuned` entry for the key gives its configuration, else with
     `cost-model` the analytic model of MatmulTuning.h picks one, else the tile
     options apply. Each choice is recorded in the module's `kiln.tuning`
@@ -49,6 +50,9 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
            "f32 lanes per vector (16 for AVX-512, 8 for AVX2)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "32",
+           "vector registers of the CPU (32 for AVX-512, 16 for AVX2): the "
+           "tuning space's and the cost model's register budget">,
     Option<"tileRows", "tile-rows", "int64_t", "8",
            "rows of C per micro-kernel">,
     Option<"tileVectors", "tile-vectors", "int64_t", "2",
@@ -195,6 +199,9 @@ def KilnCPUAttentionPass : Pass<"kiln-cpu-attention", "mlir::func::FuncOp"> {
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "16",
            "lanes per vector (16 f32 lanes for AVX-512, 8 for AVX2)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "32",
+           "vector registers (32 for AVX-512, 16 for AVX2): the score and output "
+           "tiles hold at most 3/4 and 1/2 of them">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
