@@ -26,6 +26,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNCUDAHOSTSHAPESPASS
@@ -179,8 +180,8 @@ struct ExtractOfStructured final : OpRewritePattern<tensor::ExtractOp> {
           mapping.map(body->getArgument(numInputs + i), accumulator);
       for (Operation &bodyOp : body->without_terminator()) {
         if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
-          mapping.map(index.getResult(),
-                      arith::ConstantIndexOp::create(rewriter, loc, point[index.getDim()]));
+          Value position = arith::ConstantIndexOp::create(rewriter, loc, point[index.getDim()]);
+          mapping.map(index.getResult(), position);
           continue;
         }
         rewriter.clone(bodyOp, mapping);
@@ -287,9 +288,9 @@ struct ReshapeToViews final : OpRewritePattern<tensor::ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::ReshapeOp reshape,
                                 PatternRewriter &rewriter) const override {
-    RankedTensorType type = reshape.getResult().getType();
+    auto type = dyn_cast<RankedTensorType>(reshape.getResult().getType());
     auto input = dyn_cast<RankedTensorType>(reshape.getSource().getType());
-    if (type.hasStaticShape() || !input || input.getRank() == 0 ||
+    if (!type || type.hasStaticShape() || !input || input.getRank() == 0 ||
         !isSmall(reshape.getShape().getType()) ||
         !isa_and_nonnull<func::FuncOp>(reshape->getParentOp()))
       return failure();
@@ -298,8 +299,10 @@ struct ReshapeToViews final : OpRewritePattern<tensor::ReshapeOp> {
     auto flatType = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
     if (input.getRank() > 1) {
       ReassociationIndices all(llvm::to_vector(llvm::seq<int64_t>(0, input.getRank())));
-      flat = tensor::CollapseShapeOp::create(rewriter, loc, flat,
-                                             ArrayRef<ReassociationIndices>{all});
+      int64_t count = input.hasStaticShape() ? input.getNumElements() : ShapedType::kDynamic;
+      flat = tensor::CollapseShapeOp::create(
+          rewriter, loc, RankedTensorType::get({count}, type.getElementType()), flat,
+          ArrayRef<ReassociationIndices>{all});
     }
     if (flat.getType() != flatType)
       flat = tensor::CastOp::create(rewriter, loc, flatType, flat);

@@ -139,8 +139,10 @@ func.func @inferred(%x: tensor<?x?xf32>) -> tensor<?x8xf32> {
 /// gather); the range's generic itself stays a kernel.
 // CHECK-LABEL: func.func @sizes
 // CHECK-SAME: (%[[M:.+]]: tensor<?x?xi64>)
-// CHECK-DAG: %[[T:.+]] = tensor.dim %[[M]], %c1
-// CHECK: %[[E:.+]] = tensor.empty(%[[T]]) : tensor<?xf32>
+// CHECK: %[[T:.+]] = tensor.dim %[[M]], %c1
+// CHECK: %[[I:.+]] = arith.index_cast %[[T]] : index to i64
+// CHECK: %[[N:.+]] = arith.index_cast %[[I]] : i64 to index
+// CHECK: %[[E:.+]] = tensor.empty(%[[N]]) : tensor<?xf32>
 // CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[E]] : tensor<?xf32>)
 // BODY-LABEL: func.func @sizes
 // BODY-NOT: tensor.extract
@@ -176,7 +178,7 @@ func.func @sizes(%mask: tensor<?x?xi64>) -> tensor<?xf32> {
 // CHECK: linalg.generic
 // CHECK: tensor.extract %arg0
 // CHECK: tensor.collapse_shape %arg1
-// CHECK: %[[E:.+]] = tensor.extract %arg0[%c0]
+// CHECK: %[[E:.+]] = tensor.extract %arg0[%{{.+}}]
 // CHECK: %[[I:.+]] = arith.index_cast %[[E]]
 // CHECK: tensor.expand_shape %{{.+}} output_shape [%[[I]], 2]
 #e = affine_map<(d0) -> (d0)>
