@@ -195,17 +195,29 @@ struct ExtractOfStructured final : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
-/// Static offsets and strides of a slice op, or nothing.
+/// A host read of a slice op's result with static offsets, sizes and
+/// strides: the op, the read's indices, and the slice.
 template <typename SliceOp>
-bool staticSlice(SliceOp op, SmallVectorImpl<int64_t> &offsets,
-                 SmallVectorImpl<int64_t> &sizes, SmallVectorImpl<int64_t> &strides) {
-  offsets.assign(op.getStaticOffsets().begin(), op.getStaticOffsets().end());
-  sizes.assign(op.getStaticSizes().begin(), op.getStaticSizes().end());
-  strides.assign(op.getStaticStrides().begin(), op.getStaticStrides().end());
-  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
-  return !llvm::any_of(offsets, dynamic) && !llvm::any_of(sizes, dynamic) &&
-         !llvm::any_of(strides, dynamic);
-}
+struct SliceRead {
+  SliceOp op;
+  SmallVector<int64_t> indices, offsets, sizes, strides;
+  llvm::SmallBitVector dropped; // dims of the larger tensor the other lacks
+
+  static std::optional<SliceRead> match(tensor::ExtractOp extract) {
+    std::optional<SmallVector<int64_t>> indices = hostRead(extract);
+    auto op = extract.getTensor().getDefiningOp<SliceOp>();
+    if (!indices || !op)
+      return std::nullopt;
+    SliceRead read{op, *indices, SmallVector<int64_t>(op.getStaticOffsets()),
+                   SmallVector<int64_t>(op.getStaticSizes()),
+                   SmallVector<int64_t>(op.getStaticStrides()), op.getDroppedDims()};
+    auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+    if (llvm::any_of(read.offsets, dynamic) || llvm::any_of(read.sizes, dynamic) ||
+        llvm::any_of(read.strides, dynamic))
+      return std::nullopt;
+    return read;
+  }
+};
 
 /// extract(insert_slice(src into dst), I) -> extract(src, ...) inside the
 /// slice, extract(dst, I) outside it (a concat's inputs).
@@ -213,27 +225,24 @@ struct ExtractOfInsertSlice final : OpRewritePattern<tensor::ExtractOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::ExtractOp extract,
                                 PatternRewriter &rewriter) const override {
-    std::optional<SmallVector<int64_t>> indices = hostRead(extract);
-    auto insert = extract.getTensor().getDefiningOp<tensor::InsertSliceOp>();
-    SmallVector<int64_t> offsets, sizes, strides;
-    if (!indices || !insert || !staticSlice(insert, offsets, sizes, strides))
+    auto read = SliceRead<tensor::InsertSliceOp>::match(extract);
+    if (!read)
       return failure();
-    llvm::SmallBitVector dropped = insert.getDroppedDims();
     SmallVector<int64_t> inner;
     bool inside = true;
-    for (auto [dim, index] : llvm::enumerate(*indices)) {
-      int64_t relative = index - offsets[dim];
-      if (relative < 0 || relative % strides[dim] != 0 ||
-          relative / strides[dim] >= sizes[dim]) {
+    for (auto [dim, index] : llvm::enumerate(read->indices)) {
+      int64_t relative = index - read->offsets[dim], stride = read->strides[dim];
+      if (relative < 0 || relative % stride != 0 || relative / stride >= read->sizes[dim]) {
         inside = false;
         break;
       }
-      if (!dropped.test(dim))
-        inner.push_back(relative / strides[dim]);
+      if (!read->dropped.test(dim))
+        inner.push_back(relative / stride);
     }
-    Value from = inside ? extractAt(rewriter, extract.getLoc(), insert.getSource(), inner)
-                        : extractAt(rewriter, extract.getLoc(), insert.getDest(), *indices);
-    rewriter.replaceOp(extract, from);
+    Location loc = extract.getLoc();
+    rewriter.replaceOp(extract, inside ? extractAt(rewriter, loc, read->op.getSource(), inner)
+                                       : extractAt(rewriter, loc, read->op.getDest(),
+                                                   read->indices));
     return success();
   }
 };
@@ -243,19 +252,17 @@ struct ExtractOfExtractSlice final : OpRewritePattern<tensor::ExtractOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::ExtractOp extract,
                                 PatternRewriter &rewriter) const override {
-    std::optional<SmallVector<int64_t>> indices = hostRead(extract);
-    auto slice = extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>();
-    SmallVector<int64_t> offsets, sizes, strides;
-    if (!indices || !slice || !staticSlice(slice, offsets, sizes, strides))
+    auto read = SliceRead<tensor::ExtractSliceOp>::match(extract);
+    if (!read)
       return failure();
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
     SmallVector<int64_t> outer;
     unsigned next = 0;
-    for (unsigned dim = 0; dim < offsets.size(); ++dim) {
-      int64_t index = dropped.test(dim) ? 0 : (*indices)[next++];
-      outer.push_back(offsets[dim] + index * strides[dim]);
+    for (unsigned dim = 0; dim < read->offsets.size(); ++dim) {
+      int64_t index = read->dropped.test(dim) ? 0 : read->indices[next++];
+      outer.push_back(read->offsets[dim] + index * read->strides[dim]);
     }
-    rewriter.replaceOp(extract, extractAt(rewriter, extract.getLoc(), slice.getSource(), outer));
+    rewriter.replaceOp(extract,
+                       extractAt(rewriter, extract.getLoc(), read->op.getSource(), outer));
     return success();
   }
 };
