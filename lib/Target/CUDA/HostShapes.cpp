@@ -40,6 +40,8 @@ using namespace mlir;
 constexpr int64_t kMaxElements = 64;
 /// Steps of a reduction unrolled for one element (a shape's product).
 constexpr int64_t kMaxReductionSteps = 64;
+/// Rewrites per function (the decoders' shape chains need a few hundred).
+constexpr int64_t kMaxRewrites = 100000;
 
 /// A static tensor of at most kMaxElements integers, indices or floats.
 bool isSmall(Type type) {
@@ -353,10 +355,14 @@ struct KilnCUDAHostShapesPass final : impl::KilnCUDAHostShapesPassBase<KilnCUDAH
                  ExtractOfReshape, ReshapeToViews>(&getContext());
     tensor::ExtractOp::getCanonicalizationPatterns(patterns, &getContext());
     arith::IndexCastOp::getCanonicalizationPatterns(patterns, &getContext());
+    // Each rewrite moves a read one producer up; the cap bounds compile time
+    // on pathological chains. Reads left over (not converged, or not
+    // computable) are valid IR that kiln-cuda-serial-kernels diagnoses.
     GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps).enableFolding();
-    if (failed(applyOpPatternsGreedily(reads, std::move(patterns), config)))
-      return signalPassFailure();
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps)
+        .enableFolding()
+        .setMaxNumRewrites(kMaxRewrites);
+    (void)applyOpPatternsGreedily(reads, std::move(patterns), config);
     // The shape tensors no one reads any more (users after producers, so
     // one backward sweep removes whole chains).
     Block &body = func.getBody().front();
