@@ -43,6 +43,10 @@ bool usesSplitF32(const CUDAOptions &cuda) {
 void buildCUDACodegenPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 0. The dispatch stage's kiln.dispatch regions dissolve in place.
   pm.addNestedPass<func::FuncOp>(createKilnInlineDispatchRegionsPass());
+  // 0a. Shape elements the host reads (computed shapes: allocation sizes,
+  //     loop bounds, reshape shapes) as host scalars, on tensors: after
+  //     bufferization every tensor is device memory.
+  pm.addNestedPass<func::FuncOp>(createKilnCUDAHostShapesPass());
   // 0b. --precision=fp16|bf16: matmul operands narrowed (weights now);
   //    tf32: B transposed to K-major (weights now).
   if (options.cuda.precision != Precision::FP32) {

@@ -1,6 +1,8 @@
 # Decoder exports with a KV cache through kilnc + kiln-run, against onnxruntime and transformers.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: run_decoders.py WORKDIR --kilnc PATH --kiln-run PATH [--ort-optimized] [MODEL.onnx...]
+"""usage: run_decoders.py WORKDIR (--kilnc PATH | --prebuilt DIR) --kiln-run PATH
+                        [--target cpu|cuda] [--device cpu|cuda] [--ort-optimized]
+                        [MODEL.onnx...]
 
 Each export (default: test/llm/models/*.onnx, written by export_decoders.py:
 inputs input_ids, attention_mask, position_ids and past_key_values.*, outputs
@@ -18,6 +20,10 @@ With --ort-optimized, Kiln compiles onnxruntime's own optimization of each
 export instead (ORT_ENABLE_EXTENDED on the CPU provider, written with
 optimized_model_filepath: its com.microsoft FusedMatMul, FastGelu, QuickGelu
 ...), still checked against onnxruntime on the export as given.
+--target cuda compiles with kilnc --target=cuda; --device cuda runs kiln-run
+--device cuda. --prebuilt DIR takes each artifact from DIR/<export name>.so
+instead of compiling (the GPU machine has no kilnc: scripts/llm-cuda-bundle
+compiles them here).
 Prints one line per failure and a summary; exits 1 on any failure.
 """
 
@@ -61,7 +67,8 @@ class Kiln:
         self.calls += 1
         out = os.path.join(self.work, f"run{self.calls}")
         os.makedirs(out, exist_ok=True)
-        cmd = [self.args.kiln_run, self.artifact, "--output-dir", out]
+        cmd = [self.args.kiln_run, self.artifact, "--output-dir", out,
+               "--device", self.args.device]
         for key, array in feed.items():
             path = os.path.join(out, f"in.{key}.npy")
             np.save(path, array)
@@ -106,11 +113,17 @@ def check_model(path, args):
     name = os.path.basename(path).split(".")[0]
     work = os.path.join(args.work, os.path.basename(path)[:-5])
     os.makedirs(work, exist_ok=True)
-    artifact = os.path.join(work, "model.so")
-    source = ort_optimized(path, work) if args.ort_optimized else path
-    built = subprocess.run([args.kilnc, source, "-o", artifact], capture_output=True, text=True)
-    if built.returncode:
-        return 0, [f"FAIL: {path}: kilnc: {built.stderr.strip()}"]
+    if args.prebuilt:
+        artifact = os.path.join(args.prebuilt, os.path.basename(path)[:-len(".onnx")] + ".so")
+        if not os.path.exists(artifact):
+            return 0, [f"FAIL: {path}: no artifact {artifact}"]
+    else:
+        artifact = os.path.join(work, "model.so")
+        source = ort_optimized(path, work) if args.ort_optimized else path
+        built = subprocess.run([args.kilnc, source, "-o", artifact, "--target=" + args.target],
+                               capture_output=True, text=True)
+        if built.returncode:
+            return 0, [f"FAIL: {path}: kilnc: {built.stderr.strip()}"]
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     outputs = [o.name for o in session.get_outputs()]
     kiln = Kiln(args, artifact, work)
@@ -156,11 +169,16 @@ def check_model(path, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("work")
-    parser.add_argument("--kilnc", required=True)
+    parser.add_argument("--kilnc")
+    parser.add_argument("--prebuilt")
     parser.add_argument("--kiln-run", required=True)
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--ort-optimized", action="store_true")
     parser.add_argument("models", nargs="*")
     args = parser.parse_intermixed_args()
+    if bool(args.kilnc) == bool(args.prebuilt):
+        parser.error("give one of --kilnc and --prebuilt")
     models = args.models or sorted(glob.glob(os.path.join(HERE, "models", "*.onnx")))
     runs = failed = 0
     for path in models:

@@ -77,14 +77,25 @@ void allocasToAllocs(func::FuncOp func, IRRewriter &rewriter) {
 
 /// A reshape to a static shape reads nothing: its shape operand (a device
 /// buffer) is only needed for dynamic result shapes. It becomes the
-/// equivalent reinterpret_cast of the (contiguous) source.
-void staticReshapesToCasts(func::FuncOp func, IRRewriter &rewriter) {
+/// equivalent reinterpret_cast of the (contiguous) source. A reshape to a
+/// dynamic shape would load its sizes from that device buffer in host code
+/// (kiln-cuda-host-shapes turned those whose shape the host can compute
+/// into views): an error.
+LogicalResult staticReshapesToCasts(func::FuncOp func, IRRewriter &rewriter) {
   SmallVector<memref::ReshapeOp> reshapes;
-  func.walk([&](memref::ReshapeOp reshape) {
+  WalkResult walk = func.walk([&](memref::ReshapeOp reshape) {
     auto type = reshape.getType();
-    if (type.hasStaticShape() && type.getLayout().isIdentity())
+    if (!type.hasStaticShape()) {
+      reshape.emitError("a reshape to a computed shape on the CUDA target would read the "
+                        "shape from device memory in host code");
+      return WalkResult::interrupt();
+    }
+    if (type.getLayout().isIdentity())
       reshapes.push_back(reshape);
+    return WalkResult::advance();
   });
+  if (walk.wasInterrupted())
+    return failure();
   for (memref::ReshapeOp reshape : reshapes) {
     auto type = reshape.getType();
     SmallVector<int64_t> strides(type.getRank(), 1);
@@ -94,6 +105,7 @@ void staticReshapesToCasts(func::FuncOp func, IRRewriter &rewriter) {
     rewriter.replaceOpWithNewOp<memref::ReinterpretCastOp>(
         reshape, type, reshape.getSource(), /*offset=*/0, type.getShape(), strides);
   }
+  return success();
 }
 
 /// Moves `run` (consecutive ops of one block) into a one-iteration
@@ -131,7 +143,8 @@ struct KilnCUDASerialKernelsPass final
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       func.removeArgAttr(i, kHostArgAttr);
     allocasToAllocs(func, rewriter);
-    staticReshapesToCasts(func, rewriter);
+    if (failed(staticReshapesToCasts(func, rewriter)))
+      return signalPassFailure();
     // A run ends at the next op that must stay on the host. Pure ops join
     // the run whose values they use and otherwise stay where they are
     // (index arithmetic, constants), without ending it.

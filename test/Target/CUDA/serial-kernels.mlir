@@ -74,6 +74,17 @@ func.func @reshape(%x: memref<1x8x1x1xf32>, %shape: memref<2xi64>) -> memref<1x8
 
 // -----
 
+/// A reshape to a computed shape would load its sizes from the device shape
+/// buffer in host code (kiln-cuda-host-shapes leaves only those whose shape
+/// the host cannot compute, here a model input).
+func.func @computed_reshape(%x: memref<8xf32>, %shape: memref<2xi64>) -> memref<?x?xf32> {
+  // expected-error @below {{a reshape to a computed shape on the CUDA target would read the shape from device memory in host code}}
+  %r = memref.reshape %x(%shape) : (memref<8xf32>, memref<2xi64>) -> memref<?x?xf32>
+  return %r : memref<?x?xf32>
+}
+
+// -----
+
 /// The dispatch trace hooks stay host calls and split the serial runs
 /// around them: each dispatch's work is its own kernel between its hooks.
 // CHECK-LABEL: func.func @traced

@@ -41,6 +41,34 @@ def KilnCUDAForwardOutputCopiesPass
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect"];
 }
 
+def KilnCUDAHostShapesPass
+    : Pass<"kiln-cuda-host-shapes", "mlir::func::FuncOp"> {
+  let summary = "Compute the shape elements host code reads as host scalars";
+  let description = [{
+    On the CUDA target every tensor becomes a device buffer, so host code
+    may not read tensor elements. Computed shapes (ONNX `Shape -> Gather ->
+    Concat -> Reshape`, `ConstantOfShape`, `Expand`, `Range` bounds) do:
+    a `tensor.extract` at constant indices directly in the function body
+    sizes an allocation or bounds a loop. On tensors, before bufferization,
+    each such read of a small static tensor (at most 64 integer, index or
+    float elements) is replaced by the computation of that one element:
+    through the producing linalg op's body (the iteration that writes it;
+    reductions of at most 64 steps unrolled), `insert_slice` (concat),
+    `extract_slice`, static reshapes, down to `tensor.dim`s and constants.
+    A `tensor.reshape` to a dynamic shape given by a small shape tensor
+    becomes a `collapse_shape` to one dim and an `expand_shape` sized by
+    that tensor's elements, read the same way. Reads the host cannot
+    compute (an element of a model input, of a tensor loaded from memory)
+    stay and are refused by kiln-cuda-serial-kernels.
+
+    Pre-condition: tensors (before bufferization).
+    Post-condition: no top-level `tensor.extract` at constant indices of
+    a small tensor produced by a linalg op, slice, insert_slice or static
+    reshape; no `tensor.reshape` with a dynamic result and a small shape.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
+}
+
 def KilnCUDASerialKernelsPass
     : Pass<"kiln-cuda-serial-kernels", "mlir::func::FuncOp"> {
   let summary = "Move host code that touches buffers into one-thread kernels";
@@ -61,7 +89,10 @@ def KilnCUDASerialKernelsPass
     Post-condition: every top-level op of a function that touches a buffer
     is an `scf.parallel`, an allocation, a deallocation, a global, a view or
     a `memref.dim`. Fails with a diagnostic when a wrapped op's result is
-    used outside the run (host code depending on tensor values).
+    used outside the run (host code depending on tensor values), and on a
+    `memref.reshape` to a dynamic shape (its sizes would be host loads of
+    the device shape buffer; kiln-cuda-host-shapes leaves none whose shape
+    the host can compute).
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];
