@@ -69,13 +69,18 @@ def same_bits(got, want, values_got, values_want):
 
 
 def run(args, work, name, model, inputs, flags=()):
-    """Compiles the model text (with kilnc `flags`) and runs it; returns a
-    loader of the outputs' arrays by name. (run_bf16.py uses it too.)"""
+    """Compiles the model (MLIR text, or an ONNX ModelProto) with kilnc
+    `flags` and runs it; returns a loader of the outputs' arrays by name.
+    (run_bf16.py and run_int8.py use it too.)"""
     case = os.path.join(work, name)
     os.makedirs(case, exist_ok=True)
-    path = os.path.join(case, "model.mlir")
-    with open(path, "w") as f:
-        f.write(model)
+    if isinstance(model, str):
+        path = os.path.join(case, "model.mlir")
+        with open(path, "w") as f:
+            f.write(model)
+    else:
+        path = os.path.join(case, "model.onnx")
+        onnx.save(model, path)
     so = os.path.join(case, "model.so")
     compiled = subprocess.run([args.kilnc, *flags, path, "-o", so], capture_output=True,
                               text=True)

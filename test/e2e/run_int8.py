@@ -30,6 +30,8 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+from run_float8 import run as run_model
+
 ONNX_TYPE = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
 FLOAT = TensorProto.FLOAT
 
@@ -198,19 +200,7 @@ def kiln(args, name, model, inputs):
         llvm = subprocess.run([args.kilnc, path, "--emit=llvm"], capture_output=True, text=True)
         if "llvm.x86.avx2.pmadd.wd" not in llvm.stdout:
             raise RuntimeError("no vpmaddwd in --emit=llvm " + llvm.stderr.strip())
-    so = os.path.join(case, "model.so")
-    compiled = subprocess.run([args.kilnc, path, "-o", so], capture_output=True, text=True)
-    if compiled.returncode != 0:
-        raise RuntimeError("compile failed: " + compiled.stderr.strip())
-    command = [args.kiln_run, so, "--output-dir", os.path.join(case, "out"), "--threads", "2"]
-    for input_name, value in inputs.items():
-        np.save(os.path.join(case, input_name + ".npy"), value)
-        command += ["--input", f"{input_name}={os.path.join(case, input_name + '.npy')}"]
-    ran = subprocess.run(command, capture_output=True, text=True)
-    if ran.returncode != 0:
-        raise RuntimeError("run failed: " + (ran.stderr.strip() or ran.stdout.strip()))
-    output = model.graph.output[0].name
-    return np.load(os.path.join(case, "out", output + ".npy"))
+    return run_model(args, args.work, name, model, inputs)(model.graph.output[0].name)
 
 
 def compare(name, got, exact, ort_out, unit):
