@@ -180,7 +180,10 @@ def rotary_4d_offset():
 
 def gqa_model(heads=6, kv=2, head=16, past=True, packed=False, rotary=False,
               interleaved=0, sizes=((1, 5, 0), (3, 1, 4)), **attrs):
-    """sizes: (batch, sequence, past) triples; past 0 is a first prompt."""
+    """sizes: (batch, sequence, past) triples; past 0 is a first prompt. A
+    fourth entry gives seqlens_k per batch entry (total length - 1; by
+    default past + sequence - 1 for all), a fifth total_sequence_length (by
+    default past + sequence)."""
     names = ["q", "" if packed else "k", "" if packed else "v",
              "pk" if past else "", "pv" if past else "", "seqlens_k", "total"]
     if rotary:
@@ -202,14 +205,16 @@ def gqa_model(heads=6, kv=2, head=16, past=True, packed=False, rotary=False,
     model = make(node, inputs, [info("y", F, ["b", "s", heads * head]),
                                 info("present_k", F, None), info("present_v", F, None)], inits)
     runs = []
-    for i, (b, s, p) in enumerate(sizes):
+    for i, (b, s, p, *lengths) in enumerate(sizes):
         rng = rng_for(("gqa", heads, kv, packed, rotary, str(attrs)), i)
         feed = dict(q=uniform(rng, (b, s, width)))
         if not packed:
             feed.update(k=uniform(rng, (b, s, kv * head)), v=uniform(rng, (b, s, kv * head)))
         if past:
             feed.update(pk=uniform(rng, (b, kv, p, head)), pv=uniform(rng, (b, kv, p, head)))
-        feed.update(seqlens_k=np.full(b, p + s - 1, np.int32), total=np.array(p + s, np.int32))
+        seqlens = lengths[0] if lengths else [p + s - 1] * b
+        total = lengths[1] if len(lengths) > 1 else p + s
+        feed.update(seqlens_k=np.array(seqlens, np.int32), total=np.array(total, np.int32))
         runs.append(feed)
     return model, runs
 
@@ -255,6 +260,43 @@ def gqa_window_softcap_scale():
     return gqa_model(local_window_size=3, softcap=2.0, scale=0.3, sizes=((1, 6, 4), (2, 1, 8)))
 
 
+# Batch entries of different lengths (seqlens_k below past + sequence - 1):
+# onnxruntime writes entry b's new keys at its own past length seqlens_k + 1 - S
+# (zeros after them in the present) and lets its queries see only those keys.
+@case
+def gqa_ragged_decode():
+    return gqa_model(sizes=((3, 1, 6, [3, 6, 0]), (2, 1, 9, [9, 4])))
+
+
+@case
+def gqa_ragged_decode_rotary_window():
+    return gqa_model(rotary=True, local_window_size=3,
+                     sizes=((3, 1, 7, [7, 2, 5]), (1, 1, 5, [3], 6)))
+
+
+@case
+def gqa_ragged_packed_decode():
+    return gqa_model(heads=4, kv=1, packed=True, sizes=((2, 1, 5, [1, 5]),))
+
+
+@case
+def gqa_noncausal_ragged():
+    return gqa_model(causal=0, sizes=((2, 1, 4, [2, 4], 5), (1, 3, 2)))
+
+
+# A right-padded first prompt: entry b's rows past seqlens_k[b] are padding,
+# which onnxruntime leaves unspecified (VALID_ROWS: only the valid rows of y
+# are compared); the present holds all S new keys, as for an unpadded prompt.
+@case
+def gqa_first_prompt_right_padded():
+    return gqa_model(past=False, rotary=True, sizes=((2, 5, 0, [4, 2]), (3, 4, 0, [0, 3, 1])))
+
+
+# case name -> {output: per run, per batch entry the number of leading rows
+# along dim 1 to compare}
+VALID_ROWS = {"gqa_first_prompt_right_padded": {"y": [[5, 3], [1, 4, 2]]}}
+
+
 # --- MultiHeadAttention ------------------------------------------------------
 
 def mha_model(heads=3, head=8, past=False, bias=False, padding=False, attn_bias=False,
@@ -276,7 +318,7 @@ def mha_model(heads=3, head=8, past=False, bias=False, padding=False, attn_bias=
     inits = [const("bias", np.linspace(-0.5, 0.5, 3 * hidden, dtype=np.float32))] if bias else []
     model = make(node, inputs, [info(o, F, None) for o in outs], inits)
     runs = []
-    for i, (b, s, p) in enumerate(sizes):
+    for i, (b, s, p, *lengths) in enumerate(sizes):
         rng = rng_for(("mha", past, bias, padding, attn_bias, str(attrs)), i)
         feed = {n: uniform(rng, (b, s, hidden)) for n in "qkv"}
         t = p + s

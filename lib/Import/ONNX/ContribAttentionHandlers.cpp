@@ -11,9 +11,13 @@
 //   against [B, kv, 1, T, H], so no head is copied): Q K^T * scale, softcap,
 //   the causal frontier built at run time (query i sees key j <= past + i,
 //   as onnxruntime aligns it), softmax, P V, heads merged.
-// GQA's cache is the growing form: seqlens_k and total_sequence_length are
-// taken to be past + S - 1 and past + S for every batch entry (no padding,
-// no shared past/present buffer); they are not read.
+// GQA reads seqlens_k and total_sequence_length as onnxruntime does: each
+// batch entry's past length is seqlens_k + 1 - S (0 on a first prompt, S ==
+// total_sequence_length), its new keys are written there in the present (the
+// rest of the present zero), its queries see keys up to past + i and its
+// rotary positions start at past. The present holds past_sequence + S
+// positions (onnxruntime: max(total_sequence_length, past_sequence), the
+// same for a growing cache; a shared past/present buffer is not supported).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +33,8 @@ using namespace mlir;
 namespace kiln::onnx_import::contrib {
 namespace {
 
-/// keys j allowed for queries i: j <= i + offset (and, when window > 0, j >
+/// keys j allowed for queries i: j <= i + offset (rank 0, or [B]: then the
+/// result is [B, S, T]) (and, when window > 0, j >
 /// i + offset - window: the window holds `window` keys, the query's own
 /// included, as onnxruntime's CPU kernel reads local_window_size), as an i1
 /// [S, T] tensor; S and T are dims of `rowsLike` / `keysLike`.
@@ -44,6 +49,13 @@ FailureOr<Value> causalFrontier(NodeBinder &b, Value rowsLike, int64_t rowsAxis,
     return failure();
   rows = b.make<kiln::UnsqueezeOp>(*rows, ArrayRef<int64_t>{1});
   keys = b.make<kiln::UnsqueezeOp>(*keys, ArrayRef<int64_t>{0});
+  if (tensorType(offset).getRank() == 1) {
+    // One offset per batch entry: [B] -> [B, 1, 1], the frontier [B, S, T].
+    FailureOr<Value> perEntry = b.make<kiln::UnsqueezeOp>(offset, ArrayRef<int64_t>{1, 2});
+    if (failed(perEntry))
+      return failure();
+    offset = *perEntry;
+  }
   FailureOr<Value> position = succeeded(rows) ? b.make<kiln::AddOp>(*rows, offset) : rows;
   if (failed(position) || failed(keys))
     return failure();
@@ -228,6 +240,96 @@ FailureOr<GqaConfig> readGqaConfig(NodeBinder &b) {
   return c;
 }
 
+/// Each batch entry's past length ([B] i64) as onnxruntime derives it from
+/// seqlens_k (input 5, [B], total length - 1) and total_sequence_length
+/// (input 6, one element): 0 on a first prompt (S == total_sequence_length),
+/// else seqlens_k + 1 - S; clamped to [0, past_sequence] so that a bad
+/// seqlens_k reads no memory outside the cache.
+FailureOr<Value> entryPastLengths(NodeBinder &b, Value query, Value pastLength) {
+  FailureOr<Value> seqlens = b.input(5), total = b.input(6);
+  if (failed(seqlens) || failed(total))
+    return failure();
+  RankedTensorType seqlensType = tensorType(*seqlens), totalType = tensorType(*total);
+  if (seqlensType.getRank() != 1 || !isa<IntegerType>(seqlensType.getElementType()))
+    return b.emitError() << "seqlens_k has type " << seqlensType << ", expected [batch] of int32";
+  if (!totalType.hasStaticShape() || totalType.getNumElements() != 1 ||
+      !isa<IntegerType>(totalType.getElementType()))
+    return b.emitError() << "total_sequence_length has type " << totalType
+                         << ", expected one int32";
+  Type i64 = b.builder().getI64Type();
+  FailureOr<Value> lengths = b.makeTyped<kiln::CastOp>(seqlensType.clone(i64), *seqlens);
+  FailureOr<Value> wideTotal = b.makeTyped<kiln::CastOp>(totalType.clone(i64), *total);
+  FailureOr<Value> totalScalar =
+      succeeded(wideTotal) ? b.makeTyped<kiln::ReshapeOp>(RankedTensorType::get({}, i64),
+                                                           *wideTotal, b.i64Vector({}))
+                           : wideTotal;
+  FailureOr<Value> s = dimScalar(b, query, 1);
+  if (failed(lengths) || failed(totalScalar) || failed(s))
+    return failure();
+  FailureOr<Value> firstPrompt = b.make<kiln::EqualOp>(*s, *totalScalar);
+  FailureOr<Value> newFirst = b.make<kiln::SubOp>(*lengths, *s);
+  FailureOr<Value> past = succeeded(newFirst)
+                              ? b.make<kiln::AddOp>(*newFirst, b.scalar(i64, 1.0))
+                              : newFirst;
+  past = succeeded(past) ? b.make<kiln::MinOp>(*past, pastLength) : past;
+  past = succeeded(past) ? b.make<kiln::MaxOp>(*past, b.scalar(i64, 0.0)) : past;
+  if (failed(firstPrompt) || failed(past))
+    return failure();
+  return b.make<kiln::SelectOp>(*firstPrompt, b.scalar(i64, 0.0), *past);
+}
+
+/// The present cache [B, kv, P + S, H] as onnxruntime writes it: entry b's
+/// first pastLengths[b] positions from `past`, then the S new ones, then
+/// zeros. Equal to past ++ fresh when every entry's past length is P.
+FailureOr<Value> placeCache(NodeBinder &b, Value past, Value fresh, Value pastLengths,
+                            StringRef what) {
+  FailureOr<Value> joined = appendCache(b, past, fresh, what);
+  if (failed(joined) || !past)
+    return joined;
+  Type i64 = b.builder().getI64Type();
+  FailureOr<Value> p = dimScalar(b, past, 2), s = dimScalar(b, fresh, 2),
+                   t = dimScalar(b, *joined, 2);
+  FailureOr<Value> positions = succeeded(t) ? iota(b, *t) : t;
+  if (failed(p) || failed(s) || failed(positions))
+    return failure();
+  // [1, T] against [B, 1].
+  FailureOr<Value> j = b.make<kiln::UnsqueezeOp>(*positions, ArrayRef<int64_t>{0});
+  FailureOr<Value> start = b.make<kiln::UnsqueezeOp>(pastLengths, ArrayRef<int64_t>{1});
+  if (failed(j) || failed(start))
+    return failure();
+  FailureOr<Value> inPast = b.make<kiln::LessOp>(*j, *start);
+  FailureOr<Value> end = b.make<kiln::AddOp>(*start, *s);
+  FailureOr<Value> inNew = succeeded(end) ? b.make<kiln::LessOp>(*j, *end) : end;
+  // New position j comes from joined position P + (j - start).
+  FailureOr<Value> shift = b.make<kiln::SubOp>(*p, *start);
+  FailureOr<Value> fromNew = succeeded(shift) ? b.make<kiln::AddOp>(*j, *shift) : shift;
+  FailureOr<Value> last = b.make<kiln::SubOp>(*t, b.scalar(i64, 1.0));
+  fromNew = succeeded(fromNew) && succeeded(last) ? b.make<kiln::MinOp>(*fromNew, *last)
+                                                  : FailureOr<Value>(failure());
+  FailureOr<Value> index =
+      succeeded(inPast) && succeeded(fromNew)
+          ? b.make<kiln::SelectOp>(*inPast, *j, *fromNew)
+          : FailureOr<Value>(failure());
+  // [B, T] -> [B, 1, T, 1] -> the cache's shape.
+  FailureOr<Value> index4 = succeeded(index)
+                                ? b.make<kiln::UnsqueezeOp>(*index, ArrayRef<int64_t>{1, 3})
+                                : index;
+  FailureOr<Value> keep4 = succeeded(inNew)
+                               ? b.make<kiln::UnsqueezeOp>(*inNew, ArrayRef<int64_t>{1, 3})
+                               : inNew;
+  FailureOr<Value> shape = b.make<kiln::ShapeOp>(*joined, IntegerAttr(), IntegerAttr());
+  if (failed(index4) || failed(keep4) || failed(shape))
+    return failure();
+  RankedTensorType joinedType = tensorType(*joined);
+  FailureOr<Value> spread = b.makeTyped<kiln::ExpandOp>(joinedType.clone(i64), *index4, *shape);
+  FailureOr<Value> gathered =
+      succeeded(spread) ? b.make<kiln::GatherElementsOp>(*joined, *spread, static_cast<uint64_t>(2))
+                        : spread;
+  if (failed(gathered))
+    return failure();
+  return b.make<kiln::SelectOp>(*keep4, *gathered, b.scalar(joinedType.getElementType(), 0.0));
+}
+
 LogicalResult groupQueryAttention(NodeBinder &b) {
   FailureOr<Value> query = b.input(0);
   FailureOr<GqaConfig> config = readGqaConfig(b);
@@ -241,8 +343,6 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
   if (!pastKey != !pastValue)
     return b.emitError() << "inputs 'past_key' and 'past_value' must both be given or both "
                             "be absent";
-  if (failed(b.input(5)) || failed(b.input(6)))
-    return failure();
   RankedTensorType qType = tensorType(*query);
   int64_t qWidth = qType.getRank() == 3 ? qType.getDimSize(2) : ShapedType::kDynamic;
   if (ShapedType::isDynamic(qWidth))
@@ -277,8 +377,10 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
                          << tensorType(*k4).getDimSize(3) << ", "
                          << tensorType(*v4).getDimSize(3) << ")";
   Type i64 = b.builder().getI64Type();
-  FailureOr<Value> past =
+  FailureOr<Value> pastLength =
       pastKey ? dimScalar(b, pastKey, 2) : FailureOr<Value>(b.scalar(i64, 0));
+  FailureOr<Value> past =
+      succeeded(pastLength) ? entryPastLengths(b, q, *pastLength) : pastLength;
   if (failed(past))
     return failure();
   if (config->rotary) {
@@ -294,8 +396,13 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
                            << tensorType(sinCache)
                            << ", expected the same [max_positions, <= " << headSize / 2 << "]";
     Value positionIds = b.numInputs() > 9 ? b.optionalInput(9) : Value();
-    FailureOr<Value> positions =
-        positionIds ? FailureOr<Value>(positionIds) : positionsFrom(b, *past, q, 1);
+    FailureOr<Value> positions = positionIds ? FailureOr<Value>(positionIds)
+                                             : positionsFrom(b, Value(), q, 1);
+    if (succeeded(positions) && !positionIds) {
+      // Entry b's positions: past[b] + 0..S-1, [B, S].
+      FailureOr<Value> start = b.make<kiln::UnsqueezeOp>(*past, ArrayRef<int64_t>{1});
+      positions = succeeded(start) ? b.make<kiln::AddOp>(*start, *positions) : start;
+    }
     FailureOr<Value> cos = succeeded(positions) ? cacheRows(b, cosCache, *positions) : positions;
     FailureOr<Value> sin = succeeded(cos) ? cacheRows(b, sinCache, *positions) : cos;
     if (failed(sin))
@@ -309,9 +416,9 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
   FailureOr<Value> k = toBNSH(b, *k4), v = toBNSH(b, *v4);
   if (failed(k) || failed(v))
     return failure();
-  FailureOr<Value> presentKey = appendCache(b, pastKey, *k, "past_key");
+  FailureOr<Value> presentKey = placeCache(b, pastKey, *k, *past, "past_key");
   FailureOr<Value> presentValue =
-      succeeded(presentKey) ? appendCache(b, pastValue, *v, "past_value") : presentKey;
+      succeeded(presentKey) ? placeCache(b, pastValue, *v, *past, "past_value") : presentKey;
   if (failed(presentValue))
     return failure();
   // Query heads grouped by their KV head: [B, S, kv, G, H] -> [B, kv, G, S, H].
@@ -330,8 +437,24 @@ LogicalResult groupQueryAttention(NodeBinder &b) {
   core.scale = *scale;
   core.softcap = config->softcap;
   if (config->causal) {
+    // [B, S, T] -> [B, 1, 1, S, T] against the scores [B, kv, G, S, T].
     FailureOr<Value> allowed = causalFrontier(b, q, 1, *presentKey, 2, *past, config->window);
+    allowed = succeeded(allowed) ? b.make<kiln::UnsqueezeOp>(*allowed, ArrayRef<int64_t>{1, 2})
+                                 : allowed;
     FailureOr<Value> blocked = succeeded(allowed) ? b.make<kiln::NotOp>(*allowed) : allowed;
+    if (failed(blocked))
+      return failure();
+    core.blocked = *blocked;
+  } else if (pastKey) {
+    // Without the frontier: entry b's keys past past_b + S (the zeros of a
+    // shorter entry) are blocked, [B, 1, 1, 1, T].
+    FailureOr<Value> t = dimScalar(b, *presentKey, 2), s = dimScalar(b, q, 1);
+    FailureOr<Value> keys = succeeded(t) ? iota(b, *t) : t;
+    FailureOr<Value> end = succeeded(s) ? b.make<kiln::AddOp>(*past, *s) : s;
+    end = succeeded(end) ? b.make<kiln::UnsqueezeOp>(*end, ArrayRef<int64_t>{1, 2, 3, 4}) : end;
+    FailureOr<Value> blocked =
+        succeeded(keys) && succeeded(end) ? b.make<kiln::GreaterEqualOp>(*keys, *end)
+                                        : FailureOr<Value>(failure());
     if (failed(blocked))
       return failure();
     core.blocked = *blocked;
