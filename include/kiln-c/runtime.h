@@ -304,7 +304,8 @@ KILN_API kiln_status *kiln_trace_write_json(const kiln_trace *trace,
  * model writes its present into the other, which becomes the next past. The
  * runtime copies no cache bytes and allocates nothing per token; the model
  * itself still writes the whole present (past ++ new) each run, because the
- * artifact ABI has no output aliased to a strided, preallocated cache.
+ * artifact ABI has no output aliased to a strided, preallocated cache. On a
+ * CUDA session the two buffers are device memory, used in place by each run.
  *
  * All sequences of a batch hold the same number of tokens (no padding).
  * Every call validates its arguments before touching the cache: a call that

@@ -9,7 +9,9 @@
 // runtime copies no cache bytes and allocates nothing per token, and a run
 // that fails leaves the past untouched. The model still rewrites the whole
 // present each run (its concat of past and new keys): the artifact ABI has no
-// output that aliases a preallocated cache with a stride.
+// output that aliases a preallocated cache with a stride. On a CUDA session
+// both buffers are device memory, handed to the run in place: the cache
+// never crosses to the host (only ids, positions, mask and logits do).
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,14 +132,30 @@ struct kiln_decoder {
   int64_t batch = 0;  // 0 while the cache is empty
   int64_t length = 0; // tokens per sequence in the cache
   int current = 0;    // the half of each cache that holds the past
+  /// One half of a cache: host memory, or device memory on a CUDA session.
+  struct Half {
+    kiln::rt::AlignedBuffer host;
+    void *device = nullptr;
+    size_t deviceBytes = 0;
+    void *data() const { return device ? device : host.data(); }
+    size_t bytes() const { return device ? deviceBytes : host.bytes(); }
+  };
   struct Cache {
-    kiln::rt::AlignedBuffer halves[2];
+    Half halves[2];
   };
   std::vector<Cache> caches; // parallel to signature.caches
   std::vector<kiln::rt::AlignedBuffer> outputs; // other outputs (logits, ...)
   kiln::rt::AlignedBuffer ids, mask, positions;
   std::array<int64_t, 3> logitsDims{};
   bool hasLogits = false;
+  std::vector<const void *> onDevice; // the device halves, for runPlanned
+
+  ~kiln_decoder() {
+    for (Cache &cache : caches)
+      for (Half &half : cache.halves)
+        if (half.device)
+          kiln::rt::sessionDeviceFree(*session, half.device);
+  }
 };
 
 namespace kiln::rt {
@@ -163,12 +181,24 @@ kiln_status *allocateCaches(kiln_decoder &decoder) {
     if (!checkedByteSize(pair.elementBytes, dims, 4, bytes))
       return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
                         cat("a cache of ", formatDims(dims, 4), " overflows size_t"));
-    for (AlignedBuffer &half : decoder.caches[i].halves)
-      if (!half.reserve(bytes))
+    for (kiln_decoder::Half &half : decoder.caches[i].halves) {
+      std::string error;
+      bool ok = true;
+      if (sessionOnDevice(*decoder.session)) {
+        half.device = sessionDeviceAlloc(*decoder.session, bytes, error);
+        half.deviceBytes = bytes;
+        ok = half.device != nullptr;
+        if (ok)
+          decoder.onDevice.push_back(half.device);
+      } else {
+        ok = half.host.reserve(bytes);
+      }
+      if (!ok)
         return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
                           cat("cannot allocate ", bytes, " bytes for the cache of '",
                               decoder.model->inputs[pair.input].name, "' ",
-                              formatDims(dims, 4)));
+                              formatDims(dims, 4), error.empty() ? "" : ": ", error));
+    }
   }
   decoder.outputs = std::vector<AlignedBuffer>(decoder.model->outputs.size());
   return nullptr;
@@ -343,7 +373,8 @@ kiln_status *runTokens(kiln_decoder *decoder, const int64_t *ids, int64_t batch,
     return status;
   // From here the logits buffer may be overwritten; the past is not.
   decoder->hasLogits = false;
-  if (kiln_status *status = runPlanned(*decoder->session, plan, outputData.data(), nullptr))
+  if (kiln_status *status =
+          runPlanned(*decoder->session, plan, outputData.data(), nullptr, decoder->onDevice))
     return status;
   const int64_t *logits = plannedOutputDims(model, plan, decoder->signature.logits);
   std::copy(logits, logits + 3, decoder->logitsDims.begin());

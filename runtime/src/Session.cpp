@@ -218,8 +218,24 @@ uint64_t sessionMaxBytes(const kiln_session &session) {
   return session.options.max_bytes;
 }
 
+bool sessionOnDevice(const kiln_session &session) { return session.cuda != nullptr; }
+
+void *sessionDeviceAlloc(kiln_session &session, uint64_t bytes, std::string &error) {
+  if (!session.cuda) {
+    error = "not a CUDA session";
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(session.cuda->allocate(bytes, error));
+}
+
+void sessionDeviceFree(kiln_session &session, void *ptr) {
+  if (session.cuda)
+    session.cuda->release(reinterpret_cast<cuda::CUdeviceptr>(ptr));
+}
+
 kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
-                        void *const *outputData, kiln_trace *trace) {
+                        void *const *outputData, kiln_trace *trace,
+                        const std::vector<const void *> &onDevice) {
   const kiln_model &model = *session.model;
   // What the byte limit leaves for intermediates allocated at run time
   // (planRun checked that the arena and the outputs fit).
@@ -239,7 +255,7 @@ kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
     if (trace)
       recorder.emplace(*trace, model.dispatchNames);
     if (kiln_status *status = session.cuda->run(model, plan, hostOutputs, host, guard,
-                                                 recorder ? &*recorder : nullptr))
+                                                 recorder ? &*recorder : nullptr, onDevice))
       return status;
     if (recorder)
       recorder->finish();

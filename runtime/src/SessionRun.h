@@ -13,6 +13,9 @@
 
 #include "Validation.h"
 
+#include <string>
+#include <vector>
+
 namespace kiln::rt {
 
 const kiln_model &sessionModel(const kiln_session &session);
@@ -20,9 +23,19 @@ const kiln_model &sessionModel(const kiln_session &session);
 uint64_t sessionMaxBytes(const kiln_session &session);
 
 /// Runs the model on a plan that planRun validated, writing output i into
-/// outputData[i], which must hold at least plan.outputBytes[i] bytes.
+/// outputData[i], which must hold at least plan.outputBytes[i] bytes. On a
+/// CUDA session, inputs and outputs whose data pointer is in `onDevice` are
+/// device memory from sessionDeviceAlloc, used in place (no copies).
 kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
-                        void *const *outputData, kiln_trace *trace);
+                        void *const *outputData, kiln_trace *trace,
+                        const std::vector<const void *> &onDevice = {});
+
+/// True for a CUDA session.
+bool sessionOnDevice(const kiln_session &session);
+/// Device memory of a CUDA session that outlives runs; null with `error`
+/// set on failure. Freed with sessionDeviceFree while the session lives.
+void *sessionDeviceAlloc(kiln_session &session, uint64_t bytes, std::string &error);
+void sessionDeviceFree(kiln_session &session, void *ptr);
 
 } // namespace kiln::rt
 

@@ -453,9 +453,31 @@ int32_t Device::callOrReplay(const kiln_model &model, const RunPlan &plan,
   return code;
 }
 
+CUdeviceptr Device::allocate(uint64_t bytes, std::string &error) {
+  if (CUresult r = driver.ctxSetCurrent(context); r != kSuccess) {
+    error = cat("cuCtxSetCurrent failed: ", describe(driver, r));
+    return 0;
+  }
+  CUdeviceptr ptr = 0;
+  if (CUresult r = driver.memAlloc(&ptr, std::max<uint64_t>(bytes, 1)); r != kSuccess) {
+    error = cat("cannot allocate ", bytes, " bytes on ", deviceName, ": ", describe(driver, r));
+    return 0;
+  }
+  return ptr;
+}
+
+void Device::release(CUdeviceptr ptr) {
+  if (ptr && driver.ctxSetCurrent(context) == kSuccess)
+    driver.memFree(ptr);
+}
+
 kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                          const std::vector<void *> &outputs, const kiln_abi_host &host,
-                         RunGuard &guard, RunRecorder *recorder) {
+                         RunGuard &guard, RunRecorder *recorder,
+                         const std::vector<const void *> &onDevice) {
+  auto resident = [&](const void *data) {
+    return data && std::find(onDevice.begin(), onDevice.end(), data) != onDevice.end();
+  };
   if (CUresult r = driver.ctxSetCurrent(context); r != kSuccess)
     return makeStatus(KILN_STATUS_INTERNAL,
                       cat("cuCtxSetCurrent failed: ", describe(driver, r)));
@@ -474,15 +496,20 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
     offsets.push_back(ioBytes);
     ioBytes += (bytes + 255) / 256 * 256;
   };
+  std::vector<const void *> given; // the inputs' then the outputs' pointers
   for (const kiln_tensor *input : plan.inputs)
-    place(input->byte_size);
-  for (size_t bytes : plan.outputBytes)
-    place(bytes);
+    given.push_back(input->data);
+  given.insert(given.end(), outputs.begin(), outputs.end());
+  for (size_t i = 0; i < given.size(); ++i)
+    place(resident(given[i]) ? 0
+          : i < plan.inputs.size() ? plan.inputs[i]->byte_size
+                                   : plan.outputBytes[i - plan.inputs.size()]);
   if (!arenas->reserveIO(*lease.get(), ioBytes, error))
     return failed(KILN_STATUS_RESOURCE_EXHAUSTED, error);
   std::vector<void *> buffers;
-  for (uint64_t offset : offsets)
-    buffers.push_back(reinterpret_cast<void *>(lease.get()->io + offset));
+  for (size_t i = 0; i < offsets.size(); ++i)
+    buffers.push_back(resident(given[i]) ? const_cast<void *>(given[i])
+                                         : reinterpret_cast<void *>(lease.get()->io + offsets[i]));
 
   RunState state{this, stream, {}, {}, {}};
   state.limit = guard.heapLimit();
@@ -497,7 +524,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   deviceHost.trace = nullptr;
 
   for (size_t i = 0; i < plan.inputs.size(); ++i)
-    if (plan.inputs[i]->byte_size)
+    if (plan.inputs[i]->byte_size && !resident(given[i]))
       state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(buffers[i]),
                                          plan.inputs[i]->data, plan.inputs[i]->byte_size,
                                          stream),
@@ -534,7 +561,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   int32_t code = 0;
   if (!state.failed())
     code = callOrReplay(model, plan, buffers, deviceHost, guard, &state, *lease.get(),
-                        !recorder);
+                        !recorder && onDevice.empty());
   if (guard.failed() && !state.failed())
     state.fail(guard.failureMessage());
   bool timed = !state.failed() && driver.streamSynchronize(stream) == kSuccess;
@@ -545,7 +572,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   else if (code != 0)
     state.fail(cat("its run function returned ", code));
   for (size_t i = 0; i < outputs.size() && !state.failed(); ++i)
-    if (plan.outputBytes[i])
+    if (plan.outputBytes[i] && !resident(outputs[i]))
       state.check(driver.memcpyDtoHAsync(outputs[i],
                                          reinterpret_cast<CUdeviceptr>(
                                              buffers[plan.inputs.size() + i]),

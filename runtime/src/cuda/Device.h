@@ -47,9 +47,19 @@ public:
   /// `recorder`, each dispatch is timed with CUDA events. `guard` runs the
   /// model (check failures) and gives the byte limit that the model's
   /// device allocations (kiln_abi_cuda::alloc) are counted against.
+  /// Inputs and outputs whose data pointer is in `onDevice` are device
+  /// memory already (from allocate()): they are used in place, neither copied
+  /// nor given space in the run's I/O block, and the run is not captured as a
+  /// CUDA graph (the pointers change between runs of the same shapes).
   kiln_status *run(const kiln_model &model, const RunPlan &plan,
                    const std::vector<void *> &outputs, const kiln_abi_host &host,
-                   RunGuard &guard, RunRecorder *recorder);
+                   RunGuard &guard, RunRecorder *recorder,
+                   const std::vector<const void *> &onDevice = {});
+
+  /// Device memory that outlives runs (the decoder's KV cache); 0 with
+  /// `error` set on failure. Freed with release() before the Device goes.
+  CUdeviceptr allocate(uint64_t bytes, std::string &error);
+  void release(CUdeviceptr ptr);
 
   const std::string &name() const { return deviceName; }
   /// Kernel time of the last successful run in ms; negative before one.
