@@ -1,0 +1,39 @@
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-nbits-matmul{vector-width=8})" | FileCheck %s
+
+/// A 4-bit weight (N = 5, K = 40: two full blocks of 16 and 8 of a third)
+/// repacked at compile time into i8 panels of 4 x 8 columns (two values per
+/// byte), the scales and -zero * scale into f32 panels; the originals are
+/// erased. Three rows: one 2-row tile (8 accumulators), then the last row
+/// with even and odd k apart (8 accumulators). Per k pair and vector: 8
+/// bytes zero-extended, the nibbles (and 15, shr 4) converted and
+/// dequantized with one FMA each, one FMA per row. N = 5 is stored masked.
+// CHECK-NOT: memref.global "private" constant @q :
+// CHECK-NOT: memref.global "private" constant @s :
+// CHECK-DAG: memref.global "private" constant @q_nbits_zero : memref<96xf32>
+// CHECK-DAG: memref.global "private" constant @q_nbits_scales : memref<96xf32>
+// CHECK-DAG: memref.global "private" constant @q_nbits : memref<768xi8>
+// CHECK-LABEL: func @four_bits
+// CHECK: scf.parallel
+// CHECK: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: vector.load %{{.+}} : memref<96xf32>, vector<8xf32>
+// CHECK: scf.for
+// CHECK: memref.load %{{.+}} : memref<3x40xf32>
+// CHECK: vector.broadcast %{{.+}} : f32 to vector<8xf32>
+// CHECK: vector.load %{{.+}} : memref<768xi8>, vector<8xi8>
+// CHECK: arith.extui %{{.+}} : vector<8xi8> to vector<8xi32>
+// CHECK: arith.andi
+// CHECK: arith.sitofp %{{.+}} : vector<8xi32> to vector<8xf32>
+// CHECK: vector.fma
+// CHECK: arith.shrui
+// CHECK: vector.fma
+// CHECK: vector.maskedstore %{{.+}} : memref<3x5xf32>, vector<8xi1>, vector<8xf32>
+// CHECK: {kiln.heavy}
+// CHECK-NOT: kiln.matmul_nbits_kernel
+memref.global "private" constant @q : memref<5x48xi8> = dense<3>
+memref.global "private" constant @s : memref<5x3xf32> = dense<0.5>
+func.func @four_bits(%a: memref<3x40xf32>, %c: memref<3x5xf32>) {
+  %q = memref.get_global @q : memref<5x48xi8>
+  %s = memref.get_global @s : memref<5x3xf32>
+  kiln.matmul_nbits_kernel %a, %q, %s, %s into %c {bits = 4 : i64, block_size = 16 : i64} : memref<3x40xf32>, memref<5x48xi8>, memref<5x3xf32>, memref<5x3xf32>, memref<3x5xf32>
+  return
+}
