@@ -57,12 +57,41 @@ namespace {
 
 constexpr int64_t kVectors = 4; // vectors of columns per panel
 
-/// The raw bytes of a constant global read by `value` (a get_global of
-/// identity layout), or nullopt.
+/// The linalg.fill of a constant that writes `buffer` (a splat constant
+/// after bufferization: symmetric zero points), or null.
+linalg::FillOp constantFill(Value buffer) {
+  for (Operation *user : buffer.getUsers())
+    if (auto fill = dyn_cast<linalg::FillOp>(user))
+      if (fill.getOutputs()[0] == buffer &&
+          fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+        return fill;
+  return {};
+}
+
+/// The raw bytes of a constant read by `value`: a constant global (a
+/// get_global of identity layout) or a buffer filled with a constant; or
+/// nullopt.
 std::optional<std::vector<char>> constantBytes(Value value, int64_t elementBytes) {
-  auto getGlobal = value.getDefiningOp<memref::GetGlobalOp>();
   auto type = dyn_cast<MemRefType>(value.getType());
-  if (!getGlobal || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  if (linalg::FillOp fill = constantFill(value)) {
+    auto attr = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>().getValue();
+    std::vector<char> bytes(type.getNumElements() * elementBytes);
+    for (size_t i = 0; i < bytes.size(); i += elementBytes) {
+      if (auto f = dyn_cast<FloatAttr>(attr); f && elementBytes == 4) {
+        float v = static_cast<float>(f.getValueAsDouble());
+        std::memcpy(bytes.data() + i, &v, 4);
+      } else if (auto n = dyn_cast<IntegerAttr>(attr); n && elementBytes == 1) {
+        bytes[i] = static_cast<char>(n.getValue().getZExtValue());
+      } else {
+        return std::nullopt;
+      }
+    }
+    return bytes;
+  }
+  auto getGlobal = value.getDefiningOp<memref::GetGlobalOp>();
+  if (!getGlobal || !type.getLayout().isIdentity())
     return std::nullopt;
   auto global =
       SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(getGlobal, getGlobal.getNameAttr());
@@ -313,6 +342,19 @@ LogicalResult packWeights(OpBuilder &b, MatmulNBitsKernelOp op, Emitter &e) {
   return success();
 }
 
+/// A buffer that only a constant fill writes and nothing reads any more
+/// (the packed parameters replace it): the fill, its deallocation and, when
+/// it is an allocation, the buffer go.
+void eraseFilledBuffer(Value buffer) {
+  for (Operation *user : buffer.getUsers())
+    if (!isa<linalg::FillOp, memref::DeallocOp>(user))
+      return;
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+    user->erase();
+  if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
+    alloc.erase();
+}
+
 struct KilnCPUNBitsMatmulPass final
     : impl::KilnCPUNBitsMatmulPassBase<KilnCPUNBitsMatmulPass> {
   using Base::Base;
@@ -344,9 +386,12 @@ struct KilnCPUNBitsMatmulPass final
         e.emit();
       SmallVector<Value> weights = {op.getQ(), op.getScales(), op.getZeroPoints()};
       op.erase();
-      for (Value weight : weights)
+      for (Value weight : weights) {
         if (auto global = weight.getDefiningOp<memref::GetGlobalOp>())
           eraseIfUnread(global);
+        else
+          eraseFilledBuffer(weight);
+      }
     }
   }
 };

@@ -7,11 +7,12 @@
 /// with even and odd k apart (8 accumulators). Per k pair and vector: 8
 /// bytes zero-extended, the nibbles (and 15, shr 4) converted and
 /// dequantized with one FMA each, one FMA per row. N = 5 is stored masked.
-// CHECK-NOT: memref.global "private" constant @q :
+// CHECK-NOT: memref.global "private" constant @q{{8?}} :
 // CHECK-NOT: memref.global "private" constant @s :
 // CHECK-DAG: memref.global "private" constant @q_nbits_zero : memref<96xf32>
 // CHECK-DAG: memref.global "private" constant @q_nbits_scales : memref<96xf32>
 // CHECK-DAG: memref.global "private" constant @q_nbits : memref<768xi8>
+// CHECK-DAG: memref.global "private" constant @q8_nbits : memref<1536xi8>
 // CHECK-LABEL: func @four_bits
 // CHECK: scf.parallel
 // CHECK: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
@@ -35,5 +36,30 @@ func.func @four_bits(%a: memref<3x40xf32>, %c: memref<3x5xf32>) {
   %q = memref.get_global @q : memref<5x48xi8>
   %s = memref.get_global @s : memref<5x3xf32>
   kiln.matmul_nbits_kernel %a, %q, %s, %s into %c {bits = 4 : i64, block_size = 16 : i64} : memref<3x40xf32>, memref<5x48xi8>, memref<5x3xf32>, memref<5x3xf32>, memref<3x5xf32>
+  return
+}
+
+/// An 8-bit weight (one byte per value, rows 2p and 2p + 1 apart) whose
+/// zero points are a splat, bufferized as a filled buffer: read from the
+/// fill, which goes with its buffer. One row: even and odd k apart.
+// CHECK-LABEL: func @eight_bits_filled_zero_points
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: memref.alloc
+// CHECK: scf.for {{.+}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: vector.load %{{.+}} : memref<1536xi8>, vector<8xi8>
+// CHECK-NOT: arith.andi
+// CHECK: arith.sitofp
+// CHECK: vector.fma
+// CHECK: vector.load %{{.+}} : memref<1536xi8>, vector<8xi8>
+// CHECK: {kiln.heavy}
+memref.global "private" constant @q8 : memref<5x48xi8> = dense<-56>
+func.func @eight_bits_filled_zero_points(%a: memref<1x40xf32>, %c: memref<1x5xf32>) {
+  %q = memref.get_global @q8 : memref<5x48xi8>
+  %s = memref.get_global @s : memref<5x3xf32>
+  %zero = arith.constant 128.0 : f32
+  %z = memref.alloc() : memref<5x3xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<5x3xf32>)
+  kiln.matmul_nbits_kernel %a, %q, %s, %z into %c {bits = 8 : i64, block_size = 16 : i64} : memref<1x40xf32>, memref<5x48xi8>, memref<5x3xf32>, memref<5x3xf32>, memref<1x5xf32>
+  memref.dealloc %z : memref<5x3xf32>
   return
 }
