@@ -13,8 +13,8 @@ takes must not have one). The output is compared per element with
 integers, within 1e-5 of sum_k |A[m, k] W[n, k]| (f32 sums and the
 kernel's `q * s - z * s` rounding are far below; a wrong nibble, zero point,
 scale or block is an error of at least one term, about 1/K of that sum).
-Sizes are awkward on purpose: M = 1, 3 and 8 (the 2-row tiles and the odd
-last row), K not a multiple of the block (K = 100 with blocks of 16 and 32,
+Sizes are awkward on purpose: M = 1, 2, 3, 7 and 8 (the 4-, 2- and 1-row
+tiles), K not a multiple of the block (K = 100 with blocks of 16 and 32,
 300 with 128) and odd (the last k pair half used), N odd and off the panel
 width, a batched A, block sizes 16, 32 and 128, with and without zero
 points, with a bias, 8- and 2-bit weights.
@@ -94,7 +94,7 @@ CASES = {
     "m1_k100_b32_n7_zp": ((1, 100), 7, 32, 4, "packed", False, True),
     "m3_k100_b16_n33_bias": ((3, 100), 33, 16, 4, None, True, True),
     "m1_k300_b128_n70_zp_bias_batched": ((1, 1, 300), 70, 128, 4, "packed", True, True),
-    "m3_k256_b32_n65_zp": ((3, 256), 65, 32, 4, "packed", False, True),
+    "m7_k256_b32_n65_zp": ((7, 256), 65, 32, 4, "packed", False, True),
     "m1_k99_b32_n40_zp_odd_k": ((1, 99), 40, 32, 4, "packed", False, True),
     "m8_k128_b32_n100_bias": ((2, 4, 128), 100, 32, 4, None, True, True),
     "m2_k64_b16_n9_float_zp": ((2, 64), 9, 16, 4, "float", False, True),

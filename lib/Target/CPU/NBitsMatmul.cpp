@@ -20,9 +20,10 @@
 // bytes zero-extended to W i32 lanes (`vpmovzxbd`), its low and high
 // nibbles (`and 15`, `shr 4`) converted to f32, dequantized with one FMA
 // each (`q * s + (-z s)`) and multiplied into every row of the tile with
-// A's element broadcast. Tiles are 2 rows x 4 vectors, or for the last odd
+// A's element broadcast. Tiles are 4 rows x 2 vectors (each weight vector
+// dequantized once for 4 rows), then 2 rows x 4 vectors, and for the last odd
 // row 1 row x 4 vectors with the even and odd k in separate accumulators
-// (8 independent FMA chains either way). Panels are the tasks of one
+// (8 independent FMA chains in each). Panels are the tasks of one
 // `scf.parallel` on the thread pool; the depth runs block by block (the
 // block's scales loaded once), the last block of a K that is not a multiple
 // of the block size stopping at K.
@@ -42,6 +43,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cstring>
 
@@ -144,6 +146,7 @@ struct Emitter {
   int64_t panel; // columns per panel (kVectors * w)
   int64_t m, n, k, bits, block, blocks, pairs, panels;
   Value a, c, qpack, spack, zpack;
+  int64_t v0 = 0, nv = kVectors; // the vectors of the panel the current tile covers
 
   Value idx(int64_t v) { return index(b, loc, v); }
   VectorType f32x() { return VectorType::get({w}, b.getF32Type()); }
@@ -190,27 +193,41 @@ struct Emitter {
                           ArrayRef<Value> s, ArrayRef<Value> nzs, ValueRange acc, bool lone) {
     Value panelBase = mul(b, loc, panelIndex, idx(bits == 4 ? pairs * panel : 2 * pairs * panel));
     Value k0 = mul(b, loc, p, idx(2));
-    SmallVector<Value> evenA, oddA;
-    for (int64_t r = 0; r < rows; ++r) {
-      Value row = add(b, loc, row0, idx(r));
-      auto broadcast = [&](Value kk) {
-        Value x = memref::LoadOp::create(b, loc, a, ValueRange{row, kk});
-        return vector::BroadcastOp::create(b, loc, f32x(), x).getResult();
-      };
-      evenA.push_back(broadcast(k0));
-      oddA.push_back(lone ? Value() : broadcast(add(b, loc, k0, idx(1))));
-    }
+    auto broadcast = [&](int64_t r, Value kk) {
+      Value x = memref::LoadOp::create(b, loc, a, ValueRange{add(b, loc, row0, idx(r)), kk});
+      return vector::BroadcastOp::create(b, loc, f32x(), x).getResult();
+    };
     int64_t sets = split ? 2 : 1;
     SmallVector<Value> next(acc.begin(), acc.end());
-    for (int64_t v = 0; v < kVectors; ++v) {
-      auto [even, odd] = weights(panelBase, p, v, s[v], nzs[v], lone);
+    auto multiply = [&](int64_t r, int64_t v, Value evenA, Value oddA, Value even, Value odd) {
+      int64_t at = (r * nv + v - v0) * sets;
+      next[at] = vector::FMAOp::create(b, loc, evenA, even, next[at]);
+      if (!lone)
+        next[at + sets - 1] = vector::FMAOp::create(b, loc, oddA, odd, next[at + sets - 1]);
+    };
+    if (rows > 2) {
+      // Tall tiles (4 rows x 2 vectors): the few weight vectors first, then
+      // each row's pair of A, so that A's broadcasts are not all live.
+      SmallVector<std::pair<Value, Value>> dequantized;
+      for (int64_t v = v0; v < v0 + nv; ++v)
+        dequantized.push_back(weights(panelBase, p, v, s[v - v0], nzs[v - v0], lone));
       for (int64_t r = 0; r < rows; ++r) {
-        int64_t at = (r * kVectors + v) * sets;
-        next[at] = vector::FMAOp::create(b, loc, evenA[r], even, next[at]);
-        if (!lone)
-          next[at + sets - 1] =
-              vector::FMAOp::create(b, loc, oddA[r], odd, next[at + sets - 1]);
+        Value evenA = broadcast(r, k0);
+        Value oddA = lone ? Value() : broadcast(r, add(b, loc, k0, idx(1)));
+        for (int64_t v = v0; v < v0 + nv; ++v)
+          multiply(r, v, evenA, oddA, dequantized[v - v0].first, dequantized[v - v0].second);
       }
+      return next;
+    }
+    SmallVector<Value> evenA, oddA;
+    for (int64_t r = 0; r < rows; ++r) {
+      evenA.push_back(broadcast(r, k0));
+      oddA.push_back(lone ? Value() : broadcast(r, add(b, loc, k0, idx(1))));
+    }
+    for (int64_t v = v0; v < v0 + nv; ++v) {
+      auto [even, odd] = weights(panelBase, p, v, s[v - v0], nzs[v - v0], lone);
+      for (int64_t r = 0; r < rows; ++r)
+        multiply(r, v, evenA[r], oddA[r], even, odd);
     }
     return next;
   }
@@ -221,7 +238,7 @@ struct Emitter {
     Value base = mul(b, loc, add(b, loc, mul(b, loc, panelIndex, idx(blocks)), blk), idx(panel));
     s.clear();
     nzs.clear();
-    for (int64_t v = 0; v < kVectors; ++v) {
+    for (int64_t v = v0; v < v0 + nv; ++v) {
       Value at = add(b, loc, base, idx(v * w));
       s.push_back(vector::LoadOp::create(b, loc, f32x(), spack, ValueRange{at}));
       nzs.push_back(vector::LoadOp::create(b, loc, f32x(), zpack, ValueRange{at}));
@@ -242,11 +259,15 @@ struct Emitter {
     return SmallVector<Value>(loop.getResults());
   }
 
-  /// One register tile: `rows` rows from row0 of the panel.
-  void emitTile(Value panelIndex, Value row0, int64_t rows, bool split, ArrayRef<Value> masks) {
+  /// One register tile: `rows` rows from row0 of `vectors` vectors of the
+  /// panel from `first`.
+  void emitTile(Value panelIndex, Value row0, int64_t rows, bool split, int64_t first,
+                int64_t vectors, ArrayRef<Value> masks) {
+    v0 = first;
+    nv = vectors;
     int64_t sets = split ? 2 : 1;
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(f32x()));
-    SmallVector<Value> acc(rows * kVectors * sets, zero);
+    SmallVector<Value> acc(rows * nv * sets, zero);
     int64_t full = k / block, rest = k % block;
     int64_t perBlock = block / 2;
     if (full > 0) {
@@ -272,8 +293,8 @@ struct Emitter {
     }
     Value col0 = mul(b, loc, panelIndex, idx(panel));
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < kVectors; ++v) {
-        int64_t at = (r * kVectors + v) * sets;
+      for (int64_t v = v0; v < v0 + nv; ++v) {
+        int64_t at = (r * nv + v - v0) * sets;
         Value sum = split ? arith::AddFOp::create(b, loc, acc[at], acc[at + 1]).getResult()
                           : acc[at];
         SmallVector<Value, 2> where = {add(b, loc, row0, idx(r)), add(b, loc, col0, idx(v * w))};
@@ -294,11 +315,15 @@ struct Emitter {
             Value valid = arith::SubIOp::create(b, loc, idx(n), mul(b, loc, panelIndex, idx(panel)));
             masks = columnMasks(b, loc, valid, w, kVectors);
           }
-          forLoop(b, loc, idx(0), idx(m / 2 * 2), idx(2), [&](OpBuilder &, Value row) {
-            emitTile(panelIndex, row, 2, /*split=*/false, masks);
+          // 4 rows x 2 vectors (twice per panel), then 2 x 4, then 1 x 4.
+          forLoop(b, loc, idx(0), idx(m / 4 * 4), idx(4), [&](OpBuilder &, Value row) {
+            emitTile(panelIndex, row, 4, /*split=*/false, 0, kVectors / 2, masks);
+            emitTile(panelIndex, row, 4, /*split=*/false, kVectors / 2, kVectors / 2, masks);
           });
+          if (m % 4 >= 2)
+            emitTile(panelIndex, idx(m / 4 * 4), 2, /*split=*/false, 0, kVectors, masks);
           if (m % 2)
-            emitTile(panelIndex, idx(m - 1), 1, /*split=*/true, masks);
+            emitTile(panelIndex, idx(m - 1), 1, /*split=*/true, 0, kVectors, masks);
         });
     loop->setAttr(kHeavyLoopAttr, b.getUnitAttr());
   }
@@ -384,7 +409,11 @@ struct KilnCPUNBitsMatmulPass final
         return signalPassFailure();
       if (e.m > 0 && e.n > 0)
         e.emit();
-      SmallVector<Value> weights = {op.getQ(), op.getScales(), op.getZeroPoints()};
+      // Once each: scales and zero points may be one value.
+      llvm::SetVector<Value> weights;
+      weights.insert(op.getQ());
+      weights.insert(op.getScales());
+      weights.insert(op.getZeroPoints());
       op.erase();
       for (Value weight : weights) {
         if (auto global = weight.getDefiningOp<memref::GetGlobalOp>())

@@ -188,8 +188,9 @@ def KilnCPUNBitsMatmulPass : Pass<"kiln-cpu-nbits-matmul", "mlir::ModuleOp"> {
     scales and `-zero * scale` as f32 vectors. A k pair zero-extends one
     vector's bytes to i32 lanes, takes the nibbles, converts them to f32 and
     dequantizes them with one FMA (`q * s - z s`), then one FMA per row of
-    the tile with A's element broadcast. Tiles are 2 rows x 4 vectors, the
-    last odd row 1 x 4 with even and odd k in separate accumulators. The
+    the tile with A's element broadcast. Tiles are 4 rows x 2 vectors, then
+    2 rows x 4 vectors, the last odd row 1 x 4 with even and odd k in
+    separate accumulators. The
     original q, scales and zero point globals are erased once unread.
     Pre-condition: bufferized; static A and C with unit inner strides;
     constant q, scales and zero points (kiln-recognize-nbits-matmul only
