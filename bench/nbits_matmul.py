@@ -88,13 +88,13 @@ def main():
     print(f"MatMulNBits int4 (block 32): {args.threads} threads, {args.rounds} interleaved "
           f"rounds x {args.reps} runs (load average {load_before:.2f} at start)", flush=True)
     header = ["case", "batch", "Kiln ms", "ORT ms", "Kiln/ORT time", "ORT fp32 ms",
-              "Kiln/ORT fp32", "Kiln fp32 ms", "max |Kiln - ORT| / max |y|"]
+              "Kiln/ORT fp32", "Kiln fp32 ms", "max diff Kiln vs ORT (of max y)"]
     rows = []
     for shape in args.shapes.split(","):
         k, n = map(int, shape.split("x"))
         for symmetric in (True, False):
             for m in map(int, args.rows.split(",")):
-                case = f"{k}x{n} {'sym' if symmetric else 'asym'}"
+                case = f"MatMulNBits {k}x{n} {'sym' if symmetric else 'asym'}"
                 work = os.path.join(args.work, f"{k}x{n}-{'sym' if symmetric else 'asym'}-m{m}")
                 fp32, nbits, x = write_models(work, m, k, n, symmetric, rng)
                 artifacts = {}

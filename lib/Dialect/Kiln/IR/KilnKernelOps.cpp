@@ -69,18 +69,48 @@ LogicalResult AttentionKernelOp::verify() {
   return success();
 }
 
-void AttentionKernelOp::getEffects(
+// The kernel ops share their destination-style memory behaviour: on buffers
+// they read every operand but `init` and overwrite `init` (never read); on
+// tensors they are pure and their one result is the updated `init`.
+
+static void kernelEffects(
+    Operation *op, OpOperand &init,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  if (!isa<BaseMemRefType>(getInit().getType()))
+  if (!isa<BaseMemRefType>(init.get().getType()))
     return; // pure on tensors
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
-    if (&operand == &getInitMutable())
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (&operand == &init)
       effects.emplace_back(MemoryEffects::Write::get(), &operand,
                            SideEffects::DefaultResource::get());
     else
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
   }
+}
+
+static AliasingValueList initAliases(OpOperand &operand, OpOperand &init, Value result) {
+  if (&operand == &init)
+    return {{result, BufferRelation::Equivalent}};
+  return {};
+}
+
+/// The buffers of every operand of `op`, in order.
+static FailureOr<SmallVector<Value>> operandBuffers(Operation *op, RewriterBase &rewriter,
+                                                    const BufferizationOptions &options,
+                                                    BufferizationState &state) {
+  SmallVector<Value> buffers;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  return buffers;
+}
+
+void AttentionKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  kernelEffects(*this, getInitMutable(), effects);
 }
 
 bool AttentionKernelOp::bufferizesToMemoryRead(OpOperand &operand, const AnalysisState &) {
@@ -93,21 +123,16 @@ bool AttentionKernelOp::bufferizesToMemoryWrite(OpOperand &operand, const Analys
 
 AliasingValueList AttentionKernelOp::getAliasingValues(OpOperand &operand,
                                                        const AnalysisState &) {
-  if (&operand == &getInitMutable())
-    return {{getResult()[0], BufferRelation::Equivalent}};
-  return {};
+  return initAliases(operand, getInitMutable(), getResult()[0]);
 }
 
 LogicalResult AttentionKernelOp::bufferize(RewriterBase &rewriter,
                                            const BufferizationOptions &options,
                                            BufferizationState &state) {
-  SmallVector<Value> buffers;
-  for (Value operand : getOperation()->getOperands()) {
-    FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
-    if (failed(buffer))
-      return failure();
-    buffers.push_back(*buffer);
-  }
+  FailureOr<SmallVector<Value>> operands = operandBuffers(*this, rewriter, options, state);
+  if (failed(operands))
+    return failure();
+  SmallVector<Value> &buffers = *operands;
   Value mask = getMask() ? buffers[3] : Value();
   rewriter.setInsertionPoint(*this);
   AttentionKernelOp::create(rewriter, getLoc(), TypeRange{}, buffers[0], buffers[1], buffers[2],
@@ -232,13 +257,7 @@ LogicalResult MatmulNBitsKernelOp::verify() {
 
 void MatmulNBitsKernelOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  if (!isa<BaseMemRefType>(getInit().getType()))
-    return; // pure on tensors
-  for (OpOperand &operand : getOperation()->getOpOperands())
-    effects.emplace_back(&operand == &getInitMutable()
-                             ? static_cast<MemoryEffects::Effect *>(MemoryEffects::Write::get())
-                             : MemoryEffects::Read::get(),
-                         &operand, SideEffects::DefaultResource::get());
+  kernelEffects(*this, getInitMutable(), effects);
 }
 
 bool MatmulNBitsKernelOp::bufferizesToMemoryRead(OpOperand &operand, const AnalysisState &) {
@@ -251,21 +270,16 @@ bool MatmulNBitsKernelOp::bufferizesToMemoryWrite(OpOperand &operand, const Anal
 
 AliasingValueList MatmulNBitsKernelOp::getAliasingValues(OpOperand &operand,
                                                          const AnalysisState &) {
-  if (&operand == &getInitMutable())
-    return {{getResult()[0], BufferRelation::Equivalent}};
-  return {};
+  return initAliases(operand, getInitMutable(), getResult()[0]);
 }
 
 LogicalResult MatmulNBitsKernelOp::bufferize(RewriterBase &rewriter,
                                              const BufferizationOptions &options,
                                              BufferizationState &state) {
-  SmallVector<Value> buffers;
-  for (Value operand : getOperation()->getOperands()) {
-    FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
-    if (failed(buffer))
-      return failure();
-    buffers.push_back(*buffer);
-  }
+  FailureOr<SmallVector<Value>> operands = operandBuffers(*this, rewriter, options, state);
+  if (failed(operands))
+    return failure();
+  SmallVector<Value> &buffers = *operands;
   rewriter.setInsertionPoint(*this);
   MatmulNBitsKernelOp::create(rewriter, getLoc(), TypeRange{}, buffers[0], buffers[1],
                               buffers[2], buffers[3], buffers[4], getBitsAttr(),
