@@ -1,4 +1,13 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-nbits-matmul{vector-width=8})" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-nbits-matmul{vector-width=16})" | FileCheck %s --check-prefix=W16
+
+/// With AVX-512's 16 lanes the panels are 4 x 16 columns: 16 bytes per load.
+// W16-DAG: memref.global "private" constant @q_nbits : memref<1536xi8>
+// W16-DAG: memref.global "private" constant @q_nbits_scales : memref<192xf32>
+// W16-LABEL: func @four_bits
+// W16: vector.load %{{.+}} : memref<1536xi8>, vector<16xi8>
+// W16: arith.extui %{{.+}} : vector<16xi8> to vector<16xi32>
+// W16: vector.fma %{{.+}} : vector<16xf32>
 
 /// A 4-bit weight (N = 5, K = 40: two full blocks of 16 and 8 of a third)
 /// repacked at compile time into i8 panels of 4 x 8 columns (two values per
