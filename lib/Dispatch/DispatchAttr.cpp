@@ -13,7 +13,7 @@ using namespace mlir;
 namespace kiln {
 
 bool isDispatchKernelOp(Operation *op) {
-  return isa<AttentionKernelOp>(op) || (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op));
+  return isa<AttentionKernelOp, MatmulNBitsKernelOp>(op) || (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op));
 }
 
 void setDispatchAttr(Operation *op, int64_t id, StringRef kind, ArrayAttr nodes) {

@@ -90,6 +90,8 @@ bool onlyUsedBy(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &ops) {
 std::string kindOf(ArrayRef<Operation *> members) {
   if (isa<AttentionKernelOp>(members.front()))
     return "attention";
+  if (isa<MatmulNBitsKernelOp>(members.front()))
+    return "matmul_nbits";
   if (members.front()->hasAttr(kRowGroupAttr))
     return "row_group";
   std::string kind = dispatchKind(cast<linalg::LinalgOp>(members.front()));
@@ -194,7 +196,7 @@ struct KilnFormDispatchRegionsPass final
     // bodies; those of existing dispatches are left alone.
     SmallVector<Block *> blocks;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<linalg::LinalgOp, DispatchOp, AttentionKernelOp>(op))
+      if (isa<linalg::LinalgOp, DispatchOp, AttentionKernelOp, MatmulNBitsKernelOp>(op))
         return WalkResult::skip();
       for (Region &region : op->getRegions())
         for (Block &block : region)

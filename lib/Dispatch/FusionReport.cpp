@@ -186,8 +186,9 @@ std::vector<Dispatch> collect(ModuleOp module) {
     if (!isDispatchKernelOp(op))
       return WalkResult::advance();
     Dispatch d;
-    d.kind = isa<AttentionKernelOp>(op) ? "attention"
-                                        : dispatchKind(cast<linalg::LinalgOp>(op));
+    d.kind = isa<AttentionKernelOp>(op)     ? "attention"
+             : isa<MatmulNBitsKernelOp>(op) ? "matmul_nbits"
+                                            : dispatchKind(cast<linalg::LinalgOp>(op));
     d.conv = convDetail(op);
     d.root = describe(op);
     d.nodes = sourceNodeNames(op->getLoc());

@@ -60,6 +60,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   KilnCPUIntegerMatmulPassOptions integer;
   integer.avx2 = hostCPUHasFeature(options.cpu, "avx2");
   pm.addPass(createKilnCPUIntegerMatmulPass(integer));
+  // 6b. Low-bit weight matmuls (kiln.matmul_nbits_kernel, MatMulNBits):
+  //     their weights repacked at compile time into new globals.
+  KilnCPUNBitsMatmulPassOptions nbits;
+  nbits.vectorWidth = options.vectorWidth;
+  pm.addPass(createKilnCPUNBitsMatmulPass(nbits));
   // 6. Matmuls get register-blocked vector kernels (before the generic
   //    loops below would take them).
   KilnCPUMatmulPassOptions matmul;
@@ -141,6 +146,7 @@ public:
     TargetPolicy policy;
     policy.attention = cpuAttentionKernelShapes();
     policy.integerMatmuls = true;
+    policy.lowBitMatmuls = true;
     policy.indexChecks = true;
     policy.conv = cpuConvLowering();
     policy.formDispatches = true;

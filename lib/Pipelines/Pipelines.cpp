@@ -82,9 +82,15 @@ bool isStageImplemented(Stage stage, Target target) {
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   KilnFoldConstantsPassOptions fold;
   fold.maxResultBytes = options.maxFoldBytes;
-  // 0. Quantized matmuls as integer products where the target has integer
-  //    kernels, before folding turns dequantized weights into f32 constants.
-  if (getTargetInfo(options.target).policy(options).integerMatmuls)
+  TargetPolicy policy = getTargetInfo(options.target).policy(options);
+  // 0. Matmuls with block-quantized constant weights (MatMulNBits) as one
+  //    low-bit kernel op, before any folding (the greedy rewrites of the
+  //    next pass too) turns the weights into f32.
+  if (policy.lowBitMatmuls)
+    pm.addPass(createKilnRecognizeNBitsMatmulPass());
+  // 0a. Quantized matmuls as integer products where the target has integer
+  //     kernels, before folding turns dequantized weights into f32 constants.
+  if (policy.integerMatmuls)
     pm.addPass(createKilnRecognizeIntegerMatmulPass());
   // 1. Folders and canonical forms first: they expose identical subgraphs
   //    and put composites in the forms the recognizers expect.

@@ -34,6 +34,10 @@ struct TargetPolicy {
   /// Graph: whether quantized matmuls become kiln.matmul of i16
   /// (kiln-recognize-integer-matmul): the target has integer kernels.
   bool integerMatmuls = false;
+  /// Graph: whether matmuls with block-quantized constant weights (the
+  /// importer's MatMulNBits) keep their low-bit weight in one
+  /// kiln.matmul_nbits_kernel (kiln-recognize-nbits-matmul).
+  bool lowBitMatmuls = false;
   /// Linalg: whether gather indices are checked at run time (host code
   /// reads them; a device buffer it cannot read is only clamped).
   bool indexChecks = true;

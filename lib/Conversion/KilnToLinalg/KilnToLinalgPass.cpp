@@ -109,7 +109,7 @@ struct ConvertKilnToLinalgPass final
     mlir::ConversionTarget target(*context);
     target.addIllegalDialect<KilnDialect>();
     // Kernel-level ops (IR of a later stage fed to kilnc again) stay.
-    target.addLegalOp<mlir::ModuleOp, AttentionKernelOp, DispatchOp, YieldOp>();
+    target.addLegalOp<mlir::ModuleOp, AttentionKernelOp, MatmulNBitsKernelOp, DispatchOp, YieldOp>();
     // arith/linalg work on signless integers: what the patterns build must
     // not mention an unsigned type (a pattern that cannot handle one fails).
     target.addDynamicallyLegalDialect<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,

@@ -149,6 +149,20 @@ void printDispatchCostReport(ModuleOp module, llvm::raw_ostream &os, bool json) 
 DispatchCost estimateDispatchCost(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return estimateDispatchCost(linalgOp);
+  if (auto nbits = dyn_cast<MatmulNBitsKernelOp>(op)) {
+    DispatchCost cost;
+    auto a = cast<ShapedType>(nbits.getA().getType());
+    auto q = cast<ShapedType>(nbits.getQ().getType());
+    if (!a.hasStaticShape())
+      return cost;
+    int64_t packedBits = q.getNumElements() * nbits.getBits(); // the kernel's weight bytes
+    cost.flops = 2 * a.getNumElements() * q.getDimSize(0);
+    cost.bytes = 4 * (a.getNumElements() + 2 * cast<ShapedType>(nbits.getScales().getType())
+                                                   .getNumElements() +
+                      a.getDimSize(0) * q.getDimSize(0)) +
+                 packedBits / 8;
+    return cost;
+  }
   auto attention = dyn_cast<AttentionKernelOp>(op);
   if (!attention)
     return {};

@@ -177,6 +177,33 @@ def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp">
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def KilnCPUNBitsMatmulPass : Pass<"kiln-cpu-nbits-matmul", "mlir::ModuleOp"> {
+  let summary = "Low-bit weight matmul kernels (MatMulNBits) that stream the packed weight once";
+  let description = [{
+    Rewrites each `kiln.matmul_nbits_kernel` on buffers into one
+    `scf.parallel` over panels of 4 vectors of columns, marked
+    `{kiln.heavy}`. Its constant weight is repacked at compile time into new
+    globals: the 4- or 8-bit values per panel and depth pair (two 4-bit
+    values per byte, k even in the low nibble), and per panel and block the
+    scales and `-zero * scale` as f32 vectors. A k pair zero-extends one
+    vector's bytes to i32 lanes, takes the nibbles, converts them to f32 and
+    dequantizes them with one FMA (`q * s - z s`), then one FMA per row of
+    the tile with A's element broadcast. Tiles are 4 rows x 2 vectors, then
+    2 rows x 4 vectors, the last odd row 1 x 4 with even and odd k in
+    separate accumulators. The
+    original q, scales and zero point globals are erased once unread.
+    Pre-condition: bufferized; static A and C with unit inner strides;
+    constant q, scales and zero points (kiln-recognize-nbits-matmul only
+    creates the op for constants). A module pass, since it adds globals.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "16",
+           "f32 lanes per vector (16 for AVX-512, 8 for AVX2)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+}
+
 def KilnCPUAttentionPass : Pass<"kiln-cpu-attention", "mlir::func::FuncOp"> {
   let summary = "Lower kiln.attention_kernel to one vectorized online-softmax kernel";
   let description = [{

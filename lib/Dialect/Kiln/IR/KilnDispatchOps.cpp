@@ -13,7 +13,7 @@ namespace kiln {
 ArrayRef<StringRef> DispatchOp::getKinds() {
   static const StringRef kinds[] = {"contraction", "convolution",   "pooling",
                                     "reduction",   "elementwise",   "data_movement",
-                                    "row_group",   "attention"};
+                                    "row_group",   "attention",     "matmul_nbits"};
   return kinds;
 }
 

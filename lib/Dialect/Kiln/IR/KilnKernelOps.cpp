@@ -1,4 +1,4 @@
-//===- KilnKernelOps.cpp - kiln.attention_kernel: verifier, bufferization ===//
+//===- KilnKernelOps.cpp - Kernel ops: verifiers, bufferization -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
@@ -69,18 +69,48 @@ LogicalResult AttentionKernelOp::verify() {
   return success();
 }
 
-void AttentionKernelOp::getEffects(
+// The kernel ops share their destination-style memory behaviour: on buffers
+// they read every operand but `init` and overwrite `init` (never read); on
+// tensors they are pure and their one result is the updated `init`.
+
+static void kernelEffects(
+    Operation *op, OpOperand &init,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  if (!isa<BaseMemRefType>(getInit().getType()))
+  if (!isa<BaseMemRefType>(init.get().getType()))
     return; // pure on tensors
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
-    if (&operand == &getInitMutable())
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (&operand == &init)
       effects.emplace_back(MemoryEffects::Write::get(), &operand,
                            SideEffects::DefaultResource::get());
     else
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
   }
+}
+
+static AliasingValueList initAliases(OpOperand &operand, OpOperand &init, Value result) {
+  if (&operand == &init)
+    return {{result, BufferRelation::Equivalent}};
+  return {};
+}
+
+/// The buffers of every operand of `op`, in order.
+static FailureOr<SmallVector<Value>> operandBuffers(Operation *op, RewriterBase &rewriter,
+                                                    const BufferizationOptions &options,
+                                                    BufferizationState &state) {
+  SmallVector<Value> buffers;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  return buffers;
+}
+
+void AttentionKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  kernelEffects(*this, getInitMutable(), effects);
 }
 
 bool AttentionKernelOp::bufferizesToMemoryRead(OpOperand &operand, const AnalysisState &) {
@@ -93,21 +123,16 @@ bool AttentionKernelOp::bufferizesToMemoryWrite(OpOperand &operand, const Analys
 
 AliasingValueList AttentionKernelOp::getAliasingValues(OpOperand &operand,
                                                        const AnalysisState &) {
-  if (&operand == &getInitMutable())
-    return {{getResult()[0], BufferRelation::Equivalent}};
-  return {};
+  return initAliases(operand, getInitMutable(), getResult()[0]);
 }
 
 LogicalResult AttentionKernelOp::bufferize(RewriterBase &rewriter,
                                            const BufferizationOptions &options,
                                            BufferizationState &state) {
-  SmallVector<Value> buffers;
-  for (Value operand : getOperation()->getOperands()) {
-    FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
-    if (failed(buffer))
-      return failure();
-    buffers.push_back(*buffer);
-  }
+  FailureOr<SmallVector<Value>> operands = operandBuffers(*this, rewriter, options, state);
+  if (failed(operands))
+    return failure();
+  SmallVector<Value> &buffers = *operands;
   Value mask = getMask() ? buffers[3] : Value();
   rewriter.setInsertionPoint(*this);
   AttentionKernelOp::create(rewriter, getLoc(), TypeRange{}, buffers[0], buffers[1], buffers[2],
@@ -182,6 +207,85 @@ bool hasAttentionKernel(AttentionOp op, const AttentionKernelShapes &shapes, std
                            Twine(shapes.headDimMultiple) + " up to " +
                            Twine(shapes.maxHeadDim) + ", or value's differs");
   return true;
+}
+
+} // namespace kiln
+
+namespace kiln {
+
+LogicalResult MatmulNBitsKernelOp::verify() {
+  auto typeOf = [](Value v) { return cast<ShapedType>(v.getType()); };
+  ShapedType a = typeOf(getA()), q = typeOf(getQ()), s = typeOf(getScales()),
+             z = typeOf(getZeroPoints()), out = typeOf(getInit());
+  for (auto [name, type, element] :
+       {std::tuple<StringRef, ShapedType, StringRef>{"a", a, "f32"},
+        {"q", q, "i8"},
+        {"scales", s, "f32"},
+        {"zero_points", z, "f32"},
+        {"init", out, "f32"}}) {
+    if (!type.hasRank() || type.getRank() != 2)
+      return emitOpError() << "expects a rank-2 " << name << ", got " << type;
+    Type e = type.getElementType();
+    bool ok = element == "i8" ? e.isSignlessInteger(8) : e.isF32();
+    if (!ok)
+      return emitOpError() << "expects " << element << " elements in " << name << ", got " << e;
+    if (isa<RankedTensorType>(type) != isa<RankedTensorType>(out))
+      return emitOpError() << "mixes tensors and buffers (" << name << ")";
+  }
+  if (getBits() != 4 && getBits() != 8)
+    return emitOpError() << "expects bits 4 or 8, got " << getBits();
+  int64_t block = getBlockSize();
+  if (block < 2 || (block & (block - 1)) != 0)
+    return emitOpError() << "expects a block_size that is a power of 2, got " << block;
+  int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = q.getDimSize(0);
+  int64_t blocks = s.getDimSize(1);
+  if (!q.hasStaticShape() || !s.hasStaticShape() || !z.hasStaticShape() ||
+      ShapedType::isDynamic(k) || s.getDimSize(0) != n || s.getShape() != z.getShape() ||
+      q.getDimSize(1) != blocks * block || blocks * block < k || (blocks - 1) * block >= k)
+    return emitOpError() << "expects static q [N, blocks * block_size], scales and "
+                            "zero_points [N, blocks] with blocks = ceil(K / block_size), got a "
+                         << a << ", q " << q << ", scales " << s << ", zero_points " << z;
+  if (!sameDim(out.getDimSize(0), m) || out.getDimSize(1) != n)
+    return emitOpError() << "init " << out << " is not [M, N] for a " << a << " and q " << q;
+  bool onTensors = isa<RankedTensorType>(out);
+  if (onTensors != (getNumResults() == 1) ||
+      (onTensors && getResult()[0].getType() != out))
+    return emitOpError() << (onTensors ? "on tensors has one result, of the init's type"
+                                       : "on buffers has no results");
+  return success();
+}
+
+void MatmulNBitsKernelOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  kernelEffects(*this, getInitMutable(), effects);
+}
+
+bool MatmulNBitsKernelOp::bufferizesToMemoryRead(OpOperand &operand, const AnalysisState &) {
+  return &operand != &getInitMutable(); // init is overwritten, never read
+}
+
+bool MatmulNBitsKernelOp::bufferizesToMemoryWrite(OpOperand &operand, const AnalysisState &) {
+  return &operand == &getInitMutable();
+}
+
+AliasingValueList MatmulNBitsKernelOp::getAliasingValues(OpOperand &operand,
+                                                         const AnalysisState &) {
+  return initAliases(operand, getInitMutable(), getResult()[0]);
+}
+
+LogicalResult MatmulNBitsKernelOp::bufferize(RewriterBase &rewriter,
+                                             const BufferizationOptions &options,
+                                             BufferizationState &state) {
+  FailureOr<SmallVector<Value>> operands = operandBuffers(*this, rewriter, options, state);
+  if (failed(operands))
+    return failure();
+  SmallVector<Value> &buffers = *operands;
+  rewriter.setInsertionPoint(*this);
+  MatmulNBitsKernelOp::create(rewriter, getLoc(), TypeRange{}, buffers[0], buffers[1],
+                              buffers[2], buffers[3], buffers[4], getBitsAttr(),
+                              getBlockSizeAttr());
+  replaceOpWithBufferizedValues(rewriter, *this, buffers.back());
+  return success();
 }
 
 } // namespace kiln

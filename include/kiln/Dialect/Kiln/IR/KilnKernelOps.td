@@ -56,4 +56,42 @@ def Kiln_AttentionKernelOp : Kiln_Op<"attention_kernel", [
   }];
 }
 
+def Kiln_MatmulNBitsKernelOp : Kiln_Op<"matmul_nbits_kernel", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+        ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+         "getAliasingValues", "bufferize"]>]> {
+  let summary = "matmul with a block-quantized low-bit weight (one CPU kernel)";
+  let description = [{
+    `init[m, n] = sum_k a[m, k] * (q[n, k] - zero_points[n, k / block_size])
+    * scales[n, k / block_size]` in f32, the CPU form of onnxruntime's
+    `MatMulNBits` (`kiln-recognize-nbits-matmul`; `kiln-cpu-nbits-matmul`
+    generates the kernel). `a [M, K]` f32; `q [N, Kp]` i8, one quantized
+    value per element read as unsigned (each below `2^bits`, `Kp = blocks * block_size >= K`,
+    the values past `K` unused); `scales` and `zero_points` `[N, blocks]`
+    f32; `init [M, N]` f32. `bits` (4 or 8) is the width the kernel keeps
+    the weight in. On tensors the op has one result, the updated `init`;
+    on buffers none.
+
+    Example:
+
+    ```mlir
+    %y = kiln.matmul_nbits_kernel %a, %q, %s, %z into %e {bits = 4 : i64, block_size = 32 : i64} : tensor<1x768xf32>, tensor<768x768xi8>, tensor<768x24xf32>, tensor<768x24xf32>, tensor<1x768xf32> -> tensor<1x768xf32>
+    ```
+  }];
+  let arguments = (ins AnyShaped:$a, AnyShaped:$q, AnyShaped:$scales,
+                       AnyShaped:$zero_points, AnyShaped:$init,
+                       I64Attr:$bits, I64Attr:$block_size);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $a `,` $q `,` $scales `,` $zero_points `into` $init attr-dict `:`
+    type(operands) (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() { return ::mlir::MutableOperandRange(getInitMutable()); }
+  }];
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNKERNELOPS_TD

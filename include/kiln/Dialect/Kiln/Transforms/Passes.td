@@ -152,6 +152,29 @@ def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
   }];
 }
 
+def KilnRecognizeNBitsMatmulPass : Pass<"kiln-recognize-nbits-matmul"> {
+  let summary = "Matmuls with block-quantized constant weights as one low-bit kernel op";
+  let description = [{
+    `matmul(a, transpose(slice?(reshape(mul(sub(cast(q), zero), scale)))))`
+    with constants `q [N, blocks, block]` (ui8, one quantized value per
+    element), `zero` and `scale` `[N, blocks, 1]` (f32) -- the importer's
+    `MatMulNBits` with constant weights -- becomes `reshape(
+    kiln.matmul_nbits_kernel(reshape(a, [M, K]), q, scale, zero))` with
+    `q [N, blocks * block]` and the parameters `[N, blocks]`, `bits` 4 when
+    every value of `q` is below 16, else 8. Needs an f32 `a` of static
+    shape with at most `max-rows` rows (the product of its leading dims).
+    Runs first in the graph stage, before constant folding turns the
+    dequantization into an f32 weight, for targets whose policy has low-bit
+    matmul kernels. Pre-conditions: none. Post-conditions: the same values
+    (the kernel rounds `(q - zero) * scale` as `q * scale - zero * scale`).
+  }];
+  let options = [
+    Option<"maxRows", "max-rows", "int64_t", /*default=*/"16",
+           "Largest M (rows of a) given to the low-bit kernel">,
+  ];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def KilnRecognizeGemmPass : Pass<"kiln-recognize-gemm"> {
   let summary = "Recognize matmul followed by a bias add as kiln.gemm";
   let description = [{
