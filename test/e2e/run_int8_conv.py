@@ -1,4 +1,4 @@
-# Quantized (QDQ) convolutions as integer kernels on the CPU, against the
+# Quantized (QDQ) convolutions and Gemms as integer kernels on the CPU, against the
 # exact integer result and onnxruntime's int8 outputs.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: run_int8_conv.py WORKDIR --kilnc PATH --kiln-run PATH
@@ -7,8 +7,10 @@ Each case is a small ONNX model of QDQ convolutions as onnxruntime's
 quantize_static writes them: DequantizeLinear on the activation, on the
 constant 8-bit weight (per tensor, or per output channel along axis 0) and
 on an optional int32 bias (scale sx * sw, zero point 0), a Conv, an
-optional Relu or Clip, a QuantizeLinear. Kilnc must rewrite each conv as
-an i16 kiln.matmul (checked in --emit=graph: no kiln.conv left) and, on a
+optional Relu or Clip, a QuantizeLinear; and QDQ Gemms with a transposed
+B and an int32 bias (quantize_static's classifier heads). Kilnc must
+rewrite each as an i16 kiln.matmul (checked in --emit=graph: no kiln.conv
+or kiln.gemm left) and, on a
 CPU with AVX2, call vpmaddwd. Kiln's outputs must equal the exact integer
 result (onnxruntime's requantization of the i32 sums, computed here in
 int64) and onnxruntime's within one unit wherever onnxruntime is itself
@@ -115,6 +117,34 @@ def conv_case(rng, shape, m, kernel, xtype, wtype, per_channel, strides=(1, 1),
     return model, {"x": x}, yq
 
 
+def gemm_case(rng, m, k, n, xtype, per_channel):
+    """y_q = Q(Gemm(DQ(x_q), DQ(w_q), DQ(b_i32), transB=1)): quantize_static's
+    classifier head, w [N, K] per row (axis 0) or per tensor."""
+    x = quantized(rng, (m, k), xtype)
+    w = quantized(rng, (n, k), np.int8)
+    sw = (rng.uniform(0.002, 0.02, n) if per_channel else np.array(0.01)).astype(np.float32)
+    zw = np.zeros(n if per_channel else (), np.int8)
+    sx = np.array(0.03, np.float32)
+    zx = np.array(100 if xtype == np.uint8 else -5, xtype)
+    sy = np.array(3 * 0.03 * float(np.mean(sw)) * 74 * np.sqrt(k) / 127, np.float32)
+    zy = np.array(120 if xtype == np.uint8 else 3, xtype)
+    b = rng.integers(-3000, 3000, n).astype(np.int32)
+    sb = (sx * sw * np.ones(n, np.float32)).astype(np.float32)
+    nodes = [helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"], axis=0),
+             helper.make_node("DequantizeLinear", ["b", "sb", "zb"], ["bf"], axis=0),
+             helper.make_node("Gemm", ["xf", "wf", "bf"], ["yf"], transB=1),
+             helper.make_node("QuantizeLinear", ["yf", "sy", "zy"], ["y"])]
+    inits = [const("w", w), const("sw", sw), const("zw", zw), const("sx", sx), const("zx", zx),
+             const("b", b), const("sb", sb), const("zb", np.zeros(n, np.int32)),
+             const("sy", sy), const("zy", zy)]
+    acc = (x.astype(np.int64) - int(zx)) @ (w.astype(np.int64) - zw.astype(np.int64).reshape(-1, 1)).T
+    yq = requantized(acc + b, (sx * sw / sy).astype(np.float32), zy)
+    model = model_of(nodes, [helper.make_tensor_value_info("x", ONNX_TYPE[xtype], [m, k])],
+                     [helper.make_tensor_value_info("y", ONNX_TYPE[xtype], [m, n])], inits)
+    return model, {"x": x}, yq
+
+
 def exact_qdq_cnn(model, x):
     """The exact result of a QDQ model of Q/DQ pairs, convs and float
     outputs: each conv read through DequantizeLinear and written through
@@ -208,8 +238,8 @@ def kiln(args, name, model, inputs):
     graph = subprocess.run([args.kilnc, path, "--emit=graph"], capture_output=True, text=True)
     if graph.returncode != 0 or "xi16>) -> tensor<" not in graph.stdout:
         raise RuntimeError("no i16 kiln.matmul in --emit=graph " + graph.stderr.strip())
-    if "kiln.conv" in graph.stdout:
-        raise RuntimeError("a kiln.conv is left in --emit=graph")
+    if "kiln.conv" in graph.stdout or "kiln.gemm" in graph.stdout:
+        raise RuntimeError("a kiln.conv or kiln.gemm is left in --emit=graph")
     if has_avx2():
         llvm = subprocess.run([args.kilnc, path, "--emit=llvm"], capture_output=True, text=True)
         if "llvm.x86.avx2.pmadd.wd" not in llvm.stdout:
@@ -239,6 +269,8 @@ def main():
             bias=True), 1),
         ("conv3x3_clip_u8_weights", *conv_case(rng, (1, 6, 8, 8), 13, (3, 3), u8, u8, False,
                                                pads=(1, 1, 1, 1), act=("Clip", -0.5, 1.5)), 1),
+        ("gemm_trans_b_bias_per_row", *gemm_case(rng, 3, 203, 37, u8, True), 1),
+        ("gemm_trans_b_bias_s8", *gemm_case(rng, 1, 64, 20, s8, False), 1),
     ]
     for per_channel in (False, True):
         model, inputs, exact, unit = quantize_static_cnn(rng, args.work, per_channel)
@@ -253,7 +285,7 @@ def main():
             line = f"FAIL: {name}: {e}"
         failures += line.startswith("FAIL")
         print(line)
-    print(f"int8 conv: {len(cases) - failures} passed, {failures} failed")
+    print(f"int8 conv and gemm: {len(cases) - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

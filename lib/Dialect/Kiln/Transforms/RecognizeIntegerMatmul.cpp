@@ -107,10 +107,11 @@ Value requantize(PatternRewriter &b, Location loc, Value acc, Value factor,
   return castTo(b, loc, y, q.getType().getElementType());
 }
 
-/// dequantize_linear(x) and dequantize_linear(w) as a quantized matmul's
-/// operands: f32 scales, 8-bit values, x per tensor, w ([K, N]) per tensor
-/// or per column (axis 1).
-bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w) {
+/// dequantize_linear(x) and dequantize_linear(w) as a quantized product's
+/// operands: f32 scales, 8-bit values, x per tensor, w per tensor or per
+/// output channel, w's dim `channelAxis` (a matmul's columns, 1; a conv's
+/// or a transposed Gemm B's rows, 0).
+bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w, int64_t channelAxis = 1) {
   if (!x || !w)
     return false;
   for (Value scale : {x.getScale(), w.getScale()})
@@ -121,15 +122,22 @@ bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w) {
       return false;
   if (!isOneElement(x.getScale()) || !isOneElement(x.getZeroPoint()))
     return false;
-  RankedTensorType wScale = tensorOf(w.getScale());
-  int64_t n = tensorOf(w.getInput()).getDimSize(1);
+  RankedTensorType wScale = tensorOf(w.getScale()), wType = tensorOf(w.getInput());
+  int64_t n = wType.getDimSize(channelAxis);
   auto axis = static_cast<int64_t>(w.getAxis());
-  bool perColumn = wScale.getRank() == 1 && wScale.getDimSize(0) == n && n != 1 &&
-                   (axis == 1 || axis == -1);
-  if (!isOneElement(w.getScale()) && !perColumn)
+  bool perChannel = wScale.getRank() == 1 && wScale.getDimSize(0) == n && n != 1 &&
+                    (axis == channelAxis || axis + wType.getRank() == channelAxis);
+  if (!isOneElement(w.getScale()) && !perChannel)
     return false;
   return tensorOf(w.getZeroPoint()).getShape() == wScale.getShape() ||
          isOneElement(w.getZeroPoint());
+}
+
+/// A quantize_linear to 8 bits with a per-tensor f32 scale.
+bool isPerTensorQuantize(QuantizeLinearOp op) {
+  return tensorOf(op.getScale()).getElementType().isF32() &&
+         isEightBit(tensorOf(op.getZeroPoint()).getElementType()) &&
+         isOneElement(op.getScale()) && isOneElement(op.getZeroPoint());
 }
 
 /// quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w))).
@@ -141,10 +149,7 @@ struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
       return failure();
     auto x = matmul.getLhs().getDefiningOp<DequantizeLinearOp>();
     auto w = matmul.getRhs().getDefiningOp<DequantizeLinearOp>();
-    Type f32 = rewriter.getF32Type();
-    if (!isDequantizedPair(x, w) || tensorOf(op.getScale()).getElementType() != f32 ||
-        !isEightBit(tensorOf(op.getZeroPoint()).getElementType()) ||
-        !isOneElement(op.getScale()) || !isOneElement(op.getZeroPoint()))
+    if (!isDequantizedPair(x, w) || !isPerTensorQuantize(op))
       return failure();
     Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), matmul.getLoc(), op.getLoc()});
     Value acc = integerProduct(rewriter, loc,
@@ -208,7 +213,7 @@ std::optional<SmallVector<float>> constantFloats(Value v) {
 /// scale, so the rewrite needs the scale to be sx * sw: equal in f32 up to
 /// a relative 2^-20, quantize_static's rounding of the product).
 Value integerBias(PatternRewriter &b, Location loc, Value bias, DequantizeLinearOp x,
-                  DequantizeLinearOp w, int64_t channels) {
+                  DequantizeLinearOp w, int64_t channels, ArrayRef<int64_t> shape) {
   auto dq = bias.getDefiningOp<DequantizeLinearOp>();
   if (!dq || !tensorOf(dq.getInput()).getElementType().isInteger(32))
     return {};
@@ -225,9 +230,9 @@ Value integerBias(PatternRewriter &b, Location loc, Value bias, DequantizeLinear
       return {};
   }
   RankedTensorType type = tensorOf(dq.getInput());
-  if (type.getNumElements() != channels && type.getNumElements() != 1)
+  if (!type.hasStaticShape() || (type.getNumElements() != channels && type.getNumElements() != 1))
     return {};
-  return ReshapeOp::create(b, loc, RankedTensorType::get({type.getNumElements(), 1}, type.getElementType()),
+  return ReshapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()),
                            dq.getInput(), Value());
 }
 
@@ -319,26 +324,16 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
     Type f32 = rewriter.getF32Type();
     if (!x || !w || conv.getGroup() != 1 || xType.getRank() != 4 || !xType.hasStaticShape() ||
         !wType.hasStaticShape() || !yType.hasStaticShape() || xType.getDimSize(0) != 1 ||
-        tensorOf(op.getScale()).getElementType() != f32 ||
-        !isEightBit(tensorOf(op.getZeroPoint()).getElementType()) ||
-        !isOneElement(op.getScale()) || !isOneElement(op.getZeroPoint()))
+        !isPerTensorQuantize(op) || !isDequantizedPair(x, w, 0))
       return failure();
     int64_t channels = wType.getDimSize(0), depth = wType.getNumElements() / channels;
-    if (depth > kMaxDepth || !tensorOf(x.getScale()).getElementType().isF32() ||
-        !tensorOf(w.getScale()).getElementType().isF32() ||
-        !isEightBit(tensorOf(x.getInput()).getElementType()) ||
-        !isEightBit(tensorOf(w.getInput()).getElementType()) || !isOneElement(x.getScale()) ||
-        !isOneElement(x.getZeroPoint()))
-      return failure();
-    RankedTensorType wScale = tensorOf(w.getScale());
-    bool perChannel = wScale.getRank() == 1 && wScale.getDimSize(0) == channels &&
-                      channels != 1 && (w.getAxis() == 0 || w.getAxis() == -4);
-    if (!(isOneElement(w.getScale()) || perChannel) ||
-        !(isOneElement(w.getZeroPoint()) || tensorOf(w.getZeroPoint()).getShape() == wScale.getShape()))
+    bool perChannel = !isOneElement(w.getScale());
+    if (depth > kMaxDepth)
       return failure();
     Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), conv.getLoc(), op.getLoc()});
     Value bias;
-    if (conv.getBias() && !(bias = integerBias(rewriter, loc, conv.getBias(), x, w, channels)))
+    if (conv.getBias() &&
+        !(bias = integerBias(rewriter, loc, conv.getBias(), x, w, channels, {channels, 1})))
       return failure();
 
     // A: the weights [M, C, KH, KW] minus their zero points as
@@ -372,6 +367,55 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
                                  Value());
     Value y = requantize(rewriter, loc, acc, factor, op, *range);
     y = ReshapeOp::create(rewriter, loc, op.getType(), y, Value());
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// quantize_linear(gemm(dequantize_linear(x), dequantize_linear(w)[,
+/// dequantize_linear(b_i32)])) with alpha = beta = 1 and x not transposed
+/// (quantize_static's classifier heads): the integer matmul of x [M, K]
+/// and w [K, N] (w^T for trans_b, folded at compile time) plus b in i32,
+/// requantized per tensor or per column.
+struct QDQGemm final : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp op, PatternRewriter &rewriter) const override {
+    auto gemm = op.getInput().getDefiningOp<GemmOp>();
+    if (!gemm || !gemm->hasOneUse() || gemm.getTransA() || gemm.getAlpha().convertToFloat() != 1 ||
+        gemm.getBeta().convertToFloat() != 1 || !isPerTensorQuantize(op))
+      return failure();
+    auto x = gemm.getA().getDefiningOp<DequantizeLinearOp>();
+    auto w = gemm.getB().getDefiningOp<DequantizeLinearOp>();
+    bool transposed = gemm.getTransB();
+    if (!x || !w || tensorOf(x.getInput()).getRank() != 2 ||
+        tensorOf(w.getInput()).getRank() != 2 || !isDequantizedPair(x, w, transposed ? 0 : 1))
+      return failure();
+    RankedTensorType wType = tensorOf(w.getInput());
+    int64_t k = wType.getDimSize(transposed ? 1 : 0), n = wType.getDimSize(transposed ? 0 : 1);
+    if (ShapedType::isDynamic(k) || ShapedType::isDynamic(n) || k > kMaxDepth)
+      return failure();
+    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), gemm.getLoc(), op.getLoc()});
+    Value bias;
+    if (gemm.getC() && !(bias = integerBias(rewriter, loc, gemm.getC(), x, w, n, {n})))
+      return failure();
+    Value zw = w.getZeroPoint();
+    if (transposed && !isOneElement(zw))
+      zw = ReshapeOp::create(rewriter, loc,
+                             RankedTensorType::get({n, 1}, tensorOf(zw).getElementType()), zw,
+                             Value());
+    Value weights = shiftedI16(rewriter, loc, w.getInput(), zw);
+    if (transposed)
+      weights = TransposeOp::create(rewriter, loc, weights, rewriter.getDenseI64ArrayAttr({1, 0}));
+    Value acc = integerProduct(rewriter, loc,
+                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()), weights);
+    if (bias)
+      acc = AddOp::create(rewriter, loc, acc, bias);
+    Value factor = DivOp::create(rewriter, loc,
+                                 MulOp::create(rewriter, loc, x.getScale(), w.getScale()),
+                                 op.getScale());
+    Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
+    if (y.getType() != op.getType())
+      return failure();
     rewriter.replaceOp(op, y);
     return success();
   }
@@ -423,7 +467,7 @@ struct KilnRecognizeIntegerMatmulPass final
     : impl::KilnRecognizeIntegerMatmulPassBase<KilnRecognizeIntegerMatmulPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QDQMatmul, QDQConv, DQMatmul, ShiftedIntegerMatmul>(&getContext());
+    patterns.add<QDQMatmul, QDQConv, QDQGemm, DQMatmul, ShiftedIntegerMatmul>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
