@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// Quantized matmuls as exact integer products (an integer kiln.matmul): the
-// 8-bit operands minus their zero points as i16, i16 x i16 products summed
-// in i32, for the target's integer matmul kernel. Two forms:
+// Quantized matmuls, Gemms and convs as exact integer products (an integer
+// kiln.matmul): the 8-bit operands minus their zero points as i16, i16 x
+// i16 products summed in i32, for the target's integer matmul kernel:
 //
 // - QDQ (onnxruntime's quantize_static): QuantizeLinear(MatMul(
 //   DequantizeLinear(x), DequantizeLinear(w))) with per-tensor x and y
@@ -14,12 +14,20 @@
 //   zy, saturated. So the result is onnxruntime's int8 one, not the float
 //   product's quantization. Without the QuantizeLinear (`kilnc quantize`
 //   leaves the product float) the result is f32(acc) * (sx * sw).
+// - QDQ Gemm (quantize_static's classifier heads, B usually transposed)
+//   and QDQ Conv (one image, group 1, 2-D; a Relu or Clip before the
+//   QuantizeLinear clamps the 8-bit result, Q being monotonic): the same,
+//   plus quantize_static's int32 bias added to the i32 sums as onnxruntime
+//   does. A conv is the matmul of its weights [M, KH * KW * C] (tap-major,
+//   folded at compile time) and the im2col columns of its input
+//   [KH * KW * C, OH * OW] (slices of the padded input joined tap after
+//   tap), requantized per output channel (a row).
 // - The importer's MatMulInteger / QLinearMatMul: an f64 matmul of
 //   operands cast from 8-bit integers minus 8-bit zero points (exact
 //   integers of at most 9 bits). The f64 product becomes
 //   f64(matmul(i16(lhs), i16(rhs))), the same integers.
 //
-// Both need a static depth K <= 33025, so that no i32 sum of K products of
+// All need a static depth K <= 33025, so that no i32 sum of K products of
 // at most 255 * 255 can wrap where the f64 or float one would not.
 //
 //===----------------------------------------------------------------------===//
