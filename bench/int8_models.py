@@ -12,7 +12,9 @@ Kiln fp32 in interleaved rounds (median of the rounds' medians,
 bench/timing.py). Checks Kiln int8's output against onnxruntime int8's: the
 largest difference in units of the output's scale and whether the top-1
 class agrees; and counts the convs left float in Kiln's graph (depthwise
-ones stay f32). Prints one table; records nothing.
+ones stay f32). Prints one table, and with --markdown the rows of a
+docs/benchmarks/ record's table (bench/summarize.py reads "Kiln ms" and
+"ORT ms", here both int8, qualified by the precision column).
 """
 
 import argparse
@@ -40,6 +42,7 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed runs per round and side")
     p.add_argument("--per-channel", action="store_true", help="per-output-channel weights")
+    p.add_argument("--markdown", action="store_true", help="also print a markdown table")
     p.add_argument("--work", default=os.path.join(build, "bench"))
     p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
     p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
@@ -82,6 +85,7 @@ def main():
     print(f"int8 models (quantize_static QDQ, {'per-channel' if args.per_channel else 'per-tensor'}"
           f" weights): batch 1, {args.threads} threads, {args.rounds} interleaved rounds "
           f"(load average {os.getloadavg()[0]:.2f} at start)")
+    rows = []
     print(f"  {'model':12} {'ORT int8 ms':>11} {'ORT fp32 ms':>11} {'Kiln int8 ms':>12} "
           f"{'Kiln fp32 ms':>12} {'int8/ORT int8':>13} {'int8/ORT fp32':>13} "
           f"{'int8/Kiln fp32':>14}  float convs; max |Kiln - ORT| (units); top-1")
@@ -121,7 +125,16 @@ def main():
               f"{ms['fp32']:12.2f} {ms['int8'] / ms['ort_int8']:13.2f} "
               f"{ms['int8'] / ms['ort_fp32']:13.2f} {ms['int8'] / ms['fp32']:14.2f}  "
               f"{float_convs}; {units:.0f}; {'agrees' if top1 else 'DIFFERS'}", flush=True)
+        spread = {k: f"{ms[k]:.2f} [{min(v):.2f}–{max(v):.2f}]" for k, v in samples.items()}
+        rows.append(f"| {name} | 1 | int8 | {spread['int8']} | {spread['ort_int8']} | "
+                    f"{ms['int8'] / ms['ort_int8']:.2f} | {spread['ort_fp32']} | {spread['fp32']} | "
+                    f"{ms['int8'] / ms['ort_fp32']:.2f} | {float_convs} | {units:.0f} |")
     print(f"  (load average {os.getloadavg()[0]:.2f} at the end)")
+    if args.markdown:
+        print("\n| model | batch | precision | Kiln ms | ORT ms | Kiln/ORT time | ORT fp32 ms | "
+              "Kiln fp32 ms | Kiln int8 / ORT fp32 | convs left f32 | max Kiln-ORT diff (units) |")
+        print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("\n".join(rows))
     return 0
 
 

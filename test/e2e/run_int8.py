@@ -258,16 +258,23 @@ def main():
                  if t.name.startswith("y_scale")]
         unit = float(scale[0]) if scale else 1.0
         cases.append((f"quantize_static_per_channel{int(per_channel)}", model, inputs, exact, unit))
+    return run_cases(args, cases, kiln, "int8")
+
+
+def run_cases(args, cases, compile_and_run, label):
+    """Runs each (name, model, inputs, exact, unit) case through
+    `compile_and_run` and compare(); prints a line per case and a summary
+    (run_int8_conv.py uses it too); returns the exit status."""
     failures = 0
     for name, model, inputs, exact, unit in cases:
         try:
-            line = compare(name, kiln(args, name, model, inputs), exact,
+            line = compare(name, compile_and_run(args, name, model, inputs), exact,
                            reference(model, inputs), unit)
         except RuntimeError as e:
             line = f"FAIL: {name}: {e}"
         failures += line.startswith("FAIL")
         print(line)
-    print(f"int8: {len(cases) - failures} passed, {failures} failed")
+    print(f"{label}: {len(cases) - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

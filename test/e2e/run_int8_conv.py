@@ -32,8 +32,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from run_int8 import (ONNX_TYPE, compare, const, has_avx2, model_of, quantized, reference,
-                      requantized)
+from run_int8 import (ONNX_TYPE, const, has_avx2, model_of, quantized, requantized,
+                      run_cases)
 from run_float8 import run as run_model
 
 FLOAT = TensorProto.FLOAT
@@ -276,17 +276,7 @@ def main():
         model, inputs, exact, unit = quantize_static_cnn(rng, args.work, per_channel)
         cases.append((f"quantize_static_cnn_per_channel{int(per_channel)}", model, inputs,
                       exact, unit))
-    failures = 0
-    for name, model, inputs, exact, unit in cases:
-        try:
-            line = compare(name, kiln(args, name, model, inputs), exact,
-                           reference(model, inputs), unit)
-        except RuntimeError as e:
-            line = f"FAIL: {name}: {e}"
-        failures += line.startswith("FAIL")
-        print(line)
-    print(f"int8 conv and gemm: {len(cases) - failures} passed, {failures} failed")
-    return 1 if failures else 0
+    return run_cases(args, cases, kiln, "int8 conv and gemm")
 
 
 if __name__ == "__main__":

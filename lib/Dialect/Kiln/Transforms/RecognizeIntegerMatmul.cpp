@@ -115,6 +115,13 @@ Value requantize(PatternRewriter &b, Location loc, Value acc, Value factor,
   return castTo(b, loc, y, q.getType().getElementType());
 }
 
+/// onnxruntime's requantization scale of a quantized product: sx * sw / sy
+/// in f32 (per tensor, or per output channel with w's scale).
+Value requantizationFactor(PatternRewriter &b, Location loc, DequantizeLinearOp x,
+                           DequantizeLinearOp w, QuantizeLinearOp q) {
+  return DivOp::create(b, loc, MulOp::create(b, loc, x.getScale(), w.getScale()), q.getScale());
+}
+
 /// dequantize_linear(x) and dequantize_linear(w) as a quantized product's
 /// operands: f32 scales, 8-bit values, x per tensor, w per tensor or per
 /// output channel, w's dim `channelAxis` (a matmul's columns, 1; a conv's
@@ -163,9 +170,7 @@ struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
     Value acc = integerProduct(rewriter, loc,
                                shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
                                shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()));
-    Value factor = DivOp::create(rewriter, loc,
-                                 MulOp::create(rewriter, loc, x.getScale(), w.getScale()),
-                                 op.getScale());
+    Value factor = requantizationFactor(rewriter, loc, x, w, op);
     Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
     if (y.getType() != op.getType())
       return failure();
@@ -367,9 +372,7 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
     Value acc = integerProduct(rewriter, loc, weights, columns);
     if (bias)
       acc = AddOp::create(rewriter, loc, acc, bias);
-    Value factor = DivOp::create(rewriter, loc,
-                                 MulOp::create(rewriter, loc, x.getScale(), w.getScale()),
-                                 op.getScale());
+    Value factor = requantizationFactor(rewriter, loc, x, w, op);
     if (perChannel)
       factor = ReshapeOp::create(rewriter, loc, RankedTensorType::get({channels, 1}, f32), factor,
                                  Value());
@@ -418,9 +421,7 @@ struct QDQGemm final : OpRewritePattern<QuantizeLinearOp> {
                                shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()), weights);
     if (bias)
       acc = AddOp::create(rewriter, loc, acc, bias);
-    Value factor = DivOp::create(rewriter, loc,
-                                 MulOp::create(rewriter, loc, x.getScale(), w.getScale()),
-                                 op.getScale());
+    Value factor = requantizationFactor(rewriter, loc, x, w, op);
     Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
     if (y.getType() != op.getType())
       return failure();
