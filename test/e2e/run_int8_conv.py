@@ -17,7 +17,8 @@ int64) and onnxruntime's within one unit wherever onnxruntime is itself
 exact (its u8 x s8 AVX2 kernels can saturate i16 pair sums; those elements
 are counted, as in run_int8.py). Shapes are awkward on purpose: odd
 channel counts, stride 2, asymmetric padding, dilation, 1x1 convs with and
-without stride, u8 and s8 activations, zero points that are not 0, and a
+without stride, more output channels than pixels, u8 and s8 activations,
+zero points that are not 0, and a
 small CNN quantized by quantize_static itself (a conv read by a conv: the
 activation stays 8-bit in between).
 Prints one PASS/FAIL line per case and a summary; exits 1 on any failure.
@@ -269,6 +270,9 @@ def main():
             bias=True), 1),
         ("conv3x3_clip_u8_weights", *conv_case(rng, (1, 6, 8, 8), 13, (3, 3), u8, u8, False,
                                                pads=(1, 1, 1, 1), act=("Clip", -0.5, 1.5)), 1),
+        # More output channels than pixels (a late ResNet layer's shape).
+        ("conv3x3_wide_few_pixels", *conv_case(rng, (1, 12, 4, 5), 43, (3, 3), u8, s8, True,
+                                               pads=(1, 1, 1, 1), bias=True), 1),
         ("gemm_trans_b_bias_per_row", *gemm_case(rng, 3, 203, 37, u8, True), 1),
         ("gemm_trans_b_bias_s8", *gemm_case(rng, 1, 64, 20, s8, False), 1),
     ]
