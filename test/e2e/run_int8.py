@@ -187,8 +187,9 @@ def has_avx2():
         return False
 
 
-def kiln(args, name, model, inputs):
-    """Compiles the model, checks its graph and LLVM IR, runs it."""
+def kiln(args, name, model, inputs, left_out=()):
+    """Compiles the model, checks its graph (an i16 matmul, none of the ops
+    `left_out`) and LLVM IR, runs it."""
     case = os.path.join(args.work, name)
     os.makedirs(case, exist_ok=True)
     path = os.path.join(case, "model.onnx")
@@ -196,6 +197,9 @@ def kiln(args, name, model, inputs):
     graph = subprocess.run([args.kilnc, path, "--emit=graph"], capture_output=True, text=True)
     if graph.returncode != 0 or "xi16>) -> tensor<" not in graph.stdout:
         raise RuntimeError("no i16 kiln.matmul in --emit=graph " + graph.stderr.strip())
+    for op in left_out:
+        if op in graph.stdout:
+            raise RuntimeError(f"a {op} is left in --emit=graph")
     if has_avx2():
         llvm = subprocess.run([args.kilnc, path, "--emit=llvm"], capture_output=True, text=True)
         if "llvm.x86.avx2.pmadd.wd" not in llvm.stdout:

@@ -26,16 +26,14 @@ Prints one PASS/FAIL line per case and a summary; exits 1 on any failure.
 
 import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from run_int8 import (ONNX_TYPE, const, has_avx2, model_of, quantized, requantized,
-                      run_cases)
-from run_float8 import run as run_model
+import run_int8
+from run_int8 import ONNX_TYPE, const, model_of, quantized, requantized, run_cases
 
 FLOAT = TensorProto.FLOAT
 
@@ -230,22 +228,8 @@ def quantize_static_cnn(rng, work, per_channel):
 
 
 def kiln(args, name, model, inputs):
-    """Compiles the model, checks that no conv is left in its graph and
-    that its LLVM IR calls vpmaddwd (AVX2), runs it."""
-    case = os.path.join(args.work, name)
-    os.makedirs(case, exist_ok=True)
-    path = os.path.join(case, "model.onnx")
-    onnx.save(model, path)
-    graph = subprocess.run([args.kilnc, path, "--emit=graph"], capture_output=True, text=True)
-    if graph.returncode != 0 or "xi16>) -> tensor<" not in graph.stdout:
-        raise RuntimeError("no i16 kiln.matmul in --emit=graph " + graph.stderr.strip())
-    if "kiln.conv" in graph.stdout or "kiln.gemm" in graph.stdout:
-        raise RuntimeError("a kiln.conv or kiln.gemm is left in --emit=graph")
-    if has_avx2():
-        llvm = subprocess.run([args.kilnc, path, "--emit=llvm"], capture_output=True, text=True)
-        if "llvm.x86.avx2.pmadd.wd" not in llvm.stdout:
-            raise RuntimeError("no vpmaddwd in --emit=llvm " + llvm.stderr.strip())
-    return run_model(args, args.work, name, model, inputs)(model.graph.output[0].name)
+    """Compiles (no kiln.conv or kiln.gemm may be left) and runs the model."""
+    return run_int8.kiln(args, name, model, inputs, left_out=("kiln.conv", "kiln.gemm"))
 
 
 def main():
