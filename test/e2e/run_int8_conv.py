@@ -18,9 +18,8 @@ exact (its u8 x s8 AVX2 kernels can saturate i16 pair sums; those elements
 are counted, as in run_int8.py). Shapes are awkward on purpose: odd
 channel counts, stride 2, asymmetric padding, dilation, 1x1 convs with and
 without stride, more output channels than pixels, u8 and s8 activations,
-zero points that are not 0, and a
-small CNN quantized by quantize_static itself (a conv read by a conv: the
-activation stays 8-bit in between).
+zero points that are not 0, and a small CNN quantized by quantize_static
+itself (a conv read by a conv: the activation stays 8-bit in between).
 Prints one PASS/FAIL line per case and a summary; exits 1 on any failure.
 """
 
