@@ -187,8 +187,9 @@ def has_avx2():
         return False
 
 
-def kiln(args, name, model, inputs):
-    """Compiles the model, checks its graph and LLVM IR, runs it."""
+def kiln(args, name, model, inputs, left_out=()):
+    """Compiles the model, checks its graph (an i16 matmul, none of the ops
+    `left_out`) and LLVM IR, runs it."""
     case = os.path.join(args.work, name)
     os.makedirs(case, exist_ok=True)
     path = os.path.join(case, "model.onnx")
@@ -196,6 +197,9 @@ def kiln(args, name, model, inputs):
     graph = subprocess.run([args.kilnc, path, "--emit=graph"], capture_output=True, text=True)
     if graph.returncode != 0 or "xi16>) -> tensor<" not in graph.stdout:
         raise RuntimeError("no i16 kiln.matmul in --emit=graph " + graph.stderr.strip())
+    for op in left_out:
+        if op in graph.stdout:
+            raise RuntimeError(f"a {op} is left in --emit=graph")
     if has_avx2():
         llvm = subprocess.run([args.kilnc, path, "--emit=llvm"], capture_output=True, text=True)
         if "llvm.x86.avx2.pmadd.wd" not in llvm.stdout:
@@ -258,16 +262,23 @@ def main():
                  if t.name.startswith("y_scale")]
         unit = float(scale[0]) if scale else 1.0
         cases.append((f"quantize_static_per_channel{int(per_channel)}", model, inputs, exact, unit))
+    return run_cases(args, cases, kiln, "int8")
+
+
+def run_cases(args, cases, compile_and_run, label):
+    """Runs each (name, model, inputs, exact, unit) case through
+    `compile_and_run` and compare(); prints a line per case and a summary
+    (run_int8_conv.py uses it too); returns the exit status."""
     failures = 0
     for name, model, inputs, exact, unit in cases:
         try:
-            line = compare(name, kiln(args, name, model, inputs), exact,
+            line = compare(name, compile_and_run(args, name, model, inputs), exact,
                            reference(model, inputs), unit)
         except RuntimeError as e:
             line = f"FAIL: {name}: {e}"
         failures += line.startswith("FAIL")
         print(line)
-    print(f"int8: {len(cases) - failures} passed, {failures} failed")
+    print(f"{label}: {len(cases) - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

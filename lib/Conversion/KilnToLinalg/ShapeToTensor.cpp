@@ -54,8 +54,9 @@ struct ReshapeToTensor final : OpConversionPattern<ReshapeOp> {
   LogicalResult
   matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value result =
-        reshapeTo(rewriter, op.getLoc(), adaptor.getInput(), op.getType(), adaptor.getShape());
+    // Unsigned results (ui8) are signless after the conversion, like the input.
+    Value result = reshapeTo(rewriter, op.getLoc(), adaptor.getInput(),
+                             lowering::signlessType(op.getType()), adaptor.getShape());
     if (!result)
       return lowering::failLowering(rewriter, op, "dynamic result without shape operand");
     rewriter.replaceOp(op, result);

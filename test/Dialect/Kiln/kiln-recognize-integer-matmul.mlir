@@ -144,3 +144,34 @@ func.func @dq_float_result(%x: tensor<4x7xui8>, %w: tensor<7x3xi8>, %sw: tensor<
   %p = kiln.matmul %xf, %wf : (tensor<4x7xf32>, tensor<7x3xf32>) -> tensor<4x3xf32>
   return %p : tensor<4x3xf32>
 }
+
+// -----
+
+// A QDQ Gemm (quantize_static's classifier head: B transposed, per-row
+// weights, an int32 bias with scale sx * sw): the weights minus their zero
+// points transposed to [K, N] (folded at compile time), the bias added in
+// i32, requantized per column.
+// CHECK-LABEL: func.func @qdq_gemm_trans_b(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x5xi8>, %[[W:[a-z0-9]+]]: tensor<3x5xi8>, %[[BIAS:[a-z0-9]+]]: tensor<3xi32>
+// CHECK-NOT: kiln.gemm
+// CHECK: %[[WS:.+]] = kiln.sub %{{.+}}, %{{.+}} : (tensor<3x5xi16>, tensor<3x1xi16>) -> tensor<3x5xi16>
+// CHECK: %[[WT:.+]] = kiln.transpose %[[WS]] {perm = array<i64: 1, 0>} : (tensor<3x5xi16>) -> tensor<5x3xi16>
+// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %[[WT]] : (tensor<2x5xi16>, tensor<5x3xi16>) -> tensor<2x3xi32>
+// CHECK: kiln.add %[[ACC]], %{{.+}} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+// CHECK: kiln.cast %{{.+}} : tensor<2x3xf32> -> tensor<2x3xi8>
+func.func @qdq_gemm_trans_b(%x: tensor<2x5xi8>, %w: tensor<3x5xi8>, %b: tensor<3xi32>) -> tensor<2x3xi8> {
+  %sx = kiln.constant dense<0.5> : tensor<f32>
+  %zx = kiln.constant dense<1> : tensor<i8>
+  %sw = kiln.constant dense<[0.25, 0.125, 0.5]> : tensor<3xf32>
+  %zw = kiln.constant dense<[0, 1, -1]> : tensor<3xi8>
+  %sb = kiln.constant dense<[0.125, 0.0625, 0.25]> : tensor<3xf32>
+  %zb = kiln.constant dense<0> : tensor<3xi32>
+  %sy = kiln.constant dense<0.05> : tensor<f32>
+  %zy = kiln.constant dense<-3> : tensor<i8>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<2x5xi8>, tensor<f32>, tensor<i8>) -> tensor<2x5xf32>
+  %wf = kiln.dequantize_linear %w, %sw, %zw {axis = 0 : i64} : (tensor<3x5xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x5xf32>
+  %bf = kiln.dequantize_linear %b, %sb, %zb {axis = 0 : i64} : (tensor<3xi32>, tensor<3xf32>, tensor<3xi32>) -> tensor<3xf32>
+  %g = kiln.gemm %xf, %wf, %bf {trans_b = true} : (tensor<2x5xf32>, tensor<3x5xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %y = kiln.quantize_linear %g, %sy, %zy : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  return %y : tensor<2x3xi8>
+}

@@ -43,7 +43,10 @@ struct MatmulBiasToGemm final : OpRewritePattern<AddOp> {
     for (auto [product, bias] : {std::pair(op.getLhs(), op.getRhs()),
                                  std::pair(op.getRhs(), op.getLhs())}) {
       auto matmul = product.getDefiningOp<MatmulOp>();
-      if (!matmul || !matmul->hasOneUse() || matmul.getType() != op.getType())
+      // An integer matmul (i16 operands, i32 result) keeps its i32 bias add.
+      if (!matmul || !matmul->hasOneUse() || matmul.getType() != op.getType() ||
+          cast<RankedTensorType>(matmul.getLhs().getType()).getElementType() !=
+              matmul.getType().getElementType())
         continue;
       auto a = cast<RankedTensorType>(matmul.getLhs().getType());
       auto b = cast<RankedTensorType>(matmul.getRhs().getType());

@@ -132,7 +132,7 @@ def KilnSinkTransposesPass : Pass<"kiln-sink-transposes"> {
 }
 
 def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
-  let summary = "Quantized matmuls as exact integer products (an i16 kiln.matmul, i32 result)";
+  let summary = "Quantized matmuls, Gemms and convs as exact integer products (an i16 kiln.matmul, i32 result)";
   let description = [{
     `quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w)))`
     (onnxruntime's QDQ form; f32 scales, 8-bit integers, per-tensor x and
@@ -143,7 +143,15 @@ def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
     the `quantize_linear` (a float result) it is `f32(acc) * (sx * sw)`. An f64
     matmul whose operands are 8-bit integers cast to f64, minus 8-bit zero
     points (the importer's MatMulInteger and QLinearMatMul) becomes
-    `f64(kiln.matmul(i16(lhs), i16(rhs)))`. Both need `A [..., M,
+    `f64(kiln.matmul(i16(lhs), i16(rhs)))`. A QDQ Gemm (alpha = beta = 1,
+    A not transposed, an int32 bias dequantized with scale `sx * sw`) is
+    the same product plus the bias in i32. A QDQ Conv of one image, group 1,
+    2-D, static shapes (optionally with that int32 bias and a Relu or Clip
+    before the `quantize_linear`, which clamp the 8-bit result) is
+    `(w - zw)[M, KH * KW * C] @ columns(x - zx)[KH * KW * C, OH * OW]`,
+    the columns being slices of the padded input joined tap after tap
+    (im2col; the input itself for a 1x1 stride-1 conv), requantized per
+    output channel. All need `A [..., M,
     K]`, `B [K, N]` and a static `K` of at most 33025 (no i32 sum can wrap).
     Runs first in the graph stage, before constant folding turns the
     weights' dequantization into f32 constants, for targets whose policy

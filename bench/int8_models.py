@@ -1,0 +1,142 @@
+# Zoo CNNs quantized by onnxruntime's quantize_static: Kiln int8 against onnxruntime int8 and fp32.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""usage: bench/int8_models.py [--models resnet50,mobilenetv2] [--rounds 5] [--per-channel]
+
+For each zoo model (bench/models/zoo.py, batch 1, written under --work):
+quantizes it with onnxruntime's quantize_static (QDQ format, u8 activations,
+s8 weights, per-tensor weights unless --per-channel, calibrated on 4
+random-normal inputs), compiles the QDQ model with kilnc (its QDQ convs are
+integer matmuls: kiln-recognize-integer-matmul) and the float model, then
+times onnxruntime int8 (the QDQ model), onnxruntime fp32, Kiln int8 and
+Kiln fp32 in interleaved rounds (median of the rounds' medians,
+bench/timing.py). Checks Kiln int8's output against onnxruntime int8's: the
+largest difference in units of the output's scale and whether the top-1
+class agrees; and counts the convs left float in Kiln's graph (depthwise
+ones stay f32). Prints one table, and with --markdown the rows of a
+docs/benchmarks/ record's table (bench/summarize.py reads "Kiln ms" and
+"ORT ms", here both int8, qualified by the precision column).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
+import timing  # noqa: E402
+import zoo  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse_args():
+    build = os.path.join(ROOT, "build")
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default="resnet50,mobilenetv2")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--reps", type=int, default=5, help="timed runs per round and side")
+    p.add_argument("--per-channel", action="store_true", help="per-output-channel weights")
+    p.add_argument("--markdown", action="store_true", help="also print a markdown table")
+    p.add_argument("--work", default=os.path.join(build, "bench"))
+    p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
+    p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
+    return p.parse_args()
+
+
+def quantize(model_path, shapes, per_channel, rng):
+    """The QDQ model of quantize_static; returns its path."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+
+    samples = [{k: rng.standard_normal(v).astype(np.float32) for k, v in shapes.items()}
+               for _ in range(4)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(samples)
+
+        def get_next(self):
+            return next(self.it, None)
+
+    out = model_path.replace(".onnx", f".qdq{int(per_channel)}.onnx")
+    quantize_static(model_path, out, Reader(), quant_format=QuantFormat.QDQ,
+                    per_channel=per_channel)
+    return out
+
+
+def compile_model(args, model_path, shapes, artifact):
+    command = [args.kilnc, model_path, "-o", artifact]
+    command += [f"--input-shape={k}={'x'.join(map(str, v))}" for k, v in shapes.items()]
+    subprocess.run(command, check=True)
+    graph = subprocess.run(command[:2] + command[4:] + ["--emit=graph"], check=True,
+                           capture_output=True, text=True).stdout
+    return artifact, graph.count("kiln.conv ")
+
+
+def main():
+    args = parse_args()
+    rng = np.random.default_rng(0)
+    zoo_dir = os.path.join(args.work, "zoo")
+    print(f"int8 models (quantize_static QDQ, {'per-channel' if args.per_channel else 'per-tensor'}"
+          f" weights): batch 1, {args.threads} threads, {args.rounds} interleaved rounds "
+          f"(load average {os.getloadavg()[0]:.2f} at start)")
+    rows = []
+    print(f"  {'model':12} {'ORT int8 ms':>11} {'ORT fp32 ms':>11} {'Kiln int8 ms':>12} "
+          f"{'Kiln fp32 ms':>12} {'int8/ORT int8':>13} {'int8/ORT fp32':>13} "
+          f"{'int8/Kiln fp32':>14}  float convs; max |Kiln - ORT| (units); top-1")
+    for name in args.models.split(","):
+        model_dir = zoo.write_model(name, zoo_dir, False, [1])
+        with open(os.path.join(model_dir, "meta.json")) as f:
+            shapes = json.load(f)["batches"]["1"]
+        fp32 = os.path.join(model_dir, "model.onnx")
+        qdq = quantize(fp32, shapes, args.per_channel, rng)
+        files = {k: os.path.join(model_dir, "b1", "inputs", k + ".npy") for k in shapes}
+        inputs = {k: np.load(path) for k, path in files.items()}
+        int8, float_convs = compile_model(args, qdq, shapes, qdq.replace(".onnx", ".so"))
+        artifacts = {"int8": int8,
+                     "fp32": compile_model(args, fp32, shapes,
+                                           os.path.join(model_dir, "model-b1-fp32.so"))[0]}
+        out = os.path.join(model_dir, "out-int8")
+        subprocess.run(timing.kiln_args(args.kiln_run, int8, files, args.threads) +
+                       ["--output-dir", out], check=True, capture_output=True)
+        sessions = {"ort_int8": timing.ort_session(qdq, args.threads),
+                    "ort_fp32": timing.ort_session(fp32, args.threads)}
+        output = sessions["ort_int8"].get_outputs()[0].name
+        ref = sessions["ort_int8"].run(None, inputs)[0].astype(np.float64)
+        got = np.load(os.path.join(out, output + ".npy")).astype(np.float64)
+        steps = np.diff(np.unique(ref))
+        unit = float(steps.min()) if steps.size else 1.0
+        units = float(np.abs(got - ref).max() / unit)
+        top1 = bool((got.argmax(-1) == ref.argmax(-1)).all())
+        samples = {key: [] for key in ("ort_int8", "ort_fp32", "int8", "fp32")}
+        for _ in range(args.rounds):
+            for key, session in sessions.items():
+                samples[key].append(timing.ort_round(session, inputs, args.reps))
+            for key, artifact in artifacts.items():
+                samples[key].append(timing.kiln_round(
+                    timing.kiln_args(args.kiln_run, artifact, files, args.threads), args.reps, 600))
+        ms = {key: statistics.median(v) for key, v in samples.items()}
+        print(f"  {name:12} {ms['ort_int8']:11.2f} {ms['ort_fp32']:11.2f} {ms['int8']:12.2f} "
+              f"{ms['fp32']:12.2f} {ms['int8'] / ms['ort_int8']:13.2f} "
+              f"{ms['int8'] / ms['ort_fp32']:13.2f} {ms['int8'] / ms['fp32']:14.2f}  "
+              f"{float_convs}; {units:.0f}; {'agrees' if top1 else 'DIFFERS'}", flush=True)
+        spread = {k: f"{ms[k]:.2f} [{min(v):.2f}–{max(v):.2f}]" for k, v in samples.items()}
+        rows.append(f"| {name} | 1 | int8 | {spread['int8']} | {spread['ort_int8']} | "
+                    f"{ms['int8'] / ms['ort_int8']:.2f} | {spread['ort_fp32']} | {spread['fp32']} | "
+                    f"{ms['int8'] / ms['ort_fp32']:.2f} | {float_convs} | {units:.0f} |")
+    print(f"  (load average {os.getloadavg()[0]:.2f} at the end)")
+    if args.markdown:
+        print("\n| model | batch | precision | Kiln ms | ORT ms | Kiln/ORT time | ORT fp32 ms | "
+              "Kiln fp32 ms | Kiln int8 / ORT fp32 | convs left f32 | max Kiln-ORT diff (units) |")
+        print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
