@@ -184,6 +184,61 @@ struct MatmulRewriter {
     });
   }
 
+  /// packB's f32 layout for B rows read as contiguous columns (a matmul's
+  /// B, a stride-1 conv's shifted taps): row by row, each row's columns
+  /// across the block's panels (one tap row and one sequential read of the
+  /// input per row, instead of one per row and panel), the full panels with
+  /// plain loads, the partial last one masked.
+  void packBRowMajor(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
+                     Value depth, Value jc, Value jcEnd) {
+    int64_t vw = options.vectorWidth, nr = options.tileVectors * vw;
+    auto vectorType = VectorType::get({vw}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+    Value panelSize = mul(b, loc, depth, index(b, loc, nr));
+    Value fullEnd = add(b, loc, jc,
+                        mul(b, loc,
+                            arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, jcEnd, jc),
+                                                   index(b, loc, nr)),
+                            index(b, loc, nr)));
+    Value restMasksCols = arith::SubIOp::create(b, loc, jcEnd, fullEnd);
+    SmallVector<Value> masks = columnMasks(b, loc, restMasksCols, vw, options.tileVectors);
+    Value partial = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, fullEnd, jcEnd);
+    forLoop(b, loc, index(b, loc, 0), depth, index(b, loc, 1), [&](OpBuilder &b2, Value kk) {
+      Value row = add(b2, loc, pc, kk), source = bMatrix, shift;
+      if (taps) {
+        source = taps->x;
+        std::tie(row, shift) = tapRow(b2, loc, row);
+      }
+      Value rowBase = mul(b2, loc, kk, index(b2, loc, nr));
+      // Panel p's row kk starts at p * depth * NR + kk * NR.
+      auto copyPanel = [&](OpBuilder &b3, Value jr, bool masked) {
+        Value panel = arith::DivUIOp::create(b3, loc, arith::SubIOp::create(b3, loc, jr, jc),
+                                             index(b3, loc, nr));
+        Value at = add(b3, loc, mul(b3, loc, panel, panelSize), rowBase);
+        for (int64_t v = 0; v < options.tileVectors; ++v) {
+          Value col = add(b3, loc, jr, index(b3, loc, v * vw));
+          if (shift)
+            col = add(b3, loc, col, shift);
+          Value value =
+              masked ? vector::MaskedLoadOp::create(b3, loc, vectorType, source,
+                                                    ValueRange{row, col}, masks[v], zero)
+                           .getResult()
+                     : vector::LoadOp::create(b3, loc, vectorType, source, ValueRange{row, col})
+                           .getResult();
+          vector::StoreOp::create(b3, loc, value, bPacked,
+                                  ValueRange{add(b3, loc, at, index(b3, loc, v * vw))});
+        }
+      };
+      forLoop(b2, loc, jc, fullEnd, index(b2, loc, nr),
+              [&](OpBuilder &b3, Value jr) { copyPanel(b3, jr, false); });
+      scf::IfOp::create(b2, loc, partial, [&](OpBuilder &tb, Location) {
+        copyPanel(tb, fullEnd, true);
+        scf::YieldOp::create(tb, loc);
+      });
+    });
+  }
+
   /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns
   /// (bf16: packRowPairs's layout).
   void packB(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
@@ -192,6 +247,10 @@ struct MatmulRewriter {
     auto vectorType = VectorType::get({vw}, b.getF32Type());
     Value zero = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+    if (!bf16 && (!taps || (taps->layout.isContiguous() && !taps->prologue))) {
+      packBRowMajor(b, loc, bMatrix, bPacked, pc, depth, jc, jcEnd);
+      return;
+    }
     forLoop(b, loc, jc, jcEnd, index(b, loc, nr), [&](OpBuilder &b1, Value jr) {
       Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, jr, jc),
                                            index(b1, loc, nr));
