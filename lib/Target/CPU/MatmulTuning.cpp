@@ -81,6 +81,8 @@ double packBCycles(BPacking packing) {
 /// L2/L3 (read in place, no packing), and the set-up of one task (its
 /// packing buffers, the pool's hand-over).
 constexpr double kStreamACycles = 0.1, kTaskCycles = 2000;
+/// Below this many tasks' set-up in FMA cycles a matmul is not split.
+constexpr double kMinSplitTasks = 20;
 
 /// The makespan of `work` (in task order) on `threads` threads under the
 /// runtime pool's schedule: chunks of max(1, tasks / (4 threads)) tasks,
@@ -129,6 +131,13 @@ MatmulSplit planSplit(int64_t m, int64_t n, int64_t k, const MatmulConfig &confi
   double pack = constantB ? 0.0 : packBCycles(packing);
   double aCycles = constantA ? kStreamACycles : kPackACycles;
   double macsPerCycle = kFmaPorts * vw;
+  // A matmul of a few microseconds stays on the tileN grid, one group: the
+  // pool's hand-over would cost about as much as it saves.
+  if (static_cast<double>(m) * columns(0, columnPanels) * k / macsPerCycle <
+      kMinSplitTasks * kTaskCycles) {
+    split.balanced = !constantB;
+    return split;
+  }
   int64_t maxBlocks = std::min(columnPanels, std::max<int64_t>(2 * tasks, llvm::alignTo(grid, tasks)));
   if (constantB)
     maxBlocks = grid;
