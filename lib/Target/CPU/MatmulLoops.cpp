@@ -190,11 +190,9 @@ struct MatmulRewriter {
   /// input per row, instead of one per row and panel), the full panels with
   /// plain loads, the partial last one masked.
   void packBRowMajor(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
-                     Value depth, Value jc, Value jcEnd) {
+                     Value depth, Value jc, Value jcEnd, Value zero) {
     int64_t vw = options.vectorWidth, nr = options.tileVectors * vw;
-    auto vectorType = VectorType::get({vw}, b.getF32Type());
-    Value zero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+    auto vectorType = cast<VectorType>(zero.getType());
     Value panelSize = mul(b, loc, depth, index(b, loc, nr));
     Value fullEnd = add(b, loc, jc,
                         mul(b, loc,
@@ -248,7 +246,7 @@ struct MatmulRewriter {
     Value zero = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
     if (!bf16 && (!taps || (taps->layout.isContiguous() && !taps->prologue))) {
-      packBRowMajor(b, loc, bMatrix, bPacked, pc, depth, jc, jcEnd);
+      packBRowMajor(b, loc, bMatrix, bPacked, pc, depth, jc, jcEnd, zero);
       return;
     }
     forLoop(b, loc, jc, jcEnd, index(b, loc, nr), [&](OpBuilder &b1, Value jr) {

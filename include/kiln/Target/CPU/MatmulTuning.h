@@ -24,7 +24,7 @@ namespace kiln::matmul_tuning {
 
 /// Bumped whenever the space or the meaning of a configuration changes:
 /// database records of another version are ignored.
-inline constexpr llvm::StringLiteral kSpaceVersion = "cpu-matmul-1";
+inline constexpr llvm::StringLiteral kSpaceVersion = "cpu-matmul-2";
 
 /// One configuration of the loop nest (MatmulLoops.cpp): a register tile
 /// of `rows` x `vectors` vectors, cache blocks `m` x `n` x `k`, and the
