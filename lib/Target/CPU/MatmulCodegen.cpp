@@ -340,6 +340,11 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
                  matmul_tuning::matmulSignature(a, Value(), c, fresh, epilogue, constantA, false,
                                                 taps, {vectorWidth, vectorRegisters}),
                  problem);
+      // An image of a batch shares the threads with the other images
+      // (mergeImageLoops): it aims for its share of the tasks.
+      if (auto images = op->getAttrOfType<IntegerAttr>(kImagesAttr); images && images.getInt() > 0)
+        options.parallelTasks =
+            std::max<int64_t>(1, llvm::divideCeil(options.parallelTasks, images.getInt()));
       // Constant weights are packed into the kernels' A panels once, at
       // compile time (the weights are not re-packed per column block).
       FlatSymbolRefAttr packed;
@@ -393,6 +398,8 @@ struct KilnCPUMatmulPass final : impl::KilnCPUMatmulPassBase<KilnCPUMatmulPass> 
       if (auto getGlobal = dyn_cast_or_null<memref::GetGlobalOp>(source))
         eraseIfUnread(getGlobal);
     }
+    // After the cleanup above: the image loops hold unpacked weights' views.
+    mergeImageLoops(getOperation());
     // The dispatch stage counted each marked epilogue as part of its
     // matmul's kernel, and each row group (kiln-cpu-row-kernels ran before
     // this pass) as one kernel: one left over would make that count untrue.

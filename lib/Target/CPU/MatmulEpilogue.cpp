@@ -8,12 +8,14 @@
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Target/CPU/CPUPolicy.h"
 #include "kiln/Target/CPU/Passes.h"
+#include "kiln/Target/Host/ABI.h"
 #include "kiln/Target/Host/BufferAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -306,8 +308,9 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
     return kiln::indicesAt(map, rowValues, colValues, zeroIndex);
   };
   Value out = generic.getDpsInits()[0];
-  for (size_t r = 0; r < rows.size(); ++r)
-    for (size_t v = 0; v < cols.size(); ++v) {
+  // Tile element (r, v); `pitched`: through the two masked accesses of a
+  // vector that may span two image rows.
+  auto emitElement = [&](size_t r, size_t v, bool pitched) {
       IRMapping map;
       for (OpOperand *input : generic.getDpsInputOperands()) {
         unsigned i = input->getOperandNumber();
@@ -324,7 +327,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
         if (!alongColumns) {
           value = vector::BroadcastOp::create(b, loc, type,
                                               memref::LoadOp::create(b, loc, input->get(), at));
-        } else if (view.pitch) {
+        } else if (pitched) {
           Value first = vector::MaskedLoadOp::create(b, loc, type, input->get(), at,
                                                      firstMasks[v], zeroOf(arg.getType()));
           Value second = vector::MaskedLoadOp::create(
@@ -362,7 +365,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
       }
       Value result = lookup(body.getTerminator()->getOperand(0));
       SmallVector<Value> at = indicesAt(maps.back(), rowLoops[r], colLoops[v]);
-      if (view.pitch) {
+      if (pitched) {
         vector::MaskedStoreOp::create(b, loc, out, at, firstMasks[v], result);
         vector::MaskedStoreOp::create(b, loc, out,
                                       indicesAt(maps.back(), rowLoops[r], nextRowLoops[v]),
@@ -372,7 +375,31 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
       } else {
         vector::MaskedStoreOp::create(b, loc, out, at, masks[v], result);
       }
+  };
+  for (size_t v = 0; v < cols.size(); ++v) {
+    if (!view.pitch) {
+      for (size_t r = 0; r < rows.size(); ++r)
+        emitElement(r, v, false);
+      continue;
     }
+    // A vector inside one image row's kept columns (most of them: 48 of
+    // 58 starts at 56^2) is one plain access; masked stores are slow on
+    // some CPUs (about 12 cycles each on Zen 3), and a wrapping vector
+    // needs two.
+    int64_t width = cast<ShapedType>(cInput.getType()).getShape().back();
+    Value x = delinearize(b, loc, cols[v], view.expanded, groups[1]).back();
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         arith::AddIOp::create(b, loc, x, constant(vectorWidth)),
+                                         constant(width));
+    auto branch = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    for (size_t r = 0; r < rows.size(); ++r)
+      emitElement(r, v, false);
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    for (size_t r = 0; r < rows.size(); ++r)
+      emitElement(r, v, true);
+  }
 }
 
 /// batch_matmul = a loop over batches of 2-D matmuls on rank-reduced views.
@@ -513,8 +540,8 @@ void splitConvTapsBatch(linalg::GenericOp op, llvm::SmallPtrSetImpl<Operation *>
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value images = memref::DimOp::create(b, loc, c, 0);
   unsigned numInputs = op.getNumDpsInputs();
-  scf::ForOp::create(b, loc, zero, images, one, {}, [&](OpBuilder &nb, Location, Value n,
-                                                        ValueRange) {
+  auto imageLoop = scf::ForOp::create(b, loc, zero, images, one, {}, [&](OpBuilder &nb, Location,
+                                                                         Value n, ValueRange) {
     SmallVector<Value> operands;
     SmallVector<AffineMap> maps;
     for (OpOperand &operand : op->getOpOperands()) {
@@ -552,15 +579,69 @@ void splitConvTapsBatch(linalg::GenericOp op, llvm::SmallPtrSetImpl<Operation *>
     image.setIndexingMapsAttr(nb.getAffineMapArrayAttr(maps));
     SmallVector<Attribute> iterators(op.getIteratorTypes().getValue().drop_front());
     image.setIteratorTypesAttr(ArrayAttr::get(context, iterators));
+    // The images share the threads (kiln-cpu-matmul merges this loop with
+    // the image's task loop): each image aims for fewer tasks.
+    int64_t batch = cast<MemRefType>(c.getType()).getDimSize(0);
+    image->setAttr(kImagesAttr, nb.getI64IntegerAttr(ShapedType::isDynamic(batch) ? 0 : batch));
     if (dropFill)
       fresh.insert(image);
     if (epilogue)
       sliceImageEpilogue(nb, loc, epilogue, n, operands[numInputs]);
     scf::YieldOp::create(nb, loc);
   });
+  imageLoop->setAttr(kImagesAttr, b.getUnitAttr());
   op.erase();
   if (epilogue)
     epilogue.erase();
+}
+
+void mergeImageLoops(Operation *root) {
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    if (loop->hasAttr(kImagesAttr))
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops) {
+    loop->removeAttr(kImagesAttr);
+    // The body: views of the image (no memory effects), one heavy task loop
+    // whose bounds are known outside the image loop.
+    scf::ParallelOp tasks;
+    bool mergeable = true;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto parallel = dyn_cast<scf::ParallelOp>(op);
+      if (parallel && !tasks && parallel->hasAttr(kHeavyLoopAttr) &&
+          parallel.getNumLoops() == 1)
+        tasks = parallel;
+      else if (!isMemoryEffectFree(&op) || op.getNumRegions())
+        mergeable = false;
+    }
+    std::optional<int64_t> count = tasks ? getConstantIntValue(tasks.getUpperBound()[0])
+                                         : std::nullopt;
+    if (!mergeable || !count || !isConstantIntValue(tasks.getLowerBound()[0], 0) ||
+        !isConstantIntValue(tasks.getStep()[0], 1) ||
+        !isConstantIntValue(loop.getLowerBound(), 0) || !isConstantIntValue(loop.getStep(), 1))
+      continue;
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value perImage = arith::ConstantIndexOp::create(b, loc, *count);
+    Value total = arith::MulIOp::create(b, loc, loop.getUpperBound(), perImage);
+    auto merged = scf::ParallelOp::create(
+        b, loc, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)}, ValueRange{total},
+        ValueRange{arith::ConstantIndexOp::create(b, loc, 1)},
+        [&](OpBuilder &pb, Location, ValueRange ivs) {
+          IRMapping mapping;
+          mapping.map(loop.getInductionVar(), arith::DivUIOp::create(pb, loc, ivs[0], perImage));
+          mapping.map(tasks.getInductionVars()[0],
+                      arith::RemUIOp::create(pb, loc, ivs[0], perImage));
+          for (Operation &op : loop.getBody()->without_terminator())
+            if (&op != tasks.getOperation())
+              pb.clone(op, mapping);
+          for (Operation &op : tasks.getBody()->without_terminator())
+            pb.clone(op, mapping);
+        });
+    merged->setAttr(kHeavyLoopAttr, b.getUnitAttr());
+    loop.erase();
+  }
 }
 
 /// Whether `op` can stand between a zero fill and the matmul that

@@ -47,6 +47,16 @@ void applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::Generic
                    llvm::ArrayRef<mlir::Value> cols, llvm::ArrayRef<mlir::Value> masks,
                    int64_t vectorWidth);
 
+/// Marks the image loop of a batched conv's taps (unit) and each image's
+/// taps (the batch size).
+inline constexpr llvm::StringLiteral kImagesAttr = "kiln.images";
+
+/// Each image loop of splitConvTapsBatch whose body is views of the image
+/// and one heavy task loop (the rewritten taps) becomes one heavy parallel
+/// loop over (image, task): the images share the threads instead of each
+/// image's tasks being one pool launch after another.
+void mergeImageLoops(mlir::Operation *root);
+
 /// batch_matmul = a loop over batches of 2-D matmuls on rank-reduced views.
 /// A marked epilogue becomes one per batch, sliced to it, after its matmul.
 /// A zero fill of C right before it is dropped: the batches' matmuls are
@@ -58,7 +68,9 @@ void splitBatches(mlir::linalg::BatchMatmulOp op,
 /// over images of conv taps on rank-reduced views (x [C, L], out [F, P];
 /// row inputs sliced to the image, unit dims kept). A marked epilogue
 /// becomes one per image, sliced to it, after its taps; a zero fill of C
-/// right before it is dropped, and the images' taps are then `fresh`.
+/// right before it is dropped, and the images' taps are then `fresh`. The
+/// loop and each image's taps carry kImagesAttr (the taps: the static batch,
+/// 0 when dynamic), for mergeImageLoops and the image's parallel split.
 void splitConvTapsBatch(mlir::linalg::GenericOp op,
                         llvm::SmallPtrSetImpl<mlir::Operation *> &fresh);
 

@@ -36,6 +36,7 @@
 #include "MatmulKernel.h"
 #include "MatmulPrologue.h"
 
+#include "kiln/Target/CPU/MatmulTuning.h"
 #include "kiln/Target/Host/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -55,19 +56,17 @@ using namespace matmul_kernel;
 
 namespace {
 
-/// The fewest rows a row group gets (the tasks a matmul aims for are its
-/// configuration's): each group packs its own copy of the B block, which
-/// only pays off over at least two cache blocks of rows.
-constexpr int64_t kMinGroupBlocks = 2;
-
 /// How one matmul's loops are blocked (MatmulRewriter::planBlocking).
 struct MatmulBlocking {
   /// Lanes of a vector, vectors of a register tile, its columns and rows.
   int64_t vw = 0, nv = 0, nr = 0, mr = 0;
   /// Cache blocks of columns and rows, whole register tiles.
   int64_t tileN = 0, tileM = 0;
-  /// Row groups per column block (tasks) and the rows of each.
-  int64_t rowGroups = 1, groupRows = 0;
+  /// Row groups per column block (tasks); with static M and N also the
+  /// column blocks, spread evenly over the column panels when `balanced`
+  /// (else the tileN grid), and the panels both are made of (planSplit).
+  int64_t rowGroups = 1, columnBlocks = 0, columnPanels = 0, rowPanels = 0;
+  bool balanced = false;
   /// Rows past the last full MR-row panel (M static), else 0.
   int64_t leftover = 0;
   /// Columns of the one partial column panel (N static), else 0.
@@ -185,6 +184,59 @@ struct MatmulRewriter {
     });
   }
 
+  /// packB's f32 layout for B rows read as contiguous columns (a matmul's
+  /// B, a stride-1 conv's shifted taps): row by row, each row's columns
+  /// across the block's panels (one tap row and one sequential read of the
+  /// input per row, instead of one per row and panel), the full panels with
+  /// plain loads, the partial last one masked.
+  void packBRowMajor(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
+                     Value depth, Value jc, Value jcEnd, Value zero) {
+    int64_t vw = options.vectorWidth, nr = options.tileVectors * vw;
+    auto vectorType = cast<VectorType>(zero.getType());
+    Value panelSize = mul(b, loc, depth, index(b, loc, nr));
+    Value fullEnd = add(b, loc, jc,
+                        mul(b, loc,
+                            arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, jcEnd, jc),
+                                                   index(b, loc, nr)),
+                            index(b, loc, nr)));
+    Value restMasksCols = arith::SubIOp::create(b, loc, jcEnd, fullEnd);
+    SmallVector<Value> masks = columnMasks(b, loc, restMasksCols, vw, options.tileVectors);
+    Value partial = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, fullEnd, jcEnd);
+    forLoop(b, loc, index(b, loc, 0), depth, index(b, loc, 1), [&](OpBuilder &b2, Value kk) {
+      Value row = add(b2, loc, pc, kk), source = bMatrix, shift;
+      if (taps) {
+        source = taps->x;
+        std::tie(row, shift) = tapRow(b2, loc, row);
+      }
+      Value rowBase = mul(b2, loc, kk, index(b2, loc, nr));
+      // Panel p's row kk starts at p * depth * NR + kk * NR.
+      auto copyPanel = [&](OpBuilder &b3, Value jr, bool masked) {
+        Value panel = arith::DivUIOp::create(b3, loc, arith::SubIOp::create(b3, loc, jr, jc),
+                                             index(b3, loc, nr));
+        Value at = add(b3, loc, mul(b3, loc, panel, panelSize), rowBase);
+        for (int64_t v = 0; v < options.tileVectors; ++v) {
+          Value col = add(b3, loc, jr, index(b3, loc, v * vw));
+          if (shift)
+            col = add(b3, loc, col, shift);
+          Value value =
+              masked ? vector::MaskedLoadOp::create(b3, loc, vectorType, source,
+                                                    ValueRange{row, col}, masks[v], zero)
+                           .getResult()
+                     : vector::LoadOp::create(b3, loc, vectorType, source, ValueRange{row, col})
+                           .getResult();
+          vector::StoreOp::create(b3, loc, value, bPacked,
+                                  ValueRange{add(b3, loc, at, index(b3, loc, v * vw))});
+        }
+      };
+      forLoop(b2, loc, jc, fullEnd, index(b2, loc, nr),
+              [&](OpBuilder &b3, Value jr) { copyPanel(b3, jr, false); });
+      scf::IfOp::create(b2, loc, partial, [&](OpBuilder &tb, Location) {
+        copyPanel(tb, fullEnd, true);
+        scf::YieldOp::create(tb, loc);
+      });
+    });
+  }
+
   /// Bpack[p][kk][0:NR] = B[pc+kk, jc+p*NR : +NR], zero past the columns
   /// (bf16: packRowPairs's layout).
   void packB(OpBuilder &b, Location loc, Value bMatrix, Value bPacked, Value pc,
@@ -193,6 +245,10 @@ struct MatmulRewriter {
     auto vectorType = VectorType::get({vw}, b.getF32Type());
     Value zero = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+    if (!bf16 && (!taps || (taps->layout.isContiguous() && !taps->prologue))) {
+      packBRowMajor(b, loc, bMatrix, bPacked, pc, depth, jc, jcEnd, zero);
+      return;
+    }
     forLoop(b, loc, jc, jcEnd, index(b, loc, nr), [&](OpBuilder &b1, Value jr) {
       Value panel = arith::DivUIOp::create(b1, loc, arith::SubIOp::create(b1, loc, jr, jc),
                                            index(b1, loc, nr));
@@ -350,7 +406,10 @@ struct MatmulRewriter {
     v.M = b.createOrFold<memref::DimOp>(v.loc, aMatrix, 0);
     v.K = b.createOrFold<memref::DimOp>(v.loc, aMatrix, 1);
     v.N = b.createOrFold<memref::DimOp>(v.loc, taps ? c : bMatrix, 1);
-    MatmulBlocking p = planBlocking(getConstantIntValue(v.M), getConstantIntValue(v.N));
+    MatmulBlocking p =
+        planBlocking(getConstantIntValue(v.M), getConstantIntValue(v.N), getConstantIntValue(v.K),
+                     static_cast<bool>(aConstant),
+                     !taps && isConstantMatrix(bMatrix));
     // Constant weights are packed now, once, instead of on every run.
     FlatSymbolRefAttr packedB =
         taps ? FlatSymbolRefAttr()
@@ -364,12 +423,13 @@ struct MatmulRewriter {
     eraseReplaced(op, v, packedB);
   }
 
-  /// Cache blocks rounded to whole register tiles; (column block, row
-  /// group) tasks, with M split into row groups when there are too few
-  /// column blocks to keep the threads busy and M has at least 2 cache
-  /// blocks per group; the leftover rows and columns of static M and N.
-  MatmulBlocking planBlocking(std::optional<int64_t> staticM,
-                              std::optional<int64_t> staticN) const {
+  /// Cache blocks rounded to whole register tiles; with static M and N,
+  /// the (column block, row group) tasks of planSplit (balanced over up to
+  /// the configuration's task count of threads); the leftover rows and
+  /// columns of static M and N.
+  MatmulBlocking planBlocking(std::optional<int64_t> staticM, std::optional<int64_t> staticN,
+                              std::optional<int64_t> staticK, bool constantA,
+                              bool constantB) const {
     MatmulBlocking p;
     p.vw = options.vectorWidth;
     p.nv = options.tileVectors;
@@ -377,14 +437,25 @@ struct MatmulRewriter {
     p.mr = options.tileRows;
     p.tileN = llvm::divideCeil(options.tileN, p.nr) * p.nr;
     p.tileM = llvm::divideCeil(options.tileM, p.mr) * p.mr;
-    if (staticM && staticN && *staticM > 0) {
-      int64_t columnBlocks = llvm::divideCeil(*staticN, p.tileN);
-      int64_t panels = llvm::divideCeil(*staticM, p.mr);
-      int64_t maxGroups = std::max<int64_t>(1, *staticM / (kMinGroupBlocks * p.tileM));
-      p.rowGroups = std::clamp<int64_t>(llvm::divideCeil(options.parallelTasks, columnBlocks), 1,
-                                        std::min(panels, maxGroups));
-      p.groupRows = llvm::divideCeil(panels, p.rowGroups) * p.mr;
-      p.rowGroups = llvm::divideCeil(*staticM, p.groupRows);
+    if (staticM && staticN && *staticM > 0 && *staticN > 0) {
+      matmul_tuning::BPacking packing = matmul_tuning::BPacking::Contiguous;
+      if (taps && (taps->prologue || !taps->layout.isContiguous()))
+        packing = isRowWrapLayout(taps->layout, p.vw) && !taps->prologue
+                      ? matmul_tuning::BPacking::RowWrap
+                      : matmul_tuning::BPacking::Gather;
+      matmul_tuning::MatmulConfig config{options.tileRows, options.tileVectors, options.tileM,
+                                         options.tileN,    options.tileK,       options.parallelTasks};
+      matmul_tuning::MatmulSplit split = matmul_tuning::planSplit(
+          *staticM, *staticN, staticK.value_or(options.tileK), config,
+          {options.vectorWidth, options.vectorRegisters}, constantA, constantB, packing);
+      p.columnPanels = llvm::divideCeil(*staticN, p.nr);
+      p.rowPanels = llvm::divideCeil(*staticM, p.mr);
+      p.columnBlocks = split.columnBlocks;
+      p.rowGroups = split.rowGroups;
+      p.balanced = split.balanced;
+      // Packing buffers hold the widest block.
+      if (p.balanced)
+        p.tileN = llvm::divideCeil(p.columnPanels, p.columnBlocks) * p.nr;
     }
     p.leftover = staticM ? *staticM % p.mr : 0;
     p.rest = staticN ? *staticN % p.nr : 0;
@@ -397,8 +468,10 @@ struct MatmulRewriter {
   /// own packing buffers.
   void emitTaskLoop(OpBuilder &b, const MatmulValues &v, const MatmulBlocking &p) {
     Location loc = v.loc;
-    Value blocks = arith::CeilDivUIOp::create(b, loc, v.N, index(b, loc, p.tileN));
-    Value tasks = mul(b, loc, blocks, index(b, loc, p.rowGroups));
+    Value tasks = p.columnBlocks
+                      ? index(b, loc, p.columnBlocks * p.rowGroups)
+                      : mul(b, loc, arith::CeilDivUIOp::create(b, loc, v.N, index(b, loc, p.tileN)),
+                            index(b, loc, p.rowGroups));
     auto taskLoop = scf::ParallelOp::create(
         b, loc, ValueRange{index(b, loc, 0)}, ValueRange{tasks}, ValueRange{index(b, loc, 1)},
         [&](OpBuilder &b1, Location, ValueRange ivs) { emitTask(b1, v, p, ivs[0]); });
@@ -413,14 +486,32 @@ struct MatmulRewriter {
     at.block = task;
     at.rowBegin = index(b1, loc, 0);
     at.rowEnd = v.M;
+    // Part i of `total` panels split evenly into `parts`: its first panel.
+    auto evenStart = [&](Value i, int64_t total, int64_t parts) -> Value {
+      return arith::DivUIOp::create(b1, loc, mul(b1, loc, i, index(b1, loc, total)),
+                                    index(b1, loc, parts));
+    };
     if (p.rowGroups > 1) {
       at.block = arith::DivUIOp::create(b1, loc, task, index(b1, loc, p.rowGroups));
       Value group = arith::RemUIOp::create(b1, loc, task, index(b1, loc, p.rowGroups));
-      at.rowBegin = mul(b1, loc, group, index(b1, loc, p.groupRows));
-      at.rowEnd = minIndex(b1, loc, add(b1, loc, at.rowBegin, index(b1, loc, p.groupRows)), v.M);
+      Value next = add(b1, loc, group, index(b1, loc, 1));
+      at.rowBegin = mul(b1, loc, evenStart(group, p.rowPanels, p.rowGroups), index(b1, loc, p.mr));
+      at.rowEnd = minIndex(
+          b1, loc, mul(b1, loc, evenStart(next, p.rowPanels, p.rowGroups), index(b1, loc, p.mr)),
+          v.M);
     }
-    at.jc = mul(b1, loc, at.block, index(b1, loc, p.tileN));
-    at.jcEnd = minIndex(b1, loc, add(b1, loc, at.jc, index(b1, loc, p.tileN)), v.N);
+    if (p.balanced) {
+      Value next = add(b1, loc, at.block, index(b1, loc, 1));
+      at.jc = mul(b1, loc, evenStart(at.block, p.columnPanels, p.columnBlocks),
+                  index(b1, loc, p.nr));
+      at.jcEnd = minIndex(b1, loc,
+                          mul(b1, loc, evenStart(next, p.columnPanels, p.columnBlocks),
+                              index(b1, loc, p.nr)),
+                          v.N);
+    } else {
+      at.jc = mul(b1, loc, at.block, index(b1, loc, p.tileN));
+      at.jcEnd = minIndex(b1, loc, add(b1, loc, at.jc, index(b1, loc, p.tileN)), v.N);
+    }
     Type element = bf16 ? b1.getBF16Type() : b1.getF32Type();
     auto packBuffer = [&](int64_t size) -> Value {
       return memref::AllocOp::create(b1, loc, MemRefType::get({size}, element),

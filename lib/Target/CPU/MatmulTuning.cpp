@@ -64,7 +64,115 @@ double kernelStepCycles(int64_t rows, int64_t vectors) {
                    kFmaLatency * fmas / std::max(fmas, kFmaLatency * kFmaPorts)});
 }
 
+/// Cycles per B element a row group packs, by how it is read (planSplit).
+double packBCycles(BPacking packing) {
+  switch (packing) {
+  case BPacking::Contiguous:
+    return kPackBCycles;
+  case BPacking::RowWrap:
+    return 0.4;
+  case BPacking::Gather:
+    return 1.0;
+  }
+  return kPackBCycles;
+}
+
+/// Cycles per element of a constant A that a column block streams from
+/// L2/L3 (read in place, no packing), and the set-up of one task (its
+/// packing buffers, the pool's hand-over).
+constexpr double kStreamACycles = 0.1, kTaskCycles = 2000;
+/// Below this many tasks' set-up in FMA cycles a matmul is not split.
+constexpr double kMinSplitTasks = 20;
+
+/// The makespan of `work` (in task order) on `threads` threads under the
+/// runtime pool's schedule: chunks of max(1, tasks / (4 threads)) tasks,
+/// each taken by the thread that is free first.
+double makespan(llvm::ArrayRef<double> work, int64_t threads) {
+  int64_t count = static_cast<int64_t>(work.size());
+  int64_t chunk = std::max<int64_t>(1, count / (4 * threads));
+  llvm::SmallVector<double> busy(threads, 0.0);
+  for (int64_t first = 0; first < count; first += chunk) {
+    double sum = 0;
+    for (int64_t i = first; i < std::min(count, first + chunk); ++i)
+      sum += work[i];
+    *std::min_element(busy.begin(), busy.end()) += sum;
+  }
+  return *std::max_element(busy.begin(), busy.end());
+}
+
+/// [i * total / parts, (i + 1) * total / parts): part i of an even split.
+std::pair<int64_t, int64_t> evenPart(int64_t i, int64_t total, int64_t parts) {
+  return {i * total / parts, (i + 1) * total / parts};
+}
+
 } // namespace
+
+MatmulSplit planSplit(int64_t m, int64_t n, int64_t k, const MatmulConfig &config,
+                      VectorRegisters vectors, bool constantA, bool constantB,
+                      BPacking packing) {
+  int64_t vw = vectors.width, nr = config.vectors * vw, mr = config.rows;
+  int64_t tileN = llvm::divideCeil(config.n, nr) * nr;
+  MatmulSplit split;
+  if (n <= 0)
+    return split;
+  int64_t grid = llvm::divideCeil(n, tileN);
+  split.columnBlocks = grid;
+  if (m <= 0)
+    return split;
+  int64_t tasks = std::max<int64_t>(1, config.tasks);
+  int64_t columnPanels = llvm::divideCeil(n, nr), rowPanels = llvm::divideCeil(m, mr);
+  // Columns of panel range [first, last): the partial last panel counts
+  // the vectors its kernels run.
+  auto columns = [&](int64_t first, int64_t last) {
+    int64_t end = std::min(last * nr, n);
+    int64_t full = std::max<int64_t>(0, end - first * nr);
+    return llvm::divideCeil(full, vw) * vw;
+  };
+  double pack = constantB ? 0.0 : packBCycles(packing);
+  double aCycles = constantA ? kStreamACycles : kPackACycles;
+  double macsPerCycle = kFmaPorts * vw;
+  // A matmul of a few microseconds stays on the tileN grid, one group: the
+  // pool's hand-over would cost about as much as it saves.
+  if (static_cast<double>(m) * columns(0, columnPanels) * k / macsPerCycle <
+      kMinSplitTasks * kTaskCycles) {
+    split.balanced = !constantB;
+    return split;
+  }
+  int64_t maxBlocks = std::min(columnPanels, std::max<int64_t>(2 * tasks, llvm::alignTo(grid, tasks)));
+  if (constantB)
+    maxBlocks = grid;
+  int64_t maxGroups = std::min(rowPanels, 2 * tasks);
+  double best = -1;
+  for (int64_t blocks = grid; blocks <= std::max(grid, maxBlocks); ++blocks) {
+    for (int64_t groups = 1; groups <= maxGroups; ++groups) {
+      if (blocks * groups > std::max(4 * tasks, grid))
+        break;
+      llvm::SmallVector<double> work;
+      for (int64_t j = 0; j < blocks; ++j) {
+        auto [c0, c1] = blocks == grid && constantB
+                            ? std::pair<int64_t, int64_t>{j * tileN / nr,
+                                                          std::min((j + 1) * tileN / nr,
+                                                                   columnPanels)}
+                            : evenPart(j, columnPanels, blocks);
+        double cols = columns(c0, c1);
+        for (int64_t g = 0; g < groups; ++g) {
+          auto [r0, r1] = evenPart(g, rowPanels, groups);
+          double rows = std::min(r1 * mr, m) - r0 * mr;
+          work.push_back(rows * cols * k / macsPerCycle + pack * cols * k +
+                         aCycles * rows * k + kTaskCycles);
+        }
+      }
+      double score = 0;
+      for (int64_t threads = 1; threads <= tasks; threads *= 2)
+        score += threads * makespan(work, threads);
+      if (best < 0 || score < best * (1 - 1e-3)) {
+        best = score;
+        split = {blocks, groups, !constantB};
+      }
+    }
+  }
+  return split;
+}
 
 std::string MatmulConfig::str() const {
   return (llvm::Twine(rows) + "x" + llvm::Twine(vectors) + "x" + llvm::Twine(m) + "x" +
@@ -121,7 +229,6 @@ double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
   int64_t nr = config.vectors * vectorWidth;
   // The loop nest rounds its cache blocks to whole register tiles.
   int64_t tileM = llvm::divideCeil(config.m, config.rows) * config.rows;
-  int64_t tileN = llvm::divideCeil(config.n, nr) * nr;
   // Micro-kernels: full MR-row panels, then one kernel as high as the
   // leftover rows; over the full column panels, then the partial one with
   // only the vectors its columns need.
@@ -137,10 +244,9 @@ double predictCycles(const MatmulProblem &problem, const MatmulConfig &config,
                         (restVectors ? columnPanel(restVectors) : 0.0));
   // Run-time packing: B once per (column block, row group), A once per
   // column block, unless packed at compile time.
-  double columnBlocks = std::ceil(n / tileN);
-  double rowGroups = std::clamp(
-      std::ceil(config.tasks / columnBlocks), 1.0,
-      std::max(1.0, std::min(std::ceil(m / config.rows), std::floor(m / (2.0 * tileM)))));
+  MatmulSplit split = planSplit(problem.m, problem.n, problem.k, config, registers,
+                                problem.constantA, problem.constantB, BPacking::Contiguous);
+  double columnBlocks = split.columnBlocks, rowGroups = split.rowGroups;
   double packing = (problem.constantB ? 0 : kPackBCycles * k * n * rowGroups) +
                    (problem.constantA ? 0 : kPackACycles * m * k * columnBlocks);
   double calls = columnPanels * std::ceil(m / config.rows) * std::ceil(k / config.k);

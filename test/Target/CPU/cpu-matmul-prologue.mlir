@@ -11,6 +11,7 @@
 /// and zeroed past the columns before it is packed. No linalg op is left.
 // CHECK-LABEL: func @excite_prologue
 // CHECK-NOT: linalg.generic
+// CHECK: vector.create_mask
 // CHECK: %[[CH:.*]] = arith.divui %{{.*}}, %c1{{.*}} : index
 // CHECK: %[[S:.*]] = memref.load %arg2[%[[CH]]] : memref<8xf32>
 // CHECK: %[[N:.*]] = arith.negf %[[S]] : f32

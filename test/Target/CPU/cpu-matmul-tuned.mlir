@@ -15,10 +15,11 @@
 // DEFAULT: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 
 /// The database's winner for the key: 8 rows x 2 vectors (16 accumulators),
-/// column blocks of 128 (the B pack buffer holds 128 x 128 floats), with its
-/// measured time; no kernel has more accumulators.
+/// column blocks of at most 128 (the B pack buffer holds the one block's 3
+/// panels of 32 columns x 128 deep: N = 72 fits one), with its measured
+/// time; no kernel has more accumulators.
 // TUNED: kiln.tuning = [{config = "8x2x64x128x128x2", {{.*}} source = "tuned", time_us = 1.250000e+01 : f64}]
-// TUNED: memref.alloc() {alignment = 64 : i64} : memref<16384xf32>
+// TUNED: memref.alloc() {alignment = 64 : i64} : memref<12288xf32>
 // TUNED: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // TUNED-NOT: vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
 
@@ -32,10 +33,10 @@
 // AVX2: kiln.tuning = [{config = "6x2x64x256x256x4", {{.*}} signature = "matmul b=f32[80x72|72,1] a=f32[96x80|80,1] c=f32[96x72|72,1] constant-a=0 constant-b=0 fresh=0 vector-width=8 vector-registers=16", source = "predicted"}]
 // AVX2: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // AVX2-NOT: vector<16xf32>
-// NOTINSPACE16: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=6x4x64x256x256x4@1': configuration 6x4x64x256x256x4 is not in the space cpu-matmul-1 supports (registers or blocks)
+// NOTINSPACE16: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=6x4x64x256x256x4@1': configuration 6x4x64x256x256x4 is not in the space cpu-matmul-2 supports (registers or blocks)
 
 // MALFORMED: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=8x2x64': expected KEY=RxVxMxNxKxT@MICROSECONDS
-// NOTINSPACE: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=20x2x64x128x128x2@1': configuration 20x2x64x128x128x2 is not in the space cpu-matmul-1 supports (registers or blocks)
+// NOTINSPACE: error: kiln-cpu-matmul: tuned entry '5109c3f1ddaaab4e=20x2x64x128x128x2@1': configuration 20x2x64x128x128x2 is not in the space cpu-matmul-2 supports (registers or blocks)
 func.func @matmul(%a: memref<96x80xf32>, %b: memref<80x72xf32>, %c: memref<96x72xf32>) {
   linalg.matmul ins(%a, %b : memref<96x80xf32>, memref<80x72xf32>) outs(%c : memref<96x72xf32>)
   return

@@ -13,7 +13,7 @@
 /// N is dynamic: the partial column panel (fewer than 64 columns) runs the
 /// kernel of as many vectors as its columns need, picked at run time.
 // CHECK: } else {
-// CHECK: %[[VECTORS:.+]] = arith.ceildivui %{{.+}}, %c16 : index
+// CHECK: %[[VECTORS:.+]] = arith.ceildivui %{{.+}}, %c16{{(_[0-9]+)?}} : index
 // CHECK: scf.index_switch %[[VECTORS]]
 // CHECK: case 1 {
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
@@ -54,34 +54,50 @@ func.func @constant_b(%a: memref<5x3xf32>, %c: memref<5x70xf32>) {
 
 // -----
 
-/// One column block (N = 70 < 256) of M = 302 rows: the rows split into
-/// groups of whole 6-row panels so the pool gets several tasks (4 target,
-/// at most one group per 2 x 72 rows: 2 groups of 26 panels = 156 rows).
-/// M % 6 = 2 rows left over run a packed 2-row kernel (8 accumulators), not
-/// one-row kernels. M = 100 (< 2 cache blocks) keeps one group.
+/// One column block (N = 70 < 256) of M = 302 rows: the split balanced over
+/// 1, 2 and 4 threads (planSplit) is 4 groups of whole 6-row panels, the 51
+/// panels spread evenly (group g starts at panel g * 51 / 4), so the pool
+/// gets several tasks. M % 6 = 2 rows left over run a packed 2-row kernel
+/// (8 accumulators), not one-row kernels. A matmul of a few microseconds
+/// (M = 100, K = 30) keeps one task.
 // CHECK-LABEL: func @row_groups
-// CHECK: %[[BLOCKS:.+]] = arith.ceildivui
-// CHECK: %[[TASKS:.+]] = arith.muli %[[BLOCKS]], %c2
-// CHECK: scf.parallel (%[[T:.+]]) = (%{{.*}}) to (%[[TASKS]]) step
-// CHECK: arith.divui %[[T]], %c2
-// CHECK: %[[G:.+]] = arith.remui %[[T]], %c2
-// CHECK: arith.muli %[[G]], %c156
+// CHECK: scf.parallel (%[[T:.+]]) = (%{{.*}}) to (%c4) step
+// CHECK: arith.divui %[[T]], %c4
+// CHECK: %[[G:.+]] = arith.remui %[[T]], %c4
+// CHECK: %[[P:.+]] = arith.muli %[[G]], %c51
+// CHECK: arith.divui %[[P]], %c4
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NOT: -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: } {kiln.heavy}
 // CHECK-LABEL: func @one_group
-// CHECK: %[[BLOCKS1:.+]] = arith.ceildivui
-// CHECK: %[[TASKS1:.+]] = arith.muli %[[BLOCKS1]], %c1
-// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[TASKS1]]) step
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c1{{(_[0-9]+)?}}) step
 // CHECK-NOT: arith.remui
 // CHECK: } {kiln.heavy}
-func.func @row_groups(%a: memref<302x30xf32>, %b: memref<30x70xf32>, %c: memref<302x70xf32>) {
-  linalg.matmul ins(%a, %b : memref<302x30xf32>, memref<30x70xf32>) outs(%c : memref<302x70xf32>)
+func.func @row_groups(%a: memref<302x300xf32>, %b: memref<300x70xf32>, %c: memref<302x70xf32>) {
+  linalg.matmul ins(%a, %b : memref<302x300xf32>, memref<300x70xf32>) outs(%c : memref<302x70xf32>)
   return
 }
 func.func @one_group(%a: memref<100x30xf32>, %b: memref<30x70xf32>, %c: memref<100x70xf32>) {
   linalg.matmul ins(%a, %b : memref<100x30xf32>, memref<30x70xf32>) outs(%c : memref<100x70xf32>)
+  return
+}
+
+// -----
+
+/// N = 840 is 14 column panels of 64: the tileN grid's 4 blocks would be
+/// 4, 4, 4 and 2 panels (1.75 blocks of work per thread on 2 threads, the
+/// longest 2); balanced blocks start at panel j * 14 / 4 (3, 4, 3 and 4
+/// panels), no row groups. Each packing buffer holds the widest block.
+// CHECK-LABEL: func @balanced_columns
+// CHECK: scf.parallel (%[[J:.+]]) = (%{{.*}}) to (%c4) step
+// CHECK: %[[P:.+]] = arith.muli %[[J]], %c14
+// CHECK: %[[Q:.+]] = arith.divui %[[P]], %c4
+// CHECK: arith.muli %[[Q]], %c64
+// CHECK-NOT: arith.remui
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<65536xf32>
+func.func @balanced_columns(%a: memref<64x300xf32>, %b: memref<300x840xf32>, %c: memref<64x840xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x300xf32>, memref<300x840xf32>) outs(%c : memref<64x840xf32>)
   return
 }
 

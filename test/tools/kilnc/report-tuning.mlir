@@ -18,7 +18,7 @@
 /// Without a database the cost model chooses: the default configuration
 /// for a matmul this small; with --matmul-tile or --matmul-cost-model=false
 /// the tiling as given.
-// UNTUNED: tuning report: 1 matmul choices, space cpu-matmul-1, features x86-64-v4
+// UNTUNED: tuning report: 1 matmul choices, space cpu-matmul-2, features x86-64-v4
 // UNTUNED-NEXT: dispatch key config source time_us nodes
 // UNTUNED-NEXT: 0 00f0b265ea3cf293 6x4x72x256x256x4 predicted -
 // FIXED: 0 00f0b265ea3cf293 8x2x64x256x256x4 default -
@@ -35,7 +35,7 @@
 // JSON: "signature": "matmul b=f32[80x72|72,1] a=f32[96x80|80,1] c=f32[96x72|72,1] constant-a=0 constant-b=0 fresh=1 vector-width=16 epilogue=(arith.maximumf;f32[96x72|72,1],f32[96x72|72,1])",
 // JSON: "source": "predicted",
 // JSON: "features": "x86-64-v4",
-// JSON-NEXT: "space": "cpu-matmul-1",
+// JSON-NEXT: "space": "cpu-matmul-2",
 
 /// The database's winner for the key: the faster valid record (an invalid
 /// one, faster still, is never chosen); the records of another CPU and of

@@ -24,7 +24,7 @@ namespace kiln::matmul_tuning {
 
 /// Bumped whenever the space or the meaning of a configuration changes:
 /// database records of another version are ignored.
-inline constexpr llvm::StringLiteral kSpaceVersion = "cpu-matmul-1";
+inline constexpr llvm::StringLiteral kSpaceVersion = "cpu-matmul-2";
 
 /// One configuration of the loop nest (MatmulLoops.cpp): a register tile
 /// of `rows` x `vectors` vectors, cache blocks `m` x `n` x `k`, and the
@@ -69,6 +69,37 @@ struct MatmulProblem {
   int64_t m = -1, n = -1, k = -1;
   bool constantA = false, constantB = false;
 };
+
+/// How a matmul of static M and N is split into parallel tasks
+/// (MatmulLoops.cpp): `columnBlocks` blocks of whole column panels, as
+/// equal as panels allow, times `rowGroups` groups of whole row panels,
+/// as equal as panels allow; task t is (column block t / rowGroups, row
+/// group t % rowGroups). `balanced`: the column blocks are spread evenly
+/// over the panels, else they are the tileN grid (a constant B is packed
+/// at compile time in tileN blocks; a dynamic N).
+struct MatmulSplit {
+  int64_t columnBlocks = 1, rowGroups = 1;
+  bool balanced = false;
+};
+
+/// What kind of B packing a split pays for per row group, per element:
+/// contiguous vector loads, two masked loads for a row-wrapping conv, or a
+/// gather (strided convs, narrow rows) or a B prologue.
+enum class BPacking { Contiguous, RowWrap, Gather };
+
+/// The split of an M x N x K matmul under `config`: at least the tileN
+/// grid's column blocks; among the splits into at most 2T column blocks
+/// and 2T row groups (T = config.tasks), the one with the least core time
+/// summed over 1, 2, 4, ... T threads (makespan times threads: the
+/// thread pool's dynamic schedule over the tasks' modelled cycles, which
+/// count the FMAs of whole panels, the B packing each row group repeats,
+/// A streamed or packed per column block and a per-task cost). T is thus
+/// the largest thread count the split is balanced for. Dynamic M or N:
+/// the tileN grid of columns, one row group. `constantB`: the tileN grid
+/// (compile-time panels), `constantA`: weights read in place.
+MatmulSplit planSplit(int64_t m, int64_t n, int64_t k, const MatmulConfig &config,
+                      VectorRegisters vectors, bool constantA, bool constantB,
+                      BPacking packing);
 
 /// Predicted cycles of `problem` under `config` on one core: a roofline,
 /// the larger of the micro-kernel's issue bound (FMA and load ports, FMA
