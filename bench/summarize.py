@@ -72,7 +72,7 @@ def run_info(name, text):
     commit = re.search(r"kiln `([0-9a-f]{7,40})", text) or re.search(r"`([0-9a-f]{7,40})`", text)
     machine = re.search(r"^- machine: ([^;\n]*)", text, re.M)
     load = re.search(r"load average ([\d.]+) at start", text)
-    script = re.search(r"bench/(?:run-cpu|[a-z_]+\.py)", text)
+    script = re.search(r"bench/(?:run-cpu|[a-z_0-9]+\.py)", text)
     return {"file": name, "title": title, "date": date, "target": target, "label": label,
             "commit": commit.group(1) if commit else "not recorded",
             "machine": machine.group(1).strip().rstrip(".") if machine else

@@ -54,6 +54,15 @@ import zoo_runs  # noqa: E402
 TIMEOUT = 1200
 # max_err/max|ref| a run at a reduced matmul precision may reach.
 REDUCED_PRECISION_BOUND = 1e-2
+# fp16's smallest normal number. The restored random weights keep each
+# tensor's statistics but not the trained network's balance, so in deep
+# exports (EfficientNet-B0, MobileNetV3) the activations shrink layer by
+# layer: onnxruntime's fp32 logits are 1e-14..1e-10. Such a reference has no
+# fp16 counterpart (PyTorch's fp16 flushes it the same way), so that size is
+# skipped, saying why, instead of failing: found on the H100 by
+# test/real-exports/se_fp16/prefixes.py, where every prefix whose fp32
+# reference stayed above ~1e-5 matched in fp16 and fp32 matched everywhere.
+FP16_NORMAL_MIN = 6.103515625e-05
 
 
 def run_tool(args, timeout=TIMEOUT):
@@ -167,6 +176,12 @@ def run_size(meta, model, restored_path, restored, work, batch, seq, args):
     os.makedirs(reference_dir, exist_ok=True)
     os.makedirs(input_dir, exist_ok=True)
     reference = zoo_runs.reference(restored_path, inputs)
+    if meta.get("precision") == "fp16":
+        floats = [np.abs(v).max() for v in reference.values()
+                  if np.issubdtype(v.dtype, np.floating) and v.size]
+        if floats and max(floats) < FP16_NORMAL_MIN:
+            return None, (f"skipped: the restored weights' fp32 reference peaks at "
+                          f"{max(floats):.1e}, below fp16's normal range ({FP16_NORMAL_MIN:.1e})")
     for name, value in reference.items():
         np.save(os.path.join(reference_dir, name + ".npy"), value)
     for name in meta["weight_inputs"]:
@@ -223,11 +238,12 @@ def run_model(meta, args):
     cells, failed = [], 0
     for batch, seq in meta["sizes"]:
         ok, notes = run_size(meta, model, restored_path, restored, work, batch, seq, args)
-        print(f"{'PASS' if ok else 'FAIL'}: {name} {zoo_runs.size_label(model, batch, seq)}: "
-              f"{notes}", flush=True)
+        verdict = "SKIP" if ok is None else "PASS" if ok else "FAIL"
+        print(f"{verdict}: {name} {zoo_runs.size_label(model, batch, seq)}: {notes}", flush=True)
         worst = notes.split("max_err/max|ref|=")[-1].split()[0] if "max_err" in notes else "-"
-        cells.append(("PASS " if ok else "FAIL ") + worst)
-        failed += not ok
+        cells.append(f"{verdict} {worst}")
+        failed += ok is False
+        args.skipped = getattr(args, "skipped", 0) + (ok is None)
     shutil.rmtree(work, ignore_errors=True)  # restored weights and inputs: up to 100s of MiB
     return head + cells, failed
 
@@ -250,8 +266,9 @@ def run_all(args):
     print()
     for row in [header] + rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)))
-    print(f"real-exports {args.device}: {runs - failed} passed, {failed} failed "
-          f"({len(metas)} models)")
+    skipped = getattr(args, "skipped", 0)
+    print(f"real-exports {args.device}: {runs - failed - skipped} passed, {failed} failed, "
+          f"{skipped} skipped ({len(metas)} models)")
     return 1 if failed else 0
 
 

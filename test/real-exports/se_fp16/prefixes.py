@@ -123,8 +123,9 @@ def run(args):
                                        providers=["CPUExecutionProvider"])
         ref = session.run(None, feeds)[0].astype(np.float64)
         with tempfile.TemporaryDirectory() as d:
+            out_dir = os.path.join(d, "out")
             cmd = [args.kiln_run, os.path.join(args.out, f"{entry['stem']}.{entry['precision']}.so"),
-                   "--device", "cuda", "--output-dir", d]
+                   "--device", "cuda", "--output-dir", out_dir]
             for k, (name, value) in enumerate(feeds.items()):
                 p = os.path.join(d, f"in{k}.npy")
                 np.save(p, value)
@@ -134,7 +135,7 @@ def run(args):
                 print(f"{entry['stem']} {entry['precision']} {entry['op']}: RUNFAIL "
                       f"{r.stderr.strip()[-160:]}")
                 continue
-            got = np.load(glob.glob(os.path.join(d, "*.npy"))[0]).astype(np.float64)
+            got = np.load(glob.glob(os.path.join(out_dir, "*.npy"))[0]).astype(np.float64)
         scale = max(np.max(np.abs(ref)), 1e-30)
         err = float(np.max(np.abs(got - ref)) / scale) if got.shape == ref.shape else float("nan")
         bad = "nan/inf" if not np.all(np.isfinite(got)) else ""
