@@ -292,6 +292,18 @@ def gqa_first_prompt_right_padded():
     return gqa_model(past=False, rotary=True, sizes=((2, 5, 0, [4, 2]), (3, 4, 0, [0, 3, 1])))
 
 
+# A past buffer of the maximum length (total_sequence_length below past +
+# S): onnxruntime's present keeps max(total, past) positions, Kiln's past + S,
+# the extra ones zero (LONGER_PRESENTS: compared on onnxruntime's positions,
+# the rest must be zero); the attention output is the same.
+@case
+def gqa_max_length_past():
+    return gqa_model(rotary=True, sizes=((2, 1, 8, [3, 5], 6), (3, 1, 7, [0, 6, 2], 7)))
+
+
+LONGER_PRESENTS = {"gqa_max_length_past"}
+
+
 # case name -> {output: per run, per batch entry the number of leading rows
 # along dim 1 to compare}
 VALID_ROWS = {"gqa_first_prompt_right_padded": {"y": [[5, 3], [1, 4, 2]]}}

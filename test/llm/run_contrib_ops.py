@@ -51,6 +51,14 @@ def run_case(name, args):
             continue
         for out, expected in zip(outputs, want):
             got = np.load(os.path.join(case, f"out{index}", f"{out}.npy"))
+            if (name in contrib_models.LONGER_PRESENTS and out.startswith("present")
+                    and got.shape[2] > expected.shape[2]):
+                tail = got[:, :, expected.shape[2]:]
+                if np.any(tail != 0):
+                    problems.append((index, f"FAIL: {name} size {index} output {out}: "
+                                            f"positions past onnxruntime's {expected.shape[2]} "
+                                            f"are not zero"))
+                got = got[:, :, :expected.shape[2]]
             rows = contrib_models.VALID_ROWS.get(name, {}).get(out)
             if rows:  # padding rows are unspecified: compare the valid ones
                 keep = np.zeros(expected.shape, bool)
