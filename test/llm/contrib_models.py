@@ -402,6 +402,24 @@ def gqa_attention_bias():
     return model
 
 
+def with_input_shape(model, name, dims):
+    """`model` with graph input `name` redeclared as int32 of `dims`."""
+    for i, value in enumerate(model.graph.input):
+        if value.name == name:
+            model.graph.input[i].CopyFrom(info(name, I32, dims))
+    return model
+
+
+@error
+def gqa_seqlens_rank():
+    return with_input_shape(gqa_error(), "seqlens_k", ["b", 1])
+
+
+@error
+def gqa_total_two_elements():
+    return with_input_shape(gqa_error(), "total", [2])
+
+
 @error
 def rotary_packed_batching():
     model, _ = rotary_model(3, 0)

@@ -17,7 +17,8 @@
 // rest of the present zero), its queries see keys up to past + i and its
 // rotary positions start at past. The present holds past_sequence + S
 // positions (onnxruntime: max(total_sequence_length, past_sequence), the
-// same for a growing cache; a shared past/present buffer is not supported).
+// same for a growing cache; with a maximum-length past Kiln's present has S
+// more positions, all zero).
 //
 //===----------------------------------------------------------------------===//
 

@@ -475,9 +475,6 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                          const std::vector<void *> &outputs, const kiln_abi_host &host,
                          RunGuard &guard, RunRecorder *recorder,
                          const std::vector<const void *> &onDevice) {
-  auto resident = [&](const void *data) {
-    return data && std::find(onDevice.begin(), onDevice.end(), data) != onDevice.end();
-  };
   if (CUresult r = driver.ctxSetCurrent(context); r != kSuccess)
     return makeStatus(KILN_STATUS_INTERNAL,
                       cat("cuCtxSetCurrent failed: ", describe(driver, r)));
@@ -496,20 +493,26 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
     offsets.push_back(ioBytes);
     ioBytes += (bytes + 255) / 256 * 256;
   };
-  std::vector<const void *> given; // the inputs' then the outputs' pointers
+  // The inputs' then the outputs' pointers, and which of them are device
+  // memory used in place.
+  std::vector<const void *> given;
   for (const kiln_tensor *input : plan.inputs)
     given.push_back(input->data);
   given.insert(given.end(), outputs.begin(), outputs.end());
-  for (size_t i = 0; i < given.size(); ++i)
-    place(resident(given[i]) ? 0
+  std::vector<bool> resident(given.size());
+  for (size_t i = 0; i < given.size(); ++i) {
+    resident[i] =
+        given[i] && std::find(onDevice.begin(), onDevice.end(), given[i]) != onDevice.end();
+    place(resident[i] ? 0
           : i < plan.inputs.size() ? plan.inputs[i]->byte_size
                                    : plan.outputBytes[i - plan.inputs.size()]);
+  }
   if (!arenas->reserveIO(*lease.get(), ioBytes, error))
     return failed(KILN_STATUS_RESOURCE_EXHAUSTED, error);
   std::vector<void *> buffers;
   for (size_t i = 0; i < offsets.size(); ++i)
-    buffers.push_back(resident(given[i]) ? const_cast<void *>(given[i])
-                                         : reinterpret_cast<void *>(lease.get()->io + offsets[i]));
+    buffers.push_back(resident[i] ? const_cast<void *>(given[i])
+                                  : reinterpret_cast<void *>(lease.get()->io + offsets[i]));
 
   RunState state{this, stream, {}, {}, {}};
   state.limit = guard.heapLimit();
@@ -524,7 +527,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   deviceHost.trace = nullptr;
 
   for (size_t i = 0; i < plan.inputs.size(); ++i)
-    if (plan.inputs[i]->byte_size && !resident(given[i]))
+    if (plan.inputs[i]->byte_size && !resident[i])
       state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(buffers[i]),
                                          plan.inputs[i]->data, plan.inputs[i]->byte_size,
                                          stream),
@@ -572,7 +575,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   else if (code != 0)
     state.fail(cat("its run function returned ", code));
   for (size_t i = 0; i < outputs.size() && !state.failed(); ++i)
-    if (plan.outputBytes[i] && !resident(outputs[i]))
+    if (plan.outputBytes[i] && !resident[plan.inputs.size() + i])
       state.check(driver.memcpyDtoHAsync(outputs[i],
                                          reinterpret_cast<CUdeviceptr>(
                                              buffers[plan.inputs.size() + i]),
