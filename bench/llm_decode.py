@@ -1,6 +1,7 @@
 # Decode tokens/s: kiln-run --generate against onnxruntime's greedy loop with a KV cache.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: llm_decode.py WORK --kilnc PATH --kiln-run PATH [--model MODEL.onnx | --gpt2 small|tiny]
+"""usage: llm_decode.py WORK --kilnc PATH --kiln-run PATH
+                     [--model MODEL.onnx | --gpt2 small|tiny | --llama tiny|1b]
                      [--prompt 128] [--tokens 64] [--threads 2] [--repeats 3]
 
 Times greedy decoding of one exported decoder with a KV cache (inputs input_ids,
@@ -14,7 +15,10 @@ their ratio, and checks that both generate the same ids.
 
 Without --model it builds a GPT-2 with a KV cache from numpy (onnx + numpy only,
 no torch: seeded random weights, GPT-2 small's shapes with --gpt2 small:
-12 layers, hidden 768, 12 heads, vocabulary 50257, 1024 positions).
+12 layers, hidden 768, 12 heads, vocabulary 50257, 1024 positions), or with
+--llama a Llama-architecture one (RMSNorm, rotary positions, grouped-query
+attention, SwiGLU; --llama 1b has TinyLlama-1.1B's shapes: 22 layers, hidden
+2048, 32 query and 4 key/value heads, MLP 5632, vocabulary 32000).
 """
 
 import argparse
@@ -36,6 +40,11 @@ from graph import TENSOR_FLOAT, TENSOR_INT64, Graph  # noqa: E402
 
 GPT2 = {"small": dict(layers=12, hidden=768, heads=12, vocab=50257, positions=1024),
         "tiny": dict(layers=2, hidden=64, heads=4, vocab=1000, positions=512)}
+# TinyLlama-1.1B's shapes (1.1e9 parameters) and a small one for checks.
+LLAMA = {"1b": dict(layers=22, hidden=2048, heads=32, kv_heads=4, intermediate=5632,
+                    vocab=32000, positions=2048),
+         "tiny": dict(layers=2, hidden=64, heads=4, kv_heads=2, intermediate=176, vocab=1000,
+                      positions=512)}
 
 
 def _conv1d(g, x, din, dout):
@@ -93,6 +102,93 @@ def gpt2_kv(layers, hidden, heads, vocab, positions, seed=0):
     return g.model()
 
 
+def _rms_norm(g, x, dim, eps=1e-5):
+    """transformers' LlamaRMSNorm: x * rsqrt(mean(x^2) + eps) * weight."""
+    weight = g.const(1.0 + 0.1 * g.rng.standard_normal(dim, dtype=np.float32), "norm.weight")
+    power = g.op("ReduceMean", [g.op("Pow", [x, g.const(np.float32(2), "two")])], axes=[-1],
+                 keepdims=1)
+    root = g.op("Sqrt", [g.op("Add", [power, g.const(np.float32(eps), "eps")])])
+    return g.op("Mul", [weight, g.op("Mul", [x, g.op("Reciprocal", [root])])])
+
+
+def _rotary(g, x, cos, sin, half):
+    """x * cos + rotate_half(x) * sin on [B, H, S, D], cos/sin [B, 1, S, D]."""
+    x1 = g.op("Slice", [x, g.const(np.array([0], np.int64), "start"),
+                        g.const(np.array([half], np.int64), "end"),
+                        g.const(np.array([3], np.int64), "axis")])
+    x2 = g.op("Slice", [x, g.const(np.array([half], np.int64), "start"),
+                        g.const(np.array([2 * half], np.int64), "end"),
+                        g.const(np.array([3], np.int64), "axis")])
+    rotated = g.op("Concat", [g.op("Neg", [x2]), x1], axis=-1)
+    return g.op("Add", [g.op("Mul", [x, cos]), g.op("Mul", [rotated, sin])])
+
+
+def llama_kv(layers, hidden, heads, kv_heads, intermediate, vocab, positions, seed=0):
+    """A Llama-architecture decoder (RMSNorm, rotary positions, grouped-query attention,
+    SwiGLU, untied LM head) with past_key_values inputs and present outputs
+    ([batch, kv_heads, past, head]), written the way transformers' export spells it
+    (repeat_kv as Unsqueeze + Expand + Reshape)."""
+    g = Graph("llama_kv", seed)
+    d, group = hidden // heads, heads // kv_heads
+    ids = g.input("input_ids", TENSOR_INT64, ["batch", "sequence"], None)
+    pos = g.input("position_ids", TENSOR_INT64, ["batch", "sequence"], None)
+    pasts = [[g.input(f"past_key_values.{i}.{kind}", TENSOR_FLOAT,
+                      ["batch", kv_heads, "past_sequence", d], None) for kind in ("key", "value")]
+             for i in range(layers)]
+    x = g.op("Gather", [g.weight((vocab, hidden), 0.1, "embed_tokens"), ids])
+    inv_freq = 1.0 / (10000.0 ** (np.arange(0, d, 2, dtype=np.float64) / d))
+    angles = np.outer(np.arange(positions, dtype=np.float64), inv_freq)
+    angles = np.concatenate([angles, angles], axis=1)
+    axis1 = g.const(np.array([1], np.int64), "axes")
+    cos = g.op("Unsqueeze", [g.op("Gather", [g.const(np.cos(angles), "cos"), pos]), axis1])
+    sin = g.op("Unsqueeze", [g.op("Gather", [g.const(np.sin(angles), "sin"), pos]), axis1])
+    past_len, seq_len = _scalar_dim(g, pasts[0][0], 2), _scalar_dim(g, ids, 1)
+    total = g.op("Add", [past_len, seq_len])
+    one = g.const(np.int64(1), "one")
+    rows = g.op("Range", [past_len, total, one])
+    cols = g.op("Range", [g.const(np.int64(0), "zero"), total, one])
+    causal = g.op("LessOrEqual", [
+        g.op("Unsqueeze", [cols, g.const(np.array([0], np.int64), "axes")]),
+        g.op("Unsqueeze", [rows, g.const(np.array([1], np.int64), "axes")])])
+    present_dims = ["batch", kv_heads, "past_sequence + sequence", d]
+    std = 0.02
+
+    def repeat_kv(t):  # [B, kv, T, d] -> [B, heads, T, d]
+        t = g.op("Unsqueeze", [t, g.const(np.array([2], np.int64), "axes")])
+        shape = g.op("Concat", [g.dim(t, 0), g.const(np.array([kv_heads, group], np.int64),
+                                                      "shape"), g.dim(t, 3),
+                                g.const(np.array([d], np.int64), "shape")], axis=0)
+        t = g.op("Expand", [t, shape])
+        return g.reshape(t, [("dim", 0), heads, ("dim", 3), d])
+
+    for i in range(layers):
+        h = _rms_norm(g, x, hidden)
+        q = g.split_heads(g.linear(h, hidden, heads * d, std, bias=False), heads, d, [0, 2, 1, 3])
+        k = g.split_heads(g.linear(h, hidden, kv_heads * d, std, bias=False), kv_heads, d,
+                          [0, 2, 1, 3])
+        v = g.split_heads(g.linear(h, hidden, kv_heads * d, std, bias=False), kv_heads, d,
+                          [0, 2, 1, 3])
+        q, k = _rotary(g, q, cos, sin, d // 2), _rotary(g, k, cos, sin, d // 2)
+        key = g.op("Concat", [pasts[i][0], k], axis=2)
+        value = g.op("Concat", [pasts[i][1], v], axis=2)
+        g.output(key, f"present.{i}.key", TENSOR_FLOAT, present_dims)
+        g.output(value, f"present.{i}.value", TENSOR_FLOAT, present_dims)
+        kt = g.op("Transpose", [repeat_kv(key)], perm=[0, 1, 3, 2])
+        attn = g.merge_heads(g.softmax_attention(q, kt, repeat_kv(value), 1 / math.sqrt(d),
+                                                 where_mask=causal), hidden)
+        x = g.op("Add", [x, g.linear(attn, hidden, hidden, std, bias=False)])
+        h = _rms_norm(g, x, hidden)
+        gate = g.silu(g.linear(h, hidden, intermediate, std, bias=False))
+        up = g.linear(h, hidden, intermediate, std, bias=False)
+        x = g.op("Add", [x, g.linear(g.op("Mul", [gate, up]), intermediate, hidden, std,
+                                     bias=False)])
+    x = _rms_norm(g, x, hidden)
+    logits = g.op("MatMul", [x, g.weight((hidden, vocab), std, "lm_head.weight")])
+    g.output(logits, "logits", TENSOR_FLOAT, ["batch", "sequence", vocab])
+    g.opset = 14
+    return g.model()
+
+
 def ort_generate(session, prompt, tokens):
     """Greedy ids, time to first token and decode seconds with onnxruntime."""
     inputs = {i.name: i for i in session.get_inputs()}
@@ -145,6 +241,8 @@ def main():
     p.add_argument("--kiln-run", required=True)
     p.add_argument("--model")
     p.add_argument("--gpt2", choices=sorted(GPT2), default="small")
+    p.add_argument("--llama", choices=sorted(LLAMA),
+                   help="a Llama-architecture model from numpy instead of GPT-2")
     p.add_argument("--prompt", type=int, default=128)
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--threads", type=int, default=2)
@@ -154,9 +252,11 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     model = a.model
     if not model:
-        model = os.path.join(a.work, f"gpt2_{a.gpt2}_kv.onnx")
+        name = f"llama_{a.llama}" if a.llama else f"gpt2_{a.gpt2}"
+        model = os.path.join(a.work, f"{name}_kv.onnx")
         if not os.path.exists(model):
-            onnx.save(gpt2_kv(**GPT2[a.gpt2]), model)
+            built = llama_kv(**LLAMA[a.llama]) if a.llama else gpt2_kv(**GPT2[a.gpt2])
+            onnx.save(built, model)
     artifact = os.path.join(a.work, os.path.basename(model)[:-5] + ".so")
     if not os.path.exists(artifact):
         start = time.time()

@@ -30,8 +30,9 @@ constexpr int64_t kThreads = 128; // one warpgroup
 class GemmEmitter {
 public:
   GemmEmitter(OpBuilder &b, Location loc, const Gemm &g, int64_t stages, bool accumulate,
-              linalg::GenericOp consumer)
+              linalg::GenericOp consumer, Value enabled)
       : b(b), loc(loc), g(g), stages(stages), accumulate(accumulate), consumer(consumer),
+        enabled(enabled),
         ctx(b.getContext()),
         smemSpace(gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)) {}
 
@@ -113,6 +114,7 @@ private:
   int64_t stages;
   bool accumulate;
   linalg::GenericOp consumer;
+  Value enabled;
   MLIRContext *ctx;
   Attribute smemSpace;
   // Kernel values.
@@ -305,6 +307,8 @@ gpu::LaunchOp GemmEmitter::emitLaunch() {
   } else {
     rowTiles = idx(llvm::divideCeil(g.m, kTileM));
   }
+  if (enabled)
+    rowTiles = arith::SelectOp::create(b, loc, enabled, rowTiles, idx(0));
   return gpu::LaunchOp::create(b, loc, rowTiles, idx(llvm::divideCeil(g.n, kTileN)), batch,
                                idx(kThreads), idx(1), idx(1), smemSize);
 }
@@ -445,8 +449,8 @@ void GemmEmitter::emitStoreTile(Value acc) {
 } // namespace
 
 void emitGemmKernel(OpBuilder &b, Location loc, const Gemm &g, int64_t stages, bool accumulate,
-                    linalg::GenericOp epilogue) {
-  GemmEmitter(b, loc, g, stages, accumulate, epilogue).emit();
+                    linalg::GenericOp epilogue, Value enabled) {
+  GemmEmitter(b, loc, g, stages, accumulate, epilogue, enabled).emit();
 }
 
 } // namespace kiln::cuda_gemm

@@ -40,8 +40,11 @@ struct Gemm {
 /// `accumulate`, else stored (C started from zero); with `epilogue` (a
 /// generic over C's loops reading C, see GemmTemplate.cpp), the epilogue's
 /// body applied to the accumulators and its output stored instead of C.
+/// With `enabled` (an i1 computed on the host), the grid is empty when it is
+/// false: the runtime then launches nothing.
 void emitGemmKernel(mlir::OpBuilder &b, mlir::Location loc, const Gemm &g, int64_t stages,
-                    bool accumulate, mlir::linalg::GenericOp epilogue);
+                    bool accumulate, mlir::linalg::GenericOp epilogue,
+                    mlir::Value enabled = {});
 
 } // namespace kiln::cuda_gemm
 

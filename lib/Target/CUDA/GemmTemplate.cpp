@@ -33,6 +33,7 @@
 
 #include "GemmEmitter.h"
 #include "GemmNeighbours.h"
+#include "GemvEmitter.h"
 #include "Im2colKernel.h"
 #include "TiledTranspose.h"
 #include "kiln/Dispatch/DispatchAttr.h"
@@ -317,10 +318,11 @@ void writeFinalOutputDirectly(Operation *op, Gemm &gemm, linalg::GenericOp epilo
     gemm.c = target;
 }
 
-/// Replaces `op` (and `epilogue`) by the kernel; a product the epilogue
-/// consumed in registers loses its buffer.
-void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool accumulate,
-                     linalg::GenericOp epilogue, IRRewriter &rewriter) {
+/// Replaces `op` (and `epilogue`) by the kernel (with `gemvSwitch`, by the
+/// one-row kernel when A has one row: always, or at run time for symbolic
+/// rows); a product the epilogue consumed in registers loses its buffer.
+void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool gemvSwitch,
+                     bool accumulate, linalg::GenericOp epilogue, IRRewriter &rewriter) {
   rewriter.setInsertionPoint(op);
   if (epilogue) {
     // The kernel replaces both ops at the epilogue (its output may be
@@ -335,7 +337,23 @@ void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool accum
   }
   // One k step leaves nothing to prefetch: two buffers suffice.
   int64_t depth = gemm.k <= gemm.tileK() ? 2 : stages;
-  emitGemmKernel(rewriter, op->getLoc(), gemm, depth, accumulate, epilogue);
+  Location loc = op->getLoc();
+  if (gemvSwitch && gemvApplies(gemm) && !ShapedType::isDynamic(gemm.m)) {
+    emitGemvKernel(rewriter, loc, gemm, accumulate, epilogue);
+  } else if (gemvSwitch && gemvApplies(gemm)) {
+    // Symbolic rows: one row (a decode step) takes the one-row kernel, more
+    // rows the template. Both are launched, the other with an empty grid,
+    // which the runtime skips (no host branches around launches).
+    Value rows = memref::DimOp::create(rewriter, loc, gemm.a, 0);
+    Value one = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rows,
+                                      arith::ConstantIndexOp::create(rewriter, loc, 1));
+    Value more = arith::XOrIOp::create(
+        rewriter, loc, one, arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1));
+    emitGemvKernel(rewriter, loc, gemm, accumulate, epilogue, one);
+    emitGemmKernel(rewriter, loc, gemm, depth, accumulate, epilogue, more);
+  } else {
+    emitGemmKernel(rewriter, loc, gemm, depth, accumulate, epilogue);
+  }
   rewriter.eraseOp(op);
   if (!epilogue)
     return;
@@ -391,7 +409,7 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       if (zeroInit)
         eraseZeroInit(zeroInit, rewriter);
       writeFinalOutputDirectly(op, gemm, *epilogue, rewriter);
-      replaceByKernel(op, gemm, stages, /*accumulate=*/!zeroInit, *epilogue, rewriter);
+      replaceByKernel(op, gemm, stages, gemv, /*accumulate=*/!zeroInit, *epilogue, rewriter);
     }
     // An epilogue whose product the template did not take would be a
     // kernel of its own, which the dispatch stage did not count. (Row

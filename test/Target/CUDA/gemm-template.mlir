@@ -1,5 +1,6 @@
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="chip=sm_80" %s | FileCheck %s --check-prefix=SM80
+// RUN: kiln-opt --split-input-file --kiln-cuda-gemm="gemv=false" %s | FileCheck %s --check-prefix=NOGEMV
 
 // A zero-filled f16 product of tile multiples (3 k steps, so the main loop
 // refills a stage): the fill goes, the kernel stores the accumulators.
@@ -269,14 +270,32 @@ func.func @zero_copies(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memre
 // -----
 
 // Symbolic rows M (a classifier's product after the flatten of a symbolic
-// batch) with the bias + relu epilogue of its dispatch: the grid's x is
-// ceil(M / 128) from A's size at run time, and each row is stored (through
-// the epilogue) while it is below M.
+// batch, or a decoder's projection) with the bias + relu epilogue of its
+// dispatch. Both kernels are launched, the one not wanted with an empty grid
+// (which the runtime skips): the one-row kernel when A has one row (8 blocks
+// of 16 columns, 128 threads, the warps' sums meeting in 256 bytes of shared
+// memory, then the epilogue per column), else the template, whose grid's x
+// is ceil(M / 128) from A's size at run time, each row stored (through the
+// epilogue) while it is below M.
 // CHECK-LABEL: func.func @symbolic_rows
+// CHECK: %[[ROWS:.+]] = memref.dim %arg0, %{{.+}} : memref<?x64xf16>
+// CHECK: %[[ONE:.+]] = arith.cmpi eq, %[[ROWS]], %c1
+// CHECK: %[[MORE:.+]] = arith.xori %[[ONE]], %true
+// CHECK: %[[BLOCKS:.+]] = arith.select %[[ONE]], %c8, %c0{{.*}} : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c256_i32
+// CHECK: vector.load %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK-COUNT-32: gpu.shuffle  xor
+// CHECK: gpu.barrier
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %arg3[%{{.*}}, %{{.*}}] : memref<?x128xf32>
+// CHECK: gpu.terminator
 // CHECK: %[[M:.+]] = memref.dim %arg0, %{{.+}} : memref<?x64xf16>
 // CHECK: %[[UP:.+]] = arith.addi %[[M]], %c127
 // CHECK: %[[TILES:.+]] = arith.divui %[[UP]], %c128
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[TILES]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: %[[GRID:.+]] = arith.select %[[MORE]], %[[TILES]], %c0{{.*}} : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
 // CHECK: nvgpu.warpgroup.mma
 // CHECK: arith.cmpi ult, %{{.*}}, %[[M]]
 // CHECK: scf.if
@@ -303,5 +322,49 @@ func.func @symbolic_rows(%a: memref<?x64xf16>, %b: memref<64x128xf16>, %bias: me
     linalg.yield %r : f32
   }
   memref.dealloc %c : memref<?x128xf32>
+  return
+}
+
+// -----
+
+// One row (M = 1) and K = 200: only the one-row kernel. 1024 columns are 64
+// blocks; K is 3 row steps of 64 and a fourth past K, so the unrolled loop
+// (4 steps at a time) does not run and each thread guards its last row.
+// CHECK-LABEL: func.func @one_row
+// CHECK-NOT: nvgpu.tma.create.descriptor
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK-NOT: scf.for
+// CHECK-COUNT-3: vector.fma
+// CHECK: arith.cmpi ult, %{{.*}}, %c200
+// CHECK: scf.if
+// CHECK: vector.fma
+// CHECK: memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<1x1024xf32>
+// CHECK-NOT: nvgpu.warpgroup.mma
+// CHECK-NOT: linalg.
+// NOGEMV-LABEL: func.func @one_row
+// NOGEMV: nvgpu.tma.create.descriptor
+// NOGEMV: nvgpu.warpgroup.mma
+func.func @one_row(%a: memref<1x200xbf16>, %b: memref<200x1024xbf16>, %c: memref<1x1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x1024xf32>)
+  linalg.matmul ins(%a, %b : memref<1x200xbf16>, memref<200x1024xbf16>)
+                outs(%c : memref<1x1024xf32>)
+  return
+}
+
+// -----
+
+// One row and K = 1024 (16 row steps): an unrolled loop of 4 iterations,
+// each loading 4 rows of B before multiplying them.
+// CHECK-LABEL: func.func @one_row_long
+// CHECK: gpu.launch
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
+// CHECK-COUNT-4: vector.load
+// CHECK: vector.fma
+func.func @one_row_long(%a: memref<1x1024xf16>, %b: memref<1024x256xf16>, %c: memref<1x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x256xf32>)
+  linalg.matmul ins(%a, %b : memref<1x1024xf16>, memref<1024x256xf16>)
+                outs(%c : memref<1x256xf32>)
   return
 }

@@ -367,13 +367,26 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     take the template only with `tf32` (kilnc --precision=tf32). A
     `linalg.transpose` that makes such a B at run time becomes a kernel
     moving 32x32 tiles through shared memory.
+
+    A product whose A has a single row (a decode step's projections: f16 or
+    bf16, unbatched, N-major B, N a multiple of 8) is bound by memory
+    bandwidth, and 128-column tiles give it too few blocks to stream B at
+    the device's rate: it gets the one-row kernel instead (`gemv`, on by
+    default), 128 threads per 16 columns of B, each reading 8 columns of
+    every 64th row with 16-byte loads, sums combined by warp shuffles and
+    shared memory, the epilogue applied per column. With symbolic rows M
+    the host reads M and launches the one-row kernel when it is 1, the
+    template otherwise (`scf.if` around the two launches).
   }];
   let options = [
     Option<"chip", "chip", "::kiln::Chip", "::kiln::Chip()",
            "the kernels' GPU architecture (sm_XY or sm_XYa; default sm_90a)">,
     Option<"tf32", "tf32", "bool", "false",
            "f32 products with a transposed B through tf32 wgmma">,
-    Option<"stages", "stages", "int64_t", "3", "shared-memory pipeline depth (2..4)">
+    Option<"stages", "stages", "int64_t", "3", "shared-memory pipeline depth (2..4)">,
+    Option<"gemv", "gemv", "bool", "true",
+           "products whose A has one row (M = 1, or symbolic M found to be 1 at run "
+           "time) through the one-row kernel">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
                            "mlir::NVVM::NVVMDialect", "mlir::memref::MemRefDialect",
