@@ -90,6 +90,7 @@ void buildCUDACodegenPipeline(OpPassManager &pm, const PipelineOptions &options)
   gemm.chip = options.cuda.chip;
   gemm.tf32 = options.cuda.precision == Precision::TF32 || split;
   gemm.stages = options.cuda.gemmStages;
+  gemm.gemv = options.cuda.gemv;
   pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
   // 5c. Other results are computed in their output buffers (no copy kernel).
   pm.addNestedPass<func::FuncOp>(createKilnCUDAForwardOutputCopiesPass());

@@ -99,6 +99,12 @@ static cl::opt<int64_t> gemmStagesOption(
     cl::desc("Shared-memory pipeline depth of the CUDA GEMM template, 2..4 (default 3)"),
     cl::value_desc("n"), cl::init(3), cl::Hidden, cl::cat(kilncCategory));
 
+static cl::opt<bool> gemvOption(
+    "cuda-gemv",
+    cl::desc("Products whose A has one row (decode steps) through the CUDA one-row "
+             "kernel (default true; false keeps the GEMM template, for comparisons)"),
+    cl::init(true), cl::Hidden, cl::cat(kilncCategory));
+
 static cl::opt<int64_t> maxFoldBytes(
     "max-fold-bytes",
     cl::desc("Largest constant (in bytes) the compiler computes while folding; "
@@ -228,6 +234,7 @@ int main(int argc, char **argv) {
   if (llvm::Error error = kiln::parsePipelineOptions(targetText, job.options))
     return fail(llvm::toString(std::move(error)));
   job.options.cuda.gemmStages = gemmStagesOption;
+  job.options.cuda.gemv = gemvOption;
   job.options.weights = weightsOption;
   job.options.maxFoldBytes = maxFoldBytes;
   job.options.debugBreakOp = debugBreakOp;

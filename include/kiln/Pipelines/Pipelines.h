@@ -68,6 +68,8 @@ struct CUDAOptions {
   int64_t blockSize = 256;
   /// Shared-memory stages of the GEMM template (kiln-cuda-gemm), 2..4.
   int64_t gemmStages = 3;
+  /// One-row products through the one-row kernel (kilnc --cuda-gemv).
+  bool gemv = true;
   /// ptxas to turn PTX into a cubin; empty = search PATH and /usr/local/cuda/bin.
   std::string ptxas;
   /// CUDA toolkit for libdevice; empty = $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.
