@@ -57,6 +57,18 @@ def _scalar_dim(g, x, axis):
     return g.op("Gather", [g.op("Shape", [x]), g.const(np.int64(axis), "idx")], axis=0)
 
 
+def _causal_mask(g, ids, past):
+    """Query i (at past + i) sees keys 0 .. past + i: [sequence, past + sequence] bools."""
+    past_len, seq_len = _scalar_dim(g, past, 2), _scalar_dim(g, ids, 1)
+    total = g.op("Add", [past_len, seq_len])
+    one = g.const(np.int64(1), "one")
+    rows = g.op("Range", [past_len, total, one])
+    cols = g.op("Range", [g.const(np.int64(0), "zero"), total, one])
+    return g.op("LessOrEqual", [
+        g.op("Unsqueeze", [cols, g.const(np.array([0], np.int64), "axes")]),
+        g.op("Unsqueeze", [rows, g.const(np.array([1], np.int64), "axes")])])
+
+
 def gpt2_kv(layers, hidden, heads, vocab, positions, seed=0):
     """GPT-2 with past_key_values inputs and present outputs ([batch, heads, past, head])."""
     g = Graph("gpt2_kv", seed)
@@ -69,15 +81,7 @@ def gpt2_kv(layers, hidden, heads, vocab, positions, seed=0):
     wte = g.rng.standard_normal((vocab, hidden), dtype=np.float32) * np.float32(0.1)
     x = g.op("Gather", [g.const(wte, "wte"), ids])
     x = g.op("Add", [x, g.op("Gather", [g.weight((positions, hidden), 0.05, "wpe"), pos])])
-    # causal mask over the cache: query i (at past + i) sees keys 0 .. past + i
-    past_len, seq_len = _scalar_dim(g, pasts[0][0], 2), _scalar_dim(g, ids, 1)
-    total = g.op("Add", [past_len, seq_len])
-    one = g.const(np.int64(1), "one")
-    rows = g.op("Range", [past_len, total, one])
-    cols = g.op("Range", [g.const(np.int64(0), "zero"), total, one])
-    causal = g.op("LessOrEqual", [
-        g.op("Unsqueeze", [cols, g.const(np.array([0], np.int64), "axes")]),
-        g.op("Unsqueeze", [rows, g.const(np.array([1], np.int64), "axes")])])
+    causal = _causal_mask(g, ids, pasts[0][0])
     split = g.const(np.array([hidden] * 3, np.int64), "split")
     present_dims = ["batch", heads, "past_sequence + sequence", d]
     for i in range(layers):
@@ -142,14 +146,7 @@ def llama_kv(layers, hidden, heads, kv_heads, intermediate, vocab, positions, se
     axis1 = g.const(np.array([1], np.int64), "axes")
     cos = g.op("Unsqueeze", [g.op("Gather", [g.const(np.cos(angles), "cos"), pos]), axis1])
     sin = g.op("Unsqueeze", [g.op("Gather", [g.const(np.sin(angles), "sin"), pos]), axis1])
-    past_len, seq_len = _scalar_dim(g, pasts[0][0], 2), _scalar_dim(g, ids, 1)
-    total = g.op("Add", [past_len, seq_len])
-    one = g.const(np.int64(1), "one")
-    rows = g.op("Range", [past_len, total, one])
-    cols = g.op("Range", [g.const(np.int64(0), "zero"), total, one])
-    causal = g.op("LessOrEqual", [
-        g.op("Unsqueeze", [cols, g.const(np.array([0], np.int64), "axes")]),
-        g.op("Unsqueeze", [rows, g.const(np.array([1], np.int64), "axes")])])
+    causal = _causal_mask(g, ids, pasts[0][0])
     present_dims = ["batch", kv_heads, "past_sequence + sequence", d]
     std = 0.02
 
