@@ -27,7 +27,13 @@ struct RunState {
   // session's byte limit leaves after the arena and the outputs.
   uint64_t limit = UINT64_MAX, used = 0, planned = 0, sessionLimit = 0;
   std::map<CUdeviceptr, uint64_t> sizes;
+  // Blocks from (and going back to) the device's cache, by rounded size.
+  std::unordered_map<CUdeviceptr, uint64_t> kept;
   kiln_status_code code = KILN_STATUS_INTERNAL; // of the first failure
+
+  /// Whether the run is on the session's stream (not a graph capture's):
+  /// only then may it reuse cached blocks and upload in stream order.
+  bool onSessionStream() const { return stream == device->stream; }
 
   bool failed() const { return !error.empty(); }
   /// Back to a fresh run after a capture that was not kept: its device
@@ -37,6 +43,7 @@ struct RunState {
     lastKernel.clear();
     allocations.clear();
     sizes.clear();
+    kept.clear();
     used = 0;
     code = KILN_STATUS_INTERNAL;
   }
@@ -115,6 +122,16 @@ void launchThunk(void *context, void *function, int64_t gx, int64_t gy, int64_t 
     state->check(device.driver.streamSynchronize(state->stream), "execution", kernel);
 }
 
+/// The size class of a cached block: 256-byte multiples up to 4 KiB, then
+/// 8 classes per power of two (at most 12.5% over), so that a decoder's
+/// buffers, which grow by one position a step, keep hitting the cache.
+uint64_t roundedAllocation(uint64_t bytes) {
+  if (bytes <= 4096)
+    return std::max<uint64_t>((bytes + 255) / 256 * 256, 256);
+  uint64_t step = uint64_t{1} << (63 - __builtin_clzll(bytes) - 3);
+  return (bytes + step - 1) / step * step;
+}
+
 void *allocThunk(void *context, uint64_t bytes) noexcept {
   auto *state = static_cast<RunState *>(context);
   if (state->failed())
@@ -128,18 +145,44 @@ void *allocThunk(void *context, uint64_t bytes) noexcept {
                     " bytes in use by the arena, the outputs and other intermediates)"));
     return nullptr;
   }
-  CUdeviceptr ptr = 0;
-  if (!state->check(state->device->driver.memAllocAsync(&ptr, bytes ? bytes : 1,
-                                                        state->stream),
-                    cat("allocating ", bytes, " bytes of device memory").c_str()))
-    return nullptr;
+  Device &device = *state->device;
+  bool reuse = state->onSessionStream();
+  uint64_t rounded = reuse ? roundedAllocation(bytes) : std::max<uint64_t>(bytes, 1);
+  CUdeviceptr ptr = reuse ? device.takeCached(rounded) : 0;
+  if (!ptr) {
+    CUresult r = device.driver.memAllocAsync(&ptr, rounded, state->stream);
+    if (r != kSuccess && reuse) {
+      // The pool may be short only of what the cache holds.
+      device.flushCached(state->stream);
+      r = device.driver.memAllocAsync(&ptr, rounded, state->stream);
+    }
+    if (!state->check(r, cat("allocating ", bytes, " bytes of device memory").c_str()))
+      return nullptr;
+  }
   try {
     state->allocations.push_back(ptr);
     state->sizes[ptr] = bytes;
+    if (reuse)
+      state->kept[ptr] = rounded;
     state->used += bytes;
   } catch (...) {
   }
   return reinterpret_cast<void *>(ptr);
+}
+
+/// Frees `ptr` in the run's stream order: back to the device's cache when
+/// it came from there (or could have), else to the driver.
+void releaseAllocation(RunState &state, CUdeviceptr ptr) {
+  if (auto it = state.kept.find(ptr); it != state.kept.end()) {
+    uint64_t rounded = it->second;
+    state.kept.erase(it);
+    try {
+      state.device->keepCached(ptr, rounded);
+      return;
+    } catch (...) {
+    }
+  }
+  state.check(state.device->driver.memFreeAsync(ptr, state.stream), "freeing device memory");
 }
 
 void freeThunk(void *context, void *ptr) noexcept {
@@ -154,8 +197,7 @@ void freeThunk(void *context, void *ptr) noexcept {
     state->used -= it->second;
     state->sizes.erase(it);
   }
-  state->check(state->device->driver.memFreeAsync(device, state->stream),
-               "freeing device memory");
+  releaseAllocation(*state, device);
 }
 
 void *constantThunk(void *context, const void *hostData, uint64_t bytes) noexcept {
@@ -217,7 +259,8 @@ void *tensorMapThunk(void *context, int64_t rank, const void *memref, int64_t dt
     return nullptr;
   try {
     std::string error;
-    CUdeviceptr ptr = device.tensorMap(map, error);
+    CUdeviceptr ptr =
+        device.tensorMap(map, state->onSessionStream() ? state->stream : nullptr, error);
     if (!ptr)
       state->fail(error);
     return reinterpret_cast<void *>(ptr);
@@ -321,6 +364,10 @@ Device::~Device() {
   driver.ctxSetCurrent(context);
   if (stream)
     driver.streamSynchronize(stream);
+  if (stream) {
+    flushCached(stream);
+    driver.streamSynchronize(stream);
+  }
   graphs.reset(); // its executables and capture stream, while the context lives
   arenas.reset();
   events.reset();
@@ -399,7 +446,7 @@ bool Device::reserveSharedMemory(CUfunction function, unsigned bytes, std::strin
   return true;
 }
 
-CUdeviceptr Device::tensorMap(const CUtensorMap &map, std::string &error) {
+CUdeviceptr Device::tensorMap(const CUtensorMap &map, CUstream stream, std::string &error) {
   std::lock_guard<std::mutex> lock(mutex);
   CUdeviceptr &ptr = tensorMaps[std::string(reinterpret_cast<const char *>(&map), sizeof map)];
   if (ptr)
@@ -409,13 +456,39 @@ CUdeviceptr Device::tensorMap(const CUtensorMap &map, std::string &error) {
     error = cat("allocating a tensor map failed: ", describe(driver, r));
     return 0;
   }
-  if (CUresult r = driver.memcpyHtoD(ptr, &map, sizeof map); r != kSuccess) {
+  // From pageable memory the asynchronous copy is staged before it returns.
+  CUresult r = stream ? driver.memcpyHtoDAsync(ptr, &map, sizeof map, stream)
+                      : driver.memcpyHtoD(ptr, &map, sizeof map);
+  if (r != kSuccess) {
     driver.memFree(ptr);
     ptr = 0;
     error = cat("uploading a tensor map failed: ", describe(driver, r));
     return 0;
   }
   return ptr;
+}
+
+CUdeviceptr Device::takeCached(uint64_t rounded) {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  auto it = cached.find(rounded);
+  if (it == cached.end() || it->second.empty())
+    return 0;
+  CUdeviceptr ptr = it->second.back();
+  it->second.pop_back();
+  return ptr;
+}
+
+void Device::keepCached(CUdeviceptr ptr, uint64_t rounded) {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  cached[rounded].push_back(ptr);
+}
+
+void Device::flushCached(CUstream on) {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  for (auto &[rounded, blocks] : cached)
+    for (CUdeviceptr ptr : blocks)
+      driver.memFreeAsync(ptr, on);
+  cached.clear();
 }
 
 int32_t Device::callOrReplay(const kiln_model &model, const RunPlan &plan,
@@ -594,7 +667,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   }
   for (CUdeviceptr ptr : state.allocations)
     if (ptr)
-      driver.memFreeAsync(ptr, stream);
+      releaseAllocation(state, ptr);
   if (guard.failed())
     return makeStatus(guard.failureCode(), guard.failureMessage());
   if (state.failed())

@@ -75,8 +75,19 @@ public:
   /// Device scratches made so far (the most runs in flight at once).
   size_t scratchCount() const { return arenas ? arenas->size() : 0; }
   /// The device copy of `map`, uploaded once per session (tensor maps of
-  /// equal contents share it).
-  CUdeviceptr tensorMap(const CUtensorMap &map, std::string &error);
+  /// equal contents share it): in order on `stream` when given (a run's own
+  /// stream, so no wait), else synchronously (a graph capture's).
+  CUdeviceptr tensorMap(const CUtensorMap &map, CUstream stream, std::string &error);
+  /// A block of `rounded` bytes that a run freed earlier (0 if none): runs'
+  /// dynamic allocations on the session's stream are kept when freed, by
+  /// size, and handed out again in stream order instead of a driver call
+  /// each (a decoder's step makes hundreds, with sizes that repeat).
+  CUdeviceptr takeCached(uint64_t rounded);
+  /// Keeps `ptr` (a block of `rounded` bytes, freed by its run) for reuse.
+  void keepCached(CUdeviceptr ptr, uint64_t rounded);
+  /// Frees the kept blocks in order on `stream` (when the pool is out of
+  /// memory, and when the session ends).
+  void flushCached(CUstream stream);
 
   const Driver &driver;
   CUstream stream = nullptr;
@@ -114,6 +125,8 @@ private:
   std::unique_ptr<EventPool> events;
   std::unique_ptr<GraphCache> graphs;
   std::map<std::string, CUdeviceptr> tensorMaps; // by the map's 128 bytes
+  std::mutex cacheMutex; // guards the kept blocks
+  std::unordered_map<uint64_t, std::vector<CUdeviceptr>> cached; // freed blocks by size
 };
 
 } // namespace kiln::rt::cuda

@@ -342,5 +342,28 @@ TEST(CudaSession, RunsThatAllocateDeviceMemoryAreNotReplayed) {
   EXPECT_EQ(load(counters().live), live) << "device memory leaked";
 }
 
+// A run's dynamic allocation (the model's 1 MiB buffer that the plan could
+// not place) comes from the driver once; later runs reuse the freed block
+// (kept by the session, by size) instead of allocating again, and the
+// outputs stay right.
+TEST(CudaSession, DynamicAllocationsAreReusedByLaterRuns) {
+  setenv("KILN_CUDA_GRAPHS", "0", 1); // every run launches its kernels
+  ModelPtr model = loadModel("cuda_device_alloc");
+  std::string error;
+  SessionPtr session = createCudaSession(model.get(), error);
+  unsetenv("KILN_CUDA_GRAPHS");
+  ASSERT_EQ(error, "");
+  long before = load(counters().allocations);
+  runAndCountGraphs(session.get(), 1);
+  long first = load(counters().allocations) - before;
+  EXPECT_GE(first, 1) << "the first run allocates its buffer";
+  long live = load(counters().live);
+  runAndCountGraphs(session.get(), 4);
+  EXPECT_EQ(load(counters().allocations) - before, first) << "a later run allocated again";
+  EXPECT_EQ(load(counters().live), live);
+  session.reset();
+  EXPECT_LT(load(counters().live), live) << "the kept block outlived the session";
+}
+
 } // namespace
 } // namespace kiln::test
