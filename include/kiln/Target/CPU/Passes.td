@@ -170,7 +170,10 @@ def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp">
   }];
   let options = [
     Option<"avx2", "avx2", "bool", "false",
-           "call vpmaddwd (llvm.x86.avx2.pmadd.wd) for the pair dot products">
+           "call vpmaddwd (llvm.x86.avx2.pmadd.wd) for the pair dot products">,
+    Option<"vnni", "vnni", "bool", "false",
+           "call vpdpbusd (llvm.x86.avx512.vpdpbusd.512) on the 8-bit values where "
+           "both operands are known to be bytes">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
