@@ -20,10 +20,11 @@
 //   column, `Bpack[panel][q][c][i] = b[4q + i][64 panel + c]`, zeros past K;
 //   a constant B (the weights) at compile time, else by a parallel loop over
 //   panels which also sums the columns (for colTerm).
-// - A register tile is 6 rows x 4 vectors of 16 i32 accumulators (24 zmm),
-//   carried over the whole depth: a k quad loads 4 B vectors, broadcasts
-//   each row's 4 bytes as one i32 and does 24 vpdpbusd. Then the terms are
-//   added and the marked epilogue (the requantization) applied.
+// - A register tile is 6 rows x 4 vectors of 16 i32 accumulators (24 zmm;
+//   one tile of M % 6 rows at the end), carried over the whole depth: a k
+//   quad loads 4 B vectors, broadcasts each row's 4 bytes as one i32 and
+//   does 24 vpdpbusd. Then the terms are added and the marked epilogue (the
+//   requantization) applied.
 //
 //===----------------------------------------------------------------------===//
 
@@ -404,7 +405,9 @@ struct VNNIEmitter {
     }
   }
 
-  /// Rows [begin, end) of one panel: whole tiles, then one-row tiles.
+  /// Rows [begin, end) of one panel: whole tiles, then one tile of the
+  /// M % 6 rows left (row groups are whole tiles but the last, so those
+  /// are the only rows left, and only in the last group).
   void emitRows(Value panel, Value begin, Value end) {
     SmallVector<Value> masks;
     if (n % kPanel) {
@@ -417,8 +420,13 @@ struct VNNIEmitter {
     Value wholeEnd = add(b, loc, begin, whole);
     forLoop(b, loc, begin, wholeEnd, idx(kTileRows),
             [&](OpBuilder &, Value row) { emitTile(row, kTileRows, panel, masks); });
-    forLoop(b, loc, wholeEnd, end, idx(1),
-            [&](OpBuilder &, Value row) { emitTile(row, 1, panel, masks); });
+    if (m % kTileRows == 0)
+      return;
+    Value left = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, wholeEnd, end);
+    scf::IfOp::create(b, loc, left, [&](OpBuilder &, Location) {
+      emitTile(wholeEnd, m % kTileRows, panel, masks);
+      scf::YieldOp::create(b, loc);
+    });
   }
 
   /// (panel, row group) tasks on the pool.
