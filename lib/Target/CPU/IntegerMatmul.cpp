@@ -328,6 +328,60 @@ struct Emitter {
   }
 };
 
+/// The byte window `attr` (kiln/Dialect/Kiln/IR/ByteOperands.h) on `op`.
+std::optional<int64_t> byteWindow(linalg::MatmulOp op, StringRef attr) {
+  if (auto value = op->getAttrOfType<IntegerAttr>(attr))
+    return value.getInt();
+  return std::nullopt;
+}
+
+/// The VNNI kernel for `op` when both operands are bytes shifted (not both
+/// per line); false, emitting nothing, otherwise.
+bool emitVNNI(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogue, bool fresh) {
+  std::optional<ByteOperand> lhs =
+      byteOperand(op.getDpsInputs()[0], /*isLhs=*/true, byteWindow(op, kLhsBytesAttr));
+  std::optional<ByteOperand> rhs =
+      byteOperand(op.getDpsInputs()[1], /*isLhs=*/false, byteWindow(op, kRhsBytesAttr));
+  if (!lhs || !rhs || (lhs->perLine() && rhs->perLine()))
+    return false;
+  emitVNNIMatmul(b, op, epilogue, fresh, *lhs, *rhs);
+  return true;
+}
+
+/// The vpmaddwd (or portable) kernel for `op`.
+void emitPairs(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogue, bool fresh,
+               bool avx2) {
+  Location loc = op.getLoc();
+  auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
+  auto bType = cast<MemRefType>(op.getDpsInputs()[1].getType());
+  Emitter e{b, loc, avx2};
+  e.a = op.getDpsInputs()[0];
+  e.bMatrix = op.getDpsInputs()[1];
+  e.c = op.getDpsInits()[0];
+  e.m = aType.getDimSize(0);
+  e.k = aType.getDimSize(1);
+  e.n = bType.getDimSize(1);
+  e.pairs = llvm::divideCeil(e.k, 2);
+  e.panels = llvm::divideCeil(e.n, kPanel);
+  e.epilogue = epilogue;
+  e.fresh = fresh;
+  e.packed = packConstantB(b, loc, e.bMatrix, e.k, e.n, e.pairs, e.panels);
+  if (e.packed) {
+    e.emitCompute();
+    return;
+  }
+  auto type = MemRefType::get({e.panels * e.pairs * 2 * kPanel}, b.getIntegerType(16));
+  e.packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+  e.emitPacking();
+  e.emitCompute();
+  memref::DeallocOp::create(b, loc, e.packed);
+}
+
+/// An empty C (M or N zero): nothing to compute.
+bool isEmptyProduct(linalg::MatmulOp op) {
+  return cast<MemRefType>(op.getDpsInits()[0].getType()).getNumElements() == 0;
+}
+
 struct KilnCPUIntegerMatmulPass final
     : impl::KilnCPUIntegerMatmulPassBase<KilnCPUIntegerMatmulPass> {
   using Base::Base;
@@ -341,63 +395,15 @@ struct KilnCPUIntegerMatmulPass final
       bool fresh = dropZeroFill(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
       OpBuilder b(op);
-      Location loc = op.getLoc();
-      auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
-      auto bType = cast<MemRefType>(op.getDpsInputs()[1].getType());
-      if (vnni) {
-        auto window = [&](StringRef attr) -> std::optional<int64_t> {
-          if (auto value = op->getAttrOfType<IntegerAttr>(attr))
-            return value.getInt();
-          return std::nullopt;
-        };
-        std::optional<ByteOperand> lhs =
-            byteOperand(op.getDpsInputs()[0], /*isLhs=*/true, window(kLhsBytesAttr));
-        std::optional<ByteOperand> rhs =
-            byteOperand(op.getDpsInputs()[1], /*isLhs=*/false, window(kRhsBytesAttr));
-        if (lhs && rhs && !(lhs->perLine() && rhs->perLine())) {
-          emitVNNIMatmul(b, op, epilogue, fresh, *lhs, *rhs);
-          Value a = op.getDpsInputs()[0], bMatrix = op.getDpsInputs()[1];
-          if (epilogue)
-            epilogue.erase();
-          op.erase();
-          for (Value operand : {a, bMatrix})
-            if (auto weights = operand.getDefiningOp<memref::GetGlobalOp>())
-              eraseIfUnread(weights);
-          continue;
-        }
-      }
-      Emitter e{b, loc, avx2};
-      e.a = op.getDpsInputs()[0];
-      e.bMatrix = op.getDpsInputs()[1];
-      e.c = op.getDpsInits()[0];
-      e.m = aType.getDimSize(0);
-      e.k = aType.getDimSize(1);
-      e.n = bType.getDimSize(1);
-      e.pairs = llvm::divideCeil(e.k, 2);
-      e.panels = llvm::divideCeil(e.n, kPanel);
-      e.epilogue = epilogue;
-      e.fresh = fresh;
-      if (e.m == 0 || e.n == 0) {
-        if (epilogue)
-          epilogue.erase();
-        op.erase();
-        continue;
-      }
-      e.packed = packConstantB(b, loc, e.bMatrix, e.k, e.n, e.pairs, e.panels);
-      if (e.packed) {
-        e.emitCompute();
-      } else {
-        auto type = MemRefType::get({e.panels * e.pairs * 2 * kPanel}, b.getIntegerType(16));
-        e.packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
-        e.emitPacking();
-        e.emitCompute();
-        memref::DeallocOp::create(b, loc, e.packed);
-      }
+      if (!isEmptyProduct(op) && !(vnni && emitVNNI(b, op, epilogue, fresh)))
+        emitPairs(b, op, epilogue, fresh, avx2);
+      SmallVector<Value> operands(op.getDpsInputs());
       if (epilogue)
         epilogue.erase();
       op.erase();
-      if (auto weights = e.bMatrix.getDefiningOp<memref::GetGlobalOp>())
-        eraseIfUnread(weights);
+      for (Value operand : operands)
+        if (auto weights = operand.getDefiningOp<memref::GetGlobalOp>())
+          eraseIfUnread(weights);
     }
   }
 };

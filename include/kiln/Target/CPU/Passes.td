@@ -149,7 +149,7 @@ def KilnCPURowKernelsPass : Pass<"kiln-cpu-row-kernels", "mlir::func::FuncOp"> {
 }
 
 def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp"> {
-  let summary = "Vectorized integer matmul kernels (i16 pairs, i32 sums, vpmaddwd)";
+  let summary = "Vectorized integer matmul kernels (vpdpbusd on bytes, or vpmaddwd on i16 pairs)";
   let description = [{
     Rewrites each `linalg.matmul` on static buffers with i16 operands and an
     i32 C (unit inner strides; an i16 `kiln.matmul`'s lowering) into two
@@ -167,6 +167,16 @@ def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp">
     store; a zero fill of C before it is dropped. Runs before
     `kiln-cpu-matmul`, which would report a marked epilogue left over. A
     module pass, since it adds globals.
+
+    With `vnni`, a matmul whose operands are both bytes shifted (a constant
+    operand whose values, or each of whose rows of A / columns of B, span
+    at most 256; a run-time one with a `kiln.lhs_bytes` / `kiln.rhs_bytes`
+    window) runs instead on `llvm.x86.avx512.vpdpbusd.512`: A shifted to
+    u8 rows padded to a multiple of 4, B shifted to s8 panels of 64 columns
+    with each quad of k rows interleaved per column (both packed at compile
+    time when constant, else by loops before the product that also sum A's
+    rows / B's columns), 6-row x 4-vector tiles of 16 i32 accumulators, and
+    the shifts' row and column terms added before the epilogue, exactly.
   }];
   let options = [
     Option<"avx2", "avx2", "bool", "false",
