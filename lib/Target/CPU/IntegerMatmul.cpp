@@ -337,14 +337,15 @@ std::optional<int64_t> byteWindow(linalg::MatmulOp op, StringRef attr) {
 
 /// The VNNI kernel for `op` when both operands are bytes shifted (not both
 /// per line); false, emitting nothing, otherwise.
-bool emitVNNI(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogue, bool fresh) {
+bool emitVNNI(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogue, bool fresh,
+              VNNIWidth width) {
   std::optional<ByteOperand> lhs =
       byteOperand(op.getDpsInputs()[0], /*isLhs=*/true, byteWindow(op, kLhsBytesAttr));
   std::optional<ByteOperand> rhs =
       byteOperand(op.getDpsInputs()[1], /*isLhs=*/false, byteWindow(op, kRhsBytesAttr));
   if (!lhs || !rhs || (lhs->perLine() && rhs->perLine()))
     return false;
-  emitVNNIMatmul(b, op, epilogue, fresh, *lhs, *rhs);
+  emitVNNIMatmul(b, op, epilogue, fresh, *lhs, *rhs, width);
   return true;
 }
 
@@ -395,7 +396,10 @@ struct KilnCPUIntegerMatmulPass final
       bool fresh = dropZeroFill(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
       OpBuilder b(op);
-      if (!isEmptyProduct(op) && !(vnni && emitVNNI(b, op, epilogue, fresh)))
+      bool done = isEmptyProduct(op) ||
+                  (vnni && emitVNNI(b, op, epilogue, fresh, VNNIWidth::zmm)) ||
+                  (avxvnni && emitVNNI(b, op, epilogue, fresh, VNNIWidth::ymm));
+      if (!done)
         emitPairs(b, op, epilogue, fresh, avx2);
       SmallVector<Value> operands(op.getDpsInputs());
       if (epilogue)

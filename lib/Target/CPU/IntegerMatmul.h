@@ -53,13 +53,18 @@ struct ByteOperand {
 std::optional<ByteOperand> byteOperand(mlir::Value matrix, bool isLhs,
                                        std::optional<int64_t> window);
 
+/// The vectors of the VNNI kernel: zmm (AVX-512 VNNI) or ymm (AVX-VNNI,
+/// the VEX form of CPUs without AVX-512).
+enum class VNNIWidth { ymm, zmm };
+
 /// Rewrites `op` (an i16 x i16 -> i32 linalg.matmul on static buffers,
 /// M, N > 0) into the VNNI kernel (`vpdpbusd`, u8 x s8, 4 k per i32 lane)
-/// with `epilogue` (or null) applied to its accumulators; `fresh`: C's zero
-/// fill was dropped. Leaves `op` and `epilogue` for the caller to erase.
+/// on `width` vectors with `epilogue` (or null) applied to its
+/// accumulators; `fresh`: C's zero fill was dropped. Leaves `op` and
+/// `epilogue` for the caller to erase.
 void emitVNNIMatmul(mlir::OpBuilder &b, mlir::linalg::MatmulOp op,
                     mlir::linalg::GenericOp epilogue, bool fresh, const ByteOperand &lhs,
-                    const ByteOperand &rhs);
+                    const ByteOperand &rhs, VNNIWidth width);
 
 } // namespace kiln::integer_matmul
 

@@ -3,8 +3,9 @@
 //===----------------------------------------------------------------------===//
 //
 // The i16 integer matmul (each operand an 8-bit integer minus a zero point)
-// with `vpdpbusd` (llvm.x86.avx512.vpdpbusd.512): u8 x s8 products, four
-// consecutive k summed into each i32 lane, 16 lanes per zmm. The operands
+// with `vpdpbusd` (llvm.x86.avx512.vpdpbusd.512, or .256 on ymm for
+// AVX-VNNI without AVX-512): u8 x s8 products, four consecutive k summed
+// into each i32 lane, 16 lanes per zmm (8 per ymm). The operands
 // are shifted into bytes, a = A + oA (u8) and b = B + oB (s8), and the
 // shifts are taken out of the sums after the depth loop:
 //
@@ -16,14 +17,16 @@
 // - A: rows of u8 padded with zeros to a multiple of 4; a constant A (a
 //   conv's weights) is packed at compile time, else by a loop over rows
 //   before the product, which also sums each row (for rowTerm).
-// - B: panels of 64 columns with each quad of k rows interleaved per
-//   column, `Bpack[panel][q][c][i] = b[4q + i][64 panel + c]`, zeros past K;
+// - B: panels of 64 columns (16 on ymm) with each quad of k rows
+//   interleaved per column, `Bpack[panel][q][c][i] = b[4q + i][64 panel +
+//   c]`, zeros past K;
 //   a constant B (the weights) at compile time, else by a parallel loop over
 //   panels which also sums the columns (for colTerm).
-// - A register tile is 6 rows x 4 vectors of 16 i32 accumulators (24 zmm;
-//   one tile of M % 6 rows at the end), carried over the whole depth: a k
-//   quad loads 4 B vectors, broadcasts each row's 4 bytes as one i32 and
-//   does 24 vpdpbusd. Then the terms are added and the marked epilogue (the
+// - A register tile is 6 rows x 4 vectors of 16 i32 accumulators (24 of
+//   32 zmm; on ymm 6 x 2 of 8, 12 of 16 registers; one tile of M % 6 rows
+//   at the end), carried over the whole depth: a k quad loads the B
+//   vectors, broadcasts each row's 4 bytes as one i32 and does one
+//   vpdpbusd per accumulator. Then the terms are added and the marked epilogue (the
 //   requantization) applied.
 //
 //===----------------------------------------------------------------------===//
@@ -50,9 +53,6 @@ using namespace matmul_kernel;
 
 namespace {
 
-constexpr int64_t kLanes = 16;                // i32 accumulators per zmm
-constexpr int64_t kVectors = 4;               // zmm per tile row
-constexpr int64_t kPanel = kLanes * kVectors; // columns per B panel
 constexpr int64_t kQuad = 4;                  // k per i32 lane
 constexpr int64_t kTileRows = 6;
 constexpr int64_t kMinTasks = 4;      // row groups split M below this many panels
@@ -70,6 +70,7 @@ ArrayRef<char> bytesOf(const std::vector<T> &values) {
 struct VNNIEmitter {
   OpBuilder &b;
   Location loc;
+  VNNIWidth width;
   Value a, bMatrix, c;
   int64_t m, n, k, quads, panels, rowBytes;
   ByteOperand lhs, rhs;
@@ -82,6 +83,16 @@ struct VNNIEmitter {
   Value aPacked, bPacked, rowTerms, colTerms;
 
   Value idx(int64_t v) { return index(b, loc, v); }
+  /// i32 accumulators per vector (16 a zmm, 8 a ymm) and vectors per tile
+  /// row (4 zmm of 32 registers, 2 ymm of 16).
+  int64_t lanes() const { return width == VNNIWidth::zmm ? 16 : 8; }
+  int64_t vectors() const { return width == VNNIWidth::zmm ? 4 : 2; }
+  int64_t panel() const { return lanes() * vectors(); } // columns per B panel
+  int64_t bChunk() const { return std::min(kChunk, panel()); } // B packing step
+  StringRef intrinsic() const {
+    return width == VNNIWidth::zmm ? "llvm.x86.avx512.vpdpbusd.512"
+                                   : "llvm.x86.avx512.vpdpbusd.256";
+  }
   VectorType vec(int64_t lanes, Type element) { return VectorType::get({lanes}, element); }
   Type i8() { return b.getIntegerType(8); }
   Type i16() { return b.getIntegerType(16); }
@@ -137,12 +148,12 @@ struct VNNIEmitter {
 
   /// B's quad panels and colTerm [panels * 64] computed at compile time.
   void packConstantB() {
-    std::vector<int8_t> bytes(panels * quads * kPanel * kQuad, 0);
-    std::vector<int64_t> sums(panels * kPanel, 0);
+    std::vector<int8_t> bytes(panels * quads * panel() * kQuad, 0);
+    std::vector<int64_t> sums(panels * panel(), 0);
     for (int64_t kk = 0; kk < k; ++kk)
       for (int64_t j = 0; j < n; ++j) {
         int64_t v = (*rhs.values)[kk * n + j] + rhs.offsetOf(j);
-        bytes[((j / kPanel) * quads + kk / kQuad) * kPanel * kQuad + (j % kPanel) * kQuad +
+        bytes[((j / panel()) * quads + kk / kQuad) * panel() * kQuad + (j % panel()) * kQuad +
               kk % kQuad] = static_cast<int8_t>(v);
         sums[j] += v;
       }
@@ -234,17 +245,17 @@ struct VNNIEmitter {
 
   /// One panel of B: quads of rows as s8 (b = B + oB), interleaved per
   /// column, zeros past K; -oA (column sums) + K oA oB into colTerms.
-  void packPanelOfB(Value panel) {
-    VectorType wide = vec(kChunk, i16()), bytes = vec(kChunk, i8()), sums = vec(kChunk, i32());
-    Value col = mul(b, loc, panel, idx(kPanel));
+  void packPanelOfB(Value panelIndex) {
+    VectorType wide = vec(bChunk(), i16()), bytes = vec(bChunk(), i8()), sums = vec(bChunk(), i32());
+    Value col = mul(b, loc, panelIndex, idx(panel()));
     Value valid = arith::SubIOp::create(b, loc, idx(n), col);
-    SmallVector<Value> masks = columnMasks(b, loc, valid, kChunk, kPanel / kChunk);
+    SmallVector<Value> masks = columnMasks(b, loc, valid, bChunk(), panel() / bChunk());
     Value offset = splat(wide, rhs.offset), zero = splat(wide, 0), zeroBytes = splat(bytes, 0);
-    Value base = mul(b, loc, panel, idx(quads * kPanel * kQuad));
+    Value base = mul(b, loc, panelIndex, idx(quads * panel() * kQuad));
     // Stores quad q (its rows from `row(i, half)`) and returns the sums.
     auto quad = [&](Value q, ValueRange carried, int64_t rows) {
       SmallVector<Value> next;
-      for (int64_t h = 0; h < kPanel / kChunk; ++h) {
+      for (int64_t h = 0; h < panel() / bChunk(); ++h) {
         SmallVector<Value> r;
         for (int64_t i = 0; i < kQuad; ++i) {
           if (i >= rows) {
@@ -253,7 +264,7 @@ struct VNNIEmitter {
           }
           Value kk = add(b, loc, mul(b, loc, q, idx(kQuad)), idx(i));
           Value x = vector::MaskedLoadOp::create(b, loc, wide, bMatrix,
-                                                 ValueRange{kk, add(b, loc, col, idx(h * kChunk))},
+                                                 ValueRange{kk, add(b, loc, col, idx(h * bChunk()))},
                                                  masks[h], zero);
           r.push_back(
               arith::TruncIOp::create(b, loc, bytes, arith::AddIOp::create(b, loc, x, offset)));
@@ -262,7 +273,7 @@ struct VNNIEmitter {
         Value odd = vector::InterleaveOp::create(b, loc, r[1], r[3]);
         Value joined = vector::InterleaveOp::create(b, loc, even, odd);
         Value at = add(b, loc, base,
-                       add(b, loc, mul(b, loc, q, idx(kPanel * kQuad)), idx(h * kChunk * kQuad)));
+                       add(b, loc, mul(b, loc, q, idx(panel() * kQuad)), idx(h * bChunk() * kQuad)));
         vector::StoreOp::create(b, loc, joined, bPacked, ValueRange{at});
         if (carried.empty())
           continue;
@@ -275,7 +286,7 @@ struct VNNIEmitter {
     };
     SmallVector<Value> init;
     if (hasColTerms())
-      init.assign(kPanel / kChunk, splat(sums, 0));
+      init.assign(panel() / bChunk(), splat(sums, 0));
     auto loop = scf::ForOp::create(b, loc, idx(0), idx(k / kQuad), idx(1), init,
                                    [&](OpBuilder &, Location, Value q, ValueRange carried) {
                                      scf::YieldOp::create(b, loc, quad(q, carried, kQuad));
@@ -288,14 +299,14 @@ struct VNNIEmitter {
           b, loc, arith::MulIOp::create(b, loc, total[h], splat(sums, wrap(colFactor()))),
           splat(sums, wrap(colConstant(0))));
       vector::StoreOp::create(b, loc, term, colTerms,
-                              ValueRange{add(b, loc, col, idx(h * kChunk))});
+                              ValueRange{add(b, loc, col, idx(h * bChunk()))});
     }
   }
 
   void emitPackingB() {
-    bPacked = alloc(i8(), panels * quads * kPanel * kQuad);
+    bPacked = alloc(i8(), panels * quads * panel() * kQuad);
     if (hasColTerms())
-      colTerms = alloc(i32(), panels * kPanel);
+      colTerms = alloc(i32(), panels * panel());
     auto loop = scf::ParallelOp::create(b, loc, ValueRange{idx(0)}, ValueRange{idx(panels)},
                                         ValueRange{idx(1)},
                                         [&](OpBuilder &, Location, ValueRange ivs) {
@@ -305,20 +316,20 @@ struct VNNIEmitter {
   }
 
   /// rows x 4 vectors of C at (row0, panel).
-  void emitTile(Value row0, int64_t rows, Value panel, ArrayRef<Value> masks) {
-    VectorType acc32 = vec(kLanes, i32()), quadBytes = vec(kLanes * kQuad, i8());
-    Value col = mul(b, loc, panel, idx(kPanel));
+  void emitTile(Value row0, int64_t rows, Value panelIndex, ArrayRef<Value> masks) {
+    VectorType acc32 = vec(lanes(), i32()), quadBytes = vec(lanes() * kQuad, i8());
+    Value col = mul(b, loc, panelIndex, idx(panel()));
     SmallVector<Value> rowIndex, colIndex, rowBase;
     for (int64_t r = 0; r < rows; ++r) {
       rowIndex.push_back(add(b, loc, row0, idx(r)));
       rowBase.push_back(mul(b, loc, rowIndex.back(), idx(rowBytes)));
     }
-    for (int64_t v = 0; v < kVectors; ++v)
-      colIndex.push_back(add(b, loc, col, idx(v * kLanes)));
+    for (int64_t v = 0; v < vectors(); ++v)
+      colIndex.push_back(add(b, loc, col, idx(v * lanes())));
     Value zero = splat(acc32, 0);
     SmallVector<Value> init;
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < kVectors; ++v) {
+      for (int64_t v = 0; v < vectors(); ++v) {
         ValueRange at{rowIndex[r], colIndex[v]};
         if (fresh)
           init.push_back(zero);
@@ -327,15 +338,15 @@ struct VNNIEmitter {
         else
           init.push_back(vector::MaskedLoadOp::create(b, loc, acc32, c, at, masks[v], zero));
       }
-    Value base = mul(b, loc, panel, idx(quads * kPanel * kQuad));
+    Value base = mul(b, loc, panelIndex, idx(quads * panel() * kQuad));
     auto loop = scf::ForOp::create(
         b, loc, idx(0), idx(quads), idx(1), init,
         [&](OpBuilder &, Location, Value q, ValueRange acc) {
-          Value at = add(b, loc, base, mul(b, loc, q, idx(kPanel * kQuad)));
+          Value at = add(b, loc, base, mul(b, loc, q, idx(panel() * kQuad)));
           SmallVector<Value> bv;
-          for (int64_t v = 0; v < kVectors; ++v)
+          for (int64_t v = 0; v < vectors(); ++v)
             bv.push_back(vector::LoadOp::create(b, loc, quadBytes, bPacked,
-                                                ValueRange{add(b, loc, at, idx(v * kLanes * kQuad))}));
+                                                ValueRange{add(b, loc, at, idx(v * lanes() * kQuad))}));
           SmallVector<Value> next;
           for (int64_t r = 0; r < rows; ++r) {
             Value four = vector::LoadOp::create(
@@ -344,10 +355,10 @@ struct VNNIEmitter {
             Value word = vector::BitCastOp::create(b, loc, vec(1, i32()), four);
             Value splatWord = vector::BroadcastOp::create(b, loc, acc32, word);
             Value aBytes = vector::BitCastOp::create(b, loc, quadBytes, splatWord);
-            for (int64_t v = 0; v < kVectors; ++v)
+            for (int64_t v = 0; v < vectors(); ++v)
               next.push_back(LLVM::CallIntrinsicOp::create(
-                                 b, loc, acc32, b.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-                                 ValueRange{acc[r * kVectors + v], aBytes, bv[v]})
+                                 b, loc, acc32, b.getStringAttr(intrinsic()),
+                                 ValueRange{acc[r * vectors() + v], aBytes, bv[v]})
                                  .getResult(0));
           }
           scf::YieldOp::create(b, loc, next);
@@ -355,23 +366,23 @@ struct VNNIEmitter {
     SmallVector<Value> acc(loop.getResults());
     addTerms(acc, rowIndex, colIndex);
     if (epilogue) {
-      applyEpilogue(b, loc, epilogue, acc, rowIndex, colIndex, masks, kLanes);
+      applyEpilogue(b, loc, epilogue, acc, rowIndex, colIndex, masks, lanes());
       return;
     }
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < kVectors; ++v) {
+      for (int64_t v = 0; v < vectors(); ++v) {
         ValueRange at{rowIndex[r], colIndex[v]};
         if (masks.empty())
-          vector::StoreOp::create(b, loc, acc[r * kVectors + v], c, at);
+          vector::StoreOp::create(b, loc, acc[r * vectors() + v], c, at);
         else
-          vector::MaskedStoreOp::create(b, loc, c, at, masks[v], acc[r * kVectors + v]);
+          vector::MaskedStoreOp::create(b, loc, c, at, masks[v], acc[r * vectors() + v]);
       }
   }
 
   /// acc[r][v] += rowTerm[row r] + colTerm[column vector v], each times
   /// the other line's scale where one operand has per-line offsets.
   void addTerms(MutableArrayRef<Value> acc, ArrayRef<Value> rowIndex, ArrayRef<Value> colIndex) {
-    VectorType acc32 = vec(kLanes, i32());
+    VectorType acc32 = vec(lanes(), i32());
     SmallVector<Value> colTerm, colScale;
     if (colTerms)
       for (Value at : colIndex)
@@ -389,8 +400,8 @@ struct VNNIEmitter {
         rowTerm = rowValue(rowTerms, rowIndex[r]);
       if (rowScales)
         rowScale = rowValue(rowScales, rowIndex[r]);
-      for (int64_t v = 0; v < kVectors; ++v) {
-        Value &x = acc[r * kVectors + v];
+      for (int64_t v = 0; v < vectors(); ++v) {
+        Value &x = acc[r * vectors() + v];
         if (colTerms)
           x = arith::AddIOp::create(
               b, loc, x,
@@ -408,23 +419,23 @@ struct VNNIEmitter {
   /// Rows [begin, end) of one panel: whole tiles, then one tile of the
   /// M % 6 rows left (row groups are whole tiles but the last, so those
   /// are the only rows left, and only in the last group).
-  void emitRows(Value panel, Value begin, Value end) {
+  void emitRows(Value panelIndex, Value begin, Value end) {
     SmallVector<Value> masks;
-    if (n % kPanel) {
-      Value valid = arith::SubIOp::create(b, loc, idx(n), mul(b, loc, panel, idx(kPanel)));
-      masks = columnMasks(b, loc, valid, kLanes, kVectors);
+    if (n % panel()) {
+      Value valid = arith::SubIOp::create(b, loc, idx(n), mul(b, loc, panelIndex, idx(panel())));
+      masks = columnMasks(b, loc, valid, lanes(), vectors());
     }
     Value rows = arith::SubIOp::create(b, loc, end, begin);
     Value whole =
         mul(b, loc, arith::DivUIOp::create(b, loc, rows, idx(kTileRows)), idx(kTileRows));
     Value wholeEnd = add(b, loc, begin, whole);
     forLoop(b, loc, begin, wholeEnd, idx(kTileRows),
-            [&](OpBuilder &, Value row) { emitTile(row, kTileRows, panel, masks); });
+            [&](OpBuilder &, Value row) { emitTile(row, kTileRows, panelIndex, masks); });
     if (m % kTileRows == 0)
       return;
     Value left = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, wholeEnd, end);
     scf::IfOp::create(b, loc, left, [&](OpBuilder &, Location) {
-      emitTile(wholeEnd, m % kTileRows, panel, masks);
+      emitTile(wholeEnd, m % kTileRows, panelIndex, masks);
       scf::YieldOp::create(b, loc);
     });
   }
@@ -438,11 +449,11 @@ struct VNNIEmitter {
     auto loop = scf::ParallelOp::create(
         b, loc, ValueRange{idx(0)}, ValueRange{idx(panels * groups)}, ValueRange{idx(1)},
         [&](OpBuilder &, Location, ValueRange ivs) {
-          Value panel = arith::DivUIOp::create(b, loc, ivs[0], idx(groups));
+          Value panelIndex = arith::DivUIOp::create(b, loc, ivs[0], idx(groups));
           Value group = arith::RemUIOp::create(b, loc, ivs[0], idx(groups));
           Value begin = mul(b, loc, group, idx(groupRows));
           Value end = arith::MinSIOp::create(b, loc, add(b, loc, begin, idx(groupRows)), idx(m));
-          emitRows(panel, begin, end);
+          emitRows(panelIndex, begin, end);
         });
     loop->setAttr(kHeavyLoopAttr, b.getUnitAttr());
   }
@@ -498,11 +509,11 @@ std::optional<ByteOperand> byteOperand(Value matrix, bool isLhs,
 }
 
 void emitVNNIMatmul(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogue, bool fresh,
-                    const ByteOperand &lhs, const ByteOperand &rhs) {
+                    const ByteOperand &lhs, const ByteOperand &rhs, VNNIWidth width) {
   Location loc = op.getLoc();
   auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
   auto bType = cast<MemRefType>(op.getDpsInputs()[1].getType());
-  VNNIEmitter e{b, loc};
+  VNNIEmitter e{b, loc, width};
   e.a = op.getDpsInputs()[0];
   e.bMatrix = op.getDpsInputs()[1];
   e.c = op.getDpsInits()[0];
@@ -511,7 +522,7 @@ void emitVNNIMatmul(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogu
   e.n = bType.getDimSize(1);
   e.quads = llvm::divideCeil(e.k, kQuad);
   e.rowBytes = e.quads * kQuad;
-  e.panels = llvm::divideCeil(e.n, kPanel);
+  e.panels = llvm::divideCeil(e.n, e.panel());
   e.lhs = lhs;
   e.rhs = rhs;
   e.epilogue = epilogue;

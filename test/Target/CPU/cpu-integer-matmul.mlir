@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(kiln-cpu-integer-matmul{avx2=true})" | FileCheck %s
 // RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(kiln-cpu-integer-matmul)" | FileCheck %s --check-prefix=PORTABLE
 // RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(kiln-cpu-integer-matmul{avx2=true vnni=true})" | FileCheck %s --check-prefix=VNNI
+// RUN: kiln-opt %s -split-input-file --pass-pipeline="builtin.module(kiln-cpu-integer-matmul{avx2=true avxvnni=true})" | FileCheck %s --check-prefix=YMM
 
 /// A run-time B: one parallel loop packs it (two rows of 16 columns
 /// interleaved per k pair, masked at N = 40, the odd last k with a zero
@@ -140,6 +141,16 @@ func.func @constant_b_epilogue(%a: memref<7x4xi16>, %scale: memref<16xf32>, %d: 
 // VNNI: memref.dealloc %[[BPACK]]
 // VNNI: memref.dealloc %[[COLS]]
 // VNNI-NOT: linalg.matmul
+/// With AVX-VNNI only, the same on ymm: panels of 16 columns (one chunk of
+/// 16 per quad when packing B), 6 x 2 accumulators of vector<8xi32>.
+// YMM-LABEL: func @runtime_both
+// YMM: vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
+// YMM: vector.interleave %{{.*}}, %{{.*}} : vector<32xi8> -> vector<64xi8>
+// YMM: scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>)
+// YMM: vector.load %{{.*}} : memref<{{[0-9]+}}xi8>, vector<32xi8>
+// YMM: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// YMM: vector.maskedstore %{{.*}} : memref<13x40xi32>, vector<8xi1>, vector<8xi32>
+// YMM-NOT: vpdpbusd.512
 func.func @runtime_both(%a: memref<13x77xi16>, %b: memref<77x40xi16>, %c: memref<13x40xi32>) {
   %zero = arith.constant 0 : i32
   linalg.fill ins(%zero : i32) outs(%c : memref<13x40xi32>)

@@ -177,13 +177,18 @@ def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp">
     time when constant, else by loops before the product that also sum A's
     rows / B's columns), 6-row x 4-vector tiles of 16 i32 accumulators, and
     the shifts' row and column terms added before the epilogue, exactly.
+    With `avxvnni` (and not `vnni`), the same on ymm: `.vpdpbusd.256`,
+    panels of 16 columns, 6-row x 2-vector tiles of 8 accumulators.
   }];
   let options = [
     Option<"avx2", "avx2", "bool", "false",
            "call vpmaddwd (llvm.x86.avx2.pmadd.wd) for the pair dot products">,
     Option<"vnni", "vnni", "bool", "false",
            "call vpdpbusd (llvm.x86.avx512.vpdpbusd.512) on the 8-bit values where "
-           "both operands are known to be bytes">
+           "both operands are known to be bytes">,
+    Option<"avxvnni", "avxvnni", "bool", "false",
+           "without vnni: the same on ymm (llvm.x86.avx512.vpdpbusd.256, AVX-VNNI's "
+           "VEX form), tiles of 6 rows x 2 vectors of 8">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
