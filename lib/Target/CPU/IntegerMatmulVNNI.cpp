@@ -17,14 +17,14 @@
 // - A: rows of u8 padded with zeros to a multiple of 4; a constant A (a
 //   conv's weights) is packed at compile time, else by a loop over rows
 //   before the product, which also sums each row (for rowTerm).
-// - B: panels of 64 columns (16 on ymm) with each quad of k rows
-//   interleaved per column, `Bpack[panel][q][c][i] = b[4q + i][64 panel +
-//   c]`, zeros past K;
+// - B: panels of 16 v columns (v vectors a tile row; 16 columns on ymm)
+//   with each quad of k rows interleaved per column, `Bpack[panel][q][c][i]
+//   = b[4q + i][16 v panel + c]`, zeros past K;
 //   a constant B (the weights) at compile time, else by a parallel loop over
 //   panels which also sums the columns (for colTerm).
-// - A register tile is 6 rows x 4 vectors of 16 i32 accumulators (24 of
-//   32 zmm; on ymm 6 x 2 of 8, 12 of 16 registers; one tile of M % 6 rows
-//   at the end), carried over the whole depth: a k quad loads the B
+// - A register tile is 6 rows x v vectors of 16 i32 accumulators (v = 4,
+//   3 or 2, vectorsFor: up to 24 of 32 zmm; on ymm 6 x 2 of 8, 12 of 16
+//   registers; one tile of M % 6 rows at the end), carried over the whole depth: a k quad loads the B
 //   vectors, broadcasts each row's 4 bytes as one i32 and does one
 //   vpdpbusd per accumulator. Then the terms are added and the marked epilogue (the
 //   requantization) applied.
@@ -71,6 +71,7 @@ struct VNNIEmitter {
   OpBuilder &b;
   Location loc;
   VNNIWidth width;
+  int64_t tileVectors; // vectors per tile row (vectorsFor)
   Value a, bMatrix, c;
   int64_t m, n, k, quads, panels, rowBytes;
   ByteOperand lhs, rhs;
@@ -86,9 +87,11 @@ struct VNNIEmitter {
   /// i32 accumulators per vector (16 a zmm, 8 a ymm) and vectors per tile
   /// row (4 zmm of 32 registers, 2 ymm of 16).
   int64_t lanes() const { return width == VNNIWidth::zmm ? 16 : 8; }
-  int64_t vectors() const { return width == VNNIWidth::zmm ? 4 : 2; }
+  int64_t vectors() const { return tileVectors; }
   int64_t panel() const { return lanes() * vectors(); } // columns per B panel
-  int64_t bChunk() const { return std::min(kChunk, panel()); } // B packing step
+  /// Columns per step of B's packing: a divisor of the panel (a multiple
+  /// of 16 columns).
+  int64_t bChunk() const { return panel() % kChunk == 0 ? kChunk : 16; }
   StringRef intrinsic() const {
     return width == VNNIWidth::zmm ? "llvm.x86.avx512.vpdpbusd.512"
                                    : "llvm.x86.avx512.vpdpbusd.256";
@@ -459,6 +462,21 @@ struct VNNIEmitter {
   }
 };
 
+/// Vectors per tile row for N columns: on zmm 2 to 4 (8 to 24 of 32
+/// registers, at least 12 accumulators to cover vpdpbusd's latency), the
+/// fewest vector columns in all (the last panel's columns past N are
+/// computed too: N = 196 takes 7 panels of 32, 224 columns, not 4 of 64,
+/// 256), the widest among equals; on ymm 2 (12 of 16 registers).
+int64_t vectorsFor(VNNIWidth width, int64_t n) {
+  if (width == VNNIWidth::ymm)
+    return 2;
+  int64_t best = 4;
+  for (int64_t v : {3, 2})
+    if (llvm::divideCeil(n, 16 * v) * v < llvm::divideCeil(n, 16 * best) * best)
+      best = v;
+  return best;
+}
+
 /// The name new globals are derived from: the weights' global, or "vnni".
 std::string baseName(Value lhs, Value rhs) {
   for (Value v : {rhs, lhs})
@@ -513,7 +531,7 @@ void emitVNNIMatmul(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogu
   Location loc = op.getLoc();
   auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
   auto bType = cast<MemRefType>(op.getDpsInputs()[1].getType());
-  VNNIEmitter e{b, loc, width};
+  VNNIEmitter e{b, loc, width, vectorsFor(width, bType.getDimSize(1))};
   e.a = op.getDpsInputs()[0];
   e.bMatrix = op.getDpsInputs()[1];
   e.c = op.getDpsInits()[0];

@@ -97,7 +97,8 @@ func.func @constant_b_epilogue(%a: memref<7x4xi16>, %scale: memref<16xf32>, %d: 
 /// VNNI, both operands at run time (MatMulInteger: A - 77 and B - 131 from
 /// u8). A's rows become u8 (+ 77), 32 elements a step, zeros past K = 77
 /// up to 80, each row's sum kept as -3 sum (oB = -128 + 131 = 3); B's
-/// panels of 64 columns become s8 (+ 3), quads of k rows interleaved per
+/// panels of 64 columns (N = 100: 2 panels of 4 vectors, no fewer vector
+/// columns with 3 or 2) become s8 (+ 3), quads of k rows interleaved per
 /// column, column sums as -77 sum + K 77 3. The tile: 6 x 4 accumulators
 /// of vector<16xi32>, one vpdpbusd per accumulator and k quad with A's 4
 /// bytes broadcast as one i32; the terms are added before the store; the
@@ -112,10 +113,10 @@ func.func @constant_b_epilogue(%a: memref<7x4xi16>, %scale: memref<16xf32>, %d: 
 // VNNI: vector.reduction <add>, %{{.*}} : vector<32xi32> into i32
 // VNNI: arith.constant -3 : i32
 // VNNI: memref.store %{{.*}}, %[[ROWS]]
-// VNNI: %[[BPACK:.*]] = memref.alloc() {alignment = 64 : i64} : memref<5120xi8>
-// VNNI: %[[COLS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi32>
+// VNNI: %[[BPACK:.*]] = memref.alloc() {alignment = 64 : i64} : memref<10240xi8>
+// VNNI: %[[COLS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<128xi32>
 // VNNI: scf.parallel
-// VNNI: vector.maskedload %{{.*}} : memref<77x40xi16>, vector<32xi1>, vector<32xi16> into vector<32xi16>
+// VNNI: vector.maskedload %{{.*}} : memref<77x100xi16>, vector<32xi1>, vector<32xi16> into vector<32xi16>
 // VNNI: vector.interleave %{{.*}}, %{{.*}} : vector<32xi8> -> vector<64xi8>
 // VNNI: vector.interleave %{{.*}}, %{{.*}} : vector<64xi8> -> vector<128xi8>
 // VNNI: arith.constant dense<-77> : vector<32xi32>
@@ -124,15 +125,15 @@ func.func @constant_b_epilogue(%a: memref<7x4xi16>, %scale: memref<16xf32>, %d: 
 // VNNI: {kiln.heavy}
 // VNNI: scf.parallel
 // VNNI: scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
-// VNNI: vector.load %[[BPACK]][%{{.*}}] : memref<5120xi8>, vector<64xi8>
+// VNNI: vector.load %[[BPACK]][%{{.*}}] : memref<10240xi8>, vector<64xi8>
 // VNNI: %[[FOUR:.*]] = vector.load %[[APACK]][%{{.*}}] : memref<1040xi8>, vector<4xi8>
 // VNNI: %[[WORD:.*]] = vector.bitcast %[[FOUR]] : vector<4xi8> to vector<1xi32>
 // VNNI: %[[SPLAT:.*]] = vector.broadcast %[[WORD]] : vector<1xi32> to vector<16xi32>
 // VNNI: %[[ABYTES:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<64xi8>
 // VNNI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[ABYTES]], %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
-// VNNI: vector.load %[[COLS]][%{{.*}}] : memref<64xi32>, vector<16xi32>
+// VNNI: vector.load %[[COLS]][%{{.*}}] : memref<128xi32>, vector<16xi32>
 // VNNI: memref.load %[[ROWS]]
-// VNNI: vector.maskedstore %{{.*}} : memref<13x40xi32>, vector<16xi1>, vector<16xi32>
+// VNNI: vector.maskedstore %{{.*}} : memref<13x100xi32>, vector<16xi1>, vector<16xi32>
 // VNNI: scf.if
 // VNNI: scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
 // VNNI: {kiln.heavy}
@@ -149,12 +150,12 @@ func.func @constant_b_epilogue(%a: memref<7x4xi16>, %scale: memref<16xf32>, %d: 
 // YMM: scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>)
 // YMM: vector.load %{{.*}} : memref<{{[0-9]+}}xi8>, vector<32xi8>
 // YMM: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
-// YMM: vector.maskedstore %{{.*}} : memref<13x40xi32>, vector<8xi1>, vector<8xi32>
+// YMM: vector.maskedstore %{{.*}} : memref<13x100xi32>, vector<8xi1>, vector<8xi32>
 // YMM-NOT: vpdpbusd.512
-func.func @runtime_both(%a: memref<13x77xi16>, %b: memref<77x40xi16>, %c: memref<13x40xi32>) {
+func.func @runtime_both(%a: memref<13x77xi16>, %b: memref<77x100xi16>, %c: memref<13x100xi32>) {
   %zero = arith.constant 0 : i32
-  linalg.fill ins(%zero : i32) outs(%c : memref<13x40xi32>)
-  linalg.matmul {kiln.lhs_bytes = -77 : i64, kiln.rhs_bytes = -131 : i64} ins(%a, %b : memref<13x77xi16>, memref<77x40xi16>) outs(%c : memref<13x40xi32>)
+  linalg.fill ins(%zero : i32) outs(%c : memref<13x100xi32>)
+  linalg.matmul {kiln.lhs_bytes = -77 : i64, kiln.rhs_bytes = -131 : i64} ins(%a, %b : memref<13x77xi16>, memref<77x100xi16>) outs(%c : memref<13x100xi32>)
   return
 }
 
@@ -162,9 +163,10 @@ func.func @runtime_both(%a: memref<13x77xi16>, %b: memref<77x40xi16>, %c: memref
 
 /// VNNI, constant weights that are s8 already (oB = 0: no row sums of A)
 /// and A - 100 from u8: B's quad panels and the column terms are globals,
-/// the epilogue runs on the 16-lane accumulators.
-// VNNI-DAG: memref.global "private" constant @ws_rhs_quads : memref<512xi8>
-// VNNI-DAG: memref.global "private" constant @ws_col_terms : memref<64xi32>
+/// the epilogue runs on the 16-lane accumulators. N = 20 takes one panel of
+/// 2 vectors (32 columns, not 64).
+// VNNI-DAG: memref.global "private" constant @ws_rhs_quads : memref<256xi8>
+// VNNI-DAG: memref.global "private" constant @ws_col_terms : memref<32xi32>
 // VNNI-NOT: memref.global "private" constant @ws :
 // VNNI-NOT: row_terms
 // VNNI-LABEL: func @vnni_constant_b_epilogue
@@ -207,9 +209,9 @@ func.func @vnni_constant_b_epilogue(%a: memref<7x5xi16>, %scale: memref<20xf32>,
 /// VNNI, constant weights whose columns each span at most a byte but not
 /// together (per-column zero points): each column gets its own shift, kept
 /// as a column scale that multiplies A's row sums.
-// VNNI-DAG: memref.global "private" constant @wc_col_scales : memref<64xi32>
-// VNNI-DAG: memref.global "private" constant @wc_col_terms : memref<64xi32>
-// VNNI-DAG: memref.global "private" constant @wc_rhs_quads : memref<256xi8>
+// VNNI-DAG: memref.global "private" constant @wc_col_scales : memref<32xi32>
+// VNNI-DAG: memref.global "private" constant @wc_col_terms : memref<32xi32>
+// VNNI-DAG: memref.global "private" constant @wc_rhs_quads : memref<128xi8>
 // VNNI-LABEL: func @per_column_b
 // VNNI: vector.reduction <add>
 // VNNI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
@@ -237,5 +239,22 @@ memref.global "private" constant @wa : memref<3x2xi16> = dense<[[-255, 0], [100,
 func.func @per_row_a(%b: memref<2x9xi16>, %c: memref<3x9xi32>) {
   %a = memref.get_global @wa : memref<3x2xi16>
   linalg.matmul {kiln.rhs_bytes = -100 : i64} ins(%a, %b : memref<3x2xi16>, memref<2x9xi16>) outs(%c : memref<3x9xi32>)
+  return
+}
+
+// -----
+
+/// VNNI with N = 40: 3 vectors a tile row (one panel of 48 columns; 4 would
+/// compute 64), 6 x 3 accumulators, B packed 16 columns a step.
+// VNNI-LABEL: func @three_vectors
+// VNNI: memref.alloc() {alignment = 64 : i64} : memref<384xi8>
+// VNNI: memref.alloc() {alignment = 64 : i64} : memref<48xi32>
+// VNNI: vector.maskedload %{{.*}} : memref<8x40xi16>, vector<16xi1>, vector<16xi16> into vector<16xi16>
+// VNNI: vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
+// VNNI: vector.interleave %{{.*}}, %{{.*}} : vector<32xi8> -> vector<64xi8>
+// VNNI: scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
+// VNNI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+func.func @three_vectors(%a: memref<6x8xi16>, %b: memref<8x40xi16>, %c: memref<6x40xi32>) {
+  linalg.matmul {kiln.lhs_bytes = -5 : i64, kiln.rhs_bytes = -128 : i64} ins(%a, %b : memref<6x8xi16>, memref<8x40xi16>) outs(%c : memref<6x40xi32>)
   return
 }

@@ -172,10 +172,11 @@ def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp">
     operand whose values, or each of whose rows of A / columns of B, span
     at most 256; a run-time one with a `kiln.lhs_bytes` / `kiln.rhs_bytes`
     window) runs instead on `llvm.x86.avx512.vpdpbusd.512`: A shifted to
-    u8 rows padded to a multiple of 4, B shifted to s8 panels of 64 columns
-    with each quad of k rows interleaved per column (both packed at compile
-    time when constant, else by loops before the product that also sum A's
-    rows / B's columns), 6-row x 4-vector tiles of 16 i32 accumulators, and
+    u8 rows padded to a multiple of 4, B shifted to s8 panels of 16 v
+    columns with each quad of k rows interleaved per column (both packed at
+    compile time when constant, else by loops before the product that also
+    sum A's rows / B's columns), 6-row x v-vector tiles of 16 i32
+    accumulators (v = 4, 3 or 2: the fewest columns computed for N), and
     the shifts' row and column terms added before the epilogue, exactly.
     With `avxvnni` (and not `vnni`), the same on ymm: `.vpdpbusd.256`,
     panels of 16 columns, 6-row x 2-vector tiles of 8 accumulators.
