@@ -252,6 +252,9 @@ def main():
         # More output channels than pixels (a late ResNet layer's shape).
         ("conv3x3_wide_few_pixels", *conv_case(rng, (1, 12, 4, 5), 43, (3, 3), u8, s8, True,
                                                pads=(1, 1, 1, 1), bias=True), 1),
+        # 18 x 17 = 306 output pixels: 5 VNNI panels, each packed by its own task.
+        ("conv3x3_many_panels_per_channel", *conv_case(rng, (1, 3, 18, 17), 8, (3, 3), u8, s8,
+                                                       True, pads=(1, 1, 1, 1)), 1),
         ("gemm_trans_b_bias_per_row", *gemm_case(rng, 3, 203, 37, u8, True), 1),
         ("gemm_trans_b_bias_s8", *gemm_case(rng, 1, 64, 20, s8, False), 1),
     ]

@@ -114,6 +114,7 @@ struct VNNIEmitter {
   // rowScales -oA[m]. K oA oB joins rowTerm when A has per-row offsets,
   // else colTerm. (Not both per line: the pass keeps that case on vpmaddwd.)
   Value colScales, rowScales;
+  bool packInTasks = false; // each compute task packs its panel of B first
 
   bool hasRowTerms() const { return rhs.shifted(); }
   bool hasColTerms() const { return lhs.shifted(); }
@@ -306,10 +307,25 @@ struct VNNIEmitter {
     }
   }
 
+  /// emitCompute's row groups and rows per group: one group when there
+  /// are enough panels, else the tiles split in up to kMinTasks.
+  std::pair<int64_t, int64_t> rowGroups() const {
+    int64_t tiles = llvm::divideCeil(m, kTileRows);
+    int64_t groups = panels >= kMinTasks ? 1 : std::min(tiles, kMinTasks);
+    int64_t groupRows = llvm::divideCeil(tiles, groups) * kTileRows;
+    return {llvm::divideCeil(m, groupRows), groupRows};
+  }
+
+  /// Buffers for a run-time B; it is packed by the compute tasks, each its
+  /// panel, when each panel is one task (no second pool launch), else by
+  /// a parallel loop before them.
   void emitPackingB() {
     bPacked = alloc(i8(), panels * quads * panel() * kQuad);
     if (hasColTerms())
       colTerms = alloc(i32(), panels * panel());
+    packInTasks = rowGroups().first == 1;
+    if (packInTasks)
+      return;
     auto loop = scf::ParallelOp::create(b, loc, ValueRange{idx(0)}, ValueRange{idx(panels)},
                                         ValueRange{idx(1)},
                                         [&](OpBuilder &, Location, ValueRange ivs) {
@@ -445,10 +461,7 @@ struct VNNIEmitter {
 
   /// (panel, row group) tasks on the pool.
   void emitCompute() {
-    int64_t tiles = llvm::divideCeil(m, kTileRows);
-    int64_t groups = panels >= kMinTasks ? 1 : std::min(tiles, kMinTasks);
-    int64_t groupRows = llvm::divideCeil(tiles, groups) * kTileRows;
-    groups = llvm::divideCeil(m, groupRows);
+    auto [groups, groupRows] = rowGroups();
     auto loop = scf::ParallelOp::create(
         b, loc, ValueRange{idx(0)}, ValueRange{idx(panels * groups)}, ValueRange{idx(1)},
         [&](OpBuilder &, Location, ValueRange ivs) {
@@ -456,6 +469,8 @@ struct VNNIEmitter {
           Value group = arith::RemUIOp::create(b, loc, ivs[0], idx(groups));
           Value begin = mul(b, loc, group, idx(groupRows));
           Value end = arith::MinSIOp::create(b, loc, add(b, loc, begin, idx(groupRows)), idx(m));
+          if (packInTasks)
+            packPanelOfB(panelIndex);
           emitRows(panelIndex, begin, end);
         });
     loop->setAttr(kHeavyLoopAttr, b.getUnitAttr());

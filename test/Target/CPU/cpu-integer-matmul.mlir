@@ -258,3 +258,19 @@ func.func @three_vectors(%a: memref<6x8xi16>, %b: memref<8x40xi16>, %c: memref<6
   linalg.matmul {kiln.lhs_bytes = -5 : i64, kiln.rhs_bytes = -128 : i64} ins(%a, %b : memref<6x8xi16>, memref<8x40xi16>) outs(%c : memref<6x40xi32>)
   return
 }
+
+// -----
+
+/// VNNI with a run-time B of 4 panels or more (N = 256): each compute task
+/// is one whole panel and packs it first, so there is one parallel loop.
+// VNNI-LABEL: func @pack_in_tasks
+// VNNI: scf.parallel
+// VNNI: vector.interleave %{{.*}}, %{{.*}} : vector<64xi8> -> vector<128xi8>
+// VNNI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// VNNI: {kiln.heavy}
+// VNNI-NOT: scf.parallel
+// VNNI: return
+func.func @pack_in_tasks(%a: memref<6x8xi16>, %b: memref<8x256xi16>, %c: memref<6x256xi32>) {
+  linalg.matmul {kiln.lhs_bytes = -5 : i64, kiln.rhs_bytes = -128 : i64} ins(%a, %b : memref<6x8xi16>, memref<8x256xi16>) outs(%c : memref<6x256xi32>)
+  return
+}
