@@ -1,6 +1,6 @@
 # A QDQ MatMul from onnxruntime's quantize_static: Kiln int8 against Kiln fp32 and onnxruntime int8.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: bench/int8_matmul.py [--shapes 128x768x768,128x768x3072] [--rounds 5]
+"""usage: bench/int8_matmul.py [--shapes 128x768x768,128x768x3072] [--rounds 5] [--baseline-kilnc PATH]
 
 For each M x K x N: a float model y = x @ w (w a constant, N(0, 1/K)) and its
 QDQ form written by onnxruntime's quantize_static (u8 activations, s8
@@ -10,7 +10,10 @@ kernel and the requantization epilogue), then times onnxruntime on the QDQ
 model (its int8 QLinearMatMul), Kiln int8 and Kiln fp32 in interleaved
 rounds (median of the rounds' medians, bench/timing.py). Checks Kiln int8's
 output against onnxruntime's: the largest difference in units of the
-output's scale (0 or 1 expected). Prints one table; records nothing.
+output's scale (0 or 1 expected). With --baseline-kilnc, the QDQ model
+compiled by that kilnc (another commit's: before a kernel change) is
+timed in the same rounds too ("base int8"). Prints one table; records
+nothing.
 """
 
 import argparse
@@ -37,6 +40,7 @@ def parse_args():
     p.add_argument("--work", default=os.path.join(build, "bench", "int8"))
     p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
     p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
+    p.add_argument("--baseline-kilnc", help="also time the QDQ model compiled by this kilnc")
     return p.parse_args()
 
 
@@ -75,8 +79,8 @@ def write_models(work, m, k, n, rng):
     return fp32, qdq, x, float(scale[0])
 
 
-def compile_model(args, model, artifact):
-    subprocess.run([args.kilnc, model, "-o", artifact], check=True)
+def compile_model(args, model, artifact, kilnc=None):
+    subprocess.run([kilnc or args.kilnc, model, "-o", artifact], check=True)
     return artifact
 
 
@@ -85,14 +89,18 @@ def main():
     rng = np.random.default_rng(0)
     print(f"int8 matmul (QDQ from quantize_static): {args.threads} threads, {args.rounds} "
           f"interleaved rounds (load average {os.getloadavg()[0]:.2f} at start)")
+    base = " base int8 ms  int8/base" if args.baseline_kilnc else ""
     print(f"  {'M x K x N':16} {'ORT int8 ms':>11} {'Kiln int8 ms':>12} {'Kiln fp32 ms':>12} "
-          f"{'int8/ORT':>8} {'int8/fp32':>9} {'int8 GOP/s':>10}  max |Kiln - ORT| (units)")
+          f"{'int8/ORT':>8} {'int8/fp32':>9} {'int8 GOP/s':>10}{base}  max |Kiln - ORT| (units)")
     for shape in args.shapes.split(","):
         m, k, n = map(int, shape.split("x"))
         work = os.path.join(args.work, shape)
         fp32, qdq, x, unit = write_models(work, m, k, n, rng)
         artifacts = {"int8": compile_model(args, qdq, os.path.join(work, "int8.so")),
                      "fp32": compile_model(args, fp32, os.path.join(work, "fp32.so"))}
+        if args.baseline_kilnc:
+            artifacts["base"] = compile_model(args, qdq, os.path.join(work, "base.so"),
+                                              args.baseline_kilnc)
         files = {"x": x}
         out = os.path.join(work, "out")
         subprocess.run(timing.kiln_args(args.kiln_run, artifacts["int8"], files, args.threads) +
@@ -102,7 +110,7 @@ def main():
         ref = session.run(None, inputs)[0].astype(np.float64)
         got = np.load(os.path.join(out, "y.npy")).astype(np.float64)
         units = float(np.abs(got - ref).max() / unit)
-        samples = {"ort": [], "int8": [], "fp32": []}
+        samples = {"ort": [], **{p: [] for p in artifacts}}
         for _ in range(args.rounds):
             samples["ort"].append(timing.ort_round(session, inputs, args.reps))
             for p, a in artifacts.items():
@@ -111,8 +119,9 @@ def main():
         ms = {key: statistics.median(v) for key, v in samples.items()}
         gops = 2 * m * k * n / ms["int8"] / 1e6
         print(f"  {shape:16} {ms['ort']:11.3f} {ms['int8']:12.3f} {ms['fp32']:12.3f} "
-              f"{ms['int8'] / ms['ort']:8.2f} {ms['int8'] / ms['fp32']:9.2f} {gops:10.1f}  "
-              f"{units:.0f}", flush=True)
+              f"{ms['int8'] / ms['ort']:8.2f} {ms['int8'] / ms['fp32']:9.2f} {gops:10.1f}"
+              + (f" {ms['base']:12.3f} {ms['int8'] / ms['base']:10.2f}" if "base" in ms else "")
+              + f"  {units:.0f}", flush=True)
     print(f"  (load average {os.getloadavg()[0]:.2f} at the end)")
     return 0
 

@@ -1,6 +1,6 @@
 # Zoo CNNs quantized by onnxruntime's quantize_static: Kiln int8 against onnxruntime int8 and fp32.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: bench/int8_models.py [--models resnet50,mobilenetv2] [--rounds 5] [--per-channel]
+"""usage: bench/int8_models.py [--models resnet50,mobilenetv2] [--rounds 5] [--per-channel] [--baseline-kilnc PATH]
 
 For each zoo model (bench/models/zoo.py, batch 1, written under --work):
 quantizes it with onnxruntime's quantize_static (QDQ format, u8 activations,
@@ -14,7 +14,9 @@ largest difference in units of the output's scale and whether the top-1
 class agrees; and counts the convs left float in Kiln's graph (depthwise
 ones stay f32). Prints one table, and with --markdown the rows of a
 docs/benchmarks/ record's table (bench/summarize.py reads "Kiln ms" and
-"ORT ms", here both int8, qualified by the precision column).
+"ORT ms", here both int8, qualified by the precision column). With
+--baseline-kilnc, the QDQ model compiled by that kilnc (another commit's:
+before a kernel change) is timed in the same rounds too ("base int8").
 """
 
 import argparse
@@ -43,6 +45,7 @@ def parse_args():
     p.add_argument("--reps", type=int, default=5, help="timed runs per round and side")
     p.add_argument("--per-channel", action="store_true", help="per-output-channel weights")
     p.add_argument("--markdown", action="store_true", help="also print a markdown table")
+    p.add_argument("--baseline-kilnc", help="also time the QDQ model compiled by this kilnc")
     p.add_argument("--work", default=os.path.join(build, "bench"))
     p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
     p.add_argument("--kiln-run", default=os.path.join(build, "bin", "kiln-run"))
@@ -69,8 +72,8 @@ def quantize(model_path, shapes, per_channel, rng):
     return out
 
 
-def compile_model(args, model_path, shapes, artifact):
-    command = [args.kilnc, model_path, "-o", artifact]
+def compile_model(args, model_path, shapes, artifact, kilnc=None):
+    command = [kilnc or args.kilnc, model_path, "-o", artifact]
     command += [f"--input-shape={k}={'x'.join(map(str, v))}" for k, v in shapes.items()]
     subprocess.run(command, check=True)
     graph = subprocess.run(command[:2] + command[4:] + ["--emit=graph"], check=True,
@@ -101,6 +104,9 @@ def main():
         artifacts = {"int8": int8,
                      "fp32": compile_model(args, fp32, shapes,
                                            os.path.join(model_dir, "model-b1-fp32.so"))[0]}
+        if args.baseline_kilnc:
+            artifacts["base"] = compile_model(args, qdq, shapes, qdq.replace(".onnx", ".base.so"),
+                                              args.baseline_kilnc)[0]
         out = os.path.join(model_dir, "out-int8")
         subprocess.run(timing.kiln_args(args.kiln_run, int8, files, args.threads) +
                        ["--output-dir", out], check=True, capture_output=True)
@@ -113,7 +119,7 @@ def main():
         unit = float(steps.min()) if steps.size else 1.0
         units = float(np.abs(got - ref).max() / unit)
         top1 = bool((got.argmax(-1) == ref.argmax(-1)).all())
-        samples = {key: [] for key in ("ort_int8", "ort_fp32", "int8", "fp32")}
+        samples = {key: [] for key in ("ort_int8", "ort_fp32", *artifacts)}
         for _ in range(args.rounds):
             for key, session in sessions.items():
                 samples[key].append(timing.ort_round(session, inputs, args.reps))
@@ -125,6 +131,9 @@ def main():
               f"{ms['fp32']:12.2f} {ms['int8'] / ms['ort_int8']:13.2f} "
               f"{ms['int8'] / ms['ort_fp32']:13.2f} {ms['int8'] / ms['fp32']:14.2f}  "
               f"{float_convs}; {units:.0f}; {'agrees' if top1 else 'DIFFERS'}", flush=True)
+        if "base" in ms:
+            print(f"  {'':12} base int8 {ms['base']:.2f} ms [{min(samples['base']):.2f}–"
+                  f"{max(samples['base']):.2f}], int8/base {ms['int8'] / ms['base']:.2f}")
         spread = {k: f"{ms[k]:.2f} [{min(v):.2f}–{max(v):.2f}]" for k, v in samples.items()}
         rows.append(f"| {name} | 1 | int8 | {spread['int8']} | {spread['ort_int8']} | "
                     f"{ms['int8'] / ms['ort_int8']:.2f} | {spread['ort_fp32']} | {spread['fp32']} | "

@@ -88,12 +88,40 @@ void generalizeDataMovement(mlir::func::FuncOp func) {
   }
 }
 
+/// Whether `op` reads the i32 result of a linalg.matmul (an integer
+/// matmul: its bias add, requantization and dequantization).
+bool readsIntegerMatmul(mlir::Operation *op) {
+  return op && llvm::any_of(op->getOperands(), [](mlir::Value v) {
+           auto matmul = v.getDefiningOp<mlir::linalg::MatmulOp>();
+           return matmul && mlir::getElementTypeOrSelf(v.getType()).isInteger(32);
+         });
+}
+
 struct KilnFuseElementwisePass final
     : impl::KilnFuseElementwisePassBase<KilnFuseElementwisePass> {
   using Base::Base;
   void runOnOperation() override {
     generalizeDataMovement(getOperation());
     LocationMerger merger;
+    // First the elementwise chain after an integer matmul (its i32 bias
+    // add, the requantization, the next op's dequantization or zero-point
+    // shift) as one op on the matmul's [M, N], before a reshape of the
+    // chain (a conv's NCHW view) can come between its ops: the broadcast
+    // bias [M, 1] keeps the reshape from moving past the bias add, so the
+    // chain would stay split and only the bias add be the kernel's
+    // epilogue.
+    auto integerChain = [&](mlir::OpOperand *fused) {
+      if (!readsIntegerMatmul(fused->get().getDefiningOp()) || !shouldFuse(fused, maxFusedOps))
+        return false;
+      merger.pending = {fused->getOwner()->getLoc(), fused->get().getDefiningOp()->getLoc()};
+      return true;
+    };
+    mlir::RewritePatternSet chain(&getContext());
+    mlir::linalg::populateElementwiseOpsFusionPatterns(chain, integerChain);
+    mlir::GreedyRewriteConfig chainConfig;
+    chainConfig.setListener(&merger);
+    if (failed(mlir::applyPatternsGreedily(getOperation(), std::move(chain), chainConfig)))
+      return signalPassFailure();
     auto control = [&](mlir::OpOperand *fused) {
       if (!shouldFuse(fused, maxFusedOps))
         return false;

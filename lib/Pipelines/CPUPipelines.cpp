@@ -59,6 +59,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //     epilogues, before kiln-cpu-matmul would report those left over.
   KilnCPUIntegerMatmulPassOptions integer;
   integer.avx2 = hostCPUHasFeature(options.cpu, "avx2");
+  integer.vnni = hostCPUHasFeature(options.cpu, "avx512vnni") &&
+                 hostCPUHasFeature(options.cpu, "avx512bw");
+  integer.avxvnni = hostCPUHasFeature(options.cpu, "avxvnni");
   pm.addPass(createKilnCPUIntegerMatmulPass(integer));
   // 6b. Low-bit weight matmuls (kiln.matmul_nbits_kernel, MatMulNBits):
   //     their weights repacked at compile time into new globals.

@@ -135,3 +135,56 @@ func.func @chain(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %c : tensor<8xf32>
 }
+
+// -----
+
+/// An integer matmul's chain (the i32 bias add of a conv, per row [M, 1];
+/// the requantization; the NCHW view after it): the chain is one generic on
+/// [M, N] reading the matmul (the kernel's epilogue to be), fused before
+/// the reshape could move between the bias add (which it cannot pass) and
+/// the rest. The op after the view stays apart.
+// CHECK-LABEL: func @integer_chain
+// LIMIT-LABEL: func @integer_chain
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: %[[G:.+]] = linalg.generic {{.+}} ins(%[[M]], %{{.+}} : tensor<4x6xi32>, tensor<4x1xi32>)
+// CHECK: arith.addi
+// CHECK: arith.sitofp
+// CHECK: arith.fptosi
+// CHECK-NEXT: linalg.yield
+// CHECK: %[[V:.+]] = tensor.expand_shape %[[G]]
+// CHECK: linalg.generic {{.+}} ins(%[[V]] : tensor<1x4x2x3xi8>)
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#rowbias = affine_map<(d0, d1) -> (d0, 0)>
+func.func @integer_chain(%a: tensor<4x8xi16>, %w: tensor<8x6xi16>, %b: tensor<4x1xi32>) -> tensor<1x4x2x3xi8> {
+  %zero = arith.constant 0 : i32
+  %scale = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<4x6xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<4x6xi32>) -> tensor<4x6xi32>
+  %m = linalg.matmul ins(%a, %w : tensor<4x8xi16>, tensor<8x6xi16>) outs(%f : tensor<4x6xi32>) -> tensor<4x6xi32>
+  %biased = linalg.generic {indexing_maps = [#id2, #rowbias, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %b : tensor<4x6xi32>, tensor<4x1xi32>) outs(%e : tensor<4x6xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %s = arith.addi %x, %y : i32
+    linalg.yield %s : i32
+  } -> tensor<4x6xi32>
+  %e8 = tensor.empty() : tensor<4x6xi8>
+  %q = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%biased : tensor<4x6xi32>) outs(%e8 : tensor<4x6xi8>) {
+  ^bb0(%x: i32, %o: i8):
+    %xf = arith.sitofp %x : i32 to f32
+    %y = arith.mulf %xf, %scale : f32
+    %r = math.roundeven %y : f32
+    %i = arith.fptosi %r : f32 to i8
+    linalg.yield %i : i8
+  } -> tensor<4x6xi8>
+  %v = tensor.expand_shape %q [[0, 1], [2, 3]] output_shape [1, 4, 2, 3] : tensor<4x6xi8> into tensor<1x4x2x3xi8>
+  %e4 = tensor.empty() : tensor<1x4x2x3xi8>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x4x2x3xi8>) outs(%e4 : tensor<1x4x2x3xi8>) {
+  ^bb0(%x: i8, %o: i8):
+    %one = arith.constant 1 : i8
+    %s = arith.addi %x, %one : i8
+    linalg.yield %s : i8
+  } -> tensor<1x4x2x3xi8>
+  return %n : tensor<1x4x2x3xi8>
+}

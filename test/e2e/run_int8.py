@@ -1,15 +1,20 @@
 # Quantized matmuls (QDQ, QLinearMatMul, MatMulInteger) as integer kernels on
 # the CPU, against onnxruntime's int8 outputs.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: run_int8.py WORKDIR --kilnc PATH --kiln-run PATH
+"""usage: run_int8.py WORKDIR --kilnc PATH --kiln-run PATH [--cpu NAME --expect INTRINSIC [--host-flag FLAG]]
 
 Each case is a small ONNX model with 8-bit operands: a QDQ MatMul
 (DequantizeLinear on the activation and the constant weight, QuantizeLinear
 after, as onnxruntime's quantize_static writes them), a QLinearMatMul node, a
 MatMulInteger node, and a float model quantized by quantize_static itself.
 Kilnc must recognize each as an i16 kiln.matmul (checked in --emit=graph)
-and, on a CPU with AVX2, call vpmaddwd (llvm.x86.avx2.pmadd.wd in
---emit=llvm). The outputs are compared with onnxruntime's: int32 outputs
+and call the kernel's instruction in --emit=llvm, and no other: for this
+machine's CPU, vpdpbusd (llvm.x86.avx512.vpdpbusd.512) with AVX-512 VNNI,
+its ymm form (.256) with AVX-VNNI only, else vpmaddwd
+(llvm.x86.avx2.pmadd.wd) with AVX2; with `--cpu NAME` (passed to kilnc)
+the intrinsic `--expect` names, or none for `--expect portable`; with
+`--host-flag FLAG` (a /proc/cpuinfo flag that code needs) a host without
+it compiles and checks each case but does not run it. The outputs are compared with onnxruntime's: int32 outputs
 exactly; 8-bit outputs within one unit (onnxruntime requantizes in f32,
 Kiln's QDQ path the same way, its QLinearMatMul path in f64 as ONNX's
 reference), and the number of elements off by one is printed. Sizes are
@@ -179,12 +184,46 @@ def reference(model, inputs):
     return session.run(None, inputs)[0]
 
 
-def has_avx2():
+VNNI = "llvm.x86.avx512.vpdpbusd.512"
+VNNI_YMM = "llvm.x86.avx512.vpdpbusd.256"
+PMADDWD = "llvm.x86.avx2.pmadd.wd"
+
+
+def host_flags():
+    """This machine's CPU flags (/proc/cpuinfo's spelling)."""
     try:
         with open("/proc/cpuinfo") as f:
-            return " avx2" in f.read()
+            return next((line.split() for line in f if line.startswith("flags")), [])
     except OSError:
-        return False
+        return []
+
+
+def host_intrinsic():
+    """The integer kernel's intrinsic for this machine's CPU, or None."""
+    flags = host_flags()
+    if "avx512_vnni" in flags and "avx512bw" in flags:
+        return VNNI
+    if "avx_vnni" in flags:
+        return VNNI_YMM
+    return PMADDWD if "avx2" in flags else None
+
+
+def check_intrinsic(args, path):
+    """The kernel's intrinsic (args.expect) is called and the other is not."""
+    expect = args.expect
+    llvm = subprocess.run([args.kilnc, *cpu_flags(args), path, "--emit=llvm"],
+                          capture_output=True, text=True)
+    if llvm.returncode != 0:
+        raise RuntimeError("--emit=llvm failed " + llvm.stderr.strip())
+    for intrinsic in (VNNI, VNNI_YMM, PMADDWD):
+        if intrinsic == expect and intrinsic not in llvm.stdout:
+            raise RuntimeError(f"no {intrinsic} in --emit=llvm")
+        if intrinsic != expect and intrinsic in llvm.stdout:
+            raise RuntimeError(f"{intrinsic} in --emit=llvm, expected {expect or 'neither'}")
+
+
+def cpu_flags(args):
+    return [f"--cpu={args.cpu}"] if args.cpu else []
 
 
 def kiln(args, name, model, inputs, left_out=()):
@@ -200,11 +239,15 @@ def kiln(args, name, model, inputs, left_out=()):
     for op in left_out:
         if op in graph.stdout:
             raise RuntimeError(f"a {op} is left in --emit=graph")
-    if has_avx2():
-        llvm = subprocess.run([args.kilnc, path, "--emit=llvm"], capture_output=True, text=True)
-        if "llvm.x86.avx2.pmadd.wd" not in llvm.stdout:
-            raise RuntimeError("no vpmaddwd in --emit=llvm " + llvm.stderr.strip())
-    return run_model(args, args.work, name, model, inputs)(model.graph.output[0].name)
+    check_intrinsic(args, path)
+    if args.host_flag and args.host_flag not in host_flags():
+        raise NotRun(f"this host lacks {args.host_flag}")
+    return run_model(args, args.work, name, model, inputs,
+                     cpu_flags(args))(model.graph.output[0].name)
+
+
+class NotRun(Exception):
+    """A case compiled and checked for a --cpu whose code this host cannot run."""
 
 
 def compare(name, got, exact, ort_out, unit):
@@ -237,12 +280,29 @@ def compare(name, got, exact, ort_out, unit):
             f"unit off the exact result")
 
 
-def main():
+def parse_args():
+    """WORKDIR, --kilnc, --kiln-run, and --cpu/--expect (run_int8_conv.py
+    uses it too)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("work")
     parser.add_argument("--kilnc", required=True)
     parser.add_argument("--kiln-run", required=True)
+    parser.add_argument("--cpu", help="kilnc's --cpu (default: this machine's)")
+    parser.add_argument("--expect", help="the intrinsic the kernels call with --cpu, or portable")
+    parser.add_argument("--host-flag", help="a /proc/cpuinfo flag the --cpu code needs: without "
+                        "it, cases are compiled and checked but not run")
     args = parser.parse_args()
+    if args.cpu and not args.expect:
+        parser.error("--cpu needs --expect")
+    if not args.cpu:
+        args.expect = host_intrinsic()
+    elif args.expect == "portable":
+        args.expect = None
+    return args
+
+
+def main():
+    args = parse_args()
     rng = np.random.default_rng(22)
     u8, s8 = np.uint8, np.int8
     cases = [
@@ -255,6 +315,9 @@ def main():
         ("qlinear_s8_m1", *qlinear_case(rng, 1, 256, 70, s8, s8), 1),
         ("qlinear_u8_u8", *qlinear_case(rng, 20, 18, 17, u8, u8), 1),
         ("integer_u8", *integer_case(rng, 11, 45, 29), 0),
+        # Past one 64-column VNNI panel, K not a multiple of 4 or of 32.
+        ("integer_u8_wide", *integer_case(rng, 14, 71, 130), 0),
+        ("qdq_s8_u8_weights_wide", *qdq_case(rng, (8, 203), 150, s8, u8, False), 1),
     ]
     for per_channel in (False, True):
         model, inputs, exact = quantize_static_case(rng, args.work, 24, 96, 50, per_channel)
@@ -274,6 +337,8 @@ def run_cases(args, cases, compile_and_run, label):
         try:
             line = compare(name, compile_and_run(args, name, model, inputs), exact,
                            reference(model, inputs), unit)
+        except NotRun as e:
+            line = f"PASS: {name}: compiled and checked, not run ({e})"
         except RuntimeError as e:
             line = f"FAIL: {name}: {e}"
         failures += line.startswith("FAIL")

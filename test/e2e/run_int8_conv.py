@@ -1,7 +1,7 @@
 # Quantized (QDQ) convolutions and Gemms as integer kernels on the CPU, against the
 # exact integer result and onnxruntime's int8 outputs.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: run_int8_conv.py WORKDIR --kilnc PATH --kiln-run PATH
+"""usage: run_int8_conv.py WORKDIR --kilnc PATH --kiln-run PATH [--cpu NAME --expect INTRINSIC]
 
 Each case is a small ONNX model of QDQ convolutions as onnxruntime's
 quantize_static writes them: DequantizeLinear on the activation, on the
@@ -10,8 +10,9 @@ on an optional int32 bias (scale sx * sw, zero point 0), a Conv, an
 optional Relu or Clip, a QuantizeLinear; and QDQ Gemms with a transposed
 B and an int32 bias (quantize_static's classifier heads). Kilnc must
 rewrite each as an i16 kiln.matmul (checked in --emit=graph: no kiln.conv
-or kiln.gemm left) and, on a
-CPU with AVX2, call vpmaddwd. Kiln's outputs must equal the exact integer
+or kiln.gemm left) and call the kernel's instruction (vpdpbusd with
+AVX-512 VNNI, vpmaddwd with AVX2; --cpu and --expect as in run_int8.py).
+Kiln's outputs must equal the exact integer
 result (onnxruntime's requantization of the i32 sums, computed here in
 int64) and onnxruntime's within one unit wherever onnxruntime is itself
 exact (its u8 x s8 AVX2 kernels can saturate i16 pair sums; those elements
@@ -23,7 +24,6 @@ itself (a conv read by a conv: the activation stays 8-bit in between).
 Prints one PASS/FAIL line per case and a summary; exits 1 on any failure.
 """
 
-import argparse
 import os
 import sys
 
@@ -232,11 +232,7 @@ def kiln(args, name, model, inputs):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("work")
-    parser.add_argument("--kilnc", required=True)
-    parser.add_argument("--kiln-run", required=True)
-    args = parser.parse_args()
+    args = run_int8.parse_args()
     rng = np.random.default_rng(22)
     u8, s8 = np.uint8, np.int8
     cases = [
@@ -256,6 +252,9 @@ def main():
         # More output channels than pixels (a late ResNet layer's shape).
         ("conv3x3_wide_few_pixels", *conv_case(rng, (1, 12, 4, 5), 43, (3, 3), u8, s8, True,
                                                pads=(1, 1, 1, 1), bias=True), 1),
+        # 18 x 17 = 306 output pixels: 5 VNNI panels, each packed by its own task.
+        ("conv3x3_many_panels_per_channel", *conv_case(rng, (1, 3, 18, 17), 8, (3, 3), u8, s8,
+                                                       True, pads=(1, 1, 1, 1)), 1),
         ("gemm_trans_b_bias_per_row", *gemm_case(rng, 3, 203, 37, u8, True), 1),
         ("gemm_trans_b_bias_s8", *gemm_case(rng, 1, 64, 20, s8, False), 1),
     ]

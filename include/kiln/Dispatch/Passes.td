@@ -20,6 +20,11 @@ def KilnFuseElementwisePass : Pass<"kiln-fuse-elementwise", "mlir::func::FuncOp"
     - `linalg.transpose` and `linalg.broadcast` are first rewritten as
       `linalg.generic`, so their index maps fold into their neighbours (a
       bias add followed by a head-split transpose is one kernel);
+    - the elementwise chain after an integer matmul (i32 result: a bias
+      add, the requantization, a dequantization) is fused first, before
+      reshapes move: a conv's per-row bias `[M, 1]` keeps its NCHW view from
+      moving past the bias add, which would leave the chain split and only
+      the bias add as the kernel's epilogue;
     - reshapes are *not* propagated through named ops, so `linalg.matmul` and
       `linalg.batch_matmul` stay named for the CPU kernel generator.
 

@@ -13,6 +13,7 @@
 #include "LoweringFailure.h"
 #include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/ByteOperands.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -191,6 +192,14 @@ Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
 }
 
+/// An integer matmul's operand byte windows (kiln/Dialect/Kiln/IR/ByteOperands.h)
+/// carried over to its linalg.matmul.
+void copyByteWindows(MatmulOp from, linalg::MatmulOp to) {
+  for (StringRef name : {kLhsBytesAttr, kRhsBytesAttr})
+    if (Attribute window = from->getAttr(name))
+      to->setAttr(name, window);
+}
+
 struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -212,12 +221,16 @@ struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
     if (lhsType.getRank() == 2 && rhsType.getRank() == 2) {
       Value zero = scalarConstant(rewriter, loc, result.getElementType(), 0);
       Value init = createInit(rewriter, loc, result, dynamicSizes, zero);
-      rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, result,
-                                                      ValueRange{lhs, rhs}, init)
-                                 .getResult(0));
+      auto matmul = linalg::MatmulOp::create(rewriter, loc, result, ValueRange{lhs, rhs}, init);
+      copyByteWindows(op, matmul);
+      rewriter.replaceOp(op, matmul.getResult(0));
       return success();
     }
     if (Value folded = matmulOfFoldedRows(rewriter, loc, lhs, rhs, result)) {
+      // The rows of A are A's elements: the byte windows still hold.
+      if (auto expand = folded.getDefiningOp<tensor::ExpandShapeOp>())
+        if (auto matmul = expand.getSrc().getDefiningOp<linalg::MatmulOp>())
+          copyByteWindows(op, matmul);
       rewriter.replaceOp(op, folded);
       return success();
     }

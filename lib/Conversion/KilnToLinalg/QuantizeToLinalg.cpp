@@ -8,7 +8,8 @@
 //   dequantize: y = (x - zero_point) * scale
 // as the ONNX reference computes them: the division in the input's float
 // type, round half to even, then the zero point and the saturation to the
-// integer type's range in i64; the dequantize difference in i32 (i64 for
+// integer type's range (in floats for results of at most 16 bits, exact
+// there; else in i64); the dequantize difference in i32 (i64 for
 // i32 data), the product in f32 (or f64) and rounded once to the scale's
 // type.
 //
@@ -81,6 +82,22 @@ struct QuantizeToGeneric final : OpConversionPattern<QuantizeLinearOp> {
           if (q.getType() != compute)
             q = arith::ExtFOp::create(b, l, compute, q);
           q = math::RoundEvenOp::create(b, l, q);
+          if (width <= 16) {
+            // The zero point and the saturation in floats: round(x / scale)
+            // is an integer, so adding a zero point of at most 16 bits is
+            // exact below 2^24 and cannot cross the range above it. No
+            // integer compares: they vectorize worse and, left scalar,
+            // become branches that ReLU outputs mispredict.
+            Value zero = isUnsigned ? arith::UIToFPOp::create(b, l, compute, args[2]).getResult()
+                                    : arith::SIToFPOp::create(b, l, compute, args[2]).getResult();
+            q = arith::AddFOp::create(b, l, q, zero);
+            q = arith::MaximumFOp::create(b, l, q, lowering::scalarConstant(b, l, compute, lo));
+            q = arith::MinimumFOp::create(b, l, q, lowering::scalarConstant(b, l, compute, hi));
+            Value out = isUnsigned ? arith::FPToUIOp::create(b, l, target, q).getResult()
+                                   : arith::FPToSIOp::create(b, l, target, q).getResult();
+            linalg::YieldOp::create(b, l, out);
+            return;
+          }
           // Into i64 (bounded first, so the conversion is defined), then the
           // zero point and the saturation in integers.
           q = arith::MaximumFOp::create(b, l, q, lowering::scalarConstant(b, l, compute, -0x1p62));

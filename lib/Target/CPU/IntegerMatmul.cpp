@@ -23,10 +23,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IntegerMatmul.h"
 #include "MatmulConstants.h"
 #include "MatmulEpilogue.h"
 #include "MatmulKernel.h"
 
+#include "kiln/Dialect/Kiln/IR/ByteOperands.h"
 #include "kiln/Target/CPU/Passes.h"
 #include "kiln/Target/Host/ABI.h"
 
@@ -48,36 +50,9 @@ namespace kiln {
 #include "kiln/Target/CPU/Passes.h.inc"
 
 using namespace matmul_kernel;
+using namespace integer_matmul;
 
-namespace {
-
-constexpr int64_t kLanes = 8;      // i32 accumulators per vector (256 bits)
-constexpr int64_t kVectors = 2;    // vectors per tile row
-constexpr int64_t kPanel = kLanes * kVectors; // columns per B panel
-constexpr int64_t kTileRows = 6;
-constexpr int64_t kMinTasks = 4;   // row groups split M below this many panels
-
-/// A static 2-D buffer of `element` with a unit inner stride.
-bool isMatrix(Value v, Type element) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  if (!type || type.getRank() != 2 || type.getElementType() != element || !type.hasStaticShape())
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1;
-}
-
-bool isIntegerMatmul(linalg::MatmulOp op) {
-  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
-    return false;
-  OpBuilder b(op.getContext());
-  Type i16 = b.getIntegerType(16), i32 = b.getI32Type();
-  return isMatrix(op.getDpsInputs()[0], i16) && isMatrix(op.getDpsInputs()[1], i16) &&
-         isMatrix(op.getDpsInits()[0], i32) &&
-         cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(1) > 0;
-}
-
-/// The values of a constant i16 global `matrix` ([K, N], row-major).
+namespace integer_matmul {
 std::optional<std::vector<int16_t>> constantValues16(Value matrix) {
   auto getGlobal = matrix.getDefiningOp<memref::GetGlobalOp>();
   auto type = dyn_cast<MemRefType>(matrix.getType());
@@ -107,6 +82,52 @@ std::optional<std::vector<int16_t>> constantValues16(Value matrix) {
   return std::nullopt;
 }
 
+Value packedGlobal(OpBuilder &b, Location loc, ModuleOp module, StringRef base, Type element,
+                   int64_t count, ArrayRef<char> bytes) {
+  std::string name = base.str();
+  while (SymbolTable::lookupSymbolIn(module, name))
+    name += "_";
+  auto type = MemRefType::get({count}, element);
+  OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+  auto global = memref::GlobalOp::create(
+      top, loc, name, top.getStringAttr("private"), type,
+      DenseResourceElementsAttr::get(
+          RankedTensorType::get(type.getShape(), type.getElementType()), name,
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64)),
+      /*constant=*/true, top.getI64IntegerAttr(64));
+  return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+}
+
+} // namespace integer_matmul
+
+namespace {
+
+constexpr int64_t kLanes = 8;      // i32 accumulators per vector (256 bits)
+constexpr int64_t kVectors = 2;    // vectors per tile row
+constexpr int64_t kPanel = kLanes * kVectors; // columns per B panel
+constexpr int64_t kTileRows = 6;
+constexpr int64_t kMinTasks = 4;   // row groups split M below this many panels
+
+/// A static 2-D buffer of `element` with a unit inner stride.
+bool isMatrix(Value v, Type element) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || type.getRank() != 2 || type.getElementType() != element || !type.hasStaticShape())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1;
+}
+
+bool isIntegerMatmul(linalg::MatmulOp op) {
+  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
+    return false;
+  OpBuilder b(op.getContext());
+  Type i16 = b.getIntegerType(16), i32 = b.getI32Type();
+  return isMatrix(op.getDpsInputs()[0], i16) && isMatrix(op.getDpsInputs()[1], i16) &&
+         isMatrix(op.getDpsInits()[0], i32) &&
+         cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(1) > 0;
+}
+
 /// A constant B packed at compile time into the layout emitPacking writes
 /// (a new private global), or null when B is not a constant global.
 Value packConstantB(OpBuilder &b, Location loc, Value matrix, int64_t k, int64_t n,
@@ -122,17 +143,9 @@ Value packConstantB(OpBuilder &b, Location loc, Value matrix, int64_t k, int64_t
   auto module = matrix.getDefiningOp()->getParentOfType<ModuleOp>();
   std::string name =
       cast<memref::GetGlobalOp>(matrix.getDefiningOp()).getName().str() + "_pairs";
-  while (SymbolTable::lookupSymbolIn(module, name))
-    name += "_";
-  auto type = MemRefType::get({static_cast<int64_t>(packed.size())}, b.getIntegerType(16));
-  OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-  auto global = memref::GlobalOp::create(
-      top, loc, name, top.getStringAttr("private"), type,
-      DenseResourceElementsAttr::get(
-          RankedTensorType::get(type.getShape(), type.getElementType()), name,
-          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int16_t>(packed))),
-      /*constant=*/true, top.getI64IntegerAttr(64));
-  return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+  return packedGlobal(b, loc, module, name, b.getIntegerType(16), packed.size(),
+                      {reinterpret_cast<const char *>(packed.data()),
+                       packed.size() * sizeof(int16_t)});
 }
 
 struct Emitter {
@@ -315,6 +328,61 @@ struct Emitter {
   }
 };
 
+/// The byte window `attr` (kiln/Dialect/Kiln/IR/ByteOperands.h) on `op`.
+std::optional<int64_t> byteWindow(linalg::MatmulOp op, StringRef attr) {
+  if (auto value = op->getAttrOfType<IntegerAttr>(attr))
+    return value.getInt();
+  return std::nullopt;
+}
+
+/// The VNNI kernel for `op` when both operands are bytes shifted (not both
+/// per line); false, emitting nothing, otherwise.
+bool emitVNNI(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogue, bool fresh,
+              VNNIWidth width) {
+  std::optional<ByteOperand> lhs =
+      byteOperand(op.getDpsInputs()[0], /*isLhs=*/true, byteWindow(op, kLhsBytesAttr));
+  std::optional<ByteOperand> rhs =
+      byteOperand(op.getDpsInputs()[1], /*isLhs=*/false, byteWindow(op, kRhsBytesAttr));
+  if (!lhs || !rhs || (lhs->perLine() && rhs->perLine()))
+    return false;
+  emitVNNIMatmul(b, op, epilogue, fresh, *lhs, *rhs, width);
+  return true;
+}
+
+/// The vpmaddwd (or portable) kernel for `op`.
+void emitPairs(OpBuilder &b, linalg::MatmulOp op, linalg::GenericOp epilogue, bool fresh,
+               bool avx2) {
+  Location loc = op.getLoc();
+  auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
+  auto bType = cast<MemRefType>(op.getDpsInputs()[1].getType());
+  Emitter e{b, loc, avx2};
+  e.a = op.getDpsInputs()[0];
+  e.bMatrix = op.getDpsInputs()[1];
+  e.c = op.getDpsInits()[0];
+  e.m = aType.getDimSize(0);
+  e.k = aType.getDimSize(1);
+  e.n = bType.getDimSize(1);
+  e.pairs = llvm::divideCeil(e.k, 2);
+  e.panels = llvm::divideCeil(e.n, kPanel);
+  e.epilogue = epilogue;
+  e.fresh = fresh;
+  e.packed = packConstantB(b, loc, e.bMatrix, e.k, e.n, e.pairs, e.panels);
+  if (e.packed) {
+    e.emitCompute();
+    return;
+  }
+  auto type = MemRefType::get({e.panels * e.pairs * 2 * kPanel}, b.getIntegerType(16));
+  e.packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+  e.emitPacking();
+  e.emitCompute();
+  memref::DeallocOp::create(b, loc, e.packed);
+}
+
+/// An empty C (M or N zero): nothing to compute.
+bool isEmptyProduct(linalg::MatmulOp op) {
+  return cast<MemRefType>(op.getDpsInits()[0].getType()).getNumElements() == 0;
+}
+
 struct KilnCPUIntegerMatmulPass final
     : impl::KilnCPUIntegerMatmulPassBase<KilnCPUIntegerMatmulPass> {
   using Base::Base;
@@ -328,41 +396,18 @@ struct KilnCPUIntegerMatmulPass final
       bool fresh = dropZeroFill(op);
       linalg::GenericOp epilogue = takeEpilogue(op);
       OpBuilder b(op);
-      Location loc = op.getLoc();
-      auto aType = cast<MemRefType>(op.getDpsInputs()[0].getType());
-      auto bType = cast<MemRefType>(op.getDpsInputs()[1].getType());
-      Emitter e{b, loc, avx2};
-      e.a = op.getDpsInputs()[0];
-      e.bMatrix = op.getDpsInputs()[1];
-      e.c = op.getDpsInits()[0];
-      e.m = aType.getDimSize(0);
-      e.k = aType.getDimSize(1);
-      e.n = bType.getDimSize(1);
-      e.pairs = llvm::divideCeil(e.k, 2);
-      e.panels = llvm::divideCeil(e.n, kPanel);
-      e.epilogue = epilogue;
-      e.fresh = fresh;
-      if (e.m == 0 || e.n == 0) {
-        if (epilogue)
-          epilogue.erase();
-        op.erase();
-        continue;
-      }
-      e.packed = packConstantB(b, loc, e.bMatrix, e.k, e.n, e.pairs, e.panels);
-      if (e.packed) {
-        e.emitCompute();
-      } else {
-        auto type = MemRefType::get({e.panels * e.pairs * 2 * kPanel}, b.getIntegerType(16));
-        e.packed = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
-        e.emitPacking();
-        e.emitCompute();
-        memref::DeallocOp::create(b, loc, e.packed);
-      }
+      bool done = isEmptyProduct(op) ||
+                  (vnni && emitVNNI(b, op, epilogue, fresh, VNNIWidth::zmm)) ||
+                  (avxvnni && emitVNNI(b, op, epilogue, fresh, VNNIWidth::ymm));
+      if (!done)
+        emitPairs(b, op, epilogue, fresh, avx2);
+      SmallVector<Value> operands(op.getDpsInputs());
       if (epilogue)
         epilogue.erase();
       op.erase();
-      if (auto weights = e.bMatrix.getDefiningOp<memref::GetGlobalOp>())
-        eraseIfUnread(weights);
+      for (Value operand : operands)
+        if (auto weights = operand.getDefiningOp<memref::GetGlobalOp>())
+          eraseIfUnread(weights);
     }
   }
 };

@@ -14,7 +14,7 @@
 // CHECK-COUNT-9: kiln.slice %{{.+}} {axes = array<i64: 2, 3>, {{.+}} steps = array<i64: 2, 2>} : (tensor<1x3x9x9xi16>) -> tensor<1x3x4x4xi16>
 // CHECK: kiln.concat {{.+}} -> tensor<9x3x4x4xi16>
 // CHECK: %[[COLS:.+]] = kiln.reshape %{{.+}} : (tensor<9x3x4x4xi16>) -> tensor<27x16xi16>
-// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %[[COLS]] : (tensor<4x27xi16>, tensor<27x16xi16>) -> tensor<4x16xi32>
+// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %[[COLS]] {kiln.lhs_bytes = -128 : i64, kiln.rhs_bytes = -128 : i64} : (tensor<4x27xi16>, tensor<27x16xi16>) -> tensor<4x16xi32>
 // CHECK: %[[SUM:.+]] = kiln.add %[[ACC]], %[[B]] : (tensor<4x16xi32>, tensor<4x1xi32>) -> tensor<4x16xi32>
 // CHECK: %[[F:.+]] = kiln.reshape %{{.+}} : (tensor<4xf32>) -> tensor<4x1xf32>
 // CHECK: %[[SF:.+]] = kiln.cast %[[SUM]] : tensor<4x16xi32> -> tensor<4x16xf32>
@@ -49,7 +49,7 @@ func.func @conv3x3_stride2(%x: tensor<1x3x7x7xui8>, %w: tensor<4x3x3x3xi8>, %b: 
 // CHECK: %[[LO:.+]] = kiln.constant dense<1.200000e+02> : tensor<f32>
 // CHECK-NOT: kiln.slice
 // CHECK: %[[COLS:.+]] = kiln.reshape %{{.+}} : (tensor<1x8x5x5xi16>) -> tensor<8x25xi16>
-// CHECK: kiln.matmul %{{.+}}, %[[COLS]] : (tensor<6x8xi16>, tensor<8x25xi16>) -> tensor<6x25xi32>
+// CHECK: kiln.matmul %{{.+}}, %[[COLS]] {kiln.lhs_bytes = -128 : i64, kiln.rhs_bytes = -128 : i64} : (tensor<6x8xi16>, tensor<8x25xi16>) -> tensor<6x25xi32>
 // CHECK: kiln.max %{{.+}}, %[[LO]] : (tensor<6x25xf32>, tensor<f32>)
 // CHECK-NOT: kiln.relu
 func.func @conv1x1_relu(%x: tensor<1x8x5x5xui8>, %w: tensor<6x8x1x1xi8>) -> tensor<1x6x5x5xui8> {

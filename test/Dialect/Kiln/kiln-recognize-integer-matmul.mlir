@@ -2,7 +2,10 @@
 
 // QDQ (onnxruntime's quantize_static): u8 activations, s8 weights per
 // tensor. The float product becomes an exact i16 x i16 -> i32 product of the
-// zero-point-shifted operands, requantized in f32 with sx * sw / sy.
+// zero-point-shifted operands, requantized in f32 with sx * sw / sy. Each
+// operand's lowest value (an 8-bit range minus a constant zero point: 0 -
+// 128, -128 - 0) is kiln.lhs_bytes / kiln.rhs_bytes; a per-column or
+// non-constant zero point gives none.
 // CHECK-LABEL: func.func @qdq_per_tensor(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x5x7xui8>, %[[W:[a-z0-9]+]]: tensor<7x3xi8>
 // CHECK-DAG: %[[FACTOR:.+]] = kiln.constant dense<0.00399999972> : tensor<f32>
@@ -11,7 +14,7 @@
 // CHECK-DAG: %[[XW:.+]] = kiln.cast %[[X]] : tensor<2x5x7xui8> -> tensor<2x5x7xi16>
 // CHECK-DAG: %[[XZ:.+]] = kiln.cast %{{.+}} : tensor<ui8> -> tensor<i16>
 // CHECK-DAG: %[[A:.+]] = kiln.sub %[[XW]], %[[XZ]] : (tensor<2x5x7xi16>, tensor<i16>) -> tensor<2x5x7xi16>
-// CHECK: %[[ACC:.+]] = kiln.matmul %[[A]], %[[B]] : (tensor<2x5x7xi16>, tensor<7x3xi16>) -> tensor<2x5x3xi32>
+// CHECK: %[[ACC:.+]] = kiln.matmul %[[A]], %[[B]] {kiln.lhs_bytes = -128 : i64, kiln.rhs_bytes = -128 : i64} : (tensor<2x5x7xi16>, tensor<7x3xi16>) -> tensor<2x5x3xi32>
 // CHECK: %[[ACCF:.+]] = kiln.cast %[[ACC]] : tensor<2x5x3xi32> -> tensor<2x5x3xf32>
 // CHECK: %[[S:.+]] = kiln.mul %[[ACCF]], %[[FACTOR]]
 // CHECK: %[[R:.+]] = kiln.round %[[S]]
@@ -41,7 +44,7 @@ func.func @qdq_per_tensor(%x: tensor<2x5x7xui8>, %w: tensor<7x3xi8>) -> tensor<2
 // is per column, -128 and 127 saturate.
 // CHECK-LABEL: func.func @qdq_per_column(
 // CHECK: %[[B:.+]] = kiln.sub %{{.+}}, %{{.+}} : (tensor<7x3xi16>, tensor<3xi16>) -> tensor<7x3xi16>
-// CHECK: kiln.matmul %{{.+}}, %[[B]] : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
+// CHECK: kiln.matmul %{{.+}}, %[[B]] {kiln.lhs_bytes = -131 : i64} : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
 // CHECK: %[[SXW:.+]] = kiln.mul %{{.+}} -> tensor<3xf32>
 // CHECK: %[[F:.+]] = kiln.div %[[SXW]], %{{.+}} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
 // CHECK: kiln.mul %{{.+}}, %[[F]] : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
@@ -90,7 +93,7 @@ func.func @qdq_not(%x: tensor<4x7xi8>, %w: tensor<7x3xi8>, %sw: tensor<7xf32>, %
 // CHECK-LABEL: func.func @shifted_f64(
 // CHECK-DAG: %[[R:.+]] = kiln.cast %{{.+}} : tensor<3x4xf64> -> tensor<3x4xi16>
 // CHECK-DAG: %[[L:.+]] = kiln.cast %{{.+}} : tensor<2x3xf64> -> tensor<2x3xi16>
-// CHECK: %[[P:.+]] = kiln.matmul %[[L]], %[[R]] : (tensor<2x3xi16>, tensor<3x4xi16>) -> tensor<2x4xi32>
+// CHECK: %[[P:.+]] = kiln.matmul %[[L]], %[[R]] {kiln.rhs_bytes = -121 : i64} : (tensor<2x3xi16>, tensor<3x4xi16>) -> tensor<2x4xi32>
 // CHECK: %[[PF:.+]] = kiln.cast %[[P]] : tensor<2x4xi32> -> tensor<2x4xf64>
 // CHECK: return %[[PF]]
 func.func @shifted_f64(%a: tensor<2x3xui8>, %az: tensor<2xui8>, %b: tensor<3x4xi8>) -> tensor<2x4xf64> {
@@ -131,7 +134,7 @@ func.func @shifted_not(%a: tensor<2x3xi32>, %b: tensor<3x4xi8>, %c: tensor<2x3xi
 // The form `kilnc quantize` writes: no QuantizeLinear after the product,
 // whose float result becomes f32(acc) * (sx * sw), per column here.
 // CHECK-LABEL: func.func @dq_float_result(
-// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %{{.+}} : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
+// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %{{.+}} {kiln.lhs_bytes = -3 : i64} : (tensor<4x7xi16>, tensor<7x3xi16>) -> tensor<4x3xi32>
 // CHECK: %[[F:.+]] = kiln.mul %{{.+}} -> tensor<3xf32>
 // CHECK: %[[ACCF:.+]] = kiln.cast %[[ACC]] : tensor<4x3xi32> -> tensor<4x3xf32>
 // CHECK: %[[Y:.+]] = kiln.mul %[[ACCF]], %[[F]] : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
@@ -156,7 +159,7 @@ func.func @dq_float_result(%x: tensor<4x7xui8>, %w: tensor<7x3xi8>, %sw: tensor<
 // CHECK-NOT: kiln.gemm
 // CHECK: %[[WS:.+]] = kiln.sub %{{.+}}, %{{.+}} : (tensor<3x5xi16>, tensor<3x1xi16>) -> tensor<3x5xi16>
 // CHECK: %[[WT:.+]] = kiln.transpose %[[WS]] {perm = array<i64: 1, 0>} : (tensor<3x5xi16>) -> tensor<5x3xi16>
-// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %[[WT]] : (tensor<2x5xi16>, tensor<5x3xi16>) -> tensor<2x3xi32>
+// CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %[[WT]] {kiln.lhs_bytes = -129 : i64} : (tensor<2x5xi16>, tensor<5x3xi16>) -> tensor<2x3xi32>
 // CHECK: kiln.add %[[ACC]], %{{.+}} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
 // CHECK: kiln.cast %{{.+}} : tensor<2x3xf32> -> tensor<2x3xi8>
 func.func @qdq_gemm_trans_b(%x: tensor<2x5xi8>, %w: tensor<3x5xi8>, %b: tensor<3xi32>) -> tensor<2x3xi8> {

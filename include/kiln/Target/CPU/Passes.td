@@ -149,7 +149,7 @@ def KilnCPURowKernelsPass : Pass<"kiln-cpu-row-kernels", "mlir::func::FuncOp"> {
 }
 
 def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp"> {
-  let summary = "Vectorized integer matmul kernels (i16 pairs, i32 sums, vpmaddwd)";
+  let summary = "Vectorized integer matmul kernels (vpdpbusd on bytes, or vpmaddwd on i16 pairs)";
   let description = [{
     Rewrites each `linalg.matmul` on static buffers with i16 operands and an
     i32 C (unit inner strides; an i16 `kiln.matmul`'s lowering) into two
@@ -167,10 +167,29 @@ def KilnCPUIntegerMatmulPass : Pass<"kiln-cpu-integer-matmul", "mlir::ModuleOp">
     store; a zero fill of C before it is dropped. Runs before
     `kiln-cpu-matmul`, which would report a marked epilogue left over. A
     module pass, since it adds globals.
+
+    With `vnni`, a matmul whose operands are both bytes shifted (a constant
+    operand whose values, or each of whose rows of A / columns of B, span
+    at most 256; a run-time one with a `kiln.lhs_bytes` / `kiln.rhs_bytes`
+    window) runs instead on `llvm.x86.avx512.vpdpbusd.512`: A shifted to
+    u8 rows padded to a multiple of 4, B shifted to s8 panels of 16 v
+    columns with each quad of k rows interleaved per column (both packed at
+    compile time when constant, else by loops before the product that also
+    sum A's rows / B's columns), 6-row x v-vector tiles of 16 i32
+    accumulators (v = 4, 3 or 2: the fewest columns computed for N), and
+    the shifts' row and column terms added before the epilogue, exactly.
+    With `avxvnni` (and not `vnni`), the same on ymm: `.vpdpbusd.256`,
+    panels of 16 columns, 6-row x 2-vector tiles of 8 accumulators.
   }];
   let options = [
     Option<"avx2", "avx2", "bool", "false",
-           "call vpmaddwd (llvm.x86.avx2.pmadd.wd) for the pair dot products">
+           "call vpmaddwd (llvm.x86.avx2.pmadd.wd) for the pair dot products">,
+    Option<"vnni", "vnni", "bool", "false",
+           "call vpdpbusd (llvm.x86.avx512.vpdpbusd.512) on the 8-bit values where "
+           "both operands are known to be bytes">,
+    Option<"avxvnni", "avxvnni", "bool", "false",
+           "without vnni: the same on ymm (llvm.x86.avx512.vpdpbusd.256, AVX-VNNI's "
+           "VEX form), tiles of 6 rows x 2 vectors of 8">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",

@@ -34,6 +34,7 @@
 
 #include "ConstantEval.h"
 
+#include "kiln/Dialect/Kiln/IR/ByteOperands.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
@@ -89,10 +90,48 @@ Value shiftedI16(PatternRewriter &b, Location loc, Value x, Value zeroPoint) {
   return SubOp::create(b, loc, castTo(b, loc, x, i16), castTo(b, loc, zeroPoint, i16));
 }
 
+/// The lowest value of `x` - zero_point (x 8-bit, u8 or s8 as `unsignedX`),
+/// when the zero point is one constant: every element then lies in [low,
+/// low + 255].
+std::optional<int64_t> byteWindow(bool unsignedX, Value zeroPoint) {
+  DenseElementsAttr values;
+  if (!matchPattern(zeroPoint, m_Constant(&values)) || values.getNumElements() == 0)
+    return std::nullopt;
+  std::optional<double> zero;
+  for (Attribute v : values.getValues<Attribute>()) {
+    double z;
+    if (auto i = dyn_cast<IntegerAttr>(v))
+      z = i.getType().isUnsignedInteger() ? static_cast<double>(i.getUInt())
+          : i.getType().isSignedInteger() ? static_cast<double>(i.getSInt())
+                                          : static_cast<double>(i.getInt());
+    else if (auto f = dyn_cast<FloatAttr>(v))
+      z = f.getValueAsDouble();
+    else
+      return std::nullopt;
+    if (z != std::nearbyint(z) || (zero && *zero != z))
+      return std::nullopt;
+    zero = z;
+  }
+  return (unsignedX ? 0 : -128) - static_cast<int64_t>(*zero);
+}
+
+/// byteWindow of x - zero_point for an 8-bit x.
+std::optional<int64_t> byteWindow(Value x, Value zeroPoint) {
+  return byteWindow(tensorOf(x).getElementType().isUnsignedInteger(), zeroPoint);
+}
+
 /// The integer product of i16 `lhs` and `rhs`: a kiln.matmul of i16
-/// operands has an i32 result (exact products, i32 sums).
-Value integerProduct(PatternRewriter &b, Location loc, Value lhs, Value rhs) {
-  return MatmulOp::create(b, loc, lhs, rhs);
+/// operands has an i32 result (exact products, i32 sums). `lhsBytes` and
+/// `rhsBytes` are the operands' byte windows (kiln.lhs_bytes, kiln.rhs_bytes).
+Value integerProduct(PatternRewriter &b, Location loc, Value lhs, Value rhs,
+                     std::optional<int64_t> lhsBytes = std::nullopt,
+                     std::optional<int64_t> rhsBytes = std::nullopt) {
+  auto product = MatmulOp::create(b, loc, lhs, rhs);
+  if (lhsBytes)
+    product->setAttr(kLhsBytesAttr, b.getI64IntegerAttr(*lhsBytes));
+  if (rhsBytes)
+    product->setAttr(kRhsBytesAttr, b.getI64IntegerAttr(*rhsBytes));
+  return product;
 }
 
 /// The 8-bit range of quantize_linear `q`'s result.
@@ -169,7 +208,9 @@ struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
     Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), matmul.getLoc(), op.getLoc()});
     Value acc = integerProduct(rewriter, loc,
                                shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()));
+                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
+                               byteWindow(x.getInput(), x.getZeroPoint()),
+                               byteWindow(w.getInput(), w.getZeroPoint()));
     Value factor = requantizationFactor(rewriter, loc, x, w, op);
     Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
     if (y.getType() != op.getType())
@@ -193,7 +234,9 @@ struct DQMatmul final : OpRewritePattern<MatmulOp> {
     Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), op.getLoc()});
     Value acc = integerProduct(rewriter, loc,
                                shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()));
+                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
+                               byteWindow(x.getInput(), x.getZeroPoint()),
+                               byteWindow(w.getInput(), w.getZeroPoint()));
     Value factor = MulOp::create(rewriter, loc, x.getScale(), w.getScale());
     Value y = MulOp::create(rewriter, loc, castTo(rewriter, loc, acc, rewriter.getF32Type()),
                             factor);
@@ -369,7 +412,9 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
     Value columns = convColumns(rewriter, loc, conv,
                                 shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
                                 kernel, out);
-    Value acc = integerProduct(rewriter, loc, weights, columns);
+    Value acc = integerProduct(rewriter, loc, weights, columns,
+                               byteWindow(w.getInput(), w.getZeroPoint()),
+                               byteWindow(x.getInput(), x.getZeroPoint()));
     if (bias)
       acc = AddOp::create(rewriter, loc, acc, bias);
     Value factor = requantizationFactor(rewriter, loc, x, w, op);
@@ -418,7 +463,9 @@ struct QDQGemm final : OpRewritePattern<QuantizeLinearOp> {
     if (transposed)
       weights = TransposeOp::create(rewriter, loc, weights, rewriter.getDenseI64ArrayAttr({1, 0}));
     Value acc = integerProduct(rewriter, loc,
-                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()), weights);
+                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()), weights,
+                               byteWindow(x.getInput(), x.getZeroPoint()),
+                               byteWindow(w.getInput(), w.getZeroPoint()));
     if (bias)
       acc = AddOp::create(rewriter, loc, acc, bias);
     Value factor = requantizationFactor(rewriter, loc, x, w, op);
@@ -456,6 +503,25 @@ bool isShiftedEightBit(Value v) {
   return cast && isEightBit(tensorOf(cast.getInput()).getElementType());
 }
 
+/// The byte window of an f64 operand isShiftedEightBit accepts: cast(x)
+/// or cast(x) - z with a constant z, one value.
+std::optional<int64_t> shiftedByteWindow(Value v) {
+  Value zero;
+  if (auto sub = v.getDefiningOp<SubOp>()) {
+    zero = sub.getRhs();
+    while (isa_and_nonnull<ReshapeOp, CastOp>(zero.getDefiningOp()))
+      zero = zero.getDefiningOp()->getOperand(0);
+    v = sub.getLhs();
+  }
+  auto cast = v.getDefiningOp<CastOp>();
+  if (!cast)
+    return std::nullopt;
+  bool unsignedX = tensorOf(cast.getInput()).getElementType().isUnsignedInteger();
+  if (!zero)
+    return unsignedX ? 0 : -128;
+  return byteWindow(unsignedX, zero);
+}
+
 /// matmul(f64 operands that hold shifted 8-bit integers).
 struct ShiftedIntegerMatmul final : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -466,7 +532,8 @@ struct ShiftedIntegerMatmul final : OpRewritePattern<MatmulOp> {
     Location loc = op.getLoc();
     Type i16 = rewriter.getIntegerType(16);
     Value acc = integerProduct(rewriter, loc, castTo(rewriter, loc, op.getLhs(), i16),
-                               castTo(rewriter, loc, op.getRhs(), i16));
+                               castTo(rewriter, loc, op.getRhs(), i16),
+                               shiftedByteWindow(op.getLhs()), shiftedByteWindow(op.getRhs()));
     rewriter.replaceOp(op, castTo(rewriter, loc, acc, op.getType().getElementType()));
     return success();
   }
