@@ -1,7 +1,7 @@
 # CPU matmul autotuner: builds candidate artifacts with kilnc, times them with kiln-run, writes a tuning database.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: bench/tune_cpu.py build MODEL DIR [--candidates K] [--kilnc-arg=ARG ...]
-       bench/tune_cpu.py run DIR -o DB.jsonl [--budget-s S] [--threads N] [--runs N]
+"""usage: bench/tune_cpu.py build MODEL DIR [--candidates K] [--build-budget-s S] [--kilnc-arg=ARG ...]
+       bench/tune_cpu.py run DIR -o DB.jsonl [--budget-s S] [--threads N] [--runs N] [--round-s S]
        bench/tune_cpu.py tune MODEL -o DB.jsonl [options of both]
 
 The builder/runner split of docs/tuning.md, for the CPU matmul family (GEMMs and the
@@ -70,7 +70,12 @@ def build(args):
         info["nodes"].append(choice["nodes"])
     count = min(args.candidates, max((len(k["candidates"]) for k in keys.values()), default=0))
     artifacts = []
+    start = time.monotonic()
     for index in range(count):
+        if index > 0 and time.monotonic() - start > args.build_budget_s:
+            print(f"build: budget of {args.build_budget_s:g} s spent after {index} candidates",
+                  flush=True)
+            break
         configs = {key: info["candidates"][min(index, len(info["candidates"]) - 1)]
                    for key, info in keys.items()}
         db = os.path.join(args.dir, f"candidate-{index}.jsonl")
@@ -128,8 +133,12 @@ def run(args):
     if first["compile_error"]:
         sys.exit("tune_cpu.py: error: the default candidate did not compile:\n"
                  + first["compile_error"])
+    probe = time.monotonic()
     subprocess.run([kiln_run, first["path"], "--output-dir", reference] + common, check=True,
                    capture_output=True, timeout=args.timeout_s)
+    runs = args.runs
+    if args.round_s > 0:  # about round_s seconds per candidate and round, 3 runs at least
+        runs = max(3, min(args.runs, int(args.round_s / max(time.monotonic() - probe, 1e-3))))
     start, best = time.monotonic(), {}
     # Per candidate: None while it runs fine, else why it is invalid; and per
     # key the best (lowest) of its per-round medians. Rounds interleave the
@@ -149,7 +158,7 @@ def run(args):
             trace = os.path.join(args.dir, f"trace-{index}.json")
             command = [kiln_run, artifact["path"], "--compare", reference,
                        f"--rtol={args.rtol}", f"--atol={args.atol}",
-                       f"--warmup={args.warmup}", f"--bench={args.runs}", "--trace", trace]
+                       f"--warmup={args.warmup}", f"--bench={runs}", "--trace", trace]
             try:
                 result = subprocess.run(command + common, capture_output=True, text=True,
                                         timeout=args.timeout_s)
@@ -204,6 +213,8 @@ def main():
             s.add_argument("--break-candidate", type=int, default=-1, help=argparse.SUPPRESS)
             s.add_argument("--break-op", default="relu", help=argparse.SUPPRESS)
             s.add_argument("--kilnc")
+            s.add_argument("--build-budget-s", type=float, default=float("inf"),
+                           help="compile no further candidate after this many seconds")
         if name in ("build", "run"):
             s.add_argument("dir")
         if name in ("run", "tune"):
@@ -214,6 +225,9 @@ def main():
             s.add_argument("--rounds", type=int, default=3,
                            help="interleaved rounds over the candidates (best median kept)")
             s.add_argument("--warmup", type=int, default=3)
+            s.add_argument("--round-s", type=float, default=0,
+                           help="if > 0: timed runs per candidate and round from the "
+                                "reference run's time, to take about this long (3 to --runs)")
             s.add_argument("--seed", type=int, default=1)
             s.add_argument("--rtol", type=float, default=1e-3)
             s.add_argument("--atol", type=float, default=1e-4)

@@ -182,20 +182,23 @@ int runCompile(const CompileJob &job, llvm::raw_ostream &os) {
     return result;
   };
 
-  // The tuning database's winners for this target become the CPU matmul
-  // pass's table before anything is compiled.
+  // The tuning databases' winners for this target (the shipped ones', the
+  // given one's over them) become the CPU matmul pass's table before
+  // anything is compiled.
   PipelineOptions options = job.options;
   TuningSource tuning;
-  if (options.target == Target::CPU)
+  if (options.target == Target::CPU) {
     tuning.features = tuningFeatureSet(options.cpu);
-  if (!job.tuningDB.empty()) {
-    llvm::Expected<std::vector<TuningRecord>> records = readTuningDatabase(job.tuningDB);
-    if (!records)
-      return fail(os, llvm::toString(records.takeError()));
-    tuning.path = job.tuningDB;
-    tuning.selection = selectTuningRecords(*records, "cpu", tuning.features,
-                                           matmul_tuning::kSpaceVersion);
-    options.matmul.tuned = tuning.selection.tuned;
+    tuning.shippedDirectory = job.shippedTuningDir;
+    std::vector<std::string> shipped;
+    if (!job.shippedTuningDir.empty())
+      shipped = listTuningDatabases(job.shippedTuningDir);
+    llvm::Expected<TuningPlan> plan = planTuning(shipped, job.tuningDB, "cpu", tuning.features,
+                                                 matmul_tuning::kSpaceVersion);
+    if (!plan)
+      return fail(os, llvm::toString(plan.takeError()));
+    tuning.plan = std::move(*plan);
+    options.matmul.tuned = tuning.plan.tuned;
   }
 
   OwningOpRef<ModuleOp> module;

@@ -10,12 +10,15 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 namespace kiln::driver {
@@ -154,6 +157,63 @@ TuningSelection selectTuningRecords(llvm::ArrayRef<TuningRecord> records, llvm::
     }
   }
   return selection;
+}
+
+std::string shippedTuningDirectory(llvm::StringRef executable) {
+  if (executable.empty())
+    return "";
+  llvm::SmallString<256> directory(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(directory, "share", "kiln", "tuning");
+  return std::string(directory);
+}
+
+std::vector<std::string> listTuningDatabases(llvm::StringRef directory) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(directory, error), end; it != end && !error;
+       it.increment(error))
+    if (llvm::sys::path::extension(it->path()) == ".jsonl")
+      files.push_back(it->path());
+  // Directory order is the file system's: sort, so the report is stable.
+  llvm::sort(files);
+  return files;
+}
+
+llvm::Expected<TuningPlan> planTuning(llvm::ArrayRef<std::string> shipped, llvm::StringRef given,
+                                      llvm::StringRef target, llvm::StringRef features,
+                                      llvm::StringRef space) {
+  TuningPlan plan;
+  std::vector<TuningRecord> pooled;
+  for (const std::string &path : shipped) {
+    llvm::Expected<std::vector<TuningRecord>> records = readTuningDatabase(path);
+    if (!records)
+      return records.takeError();
+    plan.databases.push_back(
+        {path, /*shipped=*/true, selectTuningRecords(*records, target, features, space)});
+    pooled.insert(pooled.end(), records->begin(), records->end());
+  }
+  // KEY -> KEY=CONFIG@MICROSECONDS: the shipped winners, then the given
+  // database's over them.
+  std::map<std::string, std::string> byKey;
+  auto key = [](llvm::StringRef entry) { return entry.split('=').first.str(); };
+  for (std::string &entry : selectTuningRecords(pooled, target, features, space).tuned)
+    byKey[key(entry)] = std::move(entry);
+  if (!given.empty()) {
+    llvm::Expected<std::vector<TuningRecord>> records = readTuningDatabase(given);
+    if (!records)
+      return records.takeError();
+    TuningDatabaseUse use{given.str(), /*shipped=*/false,
+                          selectTuningRecords(*records, target, features, space)};
+    for (const std::string &entry : use.selection.tuned) {
+      auto [it, inserted] = byKey.insert_or_assign(key(entry), entry);
+      plan.replacedShipped += !inserted;
+    }
+    plan.databases.push_back(std::move(use));
+  }
+  for (auto &item : byKey)
+    plan.tuned.push_back(std::move(item.second));
+  return plan;
 }
 
 } // namespace kiln::driver

@@ -12,6 +12,7 @@
 #include "kiln/Target/Host/ABI.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -36,13 +37,32 @@ llvm::json::Array traceIds(ArrayAttr names, llvm::StringRef nodes) {
   return ids;
 }
 
+/// Why no shipped database was read, if none was; then one line per
+/// database read (the shipped ones first).
+void printDatabases(const TuningSource &source, llvm::raw_ostream &os) {
+  if (source.shippedDirectory.empty())
+    os << "shipped tuning databases: not used\n";
+  else if (llvm::none_of(source.plan.databases,
+                         [](const TuningDatabaseUse &use) { return use.shipped; }))
+    os << "shipped tuning databases: none in " << source.shippedDirectory << "\n";
+  for (const TuningDatabaseUse &use : source.plan.databases) {
+    const TuningSelection &s = use.selection;
+    os << "tuning database " << use.path << " (" << (use.shipped ? "shipped" : "given")
+       << "): " << s.used << " records used, " << s.otherFeatures
+       << " ignored (other target or features), " << s.otherSpace
+       << " ignored (other space version), " << s.invalid << " invalid";
+    if (!use.shipped && source.plan.replacedShipped)
+      os << "; its records replace " << source.plan.replacedShipped << " shipped ones";
+    os << "\n";
+  }
+}
+
 } // namespace
 
 void printTuningReport(ModuleOp module, const TuningSource &source,
                        const PipelineOptions &options, llvm::raw_ostream &os, bool json) {
   auto choices = module->getAttrOfType<ArrayAttr>("kiln.tuning");
   auto names = module->getAttrOfType<ArrayAttr>(kDispatchNamesAttr);
-  const TuningSelection &s = source.selection;
   const CPUMatmulTiling &tiling = options.matmul;
   matmul_tuning::MatmulConfig fallback{tiling.rows, tiling.vectors, tiling.m,
                                        tiling.n,    tiling.k,       tiling.tasks};
@@ -52,10 +72,7 @@ void printTuningReport(ModuleOp module, const TuningSource &source,
   if (!json) {
     os << "tuning report: " << count << " matmul choices, space "
        << matmul_tuning::kSpaceVersion << ", features " << source.features << "\n";
-    if (!source.path.empty())
-      os << "tuning database " << source.path << ": " << s.used << " records used, "
-         << s.otherFeatures << " ignored (other target or features), " << s.otherSpace
-         << " ignored (other space version), " << s.invalid << " invalid\n";
+    printDatabases(source, os);
     os << llvm::formatv("  {0,8}  {1,-16}  {2,-20}  {3,-9}  {4,10}  {5}\n", "dispatch", "key",
                         "config", "source", "time_us", "nodes");
   }
@@ -101,12 +118,19 @@ void printTuningReport(ModuleOp module, const TuningSource &source,
                             {"target", "cpu"},
                             {"features", source.features},
                             {"choices", std::move(rows)}};
-  if (!source.path.empty())
-    report["database"] = llvm::json::Object{{"path", source.path},
-                                            {"used", s.used},
-                                            {"other_features", s.otherFeatures},
-                                            {"other_space", s.otherSpace},
-                                            {"invalid", s.invalid}};
+  llvm::json::Array databases;
+  for (const TuningDatabaseUse &use : source.plan.databases) {
+    const TuningSelection &s = use.selection;
+    databases.push_back(llvm::json::Object{{"path", use.path},
+                                           {"origin", use.shipped ? "shipped" : "given"},
+                                           {"used", s.used},
+                                           {"other_features", s.otherFeatures},
+                                           {"other_space", s.otherSpace},
+                                           {"invalid", s.invalid}});
+  }
+  report["databases"] = llvm::json::Object{{"read", std::move(databases)},
+                                           {"replaced_shipped", source.plan.replacedShipped},
+                                           {"shipped_directory", source.shippedDirectory}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
 }
 

@@ -12,11 +12,13 @@
 #include "PythonTools.h"
 
 #include "kiln/Driver/Driver.h"
+#include "kiln/Driver/TuningDatabase.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -71,8 +73,17 @@ static cl::opt<bool> matmulCostModel(
 static cl::opt<std::string> tuningDB(
     "tuning-db",
     cl::desc("Tuning database (JSON lines, docs/tuning.md): its winners configure "
-             "the CPU matmuls of their signatures; the others get the cost model's pick"),
-    cl::value_desc("file"), cl::init(""), cl::cat(kilncCategory));
+             "the CPU matmuls of their signatures, over the databases shipped in "
+             "share/kiln/tuning beside kilnc (used by default: the records of the "
+             "compile's CPU); the others get the cost model's pick. 'none': no "
+             "database, not even the shipped ones"),
+    cl::value_desc("file|none"), cl::init(""), cl::cat(kilncCategory));
+
+static cl::opt<std::string> shippedTuningDir(
+    "shipped-tuning-dir",
+    cl::desc("Test only: look for the shipped tuning databases in this directory "
+             "instead of share/kiln/tuning beside kilnc"),
+    cl::value_desc("dir"), cl::init(""), cl::Hidden, cl::cat(kilncCategory));
 
 static cl::opt<std::string>
     gpuOption("gpu",
@@ -221,7 +232,14 @@ int main(int argc, char **argv) {
   job.output = outputFilename;
   job.stage = *stage;
   job.report = reportOption;
-  job.tuningDB = tuningDB;
+  if (tuningDB != "none") {
+    job.tuningDB = tuningDB;
+    job.shippedTuningDir =
+        !shippedTuningDir.empty()
+            ? std::string(shippedTuningDir)
+            : kiln::driver::shippedTuningDirectory(
+                  llvm::sys::fs::getMainExecutable(argv[0], (void *)&fail));
+  }
   job.options.matmul.costModel = matmulCostModel;
   job.reportJSON = reportFormat == "json";
   job.verbose = verbose;

@@ -45,8 +45,13 @@ struct CompileJob {
   Report report = Report::None;
   bool reportJSON = false;
   /// A tuning database (kilnc --tuning-db; docs/tuning.md): its winners
-  /// configure the CPU matmuls of their signatures. Empty: none.
+  /// configure the CPU matmuls of their signatures, over the shipped
+  /// databases' winners for the same keys. Empty: none.
   std::string tuningDB;
+  /// Where the shipped tuning databases are (kilnc: share/kiln/tuning
+  /// beside it, shippedTuningDirectory): every `*.jsonl` file there. Empty:
+  /// none are used (kilnc --tuning-db=none, the Python package).
+  std::string shippedTuningDir;
   /// Print each stage and its time.
   bool verbose = false;
   /// Applied to each stage's pass manager (kilnc: MLIR's --mlir-* flags).

@@ -80,6 +80,42 @@ struct TuningSelection {
 TuningSelection selectTuningRecords(llvm::ArrayRef<TuningRecord> records, llvm::StringRef target,
                                     llvm::StringRef features, llvm::StringRef space);
 
+/// Where the shipped databases of a tool at `executable` are:
+/// `<bin>/../share/kiln/tuning`, the same beside the build tree's bin/ and an
+/// install prefix's. Empty for an empty path (the executable's own path
+/// unknown).
+std::string shippedTuningDirectory(llvm::StringRef executable);
+
+/// The `*.jsonl` files of `directory`, sorted by name (one file per CPU by
+/// convention, e.g. `znver5.jsonl`); none when it does not exist.
+std::vector<std::string> listTuningDatabases(llvm::StringRef directory);
+
+/// One database a compile read, and what it took from it.
+struct TuningDatabaseUse {
+  std::string path;
+  /// Shipped with the compiler (share/kiln/tuning), else given (--tuning-db).
+  bool shipped = false;
+  TuningSelection selection;
+};
+
+/// What a compile takes from its databases: per database its counts, and
+/// the entries (KEY=CONFIG@MICROSECONDS, sorted by key) that configure the
+/// matmuls: the given database's winner for a key, else the shipped ones'
+/// (merged: the fastest valid record of the shipped files).
+struct TuningPlan {
+  std::vector<TuningDatabaseUse> databases;
+  std::vector<std::string> tuned;
+  /// Keys of the shipped databases that the given one replaced.
+  int64_t replacedShipped = 0;
+};
+
+/// Reads `shipped` and then `given` (empty: none) and selects their records
+/// for `target`, `features` and `space`. A corrupt file is an error naming
+/// it and the line, whichever database it is.
+llvm::Expected<TuningPlan> planTuning(llvm::ArrayRef<std::string> shipped, llvm::StringRef given,
+                                      llvm::StringRef target, llvm::StringRef features,
+                                      llvm::StringRef space);
+
 } // namespace kiln::driver
 
 #endif // KILN_DRIVER_TUNINGDATABASE_H

@@ -18,12 +18,13 @@
 
 namespace kiln::driver {
 
-/// Where the compile's configurations came from: the database (empty path
-/// without one) and what was taken from it.
+/// Where the compile's configurations came from: the databases read (none
+/// without one) and what was taken from them; `shippedDirectory`, where the
+/// shipped ones were looked for (empty: not looked for, --tuning-db=none).
 struct TuningSource {
-  std::string path;
   std::string features;
-  TuningSelection selection;
+  std::string shippedDirectory;
+  TuningPlan plan;
 };
 
 /// Prints the module's `kiln.tuning` choices. The JSON form also lists, per

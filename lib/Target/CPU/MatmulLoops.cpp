@@ -73,6 +73,8 @@ struct MatmulBlocking {
   int64_t rest = 0;
   /// N is dynamic: the partial panel's vector count is chosen at run time.
   bool dynamicN = false;
+  /// M is dynamic: rows past the full panels run one-row kernels on A.
+  bool dynamicM = false;
 };
 
 /// What the loops of one matmul read, fixed before its task loop.
@@ -460,6 +462,7 @@ struct MatmulRewriter {
     p.leftover = staticM ? *staticM % p.mr : 0;
     p.rest = staticN ? *staticN % p.nr : 0;
     p.dynamicN = !staticN;
+    p.dynamicM = !staticM;
     return p;
   }
 
@@ -654,6 +657,11 @@ struct MatmulRewriter {
                         masks);
       return;
     }
+    // A static M of whole panels has no rows left: no one-row loop, which
+    // would never run and would keep a constant A's unpacked weights in
+    // the artifact beside its packed panels.
+    if (!p.dynamicM)
+      return;
     Location loc = v.loc;
     forLoop(nb, loc, at.fullEnd, at.icEnd, index(nb, loc, 1), [&](OpBuilder &kb, Value ir) {
       KernelSource direct = src;

@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-cpu-matmul{vector-width=16 tile-rows=6 tile-vectors=4 tile-k=2})" | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --pass-pipeline="builtin.module(kiln-cpu-matmul{vector-width=16 tile-rows=6 tile-vectors=4 tile-k=2})" | FileCheck %s
 
 /// A constant A is packed at compile time depth block after depth block
 /// (tile-k = 2 here): the block at depth pc starts at pc * M, and holds the
@@ -17,5 +17,34 @@ func.func private @conv_1x1(%host: !llvm.ptr {kiln.host}, %x: memref<3x64xf32>, 
   %w = memref.get_global @conv_w : memref<7x3x1x1xf32>
   %w2 = memref.collapse_shape %w [[0], [1, 2, 3]] : memref<7x3x1x1xf32> into memref<7x3xf32>
   linalg.matmul ins(%w2, %x : memref<7x3xf32>, memref<3x64xf32>) outs(%c : memref<7x64xf32>)
+  return
+}
+
+// -----
+
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d2, d1 + d3 * 6 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+
+/// A conv's taps with constant weights of M = 12 rows, whole 6-row panels:
+/// the kernels read only the packed panels, so the unpacked weights leave
+/// the module (no one-row loop on them is emitted for rows that a static M
+/// does not have; it kept them alive beside the packed copy).
+// CHECK-LABEL: memref.global "private" constant @taps_w_packed_a : memref<48xf32>
+// CHECK-NOT: memref.global "private" constant @taps_w :
+// CHECK-LABEL: func.func private @taps
+// CHECK-NOT: memref.get_global @taps_w :
+// CHECK: memref.get_global @taps_w_packed_a
+// CHECK-NOT: memref.get_global @taps_w :
+memref.global "private" constant @taps_w : memref<12x1x2x2xf32> = dense<1.0>
+func.func private @taps(%x: memref<1x40xf32>, %c: memref<12x30xf32>) {
+  %w = memref.get_global @taps_w : memref<12x1x2x2xf32>
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%w, %x : memref<12x1x2x2xf32>, memref<1x40xf32>) outs(%c : memref<12x30xf32>) attrs = {kiln.conv_taps} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
   return
 }

@@ -1,4 +1,4 @@
-// RUN: kilnc %s --cpu=x86-64-v4 --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNTUNED
+// RUN: kilnc %s --cpu=x86-64-v4 --tuning-db=none --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNTUNED
 // RUN: kilnc %s --cpu=x86-64-v4 --matmul-tile=8x2x64x256x256 --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=FIXED
 // RUN: kilnc %s --cpu=x86-64-v4 --matmul-cost-model=false --emit=codegen --report=tuning -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOMODEL
 // RUN: kilnc %s --cpu=x86-64-v4 --emit=codegen --report=tuning --report-format=json -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
@@ -19,11 +19,11 @@
 /// for a matmul this small; with --matmul-tile or --matmul-cost-model=false
 /// the tiling as given.
 // UNTUNED: tuning report: 1 matmul choices, space cpu-matmul-2, features x86-64-v4
+// UNTUNED-NEXT: shipped tuning databases: not used
 // UNTUNED-NEXT: dispatch key config source time_us nodes
 // UNTUNED-NEXT: 0 00f0b265ea3cf293 6x4x72x256x256x4 predicted -
 // FIXED: 0 00f0b265ea3cf293 8x2x64x256x256x4 default -
 // NOMODEL: 0 00f0b265ea3cf293 6x4x72x256x256x4 default -
-// UNTUNED-NOT: tuning database
 
 /// JSON adds the signature, the cost model's own pick and the search order
 /// (the default first).
@@ -42,20 +42,20 @@
 /// another space version are counted and ignored; a key whose only record is
 /// invalid counts as invalid. The reordered copy of the database (a
 /// duplicate, a blank line) gives the same choice.
-// TUNED: tuning database {{.*}}: 1 records used, 1 ignored (other target or features), 1 ignored (other space version), 1 invalid
+// TUNED: tuning database {{.*}}tuning-db{{(-reordered)?}}.jsonl (given): 1 records used, 1 ignored (other target or features), 1 ignored (other space version), 1 invalid
 // TUNED-NEXT: dispatch key config source time_us nodes
 // TUNED-NEXT: 0 00f0b265ea3cf293 8x2x64x128x128x2 tuned 12.500
 
 /// For another CPU the same records do not apply: x86-64-v3 (AVX2) gets its
 /// own default, 6 x 2 vectors of 8 lanes, and its own key (the signature
 /// names the 16 vector registers).
-// OTHERCPU: 0 records used, 4 ignored (other target or features), 0 ignored (other space version), 0 invalid
+// OTHERCPU: tuning-db.jsonl (given): 0 records used, 4 ignored (other target or features), 0 ignored (other space version), 0 invalid
 // OTHERCPU: 0 dc438e0892b3b395 6x2x72x256x256x4 predicted -
 
 /// A database with records for both: each CPU takes its own.
-// AVX2DB: 1 records used, 1 ignored (other target or features), 0 ignored (other space version), 0 invalid
+// AVX2DB: tuning-db-avx2.jsonl (given): 1 records used, 1 ignored (other target or features), 0 ignored (other space version), 0 invalid
 // AVX2DB: 0 dc438e0892b3b395 4x3x48x128x128x2 tuned 9.500
-// AVX512DB: 1 records used, 1 ignored (other target or features), 0 ignored (other space version), 0 invalid
+// AVX512DB: tuning-db-avx2.jsonl (given): 1 records used, 1 ignored (other target or features), 0 ignored (other space version), 0 invalid
 // AVX512DB: 0 00f0b265ea3cf293 8x2x64x128x128x2 tuned 12.500
 
 // STAGE: kilnc: error: --report=tuning describes the codegen stage's matmul configurations; it needs --emit=codegen or a later stage

@@ -7,6 +7,9 @@
 // RUN: kilnc %s --cpu=x86-64-v3 --tuning-db=%S/Inputs/tuning-db.jsonl -o %t/v3-db.so
 // RUN: kilnc %s --cpu=x86-64-v3 -o %t/v3.so
 // RUN: kilnc %s --cpu=x86-64-v3 --tuning-db=%S/Inputs/tuning-db-avx2.jsonl -o %t/v3-tuned.so
+// RUN: kilnc %s --cpu=znver4 --tuning-db=none -o %t/zen4-none.so
+// RUN: kilnc %s --cpu=znver4 --shipped-tuning-dir=%S/Inputs/shipped-tuning -o %t/zen4-shipped.so
+// RUN: kilnc %s --cpu=znver4 --shipped-tuning-dir=%S/Inputs/shipped-tuning -o %t/zen4-shipped-again.so
 
 /// Without a database the artifact is the default blocking's, byte for byte.
 // RUN: cmp %t/default.so %t/tile.so
@@ -18,6 +21,10 @@
 /// Records of another CPU change nothing; the x86-64-v3 (AVX2) record does.
 // RUN: cmp %t/v3-db.so %t/v3.so
 // RUN: not cmp -s %t/v3-tuned.so %t/v3.so
+/// The shipped database's record for this CPU changes the code, the same
+/// way each time; --tuning-db=none compiles as if nothing were shipped.
+// RUN: cmp %t/zen4-shipped.so %t/zen4-shipped-again.so
+// RUN: not cmp -s %t/zen4-shipped.so %t/zen4-none.so
 
 /// The tuned kernel computes what the default one does (x86-64-v3
 /// artifacts, which any AVX2 host runs).
