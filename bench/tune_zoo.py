@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: build/.venv/bin/python bench/tune_zoo.py [--models resnet18,resnet50,mobilenetv2]
            [--batches 1,8] [--threads 2] [--budget-s 2100] [--candidates 8] [--out FILE]
+           [--cpu native] [--small]
 
 Regenerates the shipped tuning database of this machine's CPU (docs/tuning.md): for each
 zoo model (bench/models, full size, seeded random weights) and batch, `tune_cpu.py build`
@@ -41,6 +42,10 @@ def main():
     p.add_argument("--round-s", type=float, default=2.0,
                    help="seconds per candidate and round (sets the timed runs, 3 to 20)")
     p.add_argument("--out", help="the database to merge into (default data/tuning/CPU.jsonl)")
+    p.add_argument("--cpu", default="native",
+                   help="kilnc --cpu of the candidates (the records' features; default native)")
+    p.add_argument("--small", action="store_true",
+                   help="the zoo's few-layer configurations (a check of this script)")
     p.add_argument("--work", default=os.path.join(build, "tune-zoo"))
     p.add_argument("--kilnc", default=os.path.join(build, "bin", "kilnc"))
     args = p.parse_args()
@@ -57,7 +62,8 @@ def main():
         if share < 60:
             print(f"tune_zoo: budget spent; {model} b{batch} and later not tuned", flush=True)
             break
-        model_dir = zoo.write_model(model, os.path.join(args.work, "zoo"), False, batches)
+        model_dir = zoo.write_model(model, os.path.join(args.work, "zoo-small" if args.small
+                                                         else "zoo"), args.small, batches)
         with open(os.path.join(model_dir, "meta.json")) as f:
             shapes = json.load(f)["batches"][str(batch)]
         shape_args = [f"--kilnc-arg=--input-shape={k}={'x'.join(map(str, v))}"
@@ -71,7 +77,7 @@ def main():
                         "--build-budget-s", f"{0.4 * share:.0f}",
                         "--budget-s", f"{0.6 * share:.0f}", "--rounds", str(args.rounds),
                         "--round-s", str(args.round_s), "--threads", str(args.threads),
-                        "--kilnc-arg=--cpu=native"] + shape_args + tools, check=True)
+                        f"--kilnc-arg=--cpu={args.cpu}"] + shape_args + tools, check=True)
         # Say which model and batch each measurement came from.
         log = db + ".log"
         with open(log) as f:

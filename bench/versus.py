@@ -1,15 +1,19 @@
 # Kiln builds against each other and onnxruntime on zoo models, interleaved, CPU time and min.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: versus.py --zoo DIR --kilnc LABEL=KILNC... [--models resnet18,resnet50,mobilenetv2]
-                  [--threads 1,2] [--rounds 3] [--bench 8] [--work DIR]
+"""usage: versus.py --zoo DIR --kilnc LABEL=KILNC... [--kilnc-arg LABEL=ARG...]
+                  [--models resnet18,resnet50,mobilenetv2] [--batches 1] [--threads 1,2]
+                  [--rounds 3] [--bench 8] [--work DIR]
 
-For a shared, noisy machine. Each model (zoo.py's DIR/MODEL, batch 1) is compiled with every
-kilnc (static shapes). A round runs, per model and thread count, each Kiln artifact
+For a shared, noisy machine. Each model (zoo.py's DIR/MODEL, at each of --batches, which
+zoo.py must have written) is compiled with every kilnc (static shapes), with the
+--kilnc-arg of its label (e.g. `--kilnc-arg untuned=--tuning-db=none`: one kilnc, two
+labels). A round runs, per model and thread count, each Kiln artifact
 (kiln-run --warmup 1 --bench B, a fresh process) and onnxruntime (in a child process: a
 session with that many intra-op threads, spinning off, 1 warm-up and B timed runs), one
 after the other. Reported per side: CPU time per run (the child's user+sys time of the
-B+1-run process minus that of a 1-run process, over B; the min over rounds) and the wall
-clock min over all timed runs. Ratios are to onnxruntime. The load average is printed.
+B+1-run process minus that of a 1-run process, over B; the min over rounds), the wall
+clock min over all timed runs and the median of the rounds' medians. Ratios are to
+onnxruntime. The load average is printed after each round and with the table.
 """
 
 import argparse
@@ -37,6 +41,7 @@ times = []
 for _ in range(reps):
     t = time.perf_counter(); s.run(None, feed); times.append(time.perf_counter() - t)
 print("min_ms", 1e3 * min(times) if times else 0.0)
+print("median_ms", 1e3 * sorted(times)[len(times) // 2] if times else 0.0)
 """
 
 
@@ -57,25 +62,30 @@ def ort_cmd(model, inputs, threads, reps):
     return [sys.executable, "-c", ORT_CHILD, model, str(threads), str(reps)] + inputs
 
 
-def measure(make_cmd, reps, parse_min):
-    """(CPU ms per run, wall min ms) of one round."""
+def measure(make_cmd, reps, parse):
+    """(CPU ms per run, wall min ms, wall median ms) of one round."""
     base, _ = child_cpu(make_cmd(0))
     total, out = child_cpu(make_cmd(reps))
-    return 1e3 * (total - base) / reps, parse_min(out)
+    return (1e3 * (total - base) / reps,) + parse(out)
 
 
-def kiln_min(out):
-    return float(re.search(r"latency_ms min=(\S+)", out).group(1))
+def kiln_times(out):
+    match = re.search(r"latency_ms min=(\S+) median=(\S+)", out)
+    return float(match.group(1)), float(match.group(2))
 
 
-def ort_min(out):
-    return float(re.search(r"min_ms (\S+)", out).group(1))
+def ort_times(out):
+    return (float(re.search(r"min_ms (\S+)", out).group(1)),
+            float(re.search(r"median_ms (\S+)", out).group(1)))
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--zoo", required=True)
     p.add_argument("--kilnc", action="append", required=True, help="LABEL=PATH")
+    p.add_argument("--kilnc-arg", action="append", default=[],
+                   help="LABEL=ARG: an extra kilnc argument for that label (repeatable)")
+    p.add_argument("--batches", default="1")
     p.add_argument("--kiln-run", default=os.path.join(ROOT, "build", "bin", "kiln-run"))
     p.add_argument("--models", default="resnet18,resnet50,mobilenetv2")
     p.add_argument("--threads", default="1,2")
@@ -85,49 +95,66 @@ def main():
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
     models, threads = args.models.split(","), [int(t) for t in args.threads.split(",")]
+    batches = [int(b) for b in args.batches.split(",")]
     kilncs = [spec.split("=", 1) for spec in args.kilnc]
+    extra = {}
+    for spec in args.kilnc_arg:
+        label, arg = spec.split("=", 1)
+        extra.setdefault(label, []).append(arg)
+    cases = [(m, b) for m in models for b in batches]
     inputs, artifacts = {}, {}
-    for model in models:
+    for model, batch in cases:
         directory = os.path.join(args.zoo, model)
         with open(os.path.join(directory, "meta.json")) as f:
             meta = json.load(f)
-        shapes = meta["batches"]["1"]
-        inputs[model] = [f"{n}={os.path.join(directory, 'b1', 'inputs', n + '.npy')}"
-                         for n in meta["inputs"]]
+        shapes = meta["batches"][str(batch)]
+        inputs[model, batch] = [
+            f"{n}={os.path.join(directory, f'b{batch}', 'inputs', n + '.npy')}"
+            for n in meta["inputs"]]
         for label, kilnc in kilncs:
-            artifact = os.path.join(args.work, f"{model}-{label}.so")
+            artifact = os.path.join(args.work, f"{model}-b{batch}-{label}.so")
             shape_args = [f"--input-shape={n}={'x'.join(map(str, shapes[n]))}"
                           for n in meta["inputs"]]
             subprocess.run([kilnc, os.path.join(directory, "model.onnx"), "-o", artifact]
-                           + shape_args, check=True, capture_output=True)
-            artifacts[model, label] = artifact
-    best = {}
+                           + shape_args + extra.get(label, []), check=True, capture_output=True)
+            artifacts[model, batch, label] = artifact
+    best, medians, loads = {}, {}, [os.getloadavg()[0]]
     for _ in range(args.rounds):
-        for model in models:
+        for case in cases:
             for t in threads:
-                sides = [(label, lambda r, a=artifacts[model, label], t=t, m=model:
-                          kiln_cmd(args.kiln_run, a, inputs[m], t, r), kiln_min)
+                sides = [(label, lambda r, a=artifacts[case + (label,)], t=t, c=case:
+                          kiln_cmd(args.kiln_run, a, inputs[c], t, r), kiln_times)
                          for label, _ in kilncs]
-                sides.append(("ort", lambda r, t=t, m=model: ort_cmd(
-                    os.path.join(args.zoo, m, "model.onnx"), inputs[m], t, r), ort_min))
+                sides.append(("ort", lambda r, t=t, c=case: ort_cmd(
+                    os.path.join(args.zoo, c[0], "model.onnx"), inputs[c], t, r), ort_times))
                 for label, make, parse in sides:
-                    cpu, wall = measure(make, args.bench, parse)
-                    old = best.get((model, t, label), (float("inf"), float("inf")))
-                    best[model, t, label] = (min(old[0], cpu), min(old[1], wall))
-        print(f"round done, load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+                    cpu, wall, median = measure(make, args.bench, parse)
+                    old = best.get(case + (t, label), (float("inf"), float("inf")))
+                    best[case + (t, label)] = (min(old[0], cpu), min(old[1], wall))
+                    medians.setdefault(case + (t, label), []).append(median)
+        loads.append(os.getloadavg()[0])
+        print(f"round done, load {loads[-1]:.1f}", file=sys.stderr, flush=True)
     labels = [label for label, _ in kilncs]
-    print("| model | threads |" + "".join(f" {lb} CPU ms | {lb} min ms |" for lb in labels)
-          + " ORT CPU ms | ORT min ms |" + "".join(f" {lb}/ORT CPU | {lb}/ORT min |"
-                                                   for lb in labels))
-    print("| --- | ---: |" + " ---: | ---: |" * (2 * len(labels) + 1))
-    for model in models:
+    print(f"load average (1 min) at start and after each round: "
+          + ", ".join(f"{x:.2f}" for x in loads))
+    print("| model | batch | threads |"
+          + "".join(f" {lb} CPU ms | {lb} min ms | {lb} median ms |" for lb in labels)
+          + " ORT CPU ms | ORT min ms | ORT median ms |"
+          + "".join(f" {lb}/ORT CPU | {lb}/ORT min | {lb}/ORT median |" for lb in labels))
+    print("| --- | ---: | ---: |" + " ---: | ---: | ---: |" * (2 * len(labels) + 1))
+    for case in cases:
         for t in threads:
-            ort = best[model, t, "ort"]
-            cells = "".join(f" {best[model, t, lb][0]:.1f} | {best[model, t, lb][1]:.1f} |"
-                            for lb in labels)
-            ratios = "".join(f" {best[model, t, lb][0] / ort[0]:.2f} | "
-                             f"{best[model, t, lb][1] / ort[1]:.2f} |" for lb in labels)
-            print(f"| {model} | {t} |{cells} {ort[0]:.1f} | {ort[1]:.1f} |{ratios}")
+            key = case + (t,)
+            med = {lb: sorted(medians[key + (lb,)])[len(medians[key + (lb,)]) // 2]
+                   for lb in labels + ["ort"]}
+            ort = best[key + ("ort",)]
+            cells = "".join(f" {best[key + (lb,)][0]:.1f} | {best[key + (lb,)][1]:.2f} |"
+                            f" {med[lb]:.2f} |" for lb in labels)
+            ratios = "".join(f" {best[key + (lb,)][0] / ort[0]:.2f} | "
+                             f"{best[key + (lb,)][1] / ort[1]:.2f} | {med[lb] / med['ort']:.2f} |"
+                             for lb in labels)
+            print(f"| {case[0]} | {case[1]} | {t} |{cells} {ort[0]:.1f} | {ort[1]:.2f} |"
+                  f" {med['ort']:.2f} |{ratios}")
 
 
 if __name__ == "__main__":
