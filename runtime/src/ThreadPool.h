@@ -5,6 +5,8 @@
 #ifndef KILN_RUNTIME_THREADPOOL_H
 #define KILN_RUNTIME_THREADPOOL_H
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -41,6 +43,11 @@ private:
   static void runChunks(Job &job);
   void stopWorkers();
 
+  /// How long an idle worker polls for the next job before it sleeps on
+  /// the condition variable (KILN_SPIN_US, default 100 microseconds).
+  std::chrono::microseconds spin;
+  /// Bumped whenever a job is queued: what a polling worker watches.
+  std::atomic<uint64_t> posted{0};
   std::mutex mutex;
   std::condition_variable workAvailable;
   std::condition_variable workerLeftJob;

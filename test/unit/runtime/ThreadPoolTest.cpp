@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -90,6 +92,29 @@ TEST(ThreadPool, ConcurrentCallers) {
   for (int c = 0; c < kCallers; ++c)
     for (size_t i = 0; i < counts[c]->hits.size(); ++i)
       ASSERT_EQ(counts[c]->hits[i].load(), 5) << "caller " << c << " index " << i;
+}
+
+// Many short jobs back to back, as a model's dispatches come: with the
+// idle workers polling (the default), with polling off (KILN_SPIN_US=0) and
+// with a budget so short that workers fall asleep between jobs, every index
+// runs exactly once and the pool stops cleanly.
+TEST(ThreadPool, ShortJobsBackToBackWithAndWithoutPolling) {
+  for (const char *spin : {static_cast<const char *>(nullptr), "0", "1"}) {
+    if (spin)
+      setenv("KILN_SPIN_US", spin, 1);
+    {
+      ThreadPool pool(3);
+      for (int job = 0; job < 2000; ++job) {
+        Counts counts(0, 3 + job % 7);
+        pool.parallelFor(0, 3 + job % 7, &Counts::body, &counts);
+        ASSERT_EQ(counts.firstWrong(), -1) << "KILN_SPIN_US=" << (spin ? spin : "unset")
+                                           << ", job " << job;
+        if (job % 500 == 0) // let the workers reach their condition variable
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
+    unsetenv("KILN_SPIN_US");
+  }
 }
 
 } // namespace
