@@ -12,7 +12,8 @@
 // A model's dispatches follow each other within microseconds, and waking a
 // worker that sleeps on the condition variable costs tens of microseconds:
 // an idle worker first polls for the next job for a short while (`spin`)
-// and sleeps only when none came.
+// and sleeps only when none came; a caller waiting for the workers to leave
+// its job polls the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +34,8 @@ struct ThreadPool::Job {
   Body body;
   void *ctx;
   std::atomic<int64_t> next;
-  int workers = 0; // guarded by ThreadPool::mutex
+  // Changed under ThreadPool::mutex; atomic so that the caller may poll it.
+  std::atomic<int> workers{0};
 };
 
 namespace {
@@ -151,7 +153,21 @@ void ThreadPool::parallelFor(int64_t begin, int64_t end, Body body, void *ctx) {
   auto it = std::find(jobs.begin(), jobs.end(), &job);
   if (it != jobs.end())
     jobs.erase(it);
-  workerLeftJob.wait(lock, [&job] { return job.workers == 0; });
+  if (job.workers.load() != 0 && spin.count() > 0) {
+    // The workers are finishing their last chunks: poll before sleeping.
+    // (A worker touches the job no more once its decrement is done.)
+    lock.unlock();
+    auto deadline = std::chrono::steady_clock::now() + spin;
+    for (int i = 0; job.workers.load(std::memory_order_acquire) != 0; ++i) {
+      relax();
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline)
+        break;
+    }
+    if (job.workers.load(std::memory_order_acquire) == 0)
+      return;
+    lock.lock();
+  }
+  workerLeftJob.wait(lock, [&job] { return job.workers.load() == 0; });
 }
 
 } // namespace kiln::rt
