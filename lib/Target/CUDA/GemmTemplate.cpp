@@ -347,8 +347,8 @@ void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool gemvS
     Value rows = memref::DimOp::create(rewriter, loc, gemm.a, 0);
     Value one = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rows,
                                       arith::ConstantIndexOp::create(rewriter, loc, 1));
-    Value more = arith::XOrIOp::create(
-        rewriter, loc, one, arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1));
+    Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, rows,
+                                       arith::ConstantIndexOp::create(rewriter, loc, 1));
     emitGemvKernel(rewriter, loc, gemm, accumulate, epilogue, one);
     emitGemmKernel(rewriter, loc, gemm, depth, accumulate, epilogue, more);
   } else {

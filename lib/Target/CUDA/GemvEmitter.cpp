@@ -47,8 +47,11 @@ private:
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  /// acc + A[0, k] * B[k, column .. column + 8).
-  Value step(Value acc, Value k);
+  /// Row k's operands: B[k, column .. column + 8) and A[0, k].
+  std::pair<Value, Value> loadRow(Value k);
+  /// acc + A[0, k] * B[k, column .. column + 8), from loadRow(k).
+  Value multiplyAdd(Value acc, std::pair<Value, Value> row);
+  Value step(Value acc, Value k) { return multiplyAdd(acc, loadRow(k)); }
   /// The thread's 8 partial sums over its rows of B (zeros past N).
   Value rowSums();
   /// Column `n`'s total `sum` through the epilogue (or added to C's value
@@ -64,15 +67,18 @@ private:
   Value column, rowLane, zero;
 };
 
-Value GemvEmitter::step(Value acc, Value k) {
-  auto wide = VectorType::get({kColumnsPerThread}, b.getF32Type());
+std::pair<Value, Value> GemvEmitter::loadRow(Value k) {
   auto narrow = VectorType::get({kColumnsPerThread}, g.element);
   Value weights = vector::LoadOp::create(b, loc, narrow, g.b, ValueRange{k, column}, false,
                                          llvm::MaybeAlign(16));
-  Value a = memref::LoadOp::create(b, loc, g.a, ValueRange{zero, k});
-  Value aWide = arith::ExtFOp::create(b, loc, b.getF32Type(), a);
-  Value splat = vector::BroadcastOp::create(b, loc, wide, aWide);
-  Value w = arith::ExtFOp::create(b, loc, wide, weights);
+  return {weights, memref::LoadOp::create(b, loc, g.a, ValueRange{zero, k})};
+}
+
+Value GemvEmitter::multiplyAdd(Value acc, std::pair<Value, Value> row) {
+  auto wide = VectorType::get({kColumnsPerThread}, b.getF32Type());
+  Value splat = vector::BroadcastOp::create(
+      b, loc, wide, arith::ExtFOp::create(b, loc, b.getF32Type(), row.second));
+  Value w = arith::ExtFOp::create(b, loc, wide, row.first);
   return vector::FMAOp::create(b, loc, w, splat, acc);
 }
 
@@ -96,21 +102,12 @@ Value GemvEmitter::rowSums() {
       b.setInsertionPointToStart(loop.getBody());
       Value base = add(mul(loop.getInductionVar(), idx(kUnroll * kRowLanes)), rowLane);
       // All loads first, then the products: kUnroll loads in flight.
-      auto narrow = VectorType::get({kColumnsPerThread}, g.element);
-      SmallVector<Value> weights, as;
-      for (int64_t u = 0; u < kUnroll; ++u) {
-        Value k = add(base, idx(u * kRowLanes));
-        weights.push_back(vector::LoadOp::create(b, loc, narrow, g.b, ValueRange{k, column},
-                                                 false, llvm::MaybeAlign(16)));
-        as.push_back(memref::LoadOp::create(b, loc, g.a, ValueRange{zero, k}));
-      }
+      SmallVector<std::pair<Value, Value>> rows;
+      for (int64_t u = 0; u < kUnroll; ++u)
+        rows.push_back(loadRow(add(base, idx(u * kRowLanes))));
       Value sum = loop.getRegionIterArgs()[0];
-      for (int64_t u = 0; u < kUnroll; ++u) {
-        Value splat = vector::BroadcastOp::create(
-            b, loc, wide, arith::ExtFOp::create(b, loc, b.getF32Type(), as[u]));
-        Value w = arith::ExtFOp::create(b, loc, wide, weights[u]);
-        sum = vector::FMAOp::create(b, loc, w, splat, sum);
-      }
+      for (const std::pair<Value, Value> &row : rows)
+        sum = multiplyAdd(sum, row);
       scf::YieldOp::create(b, loc, sum);
       b.setInsertionPointAfter(loop);
       acc = loop.getResult(0);

@@ -26,9 +26,7 @@ struct RunState {
   // Device memory of the model's own allocations, counted against what the
   // session's byte limit leaves after the arena and the outputs.
   uint64_t limit = UINT64_MAX, used = 0, planned = 0, sessionLimit = 0;
-  std::map<CUdeviceptr, uint64_t> sizes;
-  // Blocks from (and going back to) the device's cache, by rounded size.
-  std::unordered_map<CUdeviceptr, uint64_t> kept;
+  std::map<CUdeviceptr, uint64_t> sizes; // requested bytes of each allocation
   kiln_status_code code = KILN_STATUS_INTERNAL; // of the first failure
 
   /// Whether the run is on the session's stream (not a graph capture's):
@@ -43,7 +41,6 @@ struct RunState {
     lastKernel.clear();
     allocations.clear();
     sizes.clear();
-    kept.clear();
     used = 0;
     code = KILN_STATUS_INTERNAL;
   }
@@ -162,22 +159,19 @@ void *allocThunk(void *context, uint64_t bytes) noexcept {
   try {
     state->allocations.push_back(ptr);
     state->sizes[ptr] = bytes;
-    if (reuse)
-      state->kept[ptr] = rounded;
     state->used += bytes;
   } catch (...) {
   }
   return reinterpret_cast<void *>(ptr);
 }
 
-/// Frees `ptr` in the run's stream order: back to the device's cache when
-/// it came from there (or could have), else to the driver.
-void releaseAllocation(RunState &state, CUdeviceptr ptr) {
-  if (auto it = state.kept.find(ptr); it != state.kept.end()) {
-    uint64_t rounded = it->second;
-    state.kept.erase(it);
+/// Frees `ptr`, an allocation of `bytes` (requested), in the run's stream
+/// order: on the session's stream back to the device's cache (allocThunk
+/// made it roundedAllocation(bytes) long), else to the driver.
+void releaseAllocation(RunState &state, CUdeviceptr ptr, std::optional<uint64_t> bytes) {
+  if (bytes && state.onSessionStream()) {
     try {
-      state.device->keepCached(ptr, rounded);
+      state.device->keepCached(ptr, roundedAllocation(*bytes));
       return;
     } catch (...) {
     }
@@ -193,11 +187,13 @@ void freeThunk(void *context, void *ptr) noexcept {
   for (CUdeviceptr &owned : state->allocations)
     if (owned == device)
       owned = 0;
+  std::optional<uint64_t> bytes;
   if (auto it = state->sizes.find(device); it != state->sizes.end()) {
+    bytes = it->second;
     state->used -= it->second;
     state->sizes.erase(it);
   }
-  releaseAllocation(*state, device);
+  releaseAllocation(*state, device, bytes);
 }
 
 void *constantThunk(void *context, const void *hostData, uint64_t bytes) noexcept {
@@ -665,9 +661,14 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
     lastMs.store(ms);
     graphs->noteRunCompleted();
   }
-  for (CUdeviceptr ptr : state.allocations)
-    if (ptr)
-      releaseAllocation(state, ptr);
+  for (CUdeviceptr ptr : state.allocations) {
+    if (!ptr)
+      continue;
+    auto size = state.sizes.find(ptr);
+    releaseAllocation(state, ptr,
+                      size != state.sizes.end() ? std::optional<uint64_t>(size->second)
+                                                : std::nullopt);
+  }
   if (guard.failed())
     return makeStatus(guard.failureCode(), guard.failureMessage());
   if (state.failed())

@@ -280,7 +280,7 @@ func.func @zero_copies(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memre
 // CHECK-LABEL: func.func @symbolic_rows
 // CHECK: %[[ROWS:.+]] = memref.dim %arg0, %{{.+}} : memref<?x64xf16>
 // CHECK: %[[ONE:.+]] = arith.cmpi eq, %[[ROWS]], %c1
-// CHECK: %[[MORE:.+]] = arith.xori %[[ONE]], %true
+// CHECK: %[[MORE:.+]] = arith.cmpi ne, %[[ROWS]], %c1
 // CHECK: %[[BLOCKS:.+]] = arith.select %[[ONE]], %c8, %c0{{.*}} : index
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c256_i32
 // CHECK: vector.load %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
