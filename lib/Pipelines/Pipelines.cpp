@@ -86,6 +86,12 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // 0. A decoder's greedy pick as an output (kilnc --greedy-ids).
   if (options.greedyIds)
     pm.addPass(createKilnAppendGreedyIdsPass());
+  //    A decoder's KV cache in f16/bf16 (kilnc --kv-cache-dtype).
+  if (!options.kvCacheDtype.empty()) {
+    KilnKVCacheDtypePassOptions cache;
+    cache.dtype = options.kvCacheDtype;
+    pm.addPass(createKilnKVCacheDtypePass(cache));
+  }
   // 0a. Matmuls with block-quantized constant weights (MatMulNBits) as one
   //    low-bit kernel op, before any folding (the greedy rewrites of the
   //    next pass too) turns the weights into f32.

@@ -129,6 +129,14 @@ static cl::opt<bool> greedyIdsOption(
              "copying the logits back (greedy generation on CUDA)"),
     cl::init(false), cl::cat(kilncCategory));
 
+static cl::opt<std::string> kvCacheDtypeOption(
+    "kv-cache-dtype",
+    cl::desc("Element type of a decoder's KV cache: its f32 inputs past_key_values.* and "
+             "outputs present.* become f16 or bf16, the cache's values rounded to it as a "
+             "model run in that type keeps them (with --precision=fp16|bf16 on CUDA: half "
+             "the cache bytes per step, no per-step conversion)"),
+    cl::value_desc("f16|bf16"), cl::cat(kilncCategory));
+
 using kiln::driver::Report;
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
@@ -263,6 +271,9 @@ int main(int argc, char **argv) {
   job.options.weights = weightsOption;
   job.options.maxFoldBytes = maxFoldBytes;
   job.options.greedyIds = greedyIdsOption;
+  if (!kvCacheDtypeOption.empty() && kvCacheDtypeOption != "f16" && kvCacheDtypeOption != "bf16")
+    return fail("--kv-cache-dtype='" + kvCacheDtypeOption + "': expected f16 or bf16");
+  job.options.kvCacheDtype = kvCacheDtypeOption;
   job.options.debugBreakOp = debugBreakOp;
   if (!matmulTile.empty())
     if (llvm::Error error = kiln::driver::parseMatmulTile(matmulTile, job.options.matmul))

@@ -24,9 +24,11 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/APFloat.h"
 
@@ -62,6 +64,52 @@ Value castTensor(OpBuilder &b, Location loc, Value value, FloatType type) {
 /// `value` (an f32 tensor) as `type`'s element type: a constant folded now
 /// (see foldConversion for the forms it takes), anything else through an
 /// elementwise truncf.
+/// `value` rounded to `type` when it is only `type` values widened (an f16
+/// KV cache read by f32 ops, kilnc --kv-cache-dtype): the all-parallel
+/// generic that widened them, rebuilt to move the `type` values as they are
+/// (a transpose or copy stays, the conversions go); null otherwise.
+Value unwidened(OpBuilder &b, Value value, FloatType type) {
+  // Through the reshapes between a (batch) matmul and its operand.
+  if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
+    Value source = unwidened(b, collapse.getSrc(), type);
+    if (!source)
+      return {};
+    return tensor::CollapseShapeOp::create(b, collapse.getLoc(),
+                                           collapse.getResultType().clone(type), source,
+                                           collapse.getReassociationIndices());
+  }
+  if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>()) {
+    Value source = unwidened(b, expand.getSrc(), type);
+    if (!source)
+      return {};
+    return tensor::ExpandShapeOp::create(b, expand.getLoc(), expand.getResultType().clone(type),
+                                         source, expand.getReassociationIndices(),
+                                         expand.getMixedOutputShape());
+  }
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (!generic || !generic.hasPureTensorSemantics() || generic.getNumDpsInputs() != 1 ||
+      generic.getNumResults() != 1 || generic.getNumLoops() != generic.getNumParallelLoops())
+    return {};
+  Block &body = *generic.getBody();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto extend = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
+  if (!extend || extend.getIn() != body.getArgument(0) || extend.getIn().getType() != type ||
+      body.getOperations().size() != 2)
+    return {};
+  Location loc = generic.getLoc();
+  Value init = generic.getDpsInits()[0];
+  auto resultType = cast<RankedTensorType>(init.getType()).clone(type);
+  Value empty = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, init), type);
+  auto moved = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, generic.getDpsInputs(), ValueRange{empty},
+      generic.getIndexingMapsArray(), generic.getIteratorTypesArray(),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc, args[0]);
+      });
+  copyDispatchAttr(generic, moved);
+  return moved.getResult(0);
+}
+
 Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
   auto tensorType = cast<RankedTensorType>(value.getType());
   auto converted = tensorType.clone(type);
@@ -79,6 +127,8 @@ Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
   }
   if (Value folded = foldConversion(b, loc, value, type))
     return folded;
+  if (Value narrow = unwidened(b, value, type))
+    return narrow;
   return castTensor(b, loc, value, type);
 }
 
@@ -429,6 +479,7 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
 /// Erases the f32 weights (and the reshapes and transposes between them
 /// and their products) that the folded conversions left unused: bufferized,
 /// each would still become a global and a second copy in the weights blob.
+/// So do the widening generics that unwidened() bypassed, each a kernel.
 void eraseUnusedWeights(func::FuncOp function) {
   SmallVector<Operation *> dead;
   do {
@@ -436,8 +487,11 @@ void eraseUnusedWeights(func::FuncOp function) {
       op->erase();
     dead.clear();
     function.walk([&](Operation *op) {
-      if (isa<arith::ConstantOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-              linalg::TransposeOp, tensor::EmptyOp>(op) &&
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      bool deadTensorGeneric = generic && generic.hasPureTensorSemantics();
+      if ((deadTensorGeneric || isa<arith::ConstantOp, tensor::CollapseShapeOp,
+                                    tensor::ExpandShapeOp, linalg::TransposeOp,
+                                    tensor::EmptyOp>(op)) &&
           op->use_empty() && isOpTriviallyDead(op))
         dead.push_back(op);
     });
@@ -489,6 +543,14 @@ struct KilnCUDALowerPrecisionPass final
       else
         lower(cast<linalg::BatchMatmulOp>(op), type, rewriter, converted, dominance);
     }
+    // Shape queries of the bypassed widenings ask their inputs instead (the
+    // greedy driver then erases what nothing reads).
+    RewritePatternSet shapes(context);
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(shapes);
+    GreedyRewriteConfig onlyShapes;
+    onlyShapes.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    (void)applyPatternsGreedily(getOperation(), std::move(shapes), onlyShapes);
     eraseUnusedWeights(getOperation());
   }
 };

@@ -15,6 +15,8 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "ModelFunction.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
@@ -26,21 +28,6 @@ namespace kiln {
 namespace {
 
 constexpr llvm::StringLiteral kLogits = "logits", kGreedyIds = "greedy_ids";
-
-/// The model: @main, else the module's one public function with a body.
-func::FuncOp modelFunction(ModuleOp module) {
-  func::FuncOp found;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.getName() == "main")
-      return func;
-    if (func.isPublic() && !func.isExternal()) {
-      if (found)
-        return {};
-      found = func;
-    }
-  }
-  return found;
-}
 
 StringAttr resultName(func::FuncOp func, unsigned i) {
   return func.getResultAttrOfType<StringAttr>(i, "kiln.name");

@@ -22,6 +22,26 @@ def KilnAppendGreedyIdsPass : Pass<"kiln-append-greedy-ids", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::KilnDialect"];
 }
 
+def KilnKVCacheDtypePass : Pass<"kiln-kv-cache-dtype", "mlir::ModuleOp"> {
+  let summary = "Keep a decoder's KV cache in f16 or bf16";
+  let description = [{
+    For decoders compiled to run in f16 or bf16 (kilnc --kv-cache-dtype):
+    each rank-4 f32 input named `past_key_values.*` and output named
+    `present.*` of the model function becomes `dtype`. An input is widened
+    to f32 by a `kiln.cast` where it is read; a present computed by
+    `kiln.concat` (past and new keys) is concatenated in `dtype` instead
+    (parts that are widened narrow values used as they are, others rounded),
+    and the other readers of the f32 concat read the narrow one widened, so
+    the attention products see the rounded cache, as a model run in `dtype`
+    would; any other present is rounded by a cast. Other inputs, outputs and
+    names are untouched. Error: a `dtype` other than f16 or bf16.
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", "\"f16\"", "the cache's element type: f16 or bf16">
+  ];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
 def KilnFoldConstantsPass : Pass<"kiln-fold-constants"> {
   let summary = "Evaluate kiln ops whose operands are all constants";
   let description = [{
