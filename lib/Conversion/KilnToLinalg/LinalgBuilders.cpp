@@ -81,8 +81,12 @@ RankedTensorType signlessType(RankedTensorType type) {
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+  // Two's complement bits of the value: an unsigned 8-bit 255 is the
+  // signless byte 0xff, as is -1.
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  APInt bits(width, static_cast<uint64_t>(static_cast<int64_t>(value)), /*isSigned=*/false,
+             /*implicitTrunc=*/true);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
 }
 
 Value lowestValue(OpBuilder &b, Location loc, Type type) {

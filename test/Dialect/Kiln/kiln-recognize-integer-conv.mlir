@@ -124,3 +124,133 @@ func.func @batch2(%x: tensor<2x2x3x3xui8>, %w: tensor<3x2x1x1xi8>) -> tensor<2x3
   %y = kiln.quantize_linear %c, %sy, %zy : (tensor<2x3x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3x3x3xui8>
   return %y : tensor<2x3x3x3xui8>
 }
+
+// -----
+
+/// A QDQ depthwise 3x3 conv (group = channels, constant per-channel weights
+/// with zero points, an int32 bias, Relu6) at stride 1 becomes i32 sums of
+/// the 8-bit input's taps: the input padded with its zero point (100) and
+/// flattened at the row pitch 8, nine windows of 5 x 8 = 40 columns rounded
+/// up to 48 (the last tap's window needs a third extra row), each times its
+/// tap's weights minus zero points; plus -zx * sum(w - zw) per channel
+/// (-100 * 45, -100 * -54, -100 * 9) and the bias; requantized per channel,
+/// Relu6 as the clamp [Q(0), Q(6)] = [120, 240]; then the pitch columns
+/// dropped.
+// CHECK-LABEL: func.func @depthwise3x3_relu6(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x3x5x6xui8>
+// CHECK-DAG: %[[HI:.+]] = kiln.constant dense<2.400000e+02> : tensor<f32>
+// CHECK-DAG: %[[LO:.+]] = kiln.constant dense<1.200000e+02> : tensor<f32>
+// CHECK-DAG: %[[BIAS:.+]] = kiln.constant dense<{{\[\[\[}}10], [-20], [30]]]> : tensor<1x3x1xi32>
+// CHECK-DAG: %[[SHIFT:.+]] = kiln.constant dense<{{\[\[\[}}-4500], [5400], [-900]]]> : tensor<1x3x1xi32>
+// CHECK-DAG: %[[W0:.+]] = kiln.constant dense<{{\[\[\[}}1], [-2], [1]]]> : tensor<1x3x1xi32>
+// CHECK-NOT: kiln.conv
+// CHECK: %[[PAD:.+]] = kiln.pad constant %[[X]] {pads = array<i64: 0, 0, 1, 1, 0, 0, 3, 1>, value = 1.000000e+02 : f64} : (tensor<1x3x5x6xui8>) -> tensor<1x3x9x8xui8>
+// CHECK: %[[FLAT:.+]] = kiln.reshape %[[PAD]] : (tensor<1x3x9x8xui8>) -> tensor<1x3x72xui8>
+// CHECK: %[[T0:.+]] = kiln.slice %[[FLAT]] {axes = array<i64: 2>, ends = array<i64: 48>, starts = array<i64: 0>, steps = array<i64: 1>}
+// CHECK: %[[C0:.+]] = kiln.cast %[[T0]] : tensor<1x3x48xui8> -> tensor<1x3x48xi32>
+// CHECK: kiln.mul %[[C0]], %[[W0]] : (tensor<1x3x48xi32>, tensor<1x3x1xi32>) -> tensor<1x3x48xi32>
+// CHECK-COUNT-8: kiln.slice %[[FLAT]]
+// CHECK: %[[S1:.+]] = kiln.add %{{.+}}, %[[SHIFT]] : (tensor<1x3x48xi32>, tensor<1x3x1xi32>)
+// CHECK: %[[ACC:.+]] = kiln.add %[[S1]], %[[BIAS]] : (tensor<1x3x48xi32>, tensor<1x3x1xi32>)
+// CHECK: %[[F:.+]] = kiln.reshape %{{.+}} : (tensor<3xf32>) -> tensor<1x3x1xf32>
+// CHECK: %[[AF:.+]] = kiln.cast %[[ACC]] : tensor<1x3x48xi32> -> tensor<1x3x48xf32>
+// CHECK: kiln.mul %[[AF]], %[[F]]
+// CHECK: kiln.round
+// CHECK: kiln.max %{{.+}}, %[[LO]]
+// CHECK: kiln.min %{{.+}}, %[[HI]]
+// CHECK: %[[Y:.+]] = kiln.cast %{{.+}} : tensor<1x3x48xf32> -> tensor<1x3x48xui8>
+// CHECK: %[[YS:.+]] = kiln.slice %[[Y]] {axes = array<i64: 2>, ends = array<i64: 40>, starts = array<i64: 0>, steps = array<i64: 1>}
+// CHECK: %[[ROWS:.+]] = kiln.reshape %[[YS]] : (tensor<1x3x40xui8>) -> tensor<1x3x5x8xui8>
+// CHECK: %[[OUT:.+]] = kiln.slice %[[ROWS]] {axes = array<i64: 3>, ends = array<i64: 6>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<1x3x5x8xui8>) -> tensor<1x3x5x6xui8>
+// CHECK-NOT: kiln.clip
+// CHECK: return %[[OUT]]
+func.func @depthwise3x3_relu6(%x: tensor<1x3x5x6xui8>) -> tensor<1x3x5x6xui8> {
+  %w = kiln.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, -2, -3], [-4, -5, -6], [-7, -8, -9]]], [[[0, 1, 0], [1, -4, 1], [0, 1, 0]]]]> : tensor<3x1x3x3xi8>
+  %b = kiln.constant dense<[10, -20, 30]> : tensor<3xi32>
+  %sx = kiln.constant dense<0.5> : tensor<f32>
+  %zx = kiln.constant dense<100> : tensor<ui8>
+  %sw = kiln.constant dense<[0.25, 0.125, 0.5]> : tensor<3xf32>
+  %zw = kiln.constant dense<[0, 1, -1]> : tensor<3xi8>
+  %sb = kiln.constant dense<[0.125, 0.0625, 0.25]> : tensor<3xf32>
+  %zb = kiln.constant dense<0> : tensor<3xi32>
+  %sy = kiln.constant dense<0.05> : tensor<f32>
+  %zy = kiln.constant dense<120> : tensor<ui8>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<1x3x5x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x5x6xf32>
+  %wf = kiln.dequantize_linear %w, %sw, %zw {axis = 0 : i64} : (tensor<3x1x3x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x1x3x3xf32>
+  %bf = kiln.dequantize_linear %b, %sb, %zb {axis = 0 : i64} : (tensor<3xi32>, tensor<3xf32>, tensor<3xi32>) -> tensor<3xf32>
+  %c = kiln.conv %xf, %wf, %bf {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 3 : i64} : (tensor<1x3x5x6xf32>, tensor<3x1x3x3xf32>, tensor<3xf32>) -> tensor<1x3x5x6xf32>
+  %r = kiln.clip %c {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x3x5x6xf32>
+  %y = kiln.quantize_linear %r, %sy, %zy : (tensor<1x3x5x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x5x6xui8>
+  return %y : tensor<1x3x5x6xui8>
+}
+
+// -----
+
+/// At stride 2 each output row is computed at every column from contiguous
+/// windows (rows 2y + i, columns j .. j + 15: 2 OW - 1 = 9 rounded up to 16,
+/// the input padded on the right to 18 columns) and every other column is
+/// kept; per-tensor weights and factor.
+// CHECK-LABEL: func.func @depthwise3x3_stride2(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x7x9xi8>
+// CHECK-NOT: kiln.conv
+// CHECK: %[[PAD:.+]] = kiln.pad constant %[[X]] {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 8>, value = -3.000000e+00 : f64} : (tensor<1x2x7x9xi8>) -> tensor<1x2x9x18xi8>
+// CHECK: kiln.slice %[[PAD]] {axes = array<i64: 2, 3>, ends = array<i64: 7, 16>, starts = array<i64: 0, 0>, steps = array<i64: 2, 1>} : (tensor<1x2x9x18xi8>) -> tensor<1x2x4x16xi8>
+// CHECK-COUNT-8: kiln.slice %[[PAD]] {{.+}} steps = array<i64: 2, 1>} : (tensor<1x2x9x18xi8>) -> tensor<1x2x4x16xi8>
+// CHECK: kiln.mul %{{.+}}, %{{.+}} : (tensor<1x2x4x16xf32>, tensor<f32>)
+// CHECK: %[[Y:.+]] = kiln.cast %{{.+}} : tensor<1x2x4x16xf32> -> tensor<1x2x4x16xi8>
+// CHECK: %[[OUT:.+]] = kiln.slice %[[Y]] {axes = array<i64: 3>, ends = array<i64: 9>, starts = array<i64: 0>, steps = array<i64: 2>} : (tensor<1x2x4x16xi8>) -> tensor<1x2x4x5xi8>
+// CHECK: return %[[OUT]]
+func.func @depthwise3x3_stride2(%x: tensor<1x2x7x9xi8>) -> tensor<1x2x4x5xi8> {
+  %w = kiln.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, -2, -3], [-4, -5, -6], [-7, -8, -9]]]]> : tensor<2x1x3x3xi8>
+  %sx = kiln.constant dense<0.5> : tensor<f32>
+  %zx = kiln.constant dense<-3> : tensor<i8>
+  %sw = kiln.constant dense<0.25> : tensor<f32>
+  %zw = kiln.constant dense<0> : tensor<i8>
+  %sy = kiln.constant dense<0.05> : tensor<f32>
+  %zy = kiln.constant dense<7> : tensor<i8>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<1x2x7x9xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x7x9xf32>
+  %wf = kiln.dequantize_linear %w, %sw, %zw : (tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x1x3x3xf32>
+  %c = kiln.conv %xf, %wf {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x2x7x9xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x5xf32>
+  %y = kiln.quantize_linear %c, %sy, %zy : (tensor<1x2x4x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x5xi8>
+  return %y : tensor<1x2x4x5xi8>
+}
+
+// -----
+
+/// Not rewritten: a depthwise conv whose weights are not a constant (the
+/// per-tap weights and the zero point's term are folded at compile time),
+/// and a grouped conv that is not depthwise (group 2 of 4 channels).
+// CHECK-LABEL: func.func @depthwise_runtime_weights(
+// CHECK: kiln.conv
+// CHECK: kiln.quantize_linear
+func.func @depthwise_runtime_weights(%x: tensor<1x2x5x5xi8>, %w: tensor<2x1x3x3xi8>) -> tensor<1x2x5x5xi8> {
+  %sx = kiln.constant dense<0.5> : tensor<f32>
+  %zx = kiln.constant dense<-3> : tensor<i8>
+  %sw = kiln.constant dense<0.25> : tensor<f32>
+  %zw = kiln.constant dense<0> : tensor<i8>
+  %sy = kiln.constant dense<0.05> : tensor<f32>
+  %zy = kiln.constant dense<7> : tensor<i8>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<1x2x5x5xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x5x5xf32>
+  %wf = kiln.dequantize_linear %w, %sw, %zw : (tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x1x3x3xf32>
+  %c = kiln.conv %xf, %wf {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x2x5x5xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x5x5xf32>
+  %y = kiln.quantize_linear %c, %sy, %zy : (tensor<1x2x5x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x5x5xi8>
+  return %y : tensor<1x2x5x5xi8>
+}
+
+// CHECK-LABEL: func.func @grouped_not_depthwise(
+// CHECK: kiln.conv
+// CHECK: kiln.quantize_linear
+func.func @grouped_not_depthwise(%x: tensor<1x4x5x5xi8>) -> tensor<1x4x5x5xi8> {
+  %w = kiln.constant dense<1> : tensor<4x2x3x3xi8>
+  %sx = kiln.constant dense<0.5> : tensor<f32>
+  %zx = kiln.constant dense<-3> : tensor<i8>
+  %sw = kiln.constant dense<0.25> : tensor<f32>
+  %zw = kiln.constant dense<0> : tensor<i8>
+  %sy = kiln.constant dense<0.05> : tensor<f32>
+  %zy = kiln.constant dense<7> : tensor<i8>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<1x4x5x5xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x5x5xf32>
+  %wf = kiln.dequantize_linear %w, %sw, %zw : (tensor<4x2x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<4x2x3x3xf32>
+  %c = kiln.conv %xf, %wf {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x5x5xf32>
+  %y = kiln.quantize_linear %c, %sy, %zy : (tensor<1x4x5x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x5x5xi8>
+  return %y : tensor<1x4x5x5xi8>
+}

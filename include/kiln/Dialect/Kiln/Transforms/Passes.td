@@ -151,7 +151,15 @@ def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
     `(w - zw)[M, KH * KW * C] @ columns(x - zx)[KH * KW * C, OH * OW]`,
     the columns being slices of the padded input joined tap after tap
     (im2col; the input itself for a 1x1 stride-1 conv), requantized per
-    output channel. All need `A [..., M,
+    output channel. A QDQ depthwise Conv (group = channels, 2-D, static
+    shapes, constant weights per tensor or per channel, the same bias and
+    activations) is i32 sums of the 8-bit input's taps: the input padded
+    with its zero point, each window (a slice; at stride 1 of the input
+    flattened at the padded row pitch, at stride 2 rows computed at every
+    column and every other one kept) cast to i32 times its tap's
+    `w - zw`, plus the constant `b - zx * sum(w - zw)` per channel,
+    requantized per channel as above: one elementwise chain on 8-bit
+    inputs. All need `A [..., M,
     K]`, `B [K, N]` and a static `K` of at most 33025 (no i32 sum can wrap).
     Runs first in the graph stage, before constant folding turns the
     weights' dequantization into f32 constants, for targets whose policy
