@@ -1,6 +1,6 @@
 # Zoo CNNs quantized by onnxruntime's quantize_static: Kiln int8 against onnxruntime int8 and fp32.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""usage: bench/int8_models.py [--models resnet50,mobilenetv2] [--rounds 5] [--per-channel] [--baseline-kilnc PATH]
+"""usage: bench/int8_models.py [--models resnet50,mobilenetv2,bert] [--rounds 5] [--per-channel] [--baseline-kilnc PATH]
 
 For each zoo model (bench/models/zoo.py, batch 1, written under --work):
 quantizes it with onnxruntime's quantize_static (QDQ format, u8 activations,
@@ -52,12 +52,29 @@ def parse_args():
     return p.parse_args()
 
 
-def quantize(model_path, shapes, per_channel, rng):
+def calibration_samples(inputs, rng):
+    """4 calibration inputs like `inputs` (the zoo's): random-normal floats;
+    integer inputs (BERT's token ids and attention mask) are the zoo's own,
+    then three with the ids shuffled along the sequence."""
+    samples = []
+    for i in range(4):
+        sample = {}
+        for name, value in inputs.items():
+            if value.dtype.kind == "f":
+                sample[name] = rng.standard_normal(value.shape).astype(value.dtype)
+            elif i and "ids" in name:
+                sample[name] = rng.permutation(value, axis=-1)
+            else:
+                sample[name] = value
+        samples.append(sample)
+    return samples
+
+
+def quantize(model_path, inputs, per_channel, rng):
     """The QDQ model of quantize_static; returns its path."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
 
-    samples = [{k: rng.standard_normal(v).astype(np.float32) for k, v in shapes.items()}
-               for _ in range(4)]
+    samples = calibration_samples(inputs, rng)
 
     class Reader(CalibrationDataReader):
         def __init__(self):
@@ -97,9 +114,9 @@ def main():
         with open(os.path.join(model_dir, "meta.json")) as f:
             shapes = json.load(f)["batches"]["1"]
         fp32 = os.path.join(model_dir, "model.onnx")
-        qdq = quantize(fp32, shapes, args.per_channel, rng)
         files = {k: os.path.join(model_dir, "b1", "inputs", k + ".npy") for k in shapes}
         inputs = {k: np.load(path) for k, path in files.items()}
+        qdq = quantize(fp32, inputs, args.per_channel, rng)
         int8, float_convs = compile_model(args, qdq, shapes, qdq.replace(".onnx", ".so"))
         artifacts = {"int8": int8,
                      "fp32": compile_model(args, fp32, shapes,

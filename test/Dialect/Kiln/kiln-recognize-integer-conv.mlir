@@ -128,14 +128,16 @@ func.func @batch2(%x: tensor<2x2x3x3xui8>, %w: tensor<3x2x1x1xi8>) -> tensor<2x3
 // -----
 
 /// A QDQ depthwise 3x3 conv (group = channels, constant per-channel weights
-/// with zero points, an int32 bias, Relu6) at stride 1 becomes i32 sums of
-/// the 8-bit input's taps: the input padded with its zero point (100) and
-/// flattened at the row pitch 8, nine windows of 5 x 8 = 40 columns rounded
-/// up to 48 (the last tap's window needs a third extra row), each times its
-/// tap's weights minus zero points; plus -zx * sum(w - zw) per channel
-/// (-100 * 45, -100 * -54, -100 * 9) and the bias; requantized per channel,
-/// Relu6 as the clamp [Q(0), Q(6)] = [120, 240]; then the pitch columns
-/// dropped.
+/// with zero points, an int32 bias, Relu6) at stride 1 with OW = W becomes
+/// i32 sums of the 8-bit input's taps over whole images: the input
+/// flattened and padded with its zero point (100) by a row and a column in
+/// front and behind (7 = 6 + 1 elements each), nine windows of 5 x 6 = 30
+/// elements at offsets i * 6 + j; in the side taps (j = 0, 2) the columns
+/// that wrap into the next or previous row become zx, (x & keep) | fill.
+/// Each window times its tap's weights minus zero points; plus -zx *
+/// sum(w - zw) per channel (-100 * 45, -100 * -54, -100 * 9) and the bias;
+/// requantized per channel, Relu6 as the clamp [Q(0), Q(6)] = [120, 240];
+/// the result reshaped to the image.
 // CHECK-LABEL: func.func @depthwise3x3_relu6(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x3x5x6xui8>
 // CHECK-DAG: %[[HI:.+]] = kiln.constant dense<2.400000e+02> : tensor<f32>
@@ -143,25 +145,29 @@ func.func @batch2(%x: tensor<2x2x3x3xui8>, %w: tensor<3x2x1x1xi8>) -> tensor<2x3
 // CHECK-DAG: %[[BIAS:.+]] = kiln.constant dense<{{\[\[\[}}10], [-20], [30]]]> : tensor<1x3x1xi32>
 // CHECK-DAG: %[[SHIFT:.+]] = kiln.constant dense<{{\[\[\[}}-4500], [5400], [-900]]]> : tensor<1x3x1xi32>
 // CHECK-DAG: %[[W0:.+]] = kiln.constant dense<{{\[\[\[}}1], [-2], [1]]]> : tensor<1x3x1xi32>
+// CHECK-DAG: %[[FILL0:.+]] = kiln.constant dense<{{\[\[\[}}100, 0, 0, 0, 0, 0, 100, 0, {{.+}}]]]> : tensor<1x1x30xui8>
+// CHECK-DAG: %[[KEEP0:.+]] = kiln.constant dense<{{\[\[\[}}0, 255, 255, 255, 255, 255, 0, 255, {{.+}}]]]> : tensor<1x1x30xui8>
 // CHECK-NOT: kiln.conv
-// CHECK: %[[PAD:.+]] = kiln.pad constant %[[X]] {pads = array<i64: 0, 0, 1, 1, 0, 0, 3, 1>, value = 1.000000e+02 : f64} : (tensor<1x3x5x6xui8>) -> tensor<1x3x9x8xui8>
-// CHECK: %[[FLAT:.+]] = kiln.reshape %[[PAD]] : (tensor<1x3x9x8xui8>) -> tensor<1x3x72xui8>
-// CHECK: %[[T0:.+]] = kiln.slice %[[FLAT]] {axes = array<i64: 2>, ends = array<i64: 48>, starts = array<i64: 0>, steps = array<i64: 1>}
-// CHECK: %[[C0:.+]] = kiln.cast %[[T0]] : tensor<1x3x48xui8> -> tensor<1x3x48xi32>
-// CHECK: kiln.mul %[[C0]], %[[W0]] : (tensor<1x3x48xi32>, tensor<1x3x1xi32>) -> tensor<1x3x48xi32>
-// CHECK-COUNT-8: kiln.slice %[[FLAT]]
-// CHECK: %[[S1:.+]] = kiln.add %{{.+}}, %[[SHIFT]] : (tensor<1x3x48xi32>, tensor<1x3x1xi32>)
-// CHECK: %[[ACC:.+]] = kiln.add %[[S1]], %[[BIAS]] : (tensor<1x3x48xi32>, tensor<1x3x1xi32>)
+// CHECK: %[[FLAT:.+]] = kiln.reshape %[[X]] : (tensor<1x3x5x6xui8>) -> tensor<1x3x30xui8>
+// CHECK: %[[PAD:.+]] = kiln.pad constant %[[FLAT]] {pads = array<i64: 0, 0, 7, 0, 0, 7>, value = 1.000000e+02 : f64} : (tensor<1x3x30xui8>) -> tensor<1x3x44xui8>
+// CHECK: %[[T0:.+]] = kiln.slice %[[PAD]] {axes = array<i64: 2>, ends = array<i64: 30>, starts = array<i64: 0>, steps = array<i64: 1>}
+// CHECK: %[[K0:.+]] = kiln.and %[[T0]], %[[KEEP0]]
+// CHECK: %[[F0:.+]] = kiln.or %[[K0]], %[[FILL0]]
+// CHECK: %[[C0:.+]] = kiln.cast %[[F0]] : tensor<1x3x30xui8> -> tensor<1x3x30xi32>
+// CHECK: kiln.mul %[[C0]], %[[W0]] : (tensor<1x3x30xi32>, tensor<1x3x1xi32>) -> tensor<1x3x30xi32>
+// CHECK: %[[T1:.+]] = kiln.slice %[[PAD]] {axes = array<i64: 2>, ends = array<i64: 31>, starts = array<i64: 1>, steps = array<i64: 1>}
+// CHECK-NEXT: kiln.cast %[[T1]]
+// CHECK-COUNT-7: kiln.slice %[[PAD]]
+// CHECK: %[[S1:.+]] = kiln.add %{{.+}}, %[[SHIFT]] : (tensor<1x3x30xi32>, tensor<1x3x1xi32>)
+// CHECK: %[[ACC:.+]] = kiln.add %[[S1]], %[[BIAS]] : (tensor<1x3x30xi32>, tensor<1x3x1xi32>)
 // CHECK: %[[F:.+]] = kiln.reshape %{{.+}} : (tensor<3xf32>) -> tensor<1x3x1xf32>
-// CHECK: %[[AF:.+]] = kiln.cast %[[ACC]] : tensor<1x3x48xi32> -> tensor<1x3x48xf32>
+// CHECK: %[[AF:.+]] = kiln.cast %[[ACC]] : tensor<1x3x30xi32> -> tensor<1x3x30xf32>
 // CHECK: kiln.mul %[[AF]], %[[F]]
 // CHECK: kiln.round
 // CHECK: kiln.max %{{.+}}, %[[LO]]
 // CHECK: kiln.min %{{.+}}, %[[HI]]
-// CHECK: %[[Y:.+]] = kiln.cast %{{.+}} : tensor<1x3x48xf32> -> tensor<1x3x48xui8>
-// CHECK: %[[YS:.+]] = kiln.slice %[[Y]] {axes = array<i64: 2>, ends = array<i64: 40>, starts = array<i64: 0>, steps = array<i64: 1>}
-// CHECK: %[[ROWS:.+]] = kiln.reshape %[[YS]] : (tensor<1x3x40xui8>) -> tensor<1x3x5x8xui8>
-// CHECK: %[[OUT:.+]] = kiln.slice %[[ROWS]] {axes = array<i64: 3>, ends = array<i64: 6>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<1x3x5x8xui8>) -> tensor<1x3x5x6xui8>
+// CHECK: %[[Y:.+]] = kiln.cast %{{.+}} : tensor<1x3x30xf32> -> tensor<1x3x30xui8>
+// CHECK: %[[OUT:.+]] = kiln.reshape %[[Y]] : (tensor<1x3x30xui8>) -> tensor<1x3x5x6xui8>
 // CHECK-NOT: kiln.clip
 // CHECK: return %[[OUT]]
 func.func @depthwise3x3_relu6(%x: tensor<1x3x5x6xui8>) -> tensor<1x3x5x6xui8> {
@@ -213,6 +219,39 @@ func.func @depthwise3x3_stride2(%x: tensor<1x2x7x9xi8>) -> tensor<1x2x4x5xi8> {
   %c = kiln.conv %xf, %wf {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x2x7x9xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x5xf32>
   %y = kiln.quantize_linear %c, %sy, %zy : (tensor<1x2x4x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x5xi8>
   return %y : tensor<1x2x4x5xi8>
+}
+
+// -----
+
+/// A stride-1 conv whose OW is not W (no padding: 6 - 2 = 4 columns) runs
+/// at the input's row pitch 6: windows of 3 x 6 = 18 elements rounded up
+/// to 32 (the last tap's window needs 8 rows, 3 more than the input), the
+/// 16 - 2 columns past each row computed and dropped.
+// CHECK-LABEL: func.func @depthwise3x3_pitched(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x5x6xi8>
+// CHECK: %[[PAD:.+]] = kiln.pad constant %[[X]] {pads = array<i64: 0, 0, 0, 0, 0, 0, 3, 0>, value = -3.000000e+00 : f64} : (tensor<1x2x5x6xi8>) -> tensor<1x2x8x6xi8>
+// CHECK: %[[FLAT:.+]] = kiln.reshape %[[PAD]] : (tensor<1x2x8x6xi8>) -> tensor<1x2x48xi8>
+// CHECK: kiln.slice %[[FLAT]] {axes = array<i64: 2>, ends = array<i64: 32>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<1x2x48xi8>) -> tensor<1x2x32xi8>
+// CHECK-NOT: kiln.and
+// CHECK-COUNT-8: kiln.slice %[[FLAT]]
+// CHECK: %[[Y:.+]] = kiln.cast %{{.+}} : tensor<1x2x32xf32> -> tensor<1x2x32xi8>
+// CHECK: %[[YS:.+]] = kiln.slice %[[Y]] {axes = array<i64: 2>, ends = array<i64: 18>, starts = array<i64: 0>, steps = array<i64: 1>}
+// CHECK: %[[ROWS:.+]] = kiln.reshape %[[YS]] : (tensor<1x2x18xi8>) -> tensor<1x2x3x6xi8>
+// CHECK: %[[OUT:.+]] = kiln.slice %[[ROWS]] {axes = array<i64: 3>, ends = array<i64: 4>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<1x2x3x6xi8>) -> tensor<1x2x3x4xi8>
+// CHECK: return %[[OUT]]
+func.func @depthwise3x3_pitched(%x: tensor<1x2x5x6xi8>) -> tensor<1x2x3x4xi8> {
+  %w = kiln.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, -2, -3], [-4, -5, -6], [-7, -8, -9]]]]> : tensor<2x1x3x3xi8>
+  %sx = kiln.constant dense<0.5> : tensor<f32>
+  %zx = kiln.constant dense<-3> : tensor<i8>
+  %sw = kiln.constant dense<0.25> : tensor<f32>
+  %zw = kiln.constant dense<0> : tensor<i8>
+  %sy = kiln.constant dense<0.05> : tensor<f32>
+  %zy = kiln.constant dense<7> : tensor<i8>
+  %xf = kiln.dequantize_linear %x, %sx, %zx : (tensor<1x2x5x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x5x6xf32>
+  %wf = kiln.dequantize_linear %w, %sw, %zw : (tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x1x3x3xf32>
+  %c = kiln.conv %xf, %wf {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 2 : i64} : (tensor<1x2x5x6xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x3x4xf32>
+  %y = kiln.quantize_linear %c, %sy, %zy : (tensor<1x2x3x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x4xi8>
+  return %y : tensor<1x2x3x4xi8>
 }
 
 // -----

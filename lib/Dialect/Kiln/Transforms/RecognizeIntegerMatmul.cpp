@@ -22,6 +22,8 @@
 //   folded at compile time) and the im2col columns of its input
 //   [KH * KW * C, OH * OW] (slices of the padded input joined tap after
 //   tap), requantized per output channel (a row).
+// - QDQ depthwise Conv: i32 sums of the 8-bit input's taps, requantized
+//   (IntegerDepthwiseConv.cpp).
 // - The importer's MatMulInteger / QLinearMatMul: an f64 matmul of
 //   operands cast from 8-bit integers minus 8-bit zero points (exact
 //   integers of at most 9 bits). The f64 product becomes
@@ -32,7 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ConstantEval.h"
+#include "QuantizedProducts.h"
 
 #include "kiln/Dialect/Kiln/IR/ByteOperands.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -50,7 +52,8 @@ namespace kiln {
 #define GEN_PASS_DEF_KILNRECOGNIZEINTEGERMATMULPASS
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 
-namespace {
+namespace quantized {
+
 
 /// The largest K whose sums of K products of 9-bit values stay in i32.
 constexpr int64_t kMaxDepth = 2147483647LL / (255 * 255);
@@ -165,7 +168,7 @@ Value requantizationFactor(PatternRewriter &b, Location loc, DequantizeLinearOp 
 /// operands: f32 scales, 8-bit values, x per tensor, w per tensor or per
 /// output channel, w's dim `channelAxis` (a matmul's columns, 1; a conv's
 /// or a transposed Gemm B's rows, 0).
-bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w, int64_t channelAxis = 1) {
+bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w, int64_t channelAxis) {
   if (!x || !w)
     return false;
   for (Value scale : {x.getScale(), w.getScale()})
@@ -193,59 +196,6 @@ bool isPerTensorQuantize(QuantizeLinearOp op) {
          isEightBit(tensorOf(op.getZeroPoint()).getElementType()) &&
          isOneElement(op.getScale()) && isOneElement(op.getZeroPoint());
 }
-
-/// quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w))).
-struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(QuantizeLinearOp op, PatternRewriter &rewriter) const override {
-    auto matmul = op.getInput().getDefiningOp<MatmulOp>();
-    if (!matmul || !matmul->hasOneUse() || !isIntegerShape(matmul))
-      return failure();
-    auto x = matmul.getLhs().getDefiningOp<DequantizeLinearOp>();
-    auto w = matmul.getRhs().getDefiningOp<DequantizeLinearOp>();
-    if (!isDequantizedPair(x, w) || !isPerTensorQuantize(op))
-      return failure();
-    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), matmul.getLoc(), op.getLoc()});
-    Value acc = integerProduct(rewriter, loc,
-                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
-                               byteWindow(x.getInput(), x.getZeroPoint()),
-                               byteWindow(w.getInput(), w.getZeroPoint()));
-    Value factor = requantizationFactor(rewriter, loc, x, w, op);
-    Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
-    if (y.getType() != op.getType())
-      return failure();
-    rewriter.replaceOp(op, y);
-    return success();
-  }
-};
-
-/// matmul(dequantize_linear(x), dequantize_linear(w)) with a float result
-/// (`kilnc quantize` leaves the product float): f32(acc) * (sx * sw). Not
-/// where a quantize_linear reads it (QDQMatmul takes that).
-struct DQMatmul final : OpRewritePattern<MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
-    auto x = op.getLhs().getDefiningOp<DequantizeLinearOp>();
-    auto w = op.getRhs().getDefiningOp<DequantizeLinearOp>();
-    if (!isIntegerShape(op) || !isDequantizedPair(x, w) ||
-        llvm::any_of(op->getUsers(), llvm::IsaPred<QuantizeLinearOp>))
-      return failure();
-    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), op.getLoc()});
-    Value acc = integerProduct(rewriter, loc,
-                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
-                               byteWindow(x.getInput(), x.getZeroPoint()),
-                               byteWindow(w.getInput(), w.getZeroPoint()));
-    Value factor = MulOp::create(rewriter, loc, x.getScale(), w.getScale());
-    Value y = MulOp::create(rewriter, loc, castTo(rewriter, loc, acc, rewriter.getF32Type()),
-                            factor);
-    if (y.getType() != op.getType())
-      return failure();
-    rewriter.replaceOp(op, y);
-    return success();
-  }
-};
 
 /// The values of a constant `v` (dense or a resource blob).
 std::optional<consteval::Literal> constantValues(Value v) {
@@ -324,6 +274,65 @@ std::optional<std::pair<float, float>> activationRange(QuantizeLinearOp q, Value
     return std::nullopt;
   return range;
 }
+
+} // namespace quantized
+
+namespace {
+
+using namespace quantized;
+
+/// quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w))).
+struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp op, PatternRewriter &rewriter) const override {
+    auto matmul = op.getInput().getDefiningOp<MatmulOp>();
+    if (!matmul || !matmul->hasOneUse() || !isIntegerShape(matmul))
+      return failure();
+    auto x = matmul.getLhs().getDefiningOp<DequantizeLinearOp>();
+    auto w = matmul.getRhs().getDefiningOp<DequantizeLinearOp>();
+    if (!isDequantizedPair(x, w) || !isPerTensorQuantize(op))
+      return failure();
+    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), matmul.getLoc(), op.getLoc()});
+    Value acc = integerProduct(rewriter, loc,
+                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
+                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
+                               byteWindow(x.getInput(), x.getZeroPoint()),
+                               byteWindow(w.getInput(), w.getZeroPoint()));
+    Value factor = requantizationFactor(rewriter, loc, x, w, op);
+    Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
+    if (y.getType() != op.getType())
+      return failure();
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// matmul(dequantize_linear(x), dequantize_linear(w)) with a float result
+/// (`kilnc quantize` leaves the product float): f32(acc) * (sx * sw). Not
+/// where a quantize_linear reads it (QDQMatmul takes that).
+struct DQMatmul final : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    auto x = op.getLhs().getDefiningOp<DequantizeLinearOp>();
+    auto w = op.getRhs().getDefiningOp<DequantizeLinearOp>();
+    if (!isIntegerShape(op) || !isDequantizedPair(x, w) ||
+        llvm::any_of(op->getUsers(), llvm::IsaPred<QuantizeLinearOp>))
+      return failure();
+    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), op.getLoc()});
+    Value acc = integerProduct(rewriter, loc,
+                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
+                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
+                               byteWindow(x.getInput(), x.getZeroPoint()),
+                               byteWindow(w.getInput(), w.getZeroPoint()));
+    Value factor = MulOp::create(rewriter, loc, x.getScale(), w.getScale());
+    Value y = MulOp::create(rewriter, loc, castTo(rewriter, loc, acc, rewriter.getF32Type()),
+                            factor);
+    if (y.getType() != op.getType())
+      return failure();
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
 
 /// The columns of the conv [1, C, H, W] -> [1, M, OH, OW] as an integer
 /// matmul's B, [T * C, OH * OW] with row t * C + c the window of tap t
@@ -428,181 +437,6 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
   }
 };
 
-/// One value of a constant integer tensor of one element or `c`'s of a
-/// per-channel one.
-int64_t channelValue(const consteval::Literal &values, int64_t c) {
-  return values.ints[values.size() == 1 ? 0 : c];
-}
-
-/// `values` [C] as an i32 constant of `shape` (C in dim 1).
-Value channelConstant(PatternRewriter &b, Location loc, ArrayRef<int32_t> values,
-                      ArrayRef<int64_t> shape) {
-  auto type = RankedTensorType::get(shape, b.getI32Type());
-  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
-}
-
-/// quantize_linear([relu | clip](conv(dequantize_linear(x),
-/// dequantize_linear(w)[, dequantize_linear(b_i32)]))) of a depthwise 2-D
-/// conv (group = C = M, w [C, 1, KH, KW] constant, per tensor or per
-/// channel), static shapes: the sums of the taps' products in i32 on the
-/// 8-bit input itself, requantized per channel, so the activation stays
-/// 8-bit and the conv, its requantization and its clamp are one
-/// elementwise op on 8-bit inputs:
-///   acc[c, p] = sum_t i32(xp[c, p + off_t]) * (w[c, t] - zw[c])
-///               + b[c] - zx * sum_t (w[c, t] - zw[c])
-/// with xp the input padded with zx (whose taps add zx * (w - zw), taken
-/// out again by the constant term), which equals onnxruntime's
-/// sum_t (x - zx) (w - zw) + b in wrapping i32 arithmetic. A stride-1 conv
-/// runs at the padded row pitch Wp (the taps are slices of the flattened
-/// padded input, offsets i * dh * Wp + j * dw; the Wp - OW columns past
-/// each row are computed and dropped), so its vectors run along oh * Wp,
-/// not along rows of 7-56 columns; a strided conv reads strided windows.
-struct QDQDepthwiseConv final : OpRewritePattern<QuantizeLinearOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(QuantizeLinearOp op, PatternRewriter &rewriter) const override {
-    ConvOp conv;
-    std::optional<std::pair<float, float>> range = activationRange(op, op.getInput(), conv);
-    if (!range)
-      return failure();
-    auto x = conv.getInput().getDefiningOp<DequantizeLinearOp>();
-    auto w = conv.getWeight().getDefiningOp<DequantizeLinearOp>();
-    RankedTensorType xType = tensorOf(conv.getInput()), wType = tensorOf(conv.getWeight()),
-                     yType = tensorOf(conv.getOutput());
-    if (!x || !w || xType.getRank() != 4 || !xType.hasStaticShape() || !wType.hasStaticShape() ||
-        !yType.hasStaticShape() || !isPerTensorQuantize(op) || !isDequantizedPair(x, w, 0))
-      return failure();
-    int64_t channels = xType.getDimSize(1);
-    if (static_cast<int64_t>(conv.getGroup()) != channels || channels == 1 ||
-        wType.getDimSize(0) != channels ||
-        wType.getDimSize(1) != 1)
-      return failure();
-    std::optional<consteval::Literal> wq = constantValues(w.getInput()),
-                                      zw = constantValues(w.getZeroPoint()),
-                                      zx = constantValues(x.getZeroPoint());
-    if (!wq || !zw || !zx || wq->isFloat() || zw->isFloat() || zx->isFloat())
-      return failure();
-    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), conv.getLoc(), op.getLoc()});
-    int64_t n = xType.getDimSize(0);
-    SmallVector<int64_t> perChannel{1, channels, 1, 1};
-    Value bias;
-    if (conv.getBias() &&
-        !(bias = integerBias(rewriter, loc, conv.getBias(), x, w, channels, perChannel)))
-      return failure();
-    ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
-                      pads = conv.getPads();
-    int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3), taps = kh * kw;
-    int64_t oh = yType.getDimSize(2), ow = yType.getDimSize(3);
-    bool flat = strides[0] == 1 && strides[1] == 1;
-    // A stride-2 conv's rows are computed at every column (2 OW - 1 of
-    // them, contiguous loads; strided loads of each tap do not vectorize),
-    // rounded up to a multiple of 16 (no scalar remainder: rows are 13-111
-    // columns), and every other one kept.
-    int64_t columnStep = strides[1] == 2 ? 1 : strides[1];
-    int64_t kept = (ow - 1) * strides[1] / columnStep + 1;
-    int64_t columns = strides[1] == 2 ? llvm::alignTo(kept, 16) : kept;
-
-    // The weights minus their zero points, per tap, and the zero point's term.
-    SmallVector<SmallVector<int32_t>> tapWeights(taps, SmallVector<int32_t>(channels));
-    SmallVector<int32_t> shift(channels);
-    for (int64_t c = 0; c < channels; ++c) {
-      int64_t sum = 0;
-      for (int64_t t = 0; t < taps; ++t) {
-        int64_t v = wq->ints[c * taps + t] - channelValue(*zw, c);
-        tapWeights[t][c] = static_cast<int32_t>(v);
-        sum += v;
-      }
-      shift[c] = static_cast<int32_t>(-channelValue(*zx, 0) * sum);
-    }
-
-    // The input padded with its zero point; at a stride-1 conv's pitch
-    // with rows more, so that the last tap's window of `length` (oh * wp
-    // rounded up to a multiple of 16: no scalar remainder) lies inside.
-    Value input = x.getInput();
-    int64_t hp = xType.getDimSize(2) + pads[0] + pads[2];
-    int64_t wp = std::max(xType.getDimSize(3) + pads[1] + pads[3],
-                          (kw - 1) * dilations[1] + (columns - 1) * columnStep + 1);
-    int64_t length = llvm::alignTo(oh * wp, 16);
-    int64_t lastTap = (kh - 1) * dilations[0] * wp + (kw - 1) * dilations[1];
-    if (flat)
-      hp = std::max<int64_t>(hp, llvm::divideCeil(lastTap + length, wp));
-    if (hp != xType.getDimSize(2) || wp != xType.getDimSize(3))
-      input = PadOp::create(
-          rewriter, loc, input, PadMode::constant,
-          ArrayRef<int64_t>{0, 0, pads[0], pads[1], 0, 0, hp - xType.getDimSize(2) - pads[0],
-                            wp - xType.getDimSize(3) - pads[1]},
-          APFloat(static_cast<double>(channelValue(*zx, 0))));
-    Type elementType = tensorOf(input).getElementType();
-    SmallVector<int64_t> accShape{n, channels, oh, columns}, weightShape = perChannel;
-    if (flat) {
-      accShape = {n, channels, length};
-      weightShape = {1, channels, 1};
-      input = ReshapeOp::create(rewriter, loc,
-                                RankedTensorType::get({n, channels, hp * wp}, elementType), input,
-                                Value());
-    }
-    auto accType = RankedTensorType::get(accShape, rewriter.getI32Type());
-    Value acc;
-    for (int64_t i = 0; i < kh; ++i)
-      for (int64_t j = 0; j < kw; ++j) {
-        Value window;
-        if (flat) {
-          int64_t offset = i * dilations[0] * wp + j * dilations[1];
-          window = SliceOp::create(rewriter, loc, input, rewriter.getDenseI64ArrayAttr({offset}),
-                                   rewriter.getDenseI64ArrayAttr({offset + length}),
-                                   rewriter.getDenseI64ArrayAttr({2}),
-                                   rewriter.getDenseI64ArrayAttr({1}));
-        } else {
-          SmallVector<int64_t> starts{i * dilations[0], j * dilations[1]};
-          SmallVector<int64_t> ends{starts[0] + (oh - 1) * strides[0] + 1,
-                                    starts[1] + (columns - 1) * columnStep + 1};
-          window = SliceOp::create(rewriter, loc, input, rewriter.getDenseI64ArrayAttr(starts),
-                                   rewriter.getDenseI64ArrayAttr(ends),
-                                   rewriter.getDenseI64ArrayAttr({2, 3}),
-                                   rewriter.getDenseI64ArrayAttr({strides[0], columnStep}));
-        }
-        Value product = MulOp::create(
-            rewriter, loc, CastOp::create(rewriter, loc, accType, window),
-            channelConstant(rewriter, loc, tapWeights[i * kw + j], weightShape));
-        acc = acc ? AddOp::create(rewriter, loc, acc, product).getResult() : product;
-      }
-    acc = AddOp::create(rewriter, loc, acc, channelConstant(rewriter, loc, shift, weightShape));
-    if (bias)
-      acc = AddOp::create(
-          rewriter, loc, acc,
-          flat ? ReshapeOp::create(rewriter, loc,
-                                   RankedTensorType::get(weightShape, rewriter.getI32Type()), bias,
-                                   Value())
-               : bias);
-    Value factor = requantizationFactor(rewriter, loc, x, w, op);
-    if (!isOneElement(factor))
-      factor = ReshapeOp::create(rewriter, loc,
-                                 RankedTensorType::get(weightShape, rewriter.getF32Type()), factor,
-                                 Value());
-    Value y = requantize(rewriter, loc, acc, factor, op, *range);
-    if (flat) {
-      Type yElement = op.getType().getElementType();
-      if (length != oh * wp)
-        y = SliceOp::create(rewriter, loc, y, rewriter.getDenseI64ArrayAttr({0}),
-                            rewriter.getDenseI64ArrayAttr({oh * wp}),
-                            rewriter.getDenseI64ArrayAttr({2}), rewriter.getDenseI64ArrayAttr({1}));
-      y = ReshapeOp::create(rewriter, loc, RankedTensorType::get({n, channels, oh, wp}, yElement),
-                            y, Value());
-      if (wp != ow)
-        y = SliceOp::create(rewriter, loc, y, rewriter.getDenseI64ArrayAttr({0}),
-                            rewriter.getDenseI64ArrayAttr({ow}), rewriter.getDenseI64ArrayAttr({3}),
-                            rewriter.getDenseI64ArrayAttr({1}));
-    }
-    if (columns != ow)
-      y = SliceOp::create(rewriter, loc, y, rewriter.getDenseI64ArrayAttr({0}),
-                          rewriter.getDenseI64ArrayAttr({kept}),
-                          rewriter.getDenseI64ArrayAttr({3}),
-                          rewriter.getDenseI64ArrayAttr({strides[1] / columnStep}));
-    if (y.getType() != op.getType())
-      return failure();
-    rewriter.replaceOp(op, y);
-    return success();
-  }
-};
 
 /// quantize_linear(gemm(dequantize_linear(x), dequantize_linear(w)[,
 /// dequantize_linear(b_i32)])) with alpha = beta = 1 and x not transposed
@@ -719,8 +553,8 @@ struct KilnRecognizeIntegerMatmulPass final
     : impl::KilnRecognizeIntegerMatmulPassBase<KilnRecognizeIntegerMatmulPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QDQMatmul, QDQConv, QDQDepthwiseConv, QDQGemm, DQMatmul,
-                 ShiftedIntegerMatmul>(&getContext());
+    patterns.add<QDQMatmul, QDQConv, QDQGemm, DQMatmul, ShiftedIntegerMatmul>(&getContext());
+    populateIntegerDepthwiseConvPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

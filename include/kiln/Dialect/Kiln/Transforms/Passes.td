@@ -154,9 +154,11 @@ def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
     output channel. A QDQ depthwise Conv (group = channels, 2-D, static
     shapes, constant weights per tensor or per channel, the same bias and
     activations) is i32 sums of the 8-bit input's taps: the input padded
-    with its zero point, each window (a slice; at stride 1 of the input
-    flattened at the padded row pitch, at stride 2 rows computed at every
-    column and every other one kept) cast to i32 times its tap's
+    with its zero point, each window (a slice: at stride 1 with OW = W
+    of the flattened image, the columns that wrap into a neighbouring row
+    set to zx; other stride-1 convs at the padded row pitch; at stride 2
+    rows computed at every column and every other one kept) cast to i32
+    times its tap's
     `w - zw`, plus the constant `b - zx * sum(w - zw)` per channel,
     requantized per channel as above: one elementwise chain on 8-bit
     inputs. All need `A [..., M,
