@@ -43,12 +43,16 @@ func.func @conv3x3_stride2(%x: tensor<1x3x7x7xui8>, %w: tensor<4x3x3x3xi8>, %b: 
 // -----
 
 // A 1x1 stride-1 conv without padding reads the input itself as the
-// columns ([C, H * W], a reshape); a Relu before the quantize_linear
-// raises the lower clamp to Q(0) = zy (120).
+// columns ([C, H * W], a reshape of the 8-bit input, then the zero point's
+// shift); a Relu before the quantize_linear raises the lower clamp to
+// Q(0) = zy (120).
 // CHECK-LABEL: func.func @conv1x1_relu(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x8x5x5xui8>
 // CHECK: %[[LO:.+]] = kiln.constant dense<1.200000e+02> : tensor<f32>
 // CHECK-NOT: kiln.slice
-// CHECK: %[[COLS:.+]] = kiln.reshape %{{.+}} : (tensor<1x8x5x5xi16>) -> tensor<8x25xi16>
+// CHECK: %[[FLAT:.+]] = kiln.reshape %[[X]] : (tensor<1x8x5x5xui8>) -> tensor<8x25xui8>
+// CHECK: %[[WIDE:.+]] = kiln.cast %[[FLAT]] : tensor<8x25xui8> -> tensor<8x25xi16>
+// CHECK: %[[COLS:.+]] = kiln.sub %[[WIDE]], %{{.+}} : (tensor<8x25xi16>, tensor<i16>) -> tensor<8x25xi16>
 // CHECK: kiln.matmul %{{.+}}, %[[COLS]] {kiln.lhs_bytes = -128 : i64, kiln.rhs_bytes = -128 : i64} : (tensor<6x8xi16>, tensor<8x25xi16>) -> tensor<6x25xi32>
 // CHECK: kiln.max %{{.+}}, %[[LO]] : (tensor<6x25xf32>, tensor<f32>)
 // CHECK-NOT: kiln.relu

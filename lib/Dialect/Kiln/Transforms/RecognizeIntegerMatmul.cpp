@@ -334,22 +334,27 @@ struct DQMatmul final : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// The columns of the conv [1, C, H, W] -> [1, M, OH, OW] as an integer
-/// matmul's B, [T * C, OH * OW] with row t * C + c the window of tap t
-/// (its kh x kw offsets, row-major) of channel c: the input itself for a
-/// 1x1 stride-1 conv without padding, else slices of the padded input
-/// joined tap after tap (im2col).
-Value convColumns(PatternRewriter &b, Location loc, ConvOp conv, Value x,
+/// The columns of the conv [1, C, H, W] -> [1, M, OH, OW] of the 8-bit x
+/// minus its zero point as an integer matmul's B, [T * C, OH * OW] (i16)
+/// with row t * C + c the window of tap t (its kh x kw offsets, row-major)
+/// of channel c: the input itself for a 1x1 stride-1 conv without padding
+/// (reshaped before the shift, so the shift is a loop over [C, H * W], not
+/// over rows of W, and reads what the producer wrote in that shape), else
+/// slices of the padded input joined tap after tap (im2col).
+Value convColumns(PatternRewriter &b, Location loc, ConvOp conv, Value x, Value zeroPoint,
                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> out) {
   ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
                     pads = conv.getPads();
   RankedTensorType type = tensorOf(x);
   int64_t channels = type.getDimSize(1), taps = kernel[0] * kernel[1];
-  auto columnsType = RankedTensorType::get({taps * channels, out[0] * out[1]},
-                                           type.getElementType());
+  auto columnsType = RankedTensorType::get({taps * channels, out[0] * out[1]}, b.getI16Type());
   bool padded = llvm::any_of(pads, [](int64_t p) { return p != 0; });
   if (taps == 1 && !padded && strides[0] == 1 && strides[1] == 1)
-    return ReshapeOp::create(b, loc, columnsType, x, Value());
+    return shiftedI16(b, loc,
+                      ReshapeOp::create(b, loc, columnsType.clone(type.getElementType()), x,
+                                        Value()),
+                      zeroPoint);
+  x = shiftedI16(b, loc, x, zeroPoint);
   if (padded)
     x = PadOp::create(b, loc, x, PadMode::constant,
                       ArrayRef<int64_t>{0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]},
@@ -418,9 +423,8 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
         weights, Value());
     SmallVector<int64_t> kernel{wType.getDimSize(2), wType.getDimSize(3)};
     SmallVector<int64_t> out{yType.getDimSize(2), yType.getDimSize(3)};
-    Value columns = convColumns(rewriter, loc, conv,
-                                shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                                kernel, out);
+    Value columns =
+        convColumns(rewriter, loc, conv, x.getInput(), x.getZeroPoint(), kernel, out);
     Value acc = integerProduct(rewriter, loc, weights, columns,
                                byteWindow(w.getInput(), w.getZeroPoint()),
                                byteWindow(x.getInput(), x.getZeroPoint()));
