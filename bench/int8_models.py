@@ -3,16 +3,18 @@
 """usage: bench/int8_models.py [--models resnet50,mobilenetv2,bert] [--rounds 5] [--per-channel] [--baseline-kilnc PATH]
 
 For each zoo model (bench/models/zoo.py, batch 1, written under --work):
-quantizes it with onnxruntime's quantize_static (QDQ format, u8 activations,
-s8 weights, per-tensor weights unless --per-channel, calibrated on 4
-random-normal inputs), compiles the QDQ model with kilnc (its QDQ convs are
-integer matmuls: kiln-recognize-integer-matmul) and the float model, then
-times onnxruntime int8 (the QDQ model), onnxruntime fp32, Kiln int8 and
-Kiln fp32 in interleaved rounds (median of the rounds' medians,
-bench/timing.py). Checks Kiln int8's output against onnxruntime int8's: the
-largest difference in units of the output's scale and whether the top-1
-class agrees; and counts the convs left float in Kiln's graph (depthwise
-ones stay f32). Prints one table, and with --markdown the rows of a
+quantizes it with onnxruntime's quantize_static (QDQ format, its default
+8-bit types: s8 activations and weights; per-tensor weights unless
+--per-channel; calibrated on 4 inputs: random-normal images, BERT's zoo
+token ids and shuffles of them), compiles the QDQ model with kilnc (its QDQ
+convs, depthwise convs and matmuls are integer kernels:
+kiln-recognize-integer-matmul) and the float model, then times onnxruntime
+int8 (the QDQ model), onnxruntime fp32, Kiln int8 and Kiln fp32 in
+interleaved rounds (median of the rounds' medians, bench/timing.py). Checks
+Kiln int8's first output against onnxruntime int8's: the largest
+difference in units of the output's scale and, for a classifier's [N,
+classes] output, whether the top-1 class agrees; and counts the convs left
+float in Kiln's graph. Prints one table, and with --markdown the rows of a
 docs/benchmarks/ record's table (bench/summarize.py reads "Kiln ms" and
 "ORT ms", here both int8, qualified by the precision column). With
 --baseline-kilnc, the QDQ model compiled by that kilnc (another commit's:
@@ -44,6 +46,8 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed runs per round and side")
     p.add_argument("--per-channel", action="store_true", help="per-output-channel weights")
+    p.add_argument("--op-types", help="quantize_static's op_types_to_quantize, comma-separated "
+                   "(default: all it supports)")
     p.add_argument("--markdown", action="store_true", help="also print a markdown table")
     p.add_argument("--baseline-kilnc", help="also time the QDQ model compiled by this kilnc")
     p.add_argument("--work", default=os.path.join(build, "bench"))
@@ -70,7 +74,7 @@ def calibration_samples(inputs, rng):
     return samples
 
 
-def quantize(model_path, inputs, per_channel, rng):
+def quantize(model_path, inputs, per_channel, rng, op_types=None):
     """The QDQ model of quantize_static; returns its path."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
 
@@ -83,9 +87,11 @@ def quantize(model_path, inputs, per_channel, rng):
         def get_next(self):
             return next(self.it, None)
 
-    out = model_path.replace(".onnx", f".qdq{int(per_channel)}.onnx")
+    suffix = f"{int(per_channel)}" + ("-" + op_types.replace(",", "-") if op_types else "")
+    out = model_path.replace(".onnx", f".qdq{suffix}.onnx")
     quantize_static(model_path, out, Reader(), quant_format=QuantFormat.QDQ,
-                    per_channel=per_channel)
+                    per_channel=per_channel,
+                    op_types_to_quantize=op_types.split(",") if op_types else None)
     return out
 
 
@@ -103,7 +109,7 @@ def main():
     rng = np.random.default_rng(0)
     zoo_dir = os.path.join(args.work, "zoo")
     print(f"int8 models (quantize_static QDQ, {'per-channel' if args.per_channel else 'per-tensor'}"
-          f" weights): batch 1, {args.threads} threads, {args.rounds} interleaved rounds "
+          f" weights{', ops ' + args.op_types if args.op_types else ''}): batch 1, {args.threads} threads, {args.rounds} interleaved rounds "
           f"(load average {os.getloadavg()[0]:.2f} at start)")
     rows = []
     print(f"  {'model':12} {'ORT int8 ms':>11} {'ORT fp32 ms':>11} {'Kiln int8 ms':>12} "
@@ -116,7 +122,7 @@ def main():
         fp32 = os.path.join(model_dir, "model.onnx")
         files = {k: os.path.join(model_dir, "b1", "inputs", k + ".npy") for k in shapes}
         inputs = {k: np.load(path) for k, path in files.items()}
-        qdq = quantize(fp32, inputs, args.per_channel, rng)
+        qdq = quantize(fp32, inputs, args.per_channel, rng, args.op_types)
         int8, float_convs = compile_model(args, qdq, shapes, qdq.replace(".onnx", ".so"))
         artifacts = {"int8": int8,
                      "fp32": compile_model(args, fp32, shapes,
@@ -135,7 +141,7 @@ def main():
         steps = np.diff(np.unique(ref))
         unit = float(steps.min()) if steps.size else 1.0
         units = float(np.abs(got - ref).max() / unit)
-        top1 = bool((got.argmax(-1) == ref.argmax(-1)).all())
+        top1 = bool((got.argmax(-1) == ref.argmax(-1)).all()) if ref.ndim == 2 else None
         samples = {key: [] for key in ("ort_int8", "ort_fp32", *artifacts)}
         for _ in range(args.rounds):
             for key, session in sessions.items():
@@ -147,19 +153,24 @@ def main():
         print(f"  {name:12} {ms['ort_int8']:11.2f} {ms['ort_fp32']:11.2f} {ms['int8']:12.2f} "
               f"{ms['fp32']:12.2f} {ms['int8'] / ms['ort_int8']:13.2f} "
               f"{ms['int8'] / ms['ort_fp32']:13.2f} {ms['int8'] / ms['fp32']:14.2f}  "
-              f"{float_convs}; {units:.0f}; {'agrees' if top1 else 'DIFFERS'}", flush=True)
+              f"{float_convs}; {units:.0f}; {'-' if top1 is None else 'agrees' if top1 else 'DIFFERS'}",
+              flush=True)
         if "base" in ms:
             print(f"  {'':12} base int8 {ms['base']:.2f} ms [{min(samples['base']):.2f}–"
                   f"{max(samples['base']):.2f}], int8/base {ms['int8'] / ms['base']:.2f}")
         spread = {k: f"{ms[k]:.2f} [{min(v):.2f}–{max(v):.2f}]" for k, v in samples.items()}
-        rows.append(f"| {name} | 1 | int8 | {spread['int8']} | {spread['ort_int8']} | "
-                    f"{ms['int8'] / ms['ort_int8']:.2f} | {spread['ort_fp32']} | {spread['fp32']} | "
-                    f"{ms['int8'] / ms['ort_fp32']:.2f} | {float_convs} | {units:.0f} |")
+        base = (f"{spread['base']} | {ms['int8'] / ms['base']:.2f}" if "base" in ms else "- | -")
+        rows.append(f"| {name} | 1 | {args.threads} | int8 | {spread['int8']} | "
+                    f"{spread['ort_int8']} | {ms['int8'] / ms['ort_int8']:.2f} | {base} | "
+                    f"{spread['ort_fp32']} | {spread['fp32']} | {ms['int8'] / ms['ort_fp32']:.2f} | "
+                    f"{float_convs} | {units:.0f} |")
     print(f"  (load average {os.getloadavg()[0]:.2f} at the end)")
     if args.markdown:
-        print("\n| model | batch | precision | Kiln ms | ORT ms | Kiln/ORT time | ORT fp32 ms | "
-              "Kiln fp32 ms | Kiln int8 / ORT fp32 | convs left f32 | max Kiln-ORT diff (units) |")
-        print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("\n| model | batch | threads | precision | Kiln ms | ORT ms | Kiln/ORT time | "
+              "base int8 ms | Kiln/base | ORT fp32 ms | Kiln fp32 ms | Kiln int8 / ORT fp32 | "
+              "convs left f32 | max Kiln-ORT diff (units) |")
+        print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+              "| ---: | ---: |")
         print("\n".join(rows))
     return 0
 
