@@ -45,6 +45,9 @@ def parse_args():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="timed runs per round and side")
+    p.add_argument("--warmup", type=int, default=1,
+                   help="untimed kiln-run runs per round (each round is a new process; "
+                   "onnxruntime's session stays warm across rounds)")
     p.add_argument("--per-channel", action="store_true", help="per-output-channel weights")
     p.add_argument("--op-types", help="quantize_static's op_types_to_quantize, comma-separated "
                    "(default: all it supports)")
@@ -108,9 +111,11 @@ def main():
     args = parse_args()
     rng = np.random.default_rng(0)
     zoo_dir = os.path.join(args.work, "zoo")
+    ops = f", ops {args.op_types}" if args.op_types else ""
     print(f"int8 models (quantize_static QDQ, {'per-channel' if args.per_channel else 'per-tensor'}"
-          f" weights{', ops ' + args.op_types if args.op_types else ''}): batch 1, {args.threads} threads, {args.rounds} interleaved rounds "
-          f"(load average {os.getloadavg()[0]:.2f} at start)")
+          f" weights{ops}): batch 1, {args.threads} threads, {args.rounds} interleaved rounds of "
+          f"{args.reps} runs (kiln-run: {args.warmup} warm-up; load average "
+          f"{os.getloadavg()[0]:.2f} at start)")
     rows = []
     print(f"  {'model':12} {'ORT int8 ms':>11} {'ORT fp32 ms':>11} {'Kiln int8 ms':>12} "
           f"{'Kiln fp32 ms':>12} {'int8/ORT int8':>13} {'int8/ORT fp32':>13} "
@@ -148,7 +153,8 @@ def main():
                 samples[key].append(timing.ort_round(session, inputs, args.reps))
             for key, artifact in artifacts.items():
                 samples[key].append(timing.kiln_round(
-                    timing.kiln_args(args.kiln_run, artifact, files, args.threads), args.reps, 600))
+                    timing.kiln_args(args.kiln_run, artifact, files, args.threads), args.reps, 600,
+                    args.warmup))
         ms = {key: statistics.median(v) for key, v in samples.items()}
         print(f"  {name:12} {ms['ort_int8']:11.2f} {ms['ort_fp32']:11.2f} {ms['int8']:12.2f} "
               f"{ms['fp32']:12.2f} {ms['int8'] / ms['ort_int8']:13.2f} "
