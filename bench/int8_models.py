@@ -12,7 +12,9 @@ kiln-recognize-integer-matmul) and the float model, then times onnxruntime
 int8 (the QDQ model), onnxruntime fp32, Kiln int8 and Kiln fp32 in
 interleaved rounds (median of the rounds' medians, bench/timing.py). Checks
 Kiln int8's first output against onnxruntime int8's: the largest
-difference in units of the output's scale and, for a classifier's [N,
+difference in units of the output's scale (the smallest step between its
+values: meaningful for a DequantizeLinear's output) and relative to the
+largest output, and, for a classifier's [N,
 classes] output, whether the top-1 class agrees; and counts the convs left
 float in Kiln's graph. Prints one table, and with --markdown the rows of a
 docs/benchmarks/ record's table (bench/summarize.py reads "Kiln ms" and
@@ -146,6 +148,7 @@ def main():
         steps = np.diff(np.unique(ref))
         unit = float(steps.min()) if steps.size else 1.0
         units = float(np.abs(got - ref).max() / unit)
+        relative = float(np.abs(got - ref).max() / np.abs(ref).max())
         top1 = bool((got.argmax(-1) == ref.argmax(-1)).all()) if ref.ndim == 2 else None
         samples = {key: [] for key in ("ort_int8", "ort_fp32", *artifacts)}
         for _ in range(args.rounds):
@@ -159,7 +162,8 @@ def main():
         print(f"  {name:12} {ms['ort_int8']:11.2f} {ms['ort_fp32']:11.2f} {ms['int8']:12.2f} "
               f"{ms['fp32']:12.2f} {ms['int8'] / ms['ort_int8']:13.2f} "
               f"{ms['int8'] / ms['ort_fp32']:13.2f} {ms['int8'] / ms['fp32']:14.2f}  "
-              f"{float_convs}; {units:.0f}; {'-' if top1 is None else 'agrees' if top1 else 'DIFFERS'}",
+              f"{float_convs}; {units:.0f} ({relative:.1e} of max); "
+              f"{'-' if top1 is None else 'agrees' if top1 else 'DIFFERS'}",
               flush=True)
         if "base" in ms:
             print(f"  {'':12} base int8 {ms['base']:.2f} ms [{min(samples['base']):.2f}–"
@@ -169,14 +173,14 @@ def main():
         rows.append(f"| {name} | 1 | {args.threads} | int8 | {spread['int8']} | "
                     f"{spread['ort_int8']} | {ms['int8'] / ms['ort_int8']:.2f} | {base} | "
                     f"{spread['ort_fp32']} | {spread['fp32']} | {ms['int8'] / ms['ort_fp32']:.2f} | "
-                    f"{float_convs} | {units:.0f} |")
+                    f"{float_convs} | {units:.0f} | {relative:.1e} |")
     print(f"  (load average {os.getloadavg()[0]:.2f} at the end)")
     if args.markdown:
         print("\n| model | batch | threads | precision | Kiln ms | ORT ms | Kiln/ORT time | "
               "base int8 ms | Kiln/base | ORT fp32 ms | Kiln fp32 ms | Kiln int8 / ORT fp32 | "
-              "convs left f32 | max Kiln-ORT diff (units) |")
+              "convs left f32 | max Kiln-ORT diff (units) | max Kiln-ORT diff / max ORT |")
         print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-              "| ---: | ---: |")
+              "| ---: | ---: | ---: |")
         print("\n".join(rows))
     return 0
 
