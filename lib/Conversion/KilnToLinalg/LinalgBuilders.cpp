@@ -81,12 +81,8 @@ RankedTensorType signlessType(RankedTensorType type) {
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
-  // Two's complement bits of the value: an unsigned 8-bit 255 is the
-  // signless byte 0xff, as is -1.
-  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-  APInt bits(width, static_cast<uint64_t>(static_cast<int64_t>(value)), /*isSigned=*/false,
-             /*implicitTrunc=*/true);
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
 Value lowestValue(OpBuilder &b, Location loc, Type type) {
