@@ -73,6 +73,33 @@ struct Windows {
   int64_t pitch = 0, length = 0; // rows, pitched: the row pitch and window length
   int64_t columns = 0, kept = 0, columnStep = 1; // strided
 
+  /// The windows of `conv`'s input (zero point `zx`) in the layout its
+  /// stride and padding allow.
+  static Windows of(PatternRewriter &b, Location loc, ConvOp conv, int64_t zx) {
+    RankedTensorType x = tensorOf(conv.getInput()), w = tensorOf(conv.getWeight()),
+                     y = tensorOf(conv.getOutput());
+    ArrayRef<int64_t> strides = conv.getStrides();
+    Layout layout = strides[0] != 1 || strides[1] != 1 ? Layout::strided
+                    : y.getDimSize(3) == x.getDimSize(3) ? Layout::rows
+                                                         : Layout::pitched;
+    return Windows{b,
+                   loc,
+                   layout,
+                   x.getDimSize(0),
+                   x.getDimSize(1),
+                   x.getDimSize(2),
+                   x.getDimSize(3),
+                   w.getDimSize(2),
+                   w.getDimSize(3),
+                   y.getDimSize(2),
+                   y.getDimSize(3),
+                   strides,
+                   conv.getDilations(),
+                   conv.getPads(),
+                   zx,
+                   Value()};
+  }
+
   /// The shape of the sums, and of a per-channel operand.
   SmallVector<int64_t> accShape() const {
     if (layout == Layout::strided)
@@ -142,16 +169,16 @@ struct Windows {
     // the image, keep = 0, fill = zx where not (bytes: a select's i1 mask
     // would keep the loop scalar).
     auto type = RankedTensorType::get({1, 1, length}, tensorOf(window).getElementType());
-    SmallVector<APInt> keep, fill;
+    SmallVector<char> keep(length), fill(length);
     for (int64_t p = 0; p < length; ++p) {
       bool inside = p % w + shift >= 0 && p % w + shift < w;
-      keep.push_back(APInt(8, inside ? 0xff : 0));
-      fill.push_back(APInt(8, inside ? 0 : static_cast<uint64_t>(zx), /*isSigned=*/false,
-                           /*implicitTrunc=*/true));
+      keep[p] = static_cast<char>(inside ? 0xff : 0);
+      fill[p] = static_cast<char>(inside ? 0 : zx & 0xff);
     }
-    Value kept = AndOp::create(b, loc, window,
-                               ConstantOp::create(b, loc, DenseElementsAttr::get(type, keep)));
-    return OrOp::create(b, loc, kept, ConstantOp::create(b, loc, DenseElementsAttr::get(type, fill)));
+    auto bytes = [&](ArrayRef<char> values) -> Value {
+      return ConstantOp::create(b, loc, DenseElementsAttr::getFromRawBuffer(type, values));
+    };
+    return OrOp::create(b, loc, AndOp::create(b, loc, window, bytes(keep)), bytes(fill));
   }
 
   /// The requantized 8-bit sums in the conv's result shape.
@@ -173,6 +200,49 @@ struct Windows {
                                          i64s(b, {1}));
   }
 };
+
+/// The weights minus their zero points per tap ([tap][channel]) and the
+/// zero point's term per channel, -zx * sum_t (w - zw).
+struct TapWeights {
+  SmallVector<SmallVector<int32_t>> perTap;
+  SmallVector<int32_t> shift;
+};
+
+TapWeights tapWeights(const consteval::Literal &wq, const consteval::Literal &zw,
+                      const Windows &windows) {
+  int64_t taps = windows.kh * windows.kw;
+  TapWeights weights{SmallVector<SmallVector<int32_t>>(
+                         taps, SmallVector<int32_t>(windows.channels)),
+                     SmallVector<int32_t>(windows.channels)};
+  for (int64_t c = 0; c < windows.channels; ++c) {
+    int64_t sum = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      int64_t v = wq.ints[c * taps + t] - channelValue(zw, c);
+      weights.perTap[t][c] = static_cast<int32_t>(v);
+      sum += v;
+    }
+    weights.shift[c] = static_cast<int32_t>(-windows.zx * sum);
+  }
+  return weights;
+}
+
+/// sum_t i32(window t) * (w - zw)[t] + shift: the i32 sums of the conv
+/// (without its bias).
+Value tapSums(Windows &windows, const TapWeights &weights) {
+  PatternRewriter &b = windows.b;
+  Location loc = windows.loc;
+  SmallVector<int64_t> channelShape = windows.channelShape();
+  auto accType = RankedTensorType::get(windows.accShape(), b.getI32Type());
+  Value acc;
+  for (int64_t i = 0; i < windows.kh; ++i)
+    for (int64_t j = 0; j < windows.kw; ++j) {
+      Value product = MulOp::create(
+          b, loc, CastOp::create(b, loc, accType, windows.window(i, j)),
+          channelConstant(b, loc, weights.perTap[i * windows.kw + j], channelShape));
+      acc = acc ? AddOp::create(b, loc, acc, product).getResult() : product;
+    }
+  return AddOp::create(b, loc, acc, channelConstant(b, loc, weights.shift, channelShape));
+}
 
 /// quantize_linear([relu | clip](conv(dequantize_linear(x),
 /// dequantize_linear(w)[, dequantize_linear(b_i32)]))) of a depthwise 2-D
@@ -207,54 +277,10 @@ struct QDQDepthwiseConv final : OpRewritePattern<QuantizeLinearOp> {
                                                {1, channels, 1, 1})))
       return failure();
 
-    ArrayRef<int64_t> strides = conv.getStrides();
-    bool unitStride = strides[0] == 1 && strides[1] == 1;
-    Layout layout = !unitStride                                ? Layout::strided
-                    : yType.getDimSize(3) == xType.getDimSize(3) ? Layout::rows
-                                                                 : Layout::pitched;
-    Windows windows{rewriter,
-                    loc,
-                    layout,
-                    xType.getDimSize(0),
-                    channels,
-                    xType.getDimSize(2),
-                    xType.getDimSize(3),
-                    wType.getDimSize(2),
-                    wType.getDimSize(3),
-                    yType.getDimSize(2),
-                    yType.getDimSize(3),
-                    strides,
-                    conv.getDilations(),
-                    conv.getPads(),
-                    channelValue(*zx, 0),
-                    Value()};
+    Windows windows = Windows::of(rewriter, loc, conv, channelValue(*zx, 0));
     windows.prepare(x.getInput());
-
-    // The weights minus their zero points, per tap, and the zero point's term.
-    int64_t taps = windows.kh * windows.kw;
-    SmallVector<SmallVector<int32_t>> tapWeights(taps, SmallVector<int32_t>(channels));
-    SmallVector<int32_t> shift(channels);
-    for (int64_t c = 0; c < channels; ++c) {
-      int64_t sum = 0;
-      for (int64_t t = 0; t < taps; ++t) {
-        int64_t v = wq->ints[c * taps + t] - channelValue(*zw, c);
-        tapWeights[t][c] = static_cast<int32_t>(v);
-        sum += v;
-      }
-      shift[c] = static_cast<int32_t>(-windows.zx * sum);
-    }
-
     SmallVector<int64_t> channelShape = windows.channelShape();
-    auto accType = RankedTensorType::get(windows.accShape(), rewriter.getI32Type());
-    Value acc;
-    for (int64_t i = 0; i < windows.kh; ++i)
-      for (int64_t j = 0; j < windows.kw; ++j) {
-        Value product = MulOp::create(
-            rewriter, loc, CastOp::create(rewriter, loc, accType, windows.window(i, j)),
-            channelConstant(rewriter, loc, tapWeights[i * windows.kw + j], channelShape));
-        acc = acc ? AddOp::create(rewriter, loc, acc, product).getResult() : product;
-      }
-    acc = AddOp::create(rewriter, loc, acc, channelConstant(rewriter, loc, shift, channelShape));
+    Value acc = tapSums(windows, tapWeights(*wq, *zw, windows));
     auto perChannel = [&](Value v, Type element) -> Value {
       return ReshapeOp::create(rewriter, loc, RankedTensorType::get(channelShape, element), v,
                                Value());
