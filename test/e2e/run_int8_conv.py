@@ -38,9 +38,12 @@ FLOAT = TensorProto.FLOAT
 
 
 def conv_acc(x, w, strides, pads, dilations, group=1):
-    """The exact i64 sums of a 2-D conv of one image: x [1, C, H, W] and w
-    [M, C / group, KH, KW] already minus their zero points; pads as ONNX's
-    (top, left, bottom, right)."""
+    """The exact i64 sums of a 2-D conv: x [N, C, H, W] and w [M, C / group,
+    KH, KW] already minus their zero points; pads as ONNX's (top, left,
+    bottom, right)."""
+    if x.shape[0] > 1:
+        return np.concatenate([conv_acc(x[i:i + 1], w, strides, pads, dilations, group)
+                               for i in range(x.shape[0])], axis=0)
     if group > 1:
         xs, ws = np.split(x, group, axis=1), np.split(w, group, axis=0)
         return np.concatenate([conv_acc(a, b, strides, pads, dilations)

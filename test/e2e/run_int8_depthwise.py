@@ -16,7 +16,8 @@ with AVX-512, on ymm with AVX2). Kiln's outputs must equal the exact
 integer result (onnxruntime's requantization of the i32 sums, in int64
 here) and onnxruntime's. Shapes are awkward on purpose: channels not a
 multiple of 16, odd spatial sizes, stride 2 with symmetric and asymmetric
-padding, no padding, 5x5 and dilated windows, rows narrower than a vector.
+padding, no padding, 5x5 and dilated windows, rows narrower than a vector,
+batches of 2 and 3 images.
 Prints one PASS/FAIL line per case and a summary; exits 1 on any failure.
 """
 
@@ -158,6 +159,10 @@ def main():
             (1, 24, 11, 10), (5, 5), u8, s8, True, pads=(2, 2, 2, 2), bias=True), 1),
         ("dw3x3_dilated_pad2", *depthwise(
             (1, 17, 10, 12), (3, 3), u8, s8, True, pads=(2, 2, 2, 2), dilations=(2, 2)), 1),
+        ("dw3x3_batch2_relu6", *depthwise(
+            (2, 19, 9, 11), (3, 3), u8, s8, True, pads=(1, 1, 1, 1), bias=True, act=relu6), 1),
+        ("dw3x3_stride2_batch3", *depthwise(
+            (3, 21, 15, 13), (3, 3), s8, s8, False, strides=(2, 2), pads=(1, 1, 1, 1)), 1),
         ("dw3x3_wide_rows_200_channels_relu6", *depthwise(
             (1, 200, 20, 37), (3, 3), u8, s8, True, pads=(1, 1, 1, 1), bias=True, act=relu6), 1),
     ]
