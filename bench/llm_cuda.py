@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """usage: llm_cuda.py pack OUT --kilnc PATH --kiln-run PATH [--model gpt2|llama1b]
                           [--precision fp16] [--prompt 128] [--tokens 256] [--batches 1,32]
+                          [--kilnc-arg ARG]...
        llm_cuda.py run OUT [--no-compile]          (on the GPU machine)
 
 pack (here, where kilnc runs): builds the model's shapes with a KV cache from
@@ -9,8 +10,9 @@ numpy (bench/llm_decode.py: --model gpt2 is GPT-2 small, 12 layers, hidden 768,
 12 heads, vocabulary 50257, 1024 positions; --model llama1b is a Llama
 architecture with TinyLlama-1.1B's shapes, 22 layers, hidden 2048, 32 query
 and 4 key/value heads, MLP 5632, vocabulary 32000), compiles it once with kilnc --target=cuda
---precision=P --weights=none (the runtime fills the weights with seeded
-pseudo-random values, so the artifact travels without its 650 MB), and writes
+--precision=P --weights=none and each --kilnc-arg (e.g. --greedy-ids; the
+runtime fills the weights with seeded pseudo-random values, so the artifact
+travels without its 650 MB), and writes
 seeded random prompts [batch, prompt] for each batch, kiln-run and this file
 into OUT.
 
@@ -60,7 +62,7 @@ def pack(args):
     del built
     artifact = os.path.join(args.out, f"{name}.{args.precision}.so")
     cmd = [args.kilnc, model, "-o", artifact, "--target=cuda", "--gpu=sm_90a",
-           f"--precision={args.precision}", "--weights=none"]
+           f"--precision={args.precision}", "--weights=none", *args.kilnc_arg]
     start = time.time()
     built = subprocess.run(cmd, capture_output=True, text=True)
     if built.returncode:
@@ -77,7 +79,7 @@ def pack(args):
     shutil.copy(os.path.abspath(__file__), os.path.join(args.out, "llm_cuda.py"))
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump(dict(model=args.model, precision=args.precision, prompt=args.prompt,
-                       tokens=args.tokens, batches=batches,
+                       tokens=args.tokens, batches=batches, kilnc_args=args.kilnc_arg,
                        artifact=os.path.basename(artifact)), f)
 
 
@@ -172,7 +174,8 @@ def run(args):
         config = json.load(f)
     name = config.get("model", "gpt2")
     print(f"{name} shapes, {config['precision']}, prompt {config['prompt']}, "
-          f"{config['tokens']} new tokens; decode tokens/s summed over the batch")
+          f"{config['tokens']} new tokens; decode tokens/s summed over the batch; kilnc "
+          f"{' '.join(config.get('kilnc_args', [])) or '(no extra flags)'}")
     bandwidth = copy_bandwidth()
     print(f"device copy bandwidth (1 GiB read + write): {bandwidth / 1e12:.2f} TB/s")
     weight_bytes = None
@@ -219,6 +222,8 @@ def main():
     parser.add_argument("--prompt", type=int, default=128)
     parser.add_argument("--tokens", type=int, default=256)
     parser.add_argument("--batches", default="1,32")
+    parser.add_argument("--kilnc-arg", action="append", default=[],
+                        help="one more kilnc flag for the artifact (repeatable)")
     parser.add_argument("--no-compile", action="store_true")
     args = parser.parse_args()
     if args.mode == "pack":

@@ -92,12 +92,14 @@ void buildCUDACodegenPipeline(OpPassManager &pm, const PipelineOptions &options)
   gemm.stages = options.cuda.gemmStages;
   gemm.gemv = options.cuda.gemv;
   pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
-  // 5c. Other results are computed in their output buffers (no copy kernel).
+  // 5c. ArgMax/ArgMin over the last axis: a block per row.
+  pm.addNestedPass<func::FuncOp>(createKilnCUDAArgReductionsPass());
+  // 5d. Other results are computed in their output buffers (no copy kernel).
   pm.addNestedPass<func::FuncOp>(createKilnCUDAForwardOutputCopiesPass());
-  // 5d. Row groups (softmax, layer_norm, reductions over the last axis
+  // 5e. Row groups (softmax, layer_norm, reductions over the last axis
   //     with their elementwise neighbours): one kernel each.
   pm.addNestedPass<func::FuncOp>(createKilnCUDARowKernelsPass());
-  // 5e. Elementwise generics over contiguous rows: 16-byte accesses.
+  // 5f. Elementwise generics over contiguous rows: 16-byte accesses.
   pm.addNestedPass<func::FuncOp>(createKilnCUDAVectorElementwisePass());
   // 6. Every linalg op becomes loops, parallel where the iteration space is.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

@@ -83,12 +83,15 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   KilnFoldConstantsPassOptions fold;
   fold.maxResultBytes = options.maxFoldBytes;
   TargetPolicy policy = getTargetInfo(options.target).policy(options);
-  // 0. Matmuls with block-quantized constant weights (MatMulNBits) as one
+  // 0. A decoder's greedy pick as an output (kilnc --greedy-ids).
+  if (options.greedyIds)
+    pm.addPass(createKilnAppendGreedyIdsPass());
+  // 0a. Matmuls with block-quantized constant weights (MatMulNBits) as one
   //    low-bit kernel op, before any folding (the greedy rewrites of the
   //    next pass too) turns the weights into f32.
   if (policy.lowBitMatmuls)
     pm.addPass(createKilnRecognizeNBitsMatmulPass());
-  // 0a. Quantized matmuls as integer products where the target has integer
+  // 0b. Quantized matmuls as integer products where the target has integer
   //     kernels, before folding turns dequantized weights into f32 constants.
   if (policy.integerMatmuls)
     pm.addPass(createKilnRecognizeIntegerMatmulPass());

@@ -11,7 +11,10 @@
 // present each run (its concat of past and new keys): the artifact ABI has no
 // output that aliases a preallocated cache with a stride. On a CUDA session
 // both buffers are device memory, handed to the run in place: the cache
-// never crosses to the host (only ids, positions, mask and logits do).
+// never crosses to the host (only ids, positions, mask and logits do). A
+// model compiled with kilnc --greedy-ids has the output greedy_ids: the
+// greedy pick reads it, and on a CUDA session the logits then stay on the
+// device too, copied back only when kiln_decoder_get_logits asks for them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,12 +152,23 @@ struct kiln_decoder {
   std::array<int64_t, 3> logitsDims{};
   bool hasLogits = false;
   std::vector<const void *> onDevice; // the device halves, for runPlanned
+  /// With greedy_ids on a CUDA session: the logits in device memory, and
+  /// their host copy, made when kiln_decoder_get_logits first asks.
+  void *deviceLogits = nullptr;
+  size_t deviceLogitsBytes = 0;
+  mutable kiln::rt::AlignedBuffer copiedLogits;
+  mutable bool logitsCopied = false;
 
   ~kiln_decoder() {
     for (Cache &cache : caches)
       for (Half &half : cache.halves)
         if (half.device)
           kiln::rt::sessionDeviceFree(*session, half.device);
+    if (deviceLogits)
+      kiln::rt::sessionDeviceFree(*session, deviceLogits);
+  }
+  bool logitsOnDevice() const {
+    return signature.greedyIds && kiln::rt::sessionOnDevice(*session);
   }
 };
 
@@ -341,6 +355,21 @@ kiln_status *bindOutputs(kiln_decoder &decoder, const RunPlan &plan, int64_t bat
     return makeStatus(KILN_STATUS_INVALID_MODEL,
                       cat("output 'logits' is ", formatDims(logits, 3), " for batch ", batch,
                           "; expected [", batch, ", >= 1, ", sig.vocabSize, "]"));
+  if (decoder.logitsOnDevice()) {
+    size_t bytes = plan.outputBytes[sig.logits];
+    if (bytes > decoder.deviceLogitsBytes) {
+      if (decoder.deviceLogits)
+        sessionDeviceFree(*decoder.session, decoder.deviceLogits);
+      decoder.deviceLogitsBytes = 0;
+      std::string error;
+      decoder.deviceLogits = sessionDeviceAlloc(*decoder.session, bytes, error);
+      if (!decoder.deviceLogits)
+        return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
+                          cat("cannot allocate ", bytes, " bytes for the logits: ", error));
+      decoder.deviceLogitsBytes = bytes;
+    }
+    outputData[sig.logits] = decoder.deviceLogits;
+  }
   for (size_t i = 0; i < outputData.size(); ++i) {
     if (outputData[i])
       continue;
@@ -373,8 +402,12 @@ kiln_status *runTokens(kiln_decoder *decoder, const int64_t *ids, int64_t batch,
     return status;
   // From here the logits buffer may be overwritten; the past is not.
   decoder->hasLogits = false;
+  decoder->logitsCopied = false;
+  std::vector<const void *> onDevice = decoder->onDevice;
+  if (decoder->logitsOnDevice())
+    onDevice.push_back(decoder->deviceLogits);
   if (kiln_status *status =
-          runPlanned(*decoder->session, plan, outputData.data(), nullptr, decoder->onDevice))
+          runPlanned(*decoder->session, plan, outputData.data(), nullptr, onDevice))
     return status;
   const int64_t *logits = plannedOutputDims(model, plan, decoder->signature.logits);
   std::copy(logits, logits + 3, decoder->logitsDims.begin());
@@ -404,6 +437,19 @@ kiln_status *greedyIds(const kiln_decoder *decoder, int64_t *out_ids, int64_t ba
   if (batch != rows)
     return invalidArgument(cat("batch is ", batch, " but the logits hold ", rows,
                                " sequences"));
+  if (decoder->signature.greedyIds) {
+    // The model's ArgMax: [rows, positions] ids, the last position's wanted.
+    const auto *ids =
+        static_cast<const int64_t *>(decoder->outputs[*decoder->signature.greedyIds].data());
+    for (int64_t b = 0; b < rows; ++b) {
+      int64_t id = ids[b * positions + positions - 1];
+      if (id < 0 || id >= vocab)
+        return makeStatus(KILN_STATUS_INTERNAL, cat("output 'greedy_ids' of sequence ", b,
+                                                    " is ", id, ", outside [0, ", vocab, ")"));
+      out_ids[b] = id;
+    }
+    return nullptr;
+  }
   const TensorDesc &desc = decoder->model->outputs[decoder->signature.logits];
   const void *data = decoder->outputs[decoder->signature.logits].data();
   for (int64_t b = 0; b < rows; ++b) {
@@ -480,8 +526,23 @@ kiln_status *kiln_decoder_get_logits(const kiln_decoder *decoder, kiln_tensor *o
     size_t bytes = 0;
     kiln::rt::checkedByteSize(kiln_dtype_size(desc.dtype), decoder->logitsDims.data(), 3,
                               bytes);
+    const void *data = decoder->outputs[decoder->signature.logits].data();
+    if (decoder->logitsOnDevice()) {
+      kiln::rt::AlignedBuffer &host = decoder->copiedLogits;
+      std::string error;
+      if (!decoder->logitsCopied && !host.reserve(bytes))
+        return kiln::rt::makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
+                                    kiln::rt::cat("cannot allocate ", bytes,
+                                                  " bytes for the logits"));
+      if (!decoder->logitsCopied &&
+          !kiln::rt::sessionDeviceCopyToHost(*decoder->session, host.data(),
+                                             decoder->deviceLogits, bytes, error))
+        return kiln::rt::makeStatus(KILN_STATUS_INTERNAL, error);
+      decoder->logitsCopied = true;
+      data = host.data();
+    }
     *out_logits = {desc.name.c_str(), desc.dtype, 3, decoder->logitsDims.data(),
-                   decoder->outputs[decoder->signature.logits].data(), bytes};
+                   const_cast<void *>(data), bytes};
     return nullptr;
   });
 }

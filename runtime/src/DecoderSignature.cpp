@@ -79,6 +79,20 @@ kiln_status *checkCacheShape(const kiln_model &model, const TensorDesc &desc,
   return nullptr;
 }
 
+/// The optional output greedy_ids (kilnc --greedy-ids): i64 [batch, sequence].
+kiln_status *findGreedyIds(const kiln_model &model, DecoderSignature &out) {
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    const TensorDesc &desc = model.outputs[i];
+    if (desc.name != "greedy_ids")
+      continue;
+    if (desc.rank() != 2 || desc.dtype != KILN_DTYPE_I64)
+      return invalidModel(model, cat("output ", describe(desc),
+                                     ": expected i64 [batch, sequence] (kilnc --greedy-ids)"));
+    out.greedyIds = i;
+  }
+  return nullptr;
+}
+
 kiln_status *findLogits(const kiln_model &model, DecoderSignature &out) {
   for (size_t i = 0; i < model.outputs.size(); ++i) {
     const TensorDesc &desc = model.outputs[i];
@@ -90,7 +104,7 @@ kiln_status *findLogits(const kiln_model &model, DecoderSignature &out) {
                                      "vocabulary] with a static vocabulary"));
     out.logits = i;
     out.vocabSize = desc.dims[2];
-    return nullptr;
+    return findGreedyIds(model, out);
   }
   return invalidModel(model, "it has no output 'logits'");
 }

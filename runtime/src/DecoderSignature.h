@@ -32,6 +32,9 @@ struct DecoderSignature {
   std::optional<size_t> positionIds;
   size_t logits = 0;
   int64_t vocabSize = 0;
+  /// The output kilnc --greedy-ids adds: i64 [batch, sequence], the ArgMax
+  /// of the logits; the decoder picks greedy ids from it.
+  std::optional<size_t> greedyIds;
   std::vector<CachePair> caches; // in the model's input order
   int64_t numLayers = 0;
 };

@@ -233,6 +233,15 @@ void sessionDeviceFree(kiln_session &session, void *ptr) {
     session.cuda->release(reinterpret_cast<cuda::CUdeviceptr>(ptr));
 }
 
+bool sessionDeviceCopyToHost(const kiln_session &session, void *dst, const void *src,
+                             uint64_t bytes, std::string &error) {
+  if (!session.cuda) {
+    error = "not a CUDA session";
+    return false;
+  }
+  return session.cuda->copyToHost(dst, reinterpret_cast<cuda::CUdeviceptr>(src), bytes, error);
+}
+
 kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
                         void *const *outputData, kiln_trace *trace,
                         const std::vector<const void *> &onDevice) {

@@ -36,6 +36,10 @@ bool sessionOnDevice(const kiln_session &session);
 /// set on failure. Freed with sessionDeviceFree while the session lives.
 void *sessionDeviceAlloc(kiln_session &session, uint64_t bytes, std::string &error);
 void sessionDeviceFree(kiln_session &session, void *ptr);
+/// Copies `bytes` of such memory to host memory `dst`; false with `error`
+/// set on failure.
+bool sessionDeviceCopyToHost(const kiln_session &session, void *dst, const void *src,
+                             uint64_t bytes, std::string &error);
 
 } // namespace kiln::rt
 

@@ -377,6 +377,30 @@ def reduction_cases():
     c = lambda t: t.astype(np.float64)[None, :, None, None]
     cases.append(("batch_norm", body, [x, s, bb, m, v],
                   lambda a: [(a[0] - c(a[3])) / np.sqrt(c(a[4]) + 1e-5) * c(a[1]) + c(a[2])]))
+    cases += arg_reduction_cases()
+    return cases
+
+
+def arg_reduction_cases():
+    """ArgMax / ArgMin over long rows (a block of threads per row on CUDA):
+    integer values, so every row has ties, whose first (or, with
+    select_last_index, last) index must win; a row of -inf (no element beats
+    the initial value: index 0); two +inf in one row."""
+    x = np.round(rand(4, 5000, low=-4, high=4)).astype(np.float32)
+    x[1, :] = -np.inf
+    x[2, 77] = x[2, 4321] = np.inf
+    body = f"""func.func @main(%x: {ty((4, 5000))}) -> {ty((4,), "i64")} {{
+  %i = kiln.argmax %x {{axis = 1 : i64, keepdims = false}} : ({ty((4, 5000))}) -> {ty((4,), "i64")}
+  return %i : {ty((4,), "i64")}
+}}"""
+    cases = [("argmax_ties_long_rows", body, [x], lambda a: [a[0].argmax(axis=1)])]
+    y = np.round(rand(2, 3, 1031, low=-3, high=3)).astype(np.float32)
+    body = f"""func.func @main(%x: {ty((2, 3, 1031))}) -> {ty((2, 3, 1), "i64")} {{
+  %i = kiln.argmin %x {{axis = 2 : i64, keepdims = true, select_last_index = true}} : ({ty((2, 3, 1031))}) -> {ty((2, 3, 1), "i64")}
+  return %i : {ty((2, 3, 1), "i64")}
+}}"""
+    last = lambda a: [(1030 - a[0][..., ::-1].argmin(axis=2))[..., None]]
+    cases.append(("argmin_last_index_keepdims", body, [y], last))
     return cases
 
 

@@ -122,6 +122,13 @@ static cl::opt<int64_t> maxFoldBytes(
              "bigger results stay ops (default 67108864, 64 MiB)"),
     cl::value_desc("bytes"), cl::init(64 * 1024 * 1024), cl::cat(kilncCategory));
 
+static cl::opt<bool> greedyIdsOption(
+    "greedy-ids",
+    cl::desc("Add the output greedy_ids [batch, sequence] (i64): the ArgMax of the output "
+             "'logits' over its last axis, which the runtime's decoder reads instead of "
+             "copying the logits back (greedy generation on CUDA)"),
+    cl::init(false), cl::cat(kilncCategory));
+
 using kiln::driver::Report;
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
@@ -255,6 +262,7 @@ int main(int argc, char **argv) {
   job.options.cuda.gemv = gemvOption;
   job.options.weights = weightsOption;
   job.options.maxFoldBytes = maxFoldBytes;
+  job.options.greedyIds = greedyIdsOption;
   job.options.debugBreakOp = debugBreakOp;
   if (!matmulTile.empty())
     if (llvm::Error error = kiln::driver::parseMatmulTile(matmulTile, job.options.matmul))

@@ -102,6 +102,9 @@ struct PipelineOptions {
   /// Largest result (bytes) constant folding computes; bigger ones stay ops,
   /// so a hostile ConstantOfShape cannot make the compiler allocate it.
   int64_t maxFoldBytes = 64 * 1024 * 1024;
+  /// kilnc --greedy-ids: the model gets the output greedy_ids, the ArgMax of
+  /// its logits over the last axis (kiln-append-greedy-ids).
+  bool greedyIds = false;
   /// Test only (kilnc --kiln-debug-break-op): an elementwise kiln op, without
   /// its `kiln.` prefix, lowered wrongly on purpose; empty = none.
   std::string debugBreakOp;

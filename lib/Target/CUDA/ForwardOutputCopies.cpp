@@ -75,7 +75,7 @@ struct KilnCUDAForwardOutputCopiesPass final
           temp->getBlock() != copy->getBlock())
         continue;
       auto type = cast<MemRefType>(temp.getType());
-      if (type != out.getType() || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      if (type != out.getType() || !type.getLayout().isIdentity())
         continue;
       if (!usesPrecede(temp, copy) || !unusedBefore(out, copy))
         continue;

@@ -373,6 +373,17 @@ void roundInConsumer(OpOperand &use, Value wide, FloatType type, IRRewriter &rew
   });
 }
 
+/// `op`'s constant B (K x N, f32) transposed to N x K now, when N is not a
+/// multiple of 8 (TMA's 16-byte rows of f16/bf16) but K is; else null.
+template <typename OpTy> Value kMajorWeight(OpBuilder &b, Location loc, OpTy op) {
+  if (!std::is_same_v<OpTy, linalg::MatmulOp>)
+    return {};
+  auto type = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  if (!type.hasStaticShape() || type.getDimSize(1) % 8 == 0 || type.getDimSize(0) % 8)
+    return {};
+  return foldTranspose(b, loc, op.getDpsInputs()[1]);
+}
+
 /// An f32 matmul gets `type` operands; a matmul already in `type` (a model
 /// in f16 or bf16) accumulates in f32 and rounds its result to `type` once.
 template <typename OpTy>
@@ -382,9 +393,23 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
   Location loc = op.getLoc();
   if (isPlainMatmulOf(op, rewriter.getF32Type())) {
     Value lhs = convertOnce(rewriter, op, op.getDpsInputs()[0], type, converted, dominance);
-    Value rhs = convertOnce(rewriter, op, op.getDpsInputs()[1], type, converted, dominance);
+    // A weight whose rows TMA cannot read (N not a multiple of 8: a
+    // vocabulary of 50257) is stored transposed, N x K, which the GEMM
+    // template reads K-major whatever N is.
+    Value weight = op.getDpsInputs()[1];
+    bool kMajor = false;
+    if (Value transposed = kMajorWeight(rewriter, loc, op)) {
+      weight = transposed;
+      kMajor = true;
+    }
+    Value rhs = convertOnce(rewriter, op, weight, type, converted, dominance);
+    SmallVector<NamedAttribute> attrs;
+    if (kMajor)
+      attrs.push_back(rewriter.getNamedAttr(
+          "indexing_maps", transposedBMaps(rewriter.getContext(),
+                                           std::is_same_v<OpTy, linalg::BatchMatmulOp>)));
     auto narrow = OpTy::create(rewriter, loc, op->getResultTypes(), ValueRange{lhs, rhs},
-                               op.getDpsInits());
+                               op.getDpsInits(), attrs);
     copyDispatchAttr(op, narrow);
     rewriter.replaceOp(op, narrow->getResults());
   } else if (isPlainMatmulOf(op, type)) {

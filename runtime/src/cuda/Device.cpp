@@ -540,6 +540,17 @@ void Device::release(CUdeviceptr ptr) {
     driver.memFree(ptr);
 }
 
+bool Device::copyToHost(void *dst, CUdeviceptr src, uint64_t bytes, std::string &error) {
+  CUresult r = driver.ctxSetCurrent(context);
+  if (r == kSuccess)
+    r = driver.memcpyDtoHAsync(dst, src, bytes, stream);
+  if (r == kSuccess)
+    r = driver.streamSynchronize(stream);
+  if (r != kSuccess)
+    error = cat("copying ", bytes, " bytes from ", deviceName, " failed: ", describe(driver, r));
+  return r == kSuccess;
+}
+
 kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                          const std::vector<void *> &outputs, const kiln_abi_host &host,
                          RunGuard &guard, RunRecorder *recorder,

@@ -60,6 +60,9 @@ public:
   /// `error` set on failure. Freed with release() before the Device goes.
   CUdeviceptr allocate(uint64_t bytes, std::string &error);
   void release(CUdeviceptr ptr);
+  /// Copies `bytes` of such memory to the host, after the session's runs;
+  /// false with `error` set on failure.
+  bool copyToHost(void *dst, CUdeviceptr src, uint64_t bytes, std::string &error);
 
   const std::string &name() const { return deviceName; }
   /// Kernel time of the last successful run in ms; negative before one.

@@ -88,3 +88,28 @@ func.func @kept(%x: memref<8xf32>, %o1: memref<8xf32>, %o2: memref<2x4xf32>,
   linalg.copy ins(%x : memref<8xf32>) outs(%o5 : memref<8xf32>)
   return %v : f32
 }
+
+// -----
+
+/// Symbolic dims (a model compiled with symbolic batch): the temporary has
+/// the out-param's type, so the copy goes too.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[X:.+]]: memref<?x64xf32>, %[[OUT:.+]]: memref<?x64xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic {{.+}} ins(%[[X]] : memref<?x64xf32>) outs(%[[OUT]] : memref<?x64xf32>)
+// CHECK-NOT: linalg.copy
+func.func @dynamic(%x: memref<?x64xf32>, %out: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x64xf32>
+  %t = memref.alloc(%n) {alignment = 64 : i64} : memref<?x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x64xf32>) outs(%t : memref<?x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%t : memref<?x64xf32>) outs(%out : memref<?x64xf32>)
+  memref.dealloc %t : memref<?x64xf32>
+  return
+}

@@ -107,6 +107,16 @@ TEST(Decoder, GeneratesFromItsOwnCache) {
   EXPECT_EQ(info.length, 4 + 6);
 }
 
+TEST(Decoder, PicksFromTheGreedyIdsOutput) {
+  // The fake's logits are all zero here: only its greedy_ids output gives
+  // the rule's ids.
+  DecoderFixture f("decoder_greedy_ids");
+  expectGeneration(f.decoder.get(), {3, 1, 4, 1, 5, 9, 2, 6}, 2, 6);
+  kiln_tensor logits{};
+  ASSERT_EQ(messageOf(kiln_decoder_get_logits(f.decoder.get(), &logits)), "");
+  EXPECT_EQ(std::vector<int64_t>(logits.dims, logits.dims + 3), (std::vector<int64_t>{2, 1, 16}));
+}
+
 TEST(Decoder, LogitsViewHasTheLastRunsShape) {
   DecoderFixture f("fake_decoder");
   std::vector<int64_t> prompt = {1, 2, 3};
@@ -284,6 +294,9 @@ TEST(DecoderErrors, ModelsWithoutARecognisableCache) {
   EXPECT_EQ(createError("decoder_extra_input", KILN_STATUS_INVALID_MODEL),
             "input 'token_type_ids' is none of input_ids, attention_mask, position_ids, "
             "past_key_values.<layer>.key|value");
+  EXPECT_EQ(createError("decoder_greedy_ids_f32", KILN_STATUS_INVALID_MODEL),
+            "output 'greedy_ids' (f32 [-1, -1]): expected i64 [batch, sequence] "
+            "(kilnc --greedy-ids)");
   EXPECT_EQ(createError("add_one", KILN_STATUS_INVALID_MODEL),
             "input 'x' is none of input_ids, attention_mask, position_ids, "
             "past_key_values.<layer>.key|value");

@@ -30,8 +30,9 @@ def KilnCUDAForwardOutputCopiesPass
     that the last op writes, then a `linalg.copy` of it into the out-param:
     on the GPU one more kernel reading and writing the whole tensor (an
     elementwise chain on 256 MiB ran at a third of copy bandwidth). When the
-    copy's target is a function argument of the same static type that
-    nothing uses before the copy, and every other use of the temporary
+    copy's target is a function argument of the same type (static, or with
+    symbolic dims: a copy's operands have one shape) that nothing uses
+    before the copy, and every other use of the temporary
     (not through a view) precedes the copy in the same block, those uses
     write and read the argument instead, and the copy and the temporary
     (its dealloc too) go. The GEMM template does the same for its own
@@ -115,6 +116,33 @@ def KilnCUDAMapParallelLoopsPass
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"];
+}
+
+def KilnCUDAArgReductionsPass
+    : Pass<"kiln-cuda-arg-reductions", "mlir::func::FuncOp"> {
+  let summary = "ArgMax and ArgMin over the last axis as one block per row";
+  let description = [{
+    On buffers, before linalg becomes loops. Matches the `linalg.generic`
+    ArgMax/ArgMin lower to: one input (a float of at most 32 bits, static
+    last dim below 2^31), two outputs (the best value and its integer
+    index) over the leading dims, the last loop a reduction, and a body of
+    exactly `cmpf ogt|oge|olt|ole (in, best)`, `linalg.index` of the last
+    loop and two selects. It becomes a `gpu.launch` of one block of
+    `threads` threads per row: thread t folds elements t, t + threads, ...
+    from the initial value, the (value, index) pairs are combined with
+    `gpu.shuffle xor` within warps and through shared memory across them
+    (the pair of the smaller index acting as the accumulator, so ties and
+    NaNs go as in the serial loop), and thread 0 folds the total into the
+    initial pair and stores it. A `linalg.fill` of an output right before
+    the generic is read as its constant and erased; a value buffer that
+    only the fill and the generic use is never stored and goes.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", "256",
+           "threads per row (a multiple of 32 in [32, 1024])">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
 def KilnCUDARowKernelsPass

@@ -19,7 +19,11 @@
  * the value is missing), FAKE_PRESENT_HEADS (present.0.value has 4 heads),
  * FAKE_PRESENT_PAST (present dims [batch, 2, past, 3]: a cache that does
  * not grow), FAKE_FAIL_AFTER=N (the run fails once past + sequence > N),
- * FAKE_EXTRA_INPUT (an input a decoder cannot feed).
+ * FAKE_EXTRA_INPUT (an input a decoder cannot feed), FAKE_GREEDY_IDS (one more
+ * output, greedy_ids i64 [batch, sequence] holding each position's one-hot
+ * index, as kilnc --greedy-ids adds it, while the logits are all zero: a
+ * decoder that scanned them would pick 0), FAKE_GREEDY_IDS_F32 (greedy_ids
+ * declared f32).
  *===--------------------------------------------------------------------------===*/
 
 #include "FakeModel.h"
@@ -70,6 +74,11 @@ static const kiln_abi_tensor outputs[] = {
     {"present.0.value", KILN_DTYPE_F32, 4, value_dims, present_names},
 #endif
 #endif
+#if defined(FAKE_GREEDY_IDS)
+    {"greedy_ids", KILN_DTYPE_I64, 2, ids_dims, ids_names},
+#elif defined(FAKE_GREEDY_IDS_F32)
+    {"greedy_ids", KILN_DTYPE_F32, 2, ids_dims, ids_names},
+#endif
 };
 #define NUM_INPUTS (sizeof(inputs) / sizeof(inputs[0]))
 #define NUM_OUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
@@ -77,7 +86,7 @@ static const kiln_abi_tensor outputs[] = {
 static int32_t run(void *const *buffers, const int64_t *dims,
                    const kiln_abi_host *host) {
 #if defined(FAKE_NO_CACHE) || defined(FAKE_NO_PRESENT) || defined(FAKE_PRESENT_HEADS) ||  \
-    defined(FAKE_EXTRA_INPUT)
+    defined(FAKE_EXTRA_INPUT) || defined(FAKE_GREEDY_IDS_F32)
   (void)buffers, (void)dims, (void)host;
   return 5; /* never recognized as a decoder, never run by one */
 #else
@@ -127,8 +136,14 @@ static int32_t run(void *const *buffers, const int64_t *dims,
       for (t = 0; t <= position; ++t)
         sum += (int64_t)key[((b * HEADS + 1) * total + t) * HEAD + 2];
       hot = (sum + position) % VOCAB;
+#ifdef FAKE_GREEDY_IDS
+      ((int64_t *)buffers[8])[b * seq + s] = hot;
+      for (v = 0; v < VOCAB; ++v)
+        logits[(b * seq + s) * VOCAB + v] = 0.0f;
+#else
       for (v = 0; v < VOCAB; ++v)
         logits[(b * seq + s) * VOCAB + v] = v == hot ? 1.0f : (float)v * 0.01f;
+#endif
     }
   return 0;
 #endif

@@ -7,6 +7,21 @@
 
 include "mlir/Pass/PassBase.td"
 
+def KilnAppendGreedyIdsPass : Pass<"kiln-append-greedy-ids", "mlir::ModuleOp"> {
+  let summary = "Add the output greedy_ids = ArgMax of the output logits";
+  let description = [{
+    For decoders generating greedily (kilnc --greedy-ids): the model
+    function gets one more result, `greedy_ids` ([batch, sequence], i64),
+    the `kiln.argmax` of its `logits` result over the last axis (the first
+    index of the largest logit), named and with the first two of the
+    logits' dim names. The runtime's decoder reads it instead of copying
+    the logits back and scanning them on the host. Errors: no output
+    `logits`, one that is not a rank-3 float tensor, or an output already
+    named `greedy_ids`.
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
 def KilnFoldConstantsPass : Pass<"kiln-fold-constants"> {
   let summary = "Evaluate kiln ops whose operands are all constants";
   let description = [{
