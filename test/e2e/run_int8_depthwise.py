@@ -16,8 +16,8 @@ with AVX-512, on ymm with AVX2). Kiln's outputs must equal the exact
 integer result (onnxruntime's requantization of the i32 sums, in int64
 here) and onnxruntime's. Shapes are awkward on purpose: channels not a
 multiple of 16, odd spatial sizes, stride 2 with symmetric and asymmetric
-padding, no padding, 5x5 and dilated windows, rows narrower than a vector,
-batches of 2 and 3 images.
+padding, no padding, 5x5 and dilated windows, strides 3 and (1, 2), rows
+narrower than a vector, batches of 2 and 3 images.
 Prints one PASS/FAIL line per case and a summary; exits 1 on any failure.
 """
 
@@ -63,6 +63,11 @@ def objdump():
     return None
 
 
+# Strides other than 1 and 2 read strided windows: correct but scalar, so
+# the object code is not checked for the vector multiply.
+SCALAR_CASES = {"dw3x3_stride3"}
+
+
 def kiln(args, name, model, inputs):
     """Compiles (no kiln.conv may be left), checks the object code, runs."""
     case = os.path.join(args.work, name)
@@ -76,7 +81,7 @@ def kiln(args, name, model, inputs):
         raise RuntimeError("--emit=graph failed " + graph.stderr.strip())
     if "kiln.conv" in graph.stdout:
         raise RuntimeError("a kiln.conv is left in --emit=graph")
-    if args.expect_asm and objdump():
+    if args.expect_asm and objdump() and name not in SCALAR_CASES:
         obj = os.path.join(case, "model.o")
         subprocess.run([args.kilnc, *cpu, path, "--emit=obj", "-o", obj], check=True)
         asm = subprocess.run([objdump(), "-d", "--no-show-raw-insn", obj], capture_output=True,
@@ -159,6 +164,13 @@ def main():
             (1, 24, 11, 10), (5, 5), u8, s8, True, pads=(2, 2, 2, 2), bias=True), 1),
         ("dw3x3_dilated_pad2", *depthwise(
             (1, 17, 10, 12), (3, 3), u8, s8, True, pads=(2, 2, 2, 2), dilations=(2, 2)), 1),
+        ("dw3x3_stride2_dilated", *depthwise(
+            (1, 18, 17, 15), (3, 3), u8, s8, True, strides=(2, 2), pads=(2, 2, 2, 2),
+            dilations=(2, 2), bias=True, act=("Relu",)), 1),
+        ("dw3x3_stride3", *depthwise((1, 20, 16, 19), (3, 3), u8, s8, False, strides=(3, 3),
+                                     pads=(1, 1, 1, 1)), 1),
+        ("dw5x3_strides_1x2", *depthwise((1, 12, 11, 13), (5, 3), s8, s8, True, strides=(1, 2),
+                                         pads=(2, 1, 2, 1), bias=True), 1),
         ("dw3x3_batch2_relu6", *depthwise(
             (2, 19, 9, 11), (3, 3), u8, s8, True, pads=(1, 1, 1, 1), bias=True, act=relu6), 1),
         ("dw3x3_stride2_batch3", *depthwise(
