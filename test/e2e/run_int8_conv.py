@@ -262,6 +262,12 @@ def main():
         # 18 x 17 = 306 output pixels: 5 VNNI panels, each packed by its own task.
         ("conv3x3_many_panels_per_channel", *conv_case(rng, (1, 3, 18, 17), 8, (3, 3), u8, s8,
                                                        True, pads=(1, 1, 1, 1)), 1),
+        # Grouped convs: one integer product per group.
+        ("conv3x3_group2", *conv_case(rng, (1, 6, 9, 10), 8, (3, 3), u8, s8, False,
+                                      pads=(1, 1, 1, 1), group=2), 1),
+        ("conv3x3_group3_stride2_bias_relu_per_channel", *conv_case(
+            rng, (1, 9, 11, 11), 12, (3, 3), s8, s8, True, strides=(2, 2), pads=(1, 1, 1, 1),
+            bias=True, act=("Relu",), group=3), 1),
         ("gemm_trans_b_bias_per_row", *gemm_case(rng, 3, 203, 37, u8, True), 1),
         ("gemm_trans_b_bias_s8", *gemm_case(rng, 1, 64, 20, s8, False), 1),
     ]

@@ -195,7 +195,7 @@ struct ConcatToTensor final : OpConversionPattern<ConcatOp> {
   matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType result = op.getType();
+    RankedTensorType result = lowering::signlessType(op.getType());
     int64_t rank = result.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)

@@ -10,13 +10,13 @@
 // CHECK-NOT: kiln.conv
 // CHECK: %[[B:.+]] = kiln.reshape %[[BIAS]] : (tensor<4xi32>) -> tensor<4x1xi32>
 // CHECK: kiln.transpose %{{.+}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<4x3x3x3xi16>) -> tensor<4x3x3x3xi16>
+// CHECK: %[[F:.+]] = kiln.reshape %{{.+}} : (tensor<4xf32>) -> tensor<4x1xf32>
 // CHECK: kiln.pad constant %{{.+}} {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : (tensor<1x3x7x7xi16>) -> tensor<1x3x9x9xi16>
 // CHECK-COUNT-9: kiln.slice %{{.+}} {axes = array<i64: 2, 3>, {{.+}} steps = array<i64: 2, 2>} : (tensor<1x3x9x9xi16>) -> tensor<1x3x4x4xi16>
 // CHECK: kiln.concat {{.+}} -> tensor<9x3x4x4xi16>
 // CHECK: %[[COLS:.+]] = kiln.reshape %{{.+}} : (tensor<9x3x4x4xi16>) -> tensor<27x16xi16>
 // CHECK: %[[ACC:.+]] = kiln.matmul %{{.+}}, %[[COLS]] {kiln.lhs_bytes = -128 : i64, kiln.rhs_bytes = -128 : i64} : (tensor<4x27xi16>, tensor<27x16xi16>) -> tensor<4x16xi32>
 // CHECK: %[[SUM:.+]] = kiln.add %[[ACC]], %[[B]] : (tensor<4x16xi32>, tensor<4x1xi32>) -> tensor<4x16xi32>
-// CHECK: %[[F:.+]] = kiln.reshape %{{.+}} : (tensor<4xf32>) -> tensor<4x1xf32>
 // CHECK: %[[SF:.+]] = kiln.cast %[[SUM]] : tensor<4x16xi32> -> tensor<4x16xf32>
 // CHECK: kiln.mul %[[SF]], %[[F]] : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
 // CHECK: kiln.round
@@ -261,8 +261,9 @@ func.func @depthwise3x3_pitched(%x: tensor<1x2x5x6xi8>) -> tensor<1x2x3x4xi8> {
 // -----
 
 /// Not rewritten: a depthwise conv whose weights are not a constant (the
-/// per-tap weights and the zero point's term are folded at compile time),
-/// and a grouped conv that is not depthwise (group 2 of 4 channels).
+/// per-tap weights and the zero point's term are folded at compile time;
+/// nor is it a grouped conv's product per group, which leaves depthwise
+/// convs to their own pattern).
 // CHECK-LABEL: func.func @depthwise_runtime_weights(
 // CHECK: kiln.conv
 // CHECK: kiln.quantize_linear
@@ -280,9 +281,25 @@ func.func @depthwise_runtime_weights(%x: tensor<1x2x5x5xi8>, %w: tensor<2x1x3x3x
   return %y : tensor<1x2x5x5xi8>
 }
 
+// -----
+
+/// A grouped conv (group 2 of 4 channels) is one integer product per group:
+/// the group's input channels as im2col columns, its rows of the weights,
+/// each requantized (an epilogue per kernel), the 8-bit results joined.
 // CHECK-LABEL: func.func @grouped_not_depthwise(
-// CHECK: kiln.conv
-// CHECK: kiln.quantize_linear
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x4x5x5xi8>
+// CHECK-NOT: kiln.conv
+// CHECK: %[[A:.+]] = kiln.reshape %{{.+}} : (tensor<4x3x3x2xi16>) -> tensor<4x18xi16>
+// CHECK: kiln.slice %[[X]] {axes = array<i64: 1>, ends = array<i64: 2>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<1x4x5x5xi8>) -> tensor<1x2x5x5xi8>
+// CHECK: %[[A0:.+]] = kiln.slice %[[A]] {axes = array<i64: 0>, ends = array<i64: 2>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<4x18xi16>) -> tensor<2x18xi16>
+// CHECK: kiln.matmul %[[A0]], %{{.+}} : (tensor<2x18xi16>, tensor<18x25xi16>) -> tensor<2x25xi32>
+// CHECK: %[[Y0:.+]] = kiln.cast %{{.+}} : tensor<2x25xf32> -> tensor<2x25xi8>
+// CHECK: kiln.slice %[[X]] {axes = array<i64: 1>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>}
+// CHECK: %[[A1:.+]] = kiln.slice %[[A]] {axes = array<i64: 0>, ends = array<i64: 4>, starts = array<i64: 2>, steps = array<i64: 1>}
+// CHECK: kiln.matmul %[[A1]], %{{.+}} : (tensor<2x18xi16>, tensor<18x25xi16>) -> tensor<2x25xi32>
+// CHECK: %[[Y1:.+]] = kiln.cast %{{.+}} : tensor<2x25xf32> -> tensor<2x25xi8>
+// CHECK: %[[Y:.+]] = kiln.concat %[[Y0]], %[[Y1]] {axis = 0 : i64} : (tensor<2x25xi8>, tensor<2x25xi8>) -> tensor<4x25xi8>
+// CHECK: kiln.reshape %[[Y]] : (tensor<4x25xi8>) -> tensor<1x4x5x5xi8>
 func.func @grouped_not_depthwise(%x: tensor<1x4x5x5xi8>) -> tensor<1x4x5x5xi8> {
   %w = kiln.constant dense<1> : tensor<4x2x3x3xi8>
   %sx = kiln.constant dense<0.5> : tensor<f32>

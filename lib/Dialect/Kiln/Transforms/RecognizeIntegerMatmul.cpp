@@ -57,6 +57,8 @@ namespace quantized {
 
 /// The largest K whose sums of K products of 9-bit values stay in i32.
 constexpr int64_t kMaxDepth = 2147483647LL / (255 * 255);
+/// The most groups of a grouped conv written as one product per group.
+constexpr int64_t kMaxGroups = 64;
 
 RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
@@ -392,11 +394,18 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
     RankedTensorType xType = tensorOf(conv.getInput()), wType = tensorOf(conv.getWeight()),
                      yType = tensorOf(conv.getOutput());
     Type f32 = rewriter.getF32Type();
-    if (!x || !w || conv.getGroup() != 1 || xType.getRank() != 4 || !xType.hasStaticShape() ||
+    if (!x || !w || xType.getRank() != 4 || !xType.hasStaticShape() ||
         !wType.hasStaticShape() || !yType.hasStaticShape() || xType.getDimSize(0) != 1 ||
         !isPerTensorQuantize(op) || !isDequantizedPair(x, w, 0))
       return failure();
     int64_t channels = wType.getDimSize(0), depth = wType.getNumElements() / channels;
+    auto groups = static_cast<int64_t>(conv.getGroup());
+    // Grouped convs: one product per group (at most kMaxGroups); depthwise
+    // ones (group = C = M) are IntegerDepthwiseConv.cpp's.
+    bool depthwise = groups == xType.getDimSize(1) && groups == channels;
+    if (groups < 1 || groups > kMaxGroups || depthwise || channels % groups ||
+        xType.getDimSize(1) != groups * wType.getDimSize(1))
+      return failure();
     bool perChannel = !isOneElement(w.getScale());
     if (depth > kMaxDepth)
       return failure();
@@ -423,18 +432,37 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
         weights, Value());
     SmallVector<int64_t> kernel{wType.getDimSize(2), wType.getDimSize(3)};
     SmallVector<int64_t> out{yType.getDimSize(2), yType.getDimSize(3)};
-    Value columns =
-        convColumns(rewriter, loc, conv, x.getInput(), x.getZeroPoint(), kernel, out);
-    Value acc = integerProduct(rewriter, loc, weights, columns,
-                               byteWindow(w.getInput(), w.getZeroPoint()),
-                               byteWindow(x.getInput(), x.getZeroPoint()));
-    if (bias)
-      acc = AddOp::create(rewriter, loc, acc, bias);
+    // Group g: its rows of A times the columns of its input channels.
+    int64_t rows = channels / groups, inputs = wType.getDimSize(1);
+    auto group = [&](Value v, int64_t axis, int64_t size, int64_t g) -> Value {
+      if (groups == 1)
+        return v;
+      return SliceOp::create(rewriter, loc, v, rewriter.getDenseI64ArrayAttr({g * size}),
+                             rewriter.getDenseI64ArrayAttr({(g + 1) * size}),
+                             rewriter.getDenseI64ArrayAttr({axis}),
+                             rewriter.getDenseI64ArrayAttr({1}));
+    };
     Value factor = requantizationFactor(rewriter, loc, x, w, op);
     if (perChannel)
       factor = ReshapeOp::create(rewriter, loc, RankedTensorType::get({channels, 1}, f32), factor,
                                  Value());
-    Value y = requantize(rewriter, loc, acc, factor, op, *range);
+    // Each group's product requantized (its rows of the bias and factor),
+    // so each is a kernel with its epilogue; the 8-bit results joined.
+    SmallVector<Value> results;
+    for (int64_t g = 0; g < groups; ++g) {
+      Value columns = convColumns(rewriter, loc, conv, group(x.getInput(), 1, inputs, g),
+                                  x.getZeroPoint(), kernel, out);
+      Value acc = integerProduct(rewriter, loc, group(weights, 0, rows, g), columns,
+                                 byteWindow(w.getInput(), w.getZeroPoint()),
+                                 byteWindow(x.getInput(), x.getZeroPoint()));
+      if (bias)
+        acc = AddOp::create(rewriter, loc, acc, group(bias, 0, rows, g));
+      results.push_back(requantize(rewriter, loc, acc,
+                                   perChannel ? group(factor, 0, rows, g) : factor, op, *range));
+    }
+    Value y = results.size() == 1
+                  ? results.front()
+                  : ConcatOp::create(rewriter, loc, results, rewriter.getI64IntegerAttr(0));
     y = ReshapeOp::create(rewriter, loc, op.getType(), y, Value());
     rewriter.replaceOp(op, y);
     return success();

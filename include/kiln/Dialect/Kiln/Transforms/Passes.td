@@ -160,13 +160,14 @@ def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
     points (the importer's MatMulInteger and QLinearMatMul) becomes
     `f64(kiln.matmul(i16(lhs), i16(rhs)))`. A QDQ Gemm (alpha = beta = 1,
     A not transposed, an int32 bias dequantized with scale `sx * sw`) is
-    the same product plus the bias in i32. A QDQ Conv of one image, group 1,
-    2-D, static shapes (optionally with that int32 bias and a Relu or Clip
+    the same product plus the bias in i32. A QDQ Conv of one image, 2-D,
+    static shapes (optionally with that int32 bias and a Relu or Clip
     before the `quantize_linear`, which clamp the 8-bit result) is
     `(w - zw)[M, KH * KW * C] @ columns(x - zx)[KH * KW * C, OH * OW]`,
     the columns being slices of the padded input joined tap after tap
     (im2col; the input itself for a 1x1 stride-1 conv), requantized per
-    output channel. A QDQ depthwise Conv (group = channels, 2-D, static
+    output channel; a grouped one (up to 64 groups) is one such product
+    per group, the requantized results joined. A QDQ depthwise Conv (group = channels, 2-D, static
     shapes, constant weights per tensor or per channel, the same bias and
     activations) is i32 sums of the 8-bit input's taps: the input padded
     with its zero point, each window (a slice: at stride 1 with OW = W
