@@ -97,6 +97,16 @@ bool readsIntegerMatmul(mlir::Operation *op) {
          });
 }
 
+/// Whether `op` reads a window of an 8-bit integer tensor (a tensor.extract_slice):
+/// an integer depthwise conv's taps (kiln-recognize-integer-matmul), whose
+/// products, i32 sums and requantization are one elementwise chain.
+bool readsEightBitWindow(mlir::Operation *op) {
+  return op && llvm::any_of(op->getOperands(), [](mlir::Value v) {
+           return v.getDefiningOp<mlir::tensor::ExtractSliceOp>() &&
+                  mlir::getElementTypeOrSelf(v.getType()).isInteger(8);
+         });
+}
+
 struct KilnFuseElementwisePass final
     : impl::KilnFuseElementwisePassBase<KilnFuseElementwisePass> {
   using Base::Base;
@@ -110,8 +120,13 @@ struct KilnFuseElementwisePass final
     // bias [M, 1] keeps the reshape from moving past the bias add, so the
     // chain would stay split and only the bias add be the kernel's
     // epilogue.
+    // The same for an integer depthwise conv: its taps' products and sums
+    // (at a stride-1 conv's row pitch) and the requantization, before the
+    // reshape to the pitched [N, C, OH, Wp] view moves into the chain.
     auto integerChain = [&](mlir::OpOperand *fused) {
-      if (!readsIntegerMatmul(fused->get().getDefiningOp()) || !shouldFuse(fused, maxFusedOps))
+      mlir::Operation *producer = fused->get().getDefiningOp();
+      if (!(readsIntegerMatmul(producer) || readsEightBitWindow(producer)) ||
+          !shouldFuse(fused, maxFusedOps))
         return false;
       merger.pending = {fused->getOwner()->getLoc(), fused->get().getDefiningOp()->getLoc()};
       return true;

@@ -188,3 +188,71 @@ func.func @integer_chain(%a: tensor<4x8xi16>, %w: tensor<8x6xi16>, %b: tensor<4x
   } -> tensor<1x4x2x3xi8>
   return %n : tensor<1x4x2x3xi8>
 }
+
+// -----
+
+/// An integer depthwise conv at its row pitch (kiln-recognize-integer-matmul):
+/// the products of two 8-bit windows of the flattened input, their i32 sum
+/// and the requantization are one generic on the pitched [1, 2, 8], fused
+/// before the reshape to the [1, 2, 2, 4] rows could move into the chain
+/// (it cannot pass the windows). The op after the view stays apart.
+// CHECK-LABEL: func @depthwise_chain
+// CHECK: %[[T0:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0] [1, 2, 8]
+// CHECK: %[[T1:.+]] = tensor.extract_slice %{{.+}}[0, 0, 4] [1, 2, 8]
+// CHECK: %[[G:.+]] = linalg.generic {{.+}} ins(%[[T0]], %{{.+}}, %[[T1]], %{{.+}} : tensor<1x2x8xi8>, tensor<1x2x1xi32>, tensor<1x2x8xi8>, tensor<1x2x1xi32>)
+// CHECK: arith.muli
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: arith.sitofp
+// CHECK: arith.fptosi
+// CHECK-NEXT: linalg.yield
+// CHECK: %[[V:.+]] = tensor.expand_shape %[[G]]
+// CHECK: linalg.generic {{.+}} ins(%[[V]] : tensor<1x2x2x4xi8>)
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#channel = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+func.func @depthwise_chain(%x: tensor<1x2x12xi8>, %w0: tensor<1x2x1xi32>, %w1: tensor<1x2x1xi32>) -> tensor<1x2x2x4xi8> {
+  %scale = arith.constant 0.5 : f32
+  %t0 = tensor.extract_slice %x[0, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<1x2x12xi8> to tensor<1x2x8xi8>
+  %t1 = tensor.extract_slice %x[0, 0, 4] [1, 2, 8] [1, 1, 1] : tensor<1x2x12xi8> to tensor<1x2x8xi8>
+  %e = tensor.empty() : tensor<1x2x8xi32>
+  %p0 = linalg.generic {indexing_maps = [#id3, #channel, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t0, %w0 : tensor<1x2x8xi8>, tensor<1x2x1xi32>) outs(%e : tensor<1x2x8xi32>) {
+  ^bb0(%a: i8, %b: i32, %o: i32):
+    %c = arith.extsi %a : i8 to i32
+    %m = arith.muli %c, %b : i32
+    linalg.yield %m : i32
+  } -> tensor<1x2x8xi32>
+  %p1 = linalg.generic {indexing_maps = [#id3, #channel, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t1, %w1 : tensor<1x2x8xi8>, tensor<1x2x1xi32>) outs(%e : tensor<1x2x8xi32>) {
+  ^bb0(%a: i8, %b: i32, %o: i32):
+    %c = arith.extsi %a : i8 to i32
+    %m = arith.muli %c, %b : i32
+    linalg.yield %m : i32
+  } -> tensor<1x2x8xi32>
+  %s = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p0, %p1 : tensor<1x2x8xi32>, tensor<1x2x8xi32>) outs(%e : tensor<1x2x8xi32>) {
+  ^bb0(%a: i32, %b: i32, %o: i32):
+    %m = arith.addi %a, %b : i32
+    linalg.yield %m : i32
+  } -> tensor<1x2x8xi32>
+  %e8 = tensor.empty() : tensor<1x2x8xi8>
+  %q = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<1x2x8xi32>) outs(%e8 : tensor<1x2x8xi8>) {
+  ^bb0(%a: i32, %o: i8):
+    %f = arith.sitofp %a : i32 to f32
+    %y = arith.mulf %f, %scale : f32
+    %r = math.roundeven %y : f32
+    %i = arith.fptosi %r : f32 to i8
+    linalg.yield %i : i8
+  } -> tensor<1x2x8xi8>
+  %v = tensor.expand_shape %q [[0], [1], [2, 3]] output_shape [1, 2, 2, 4] : tensor<1x2x8xi8> into tensor<1x2x2x4xi8>
+  %e4 = tensor.empty() : tensor<1x2x2x4xi8>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x2x2x4xi8>) outs(%e4 : tensor<1x2x2x4xi8>) {
+  ^bb0(%a: i8, %o: i8):
+    %one = arith.constant 1 : i8
+    %s1 = arith.addi %a, %one : i8
+    linalg.yield %s1 : i8
+  } -> tensor<1x2x2x4xi8>
+  return %n : tensor<1x2x2x4xi8>
+}

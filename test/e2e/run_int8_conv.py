@@ -37,10 +37,17 @@ from run_int8 import ONNX_TYPE, const, model_of, quantized, requantized, run_cas
 FLOAT = TensorProto.FLOAT
 
 
-def conv_acc(x, w, strides, pads, dilations):
-    """The exact i64 sums of a group-1 2-D conv of one image: x [1, C, H, W]
-    and w [M, C, KH, KW] already minus their zero points; pads as ONNX's
-    (top, left, bottom, right)."""
+def conv_acc(x, w, strides, pads, dilations, group=1):
+    """The exact i64 sums of a 2-D conv: x [N, C, H, W] and w [M, C / group,
+    KH, KW] already minus their zero points; pads as ONNX's (top, left,
+    bottom, right)."""
+    if x.shape[0] > 1:
+        return np.concatenate([conv_acc(x[i:i + 1], w, strides, pads, dilations, group)
+                               for i in range(x.shape[0])], axis=0)
+    if group > 1:
+        xs, ws = np.split(x, group, axis=1), np.split(w, group, axis=0)
+        return np.concatenate([conv_acc(a, b, strides, pads, dilations)
+                               for a, b in zip(xs, ws)], axis=1)
     x = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
     m, _, kh, kw = w.shape
     oh = (x.shape[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
@@ -68,20 +75,20 @@ def clamp_activation(yq, act, sy, zy):
 
 
 def conv_case(rng, shape, m, kernel, xtype, wtype, per_channel, strides=(1, 1),
-              pads=(0, 0, 0, 0), dilations=(1, 1), bias=False, act=None):
+              pads=(0, 0, 0, 0), dilations=(1, 1), bias=False, act=None, group=1):
     """y_q = Q(act(Conv(DQ(x_q), DQ(w_q)[, DQ(b_i32)])))."""
     c = shape[1]
     x = quantized(rng, shape, xtype)
-    w = quantized(rng, (m, c, *kernel), wtype)
+    w = quantized(rng, (m, c // group, *kernel), wtype)
     sw = (rng.uniform(0.002, 0.02, m) if per_channel else np.array(0.01)).astype(np.float32)
     zw = (quantized(rng, (m,), wtype) // 8 if per_channel
           else np.array(3 if wtype == np.int8 else 128, wtype)).astype(wtype)
     sx = np.array(0.03, np.float32)
     zx = np.array(100 if xtype == np.uint8 else -5, xtype)
-    depth = c * kernel[0] * kernel[1]
+    depth = c // group * kernel[0] * kernel[1]
     sy = np.array(3 * 0.03 * float(np.mean(sw)) * 74 * np.sqrt(depth) / 127, np.float32)
     zy = np.array(120 if xtype == np.uint8 else 3, xtype)
-    attrs = dict(strides=list(strides), pads=list(pads), dilations=list(dilations))
+    attrs = dict(strides=list(strides), pads=list(pads), dilations=list(dilations), group=group)
     nodes = [helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
              helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"], axis=0)]
     inits = [const("w", w), const("sw", sw), const("zw", zw), const("sx", sx), const("zx", zx),
@@ -107,7 +114,7 @@ def conv_case(rng, shape, m, kernel, xtype, wtype, per_channel, strides=(1, 1),
         last = "af"
     nodes.append(helper.make_node("QuantizeLinear", [last, "sy", "zy"], ["y"]))
     wz = w.astype(np.int64) - zw.astype(np.int64).reshape(-1, 1, 1, 1)
-    acc = conv_acc(x.astype(np.int64) - int(zx), wz, strides, pads, dilations) + acc_bias
+    acc = conv_acc(x.astype(np.int64) - int(zx), wz, strides, pads, dilations, group) + acc_bias
     factor = (sx * sw / sy).astype(np.float32).reshape(-1, 1, 1) if per_channel else sx * sw / sy
     yq = clamp_activation(requantized(acc, factor, zy), act, sy, zy)
     model = model_of(nodes, [helper.make_tensor_value_info("x", ONNX_TYPE[xtype], list(shape))],
@@ -180,7 +187,7 @@ def exact_qdq_cnn(model, x):
             attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
             acc = conv_acc(values[dx.input[0]].astype(np.int64) - int(zx), wz,
                            attrs.get("strides", [1, 1]), attrs.get("pads", [0, 0, 0, 0]),
-                           attrs.get("dilations", [1, 1]))
+                           attrs.get("dilations", [1, 1]), attrs.get("group", 1))
             if len(node.input) > 2:
                 acc = acc + values[made[node.input[2]].input[0]].astype(np.int64).reshape(1, -1, 1, 1)
             factor = (sx * sw / sy).astype(np.float32)
@@ -255,6 +262,12 @@ def main():
         # 18 x 17 = 306 output pixels: 5 VNNI panels, each packed by its own task.
         ("conv3x3_many_panels_per_channel", *conv_case(rng, (1, 3, 18, 17), 8, (3, 3), u8, s8,
                                                        True, pads=(1, 1, 1, 1)), 1),
+        # Grouped convs: one integer product per group.
+        ("conv3x3_group2", *conv_case(rng, (1, 6, 9, 10), 8, (3, 3), u8, s8, False,
+                                      pads=(1, 1, 1, 1), group=2), 1),
+        ("conv3x3_group3_stride2_bias_relu_per_channel", *conv_case(
+            rng, (1, 9, 11, 11), 12, (3, 3), s8, s8, True, strides=(2, 2), pads=(1, 1, 1, 1),
+            bias=True, act=("Relu",), group=3), 1),
         ("gemm_trans_b_bias_per_row", *gemm_case(rng, 3, 203, 37, u8, True), 1),
         ("gemm_trans_b_bias_s8", *gemm_case(rng, 1, 64, 20, s8, False), 1),
     ]

@@ -195,7 +195,7 @@ struct ConcatToTensor final : OpConversionPattern<ConcatOp> {
   matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType result = op.getType();
+    RankedTensorType result = lowering::signlessType(op.getType());
     int64_t rank = result.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)
@@ -287,8 +287,9 @@ struct SliceToTensor final : OpConversionPattern<SliceOp> {
       sizes[dim] = rewriter.getIndexAttr(result.getDimSize(dim));
       strides[dim] = rewriter.getIndexAttr(step);
     }
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, result, adaptor.getInput(),
-                                                        offsets, sizes, strides);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, lowering::signlessType(result),
+                                                        adaptor.getInput(), offsets, sizes,
+                                                        strides);
     return success();
   }
 
@@ -535,11 +536,12 @@ struct PadToTensor final : OpConversionPattern<PadOp> {
       low.push_back(rewriter.getIndexAttr(pads[i]));
       high.push_back(rewriter.getIndexAttr(pads[i + rank]));
     }
-    Value value = lowering::scalarConstant(rewriter, op.getLoc(),
-                                           op.getType().getElementType(),
+    // Unsigned tensors are signless in linalg (a ui8 fill of 128 is the
+    // byte 0x80).
+    RankedTensorType type = lowering::signlessType(op.getType());
+    Value value = lowering::scalarConstant(rewriter, op.getLoc(), type.getElementType(),
                                            op.getValue().convertToDouble());
-    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, op.getType(), adaptor.getInput(), low,
-                                               high, value);
+    rewriter.replaceOpWithNewOp<tensor::PadOp>(op, type, adaptor.getInput(), low, high, value);
     return success();
   }
 };

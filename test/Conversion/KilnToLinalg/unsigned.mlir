@@ -82,3 +82,23 @@ func.func @bitcasts(%x: tensor<3xf32>, %b: tensor<3xi1>) -> (tensor<3xi32>, tens
   %1 = kiln.bitcast %b : tensor<3xi1> -> tensor<3xui8>
   return %0, %1 : tensor<3xi32>, tensor<3xui8>
 }
+
+// -----
+
+/// A constant pad, a slice and a concat of unsigned tensors (an integer
+/// depthwise conv's input, padded with its zero point; a grouped conv's
+/// 8-bit results joined): the fill 200 is the byte 0xc8, -56 signless.
+// CHECK-LABEL: func @pad_slice_u8
+// CHECK: %[[FILL:.+]] = arith.constant -56 : i8
+// CHECK: tensor.pad %{{.+}} low[0, 1] high[0, 2]
+// CHECK: tensor.yield %[[FILL]] : i8
+// CHECK: %[[S:.+]] = tensor.extract_slice %{{.+}}[0, 1] [2, 3] [1, 2] : tensor<2x8xi8> to tensor<2x3xi8>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x3xi8>
+// CHECK: tensor.insert_slice %[[S]] into %[[E]][0, 0] [2, 3] [1, 1] : tensor<2x3xi8> into tensor<4x3xi8>
+// CHECK-NOT: ui8
+func.func @pad_slice_u8(%x: tensor<2x5xui8>) -> tensor<4x3xui8> {
+  %p = kiln.pad constant %x {pads = array<i64: 0, 1, 0, 2>, value = 200.0 : f64} : (tensor<2x5xui8>) -> tensor<2x8xui8>
+  %s = kiln.slice %p {axes = array<i64: 1>, starts = array<i64: 1>, ends = array<i64: 7>, steps = array<i64: 2>} : (tensor<2x8xui8>) -> tensor<2x3xui8>
+  %c = kiln.concat %s, %s {axis = 0 : i64} : (tensor<2x3xui8>, tensor<2x3xui8>) -> tensor<4x3xui8>
+  return %c : tensor<4x3xui8>
+}

@@ -317,3 +317,34 @@ func.func @no_fold_bad_cast() -> tensor<2xi32> {
   %0 = kiln.cast %c : tensor<2xf32> -> tensor<2xi32>
   return %0 : tensor<2xi32>
 }
+
+// -----
+
+/// gather(dequantize_linear(x, s, z), i) = dequantize_linear(gather(x, i), s, z)
+/// with a per-tensor s and z: the gathered rows are dequantized, not the table.
+// CHECK-LABEL: func @gather_of_dequantize
+// CHECK-SAME: (%[[T:.+]]: tensor<50x8xi8>, %[[I:.+]]: tensor<1x3xi64>)
+// CHECK: %[[ROWS:.+]] = kiln.gather %[[T]], %[[I]] {axis = 0 : i64} : (tensor<50x8xi8>, tensor<1x3xi64>) -> tensor<1x3x8xi8>
+// CHECK: %[[Y:.+]] = kiln.dequantize_linear %[[ROWS]], %{{.+}}, %{{.+}} : (tensor<1x3x8xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x8xf32>
+// CHECK: return %[[Y]]
+func.func @gather_of_dequantize(%t: tensor<50x8xi8>, %i: tensor<1x3xi64>) -> tensor<1x3x8xf32> {
+  %s = kiln.constant dense<0.5> : tensor<f32>
+  %z = kiln.constant dense<3> : tensor<i8>
+  %d = kiln.dequantize_linear %t, %s, %z : (tensor<50x8xi8>, tensor<f32>, tensor<i8>) -> tensor<50x8xf32>
+  %g = kiln.gather %d, %i {axis = 0 : i64} : (tensor<50x8xf32>, tensor<1x3xi64>) -> tensor<1x3x8xf32>
+  return %g : tensor<1x3x8xf32>
+}
+
+// -----
+
+/// Not with per-axis parameters (their axis would move with the gather).
+// CHECK-LABEL: func @gather_of_per_axis_dequantize
+// CHECK: kiln.dequantize_linear {{.+}} -> tensor<50x8xf32>
+// CHECK: kiln.gather
+func.func @gather_of_per_axis_dequantize(%t: tensor<50x8xi8>, %i: tensor<1x3xi64>) -> tensor<1x3x8xf32> {
+  %s = kiln.constant dense<[0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25]> : tensor<8xf32>
+  %z = kiln.constant dense<3> : tensor<8xi8>
+  %d = kiln.dequantize_linear %t, %s, %z {axis = 1 : i64} : (tensor<50x8xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<50x8xf32>
+  %g = kiln.gather %d, %i {axis = 0 : i64} : (tensor<50x8xf32>, tensor<1x3xi64>) -> tensor<1x3x8xf32>
+  return %g : tensor<1x3x8xf32>
+}

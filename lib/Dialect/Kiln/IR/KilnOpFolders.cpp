@@ -326,6 +326,38 @@ void DivOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
   patterns.add<DivByConstantToMul>(context);
 }
 
+namespace {
+/// gather(dequantize_linear(x, s, z), i) = dequantize_linear(gather(x, i), s, z)
+/// for a per-tensor s and z: the rows are gathered as 8-bit values and only
+/// they are dequantized (quantize_static's embedding tables: a [30522, 768]
+/// table was dequantized whole on every run for 128 rows).
+struct GatherOfDequantize final : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    auto dq = op.getInput().getDefiningOp<DequantizeLinearOp>();
+    if (!dq || !dq->hasOneUse())
+      return failure();
+    for (Value v : {dq.getScale(), dq.getZeroPoint()}) {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (!type.hasStaticShape() || type.getNumElements() != 1)
+        return failure();
+    }
+    auto quantized = cast<RankedTensorType>(dq.getInput().getType());
+    Value rows = GatherOp::create(rewriter, op.getLoc(),
+                                  op.getType().clone(quantized.getElementType()),
+                                  dq.getInput(), op.getIndices(), op.getAxisAttr());
+    rewriter.replaceOpWithNewOp<DequantizeLinearOp>(op, op.getType(), rows, dq.getScale(),
+                                                    dq.getZeroPoint(), dq.getAxisAttr());
+    return success();
+  }
+};
+} // namespace
+
+void GatherOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<GatherOfDequantize>(context);
+}
+
 // reshape(x : T -> T) = x;  reshape(reshape(x)) = reshape(x);
 // reshape(constant) = constant with the new shape
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {

@@ -22,6 +22,8 @@
 //   folded at compile time) and the im2col columns of its input
 //   [KH * KW * C, OH * OW] (slices of the padded input joined tap after
 //   tap), requantized per output channel (a row).
+// - QDQ depthwise Conv: i32 sums of the 8-bit input's taps, requantized
+//   (IntegerDepthwiseConv.cpp).
 // - The importer's MatMulInteger / QLinearMatMul: an f64 matmul of
 //   operands cast from 8-bit integers minus 8-bit zero points (exact
 //   integers of at most 9 bits). The f64 product becomes
@@ -32,7 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ConstantEval.h"
+#include "QuantizedProducts.h"
 
 #include "kiln/Dialect/Kiln/IR/ByteOperands.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -50,10 +52,13 @@ namespace kiln {
 #define GEN_PASS_DEF_KILNRECOGNIZEINTEGERMATMULPASS
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 
-namespace {
+namespace quantized {
+
 
 /// The largest K whose sums of K products of 9-bit values stay in i32.
 constexpr int64_t kMaxDepth = 2147483647LL / (255 * 255);
+/// The most groups of a grouped conv written as one product per group.
+constexpr int64_t kMaxGroups = 64;
 
 RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
@@ -165,7 +170,7 @@ Value requantizationFactor(PatternRewriter &b, Location loc, DequantizeLinearOp 
 /// operands: f32 scales, 8-bit values, x per tensor, w per tensor or per
 /// output channel, w's dim `channelAxis` (a matmul's columns, 1; a conv's
 /// or a transposed Gemm B's rows, 0).
-bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w, int64_t channelAxis = 1) {
+bool isDequantizedPair(DequantizeLinearOp x, DequantizeLinearOp w, int64_t channelAxis) {
   if (!x || !w)
     return false;
   for (Value scale : {x.getScale(), w.getScale()})
@@ -193,59 +198,6 @@ bool isPerTensorQuantize(QuantizeLinearOp op) {
          isEightBit(tensorOf(op.getZeroPoint()).getElementType()) &&
          isOneElement(op.getScale()) && isOneElement(op.getZeroPoint());
 }
-
-/// quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w))).
-struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(QuantizeLinearOp op, PatternRewriter &rewriter) const override {
-    auto matmul = op.getInput().getDefiningOp<MatmulOp>();
-    if (!matmul || !matmul->hasOneUse() || !isIntegerShape(matmul))
-      return failure();
-    auto x = matmul.getLhs().getDefiningOp<DequantizeLinearOp>();
-    auto w = matmul.getRhs().getDefiningOp<DequantizeLinearOp>();
-    if (!isDequantizedPair(x, w) || !isPerTensorQuantize(op))
-      return failure();
-    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), matmul.getLoc(), op.getLoc()});
-    Value acc = integerProduct(rewriter, loc,
-                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
-                               byteWindow(x.getInput(), x.getZeroPoint()),
-                               byteWindow(w.getInput(), w.getZeroPoint()));
-    Value factor = requantizationFactor(rewriter, loc, x, w, op);
-    Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
-    if (y.getType() != op.getType())
-      return failure();
-    rewriter.replaceOp(op, y);
-    return success();
-  }
-};
-
-/// matmul(dequantize_linear(x), dequantize_linear(w)) with a float result
-/// (`kilnc quantize` leaves the product float): f32(acc) * (sx * sw). Not
-/// where a quantize_linear reads it (QDQMatmul takes that).
-struct DQMatmul final : OpRewritePattern<MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
-    auto x = op.getLhs().getDefiningOp<DequantizeLinearOp>();
-    auto w = op.getRhs().getDefiningOp<DequantizeLinearOp>();
-    if (!isIntegerShape(op) || !isDequantizedPair(x, w) ||
-        llvm::any_of(op->getUsers(), llvm::IsaPred<QuantizeLinearOp>))
-      return failure();
-    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), op.getLoc()});
-    Value acc = integerProduct(rewriter, loc,
-                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
-                               byteWindow(x.getInput(), x.getZeroPoint()),
-                               byteWindow(w.getInput(), w.getZeroPoint()));
-    Value factor = MulOp::create(rewriter, loc, x.getScale(), w.getScale());
-    Value y = MulOp::create(rewriter, loc, castTo(rewriter, loc, acc, rewriter.getF32Type()),
-                            factor);
-    if (y.getType() != op.getType())
-      return failure();
-    rewriter.replaceOp(op, y);
-    return success();
-  }
-};
 
 /// The values of a constant `v` (dense or a resource blob).
 std::optional<consteval::Literal> constantValues(Value v) {
@@ -325,22 +277,86 @@ std::optional<std::pair<float, float>> activationRange(QuantizeLinearOp q, Value
   return range;
 }
 
-/// The columns of the conv [1, C, H, W] -> [1, M, OH, OW] as an integer
-/// matmul's B, [T * C, OH * OW] with row t * C + c the window of tap t
-/// (its kh x kw offsets, row-major) of channel c: the input itself for a
-/// 1x1 stride-1 conv without padding, else slices of the padded input
-/// joined tap after tap (im2col).
-Value convColumns(PatternRewriter &b, Location loc, ConvOp conv, Value x,
+} // namespace quantized
+
+namespace {
+
+using namespace quantized;
+
+/// quantize_linear(matmul(dequantize_linear(x), dequantize_linear(w))).
+struct QDQMatmul final : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp op, PatternRewriter &rewriter) const override {
+    auto matmul = op.getInput().getDefiningOp<MatmulOp>();
+    if (!matmul || !matmul->hasOneUse() || !isIntegerShape(matmul))
+      return failure();
+    auto x = matmul.getLhs().getDefiningOp<DequantizeLinearOp>();
+    auto w = matmul.getRhs().getDefiningOp<DequantizeLinearOp>();
+    if (!isDequantizedPair(x, w) || !isPerTensorQuantize(op))
+      return failure();
+    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), matmul.getLoc(), op.getLoc()});
+    Value acc = integerProduct(rewriter, loc,
+                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
+                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
+                               byteWindow(x.getInput(), x.getZeroPoint()),
+                               byteWindow(w.getInput(), w.getZeroPoint()));
+    Value factor = requantizationFactor(rewriter, loc, x, w, op);
+    Value y = requantize(rewriter, loc, acc, factor, op, outputRange(op));
+    if (y.getType() != op.getType())
+      return failure();
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// matmul(dequantize_linear(x), dequantize_linear(w)) with a float result
+/// (`kilnc quantize` leaves the product float): f32(acc) * (sx * sw). Not
+/// where a quantize_linear reads it (QDQMatmul takes that).
+struct DQMatmul final : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op, PatternRewriter &rewriter) const override {
+    auto x = op.getLhs().getDefiningOp<DequantizeLinearOp>();
+    auto w = op.getRhs().getDefiningOp<DequantizeLinearOp>();
+    if (!isIntegerShape(op) || !isDequantizedPair(x, w) ||
+        llvm::any_of(op->getUsers(), llvm::IsaPred<QuantizeLinearOp>))
+      return failure();
+    Location loc = rewriter.getFusedLoc({x.getLoc(), w.getLoc(), op.getLoc()});
+    Value acc = integerProduct(rewriter, loc,
+                               shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
+                               shiftedI16(rewriter, loc, w.getInput(), w.getZeroPoint()),
+                               byteWindow(x.getInput(), x.getZeroPoint()),
+                               byteWindow(w.getInput(), w.getZeroPoint()));
+    Value factor = MulOp::create(rewriter, loc, x.getScale(), w.getScale());
+    Value y = MulOp::create(rewriter, loc, castTo(rewriter, loc, acc, rewriter.getF32Type()),
+                            factor);
+    if (y.getType() != op.getType())
+      return failure();
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// The columns of the conv [1, C, H, W] -> [1, M, OH, OW] of the 8-bit x
+/// minus its zero point as an integer matmul's B, [T * C, OH * OW] (i16)
+/// with row t * C + c the window of tap t (its kh x kw offsets, row-major)
+/// of channel c: the input itself for a 1x1 stride-1 conv without padding
+/// (reshaped before the shift, so the shift is a loop over [C, H * W], not
+/// over rows of W, and reads what the producer wrote in that shape), else
+/// slices of the padded input joined tap after tap (im2col).
+Value convColumns(PatternRewriter &b, Location loc, ConvOp conv, Value x, Value zeroPoint,
                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> out) {
   ArrayRef<int64_t> strides = conv.getStrides(), dilations = conv.getDilations(),
                     pads = conv.getPads();
   RankedTensorType type = tensorOf(x);
   int64_t channels = type.getDimSize(1), taps = kernel[0] * kernel[1];
-  auto columnsType = RankedTensorType::get({taps * channels, out[0] * out[1]},
-                                           type.getElementType());
+  auto columnsType = RankedTensorType::get({taps * channels, out[0] * out[1]}, b.getI16Type());
   bool padded = llvm::any_of(pads, [](int64_t p) { return p != 0; });
   if (taps == 1 && !padded && strides[0] == 1 && strides[1] == 1)
-    return ReshapeOp::create(b, loc, columnsType, x, Value());
+    return shiftedI16(b, loc,
+                      ReshapeOp::create(b, loc, columnsType.clone(type.getElementType()), x,
+                                        Value()),
+                      zeroPoint);
+  x = shiftedI16(b, loc, x, zeroPoint);
   if (padded)
     x = PadOp::create(b, loc, x, PadMode::constant,
                       ArrayRef<int64_t>{0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]},
@@ -378,11 +394,18 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
     RankedTensorType xType = tensorOf(conv.getInput()), wType = tensorOf(conv.getWeight()),
                      yType = tensorOf(conv.getOutput());
     Type f32 = rewriter.getF32Type();
-    if (!x || !w || conv.getGroup() != 1 || xType.getRank() != 4 || !xType.hasStaticShape() ||
+    if (!x || !w || xType.getRank() != 4 || !xType.hasStaticShape() ||
         !wType.hasStaticShape() || !yType.hasStaticShape() || xType.getDimSize(0) != 1 ||
         !isPerTensorQuantize(op) || !isDequantizedPair(x, w, 0))
       return failure();
     int64_t channels = wType.getDimSize(0), depth = wType.getNumElements() / channels;
+    auto groups = static_cast<int64_t>(conv.getGroup());
+    // Grouped convs: one product per group (at most kMaxGroups); depthwise
+    // ones (group = C = M) are IntegerDepthwiseConv.cpp's.
+    bool depthwise = groups == xType.getDimSize(1) && groups == channels;
+    if (groups < 1 || groups > kMaxGroups || depthwise || channels % groups ||
+        xType.getDimSize(1) != groups * wType.getDimSize(1))
+      return failure();
     bool perChannel = !isOneElement(w.getScale());
     if (depth > kMaxDepth)
       return failure();
@@ -409,24 +432,43 @@ struct QDQConv final : OpRewritePattern<QuantizeLinearOp> {
         weights, Value());
     SmallVector<int64_t> kernel{wType.getDimSize(2), wType.getDimSize(3)};
     SmallVector<int64_t> out{yType.getDimSize(2), yType.getDimSize(3)};
-    Value columns = convColumns(rewriter, loc, conv,
-                                shiftedI16(rewriter, loc, x.getInput(), x.getZeroPoint()),
-                                kernel, out);
-    Value acc = integerProduct(rewriter, loc, weights, columns,
-                               byteWindow(w.getInput(), w.getZeroPoint()),
-                               byteWindow(x.getInput(), x.getZeroPoint()));
-    if (bias)
-      acc = AddOp::create(rewriter, loc, acc, bias);
+    // Group g: its rows of A times the columns of its input channels.
+    int64_t rows = channels / groups, inputs = wType.getDimSize(1);
+    auto group = [&](Value v, int64_t axis, int64_t size, int64_t g) -> Value {
+      if (groups == 1)
+        return v;
+      return SliceOp::create(rewriter, loc, v, rewriter.getDenseI64ArrayAttr({g * size}),
+                             rewriter.getDenseI64ArrayAttr({(g + 1) * size}),
+                             rewriter.getDenseI64ArrayAttr({axis}),
+                             rewriter.getDenseI64ArrayAttr({1}));
+    };
     Value factor = requantizationFactor(rewriter, loc, x, w, op);
     if (perChannel)
       factor = ReshapeOp::create(rewriter, loc, RankedTensorType::get({channels, 1}, f32), factor,
                                  Value());
-    Value y = requantize(rewriter, loc, acc, factor, op, *range);
+    // Each group's product requantized (its rows of the bias and factor),
+    // so each is a kernel with its epilogue; the 8-bit results joined.
+    SmallVector<Value> results;
+    for (int64_t g = 0; g < groups; ++g) {
+      Value columns = convColumns(rewriter, loc, conv, group(x.getInput(), 1, inputs, g),
+                                  x.getZeroPoint(), kernel, out);
+      Value acc = integerProduct(rewriter, loc, group(weights, 0, rows, g), columns,
+                                 byteWindow(w.getInput(), w.getZeroPoint()),
+                                 byteWindow(x.getInput(), x.getZeroPoint()));
+      if (bias)
+        acc = AddOp::create(rewriter, loc, acc, group(bias, 0, rows, g));
+      results.push_back(requantize(rewriter, loc, acc,
+                                   perChannel ? group(factor, 0, rows, g) : factor, op, *range));
+    }
+    Value y = results.size() == 1
+                  ? results.front()
+                  : ConcatOp::create(rewriter, loc, results, rewriter.getI64IntegerAttr(0));
     y = ReshapeOp::create(rewriter, loc, op.getType(), y, Value());
     rewriter.replaceOp(op, y);
     return success();
   }
 };
+
 
 /// quantize_linear(gemm(dequantize_linear(x), dequantize_linear(w)[,
 /// dequantize_linear(b_i32)])) with alpha = beta = 1 and x not transposed
@@ -544,6 +586,7 @@ struct KilnRecognizeIntegerMatmulPass final
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<QDQMatmul, QDQConv, QDQGemm, DQMatmul, ShiftedIntegerMatmul>(&getContext());
+    populateIntegerDepthwiseConvPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

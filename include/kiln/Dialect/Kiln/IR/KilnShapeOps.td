@@ -116,6 +116,7 @@ def Kiln_GatherOp : Kiln_InferOp<"gather", [AllElementTypesMatch<["input", "outp
   let arguments = (ins Kiln_Tensor:$input, Kiln_IndexTensor:$indices, I64Attr:$axis);
   let results = (outs Kiln_Tensor:$output);
   let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasCanonicalizer = 1;
 }
 
 def Kiln_GatherElementsOp : Kiln_InferOp<"gather_elements",

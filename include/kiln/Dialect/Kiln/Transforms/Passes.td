@@ -180,13 +180,24 @@ def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
     points (the importer's MatMulInteger and QLinearMatMul) becomes
     `f64(kiln.matmul(i16(lhs), i16(rhs)))`. A QDQ Gemm (alpha = beta = 1,
     A not transposed, an int32 bias dequantized with scale `sx * sw`) is
-    the same product plus the bias in i32. A QDQ Conv of one image, group 1,
-    2-D, static shapes (optionally with that int32 bias and a Relu or Clip
+    the same product plus the bias in i32. A QDQ Conv of one image, 2-D,
+    static shapes (optionally with that int32 bias and a Relu or Clip
     before the `quantize_linear`, which clamp the 8-bit result) is
     `(w - zw)[M, KH * KW * C] @ columns(x - zx)[KH * KW * C, OH * OW]`,
     the columns being slices of the padded input joined tap after tap
     (im2col; the input itself for a 1x1 stride-1 conv), requantized per
-    output channel. All need `A [..., M,
+    output channel; a grouped one (up to 64 groups) is one such product
+    per group, the requantized results joined. A QDQ depthwise Conv (group = channels, 2-D, static
+    shapes, constant weights per tensor or per channel, the same bias and
+    activations) is i32 sums of the 8-bit input's taps: the input padded
+    with its zero point, each window (a slice: at stride 1 with OW = W
+    of the flattened image, the columns that wrap into a neighbouring row
+    set to zx; other stride-1 convs at the padded row pitch; at stride 2
+    rows computed at every column and every other one kept) cast to i32
+    times its tap's
+    `w - zw`, plus the constant `b - zx * sum(w - zw)` per channel,
+    requantized per channel as above: one elementwise chain on 8-bit
+    inputs. All need `A [..., M,
     K]`, `B [K, N]` and a static `K` of at most 33025 (no i32 sum can wrap).
     Runs first in the graph stage, before constant folding turns the
     weights' dequantization into f32 constants, for targets whose policy
