@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// 2-D pooling uses pooling_nchw_{max,sum}, 1-D and 3-D the same windows as a
-// linalg.generic; average pooling divides by the number of elements each
+// 2-D max pooling of up to 49 taps is one all-parallel generic with the taps
+// unrolled; other 2-D pooling uses pooling_nchw_{max,sum}, 1-D and 3-D the
+// same windows as a linalg.generic; average pooling divides by the number of elements each
 // window really covered, computed the same way on ones.
 // Global pooling is rewritten as kiln.reduce, which the reduction patterns
 // lower.
@@ -91,6 +92,49 @@ Value poolWindows(OpBuilder &b, Location loc, RankedTensorType result, Value inp
       .getResult(0);
 }
 
+/// Windows up to this many taps are unrolled into one all-parallel generic
+/// (as depthwise convs are, ConvToLinalg.cpp): ResNet's 3x3 stride-2 max
+/// pooling ran as pooling_nchw_max's scalar window loops after a -inf fill
+/// of its output, at 4x onnxruntime's time.
+constexpr int64_t kMaxUnrolledPoolTaps = 49;
+
+/// 2-D max pooling as one all-parallel generic over the output whose
+/// payload takes the maximum over the window's taps; each tap is an operand,
+/// a strided view of the padded input in the output's shape:
+///   out[n, c, y, x] = max_(i,j) in[n, c, y*sh + i*dh, x*sw + j*dw]
+/// The output is written once (no fill), and the innermost loop runs along
+/// the output row, so the CPU code vectorizes it.
+Value unrolledMaxPool(OpBuilder &b, Location loc, RankedTensorType result, Value input,
+                      ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                      ArrayRef<int64_t> dilations, ValueRange dynamicSizes) {
+  SmallVector<OpFoldResult> sizes = {
+      result.isDynamicDim(0) ? OpFoldResult(dynamicSizes.front())
+                             : OpFoldResult(b.getIndexAttr(result.getDimSize(0))),
+      b.getIndexAttr(result.getDimSize(1)), b.getIndexAttr(result.getDimSize(2)),
+      b.getIndexAttr(result.getDimSize(3))};
+  SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(i * dilations[0]),
+                                           b.getIndexAttr(j * dilations[1])};
+      taps.push_back(tensor::ExtractSliceOp::create(b, loc, result, input, offsets, sizes, steps));
+    }
+  SmallVector<AffineMap> maps(taps.size() + 1, b.getMultiDimIdentityMap(result.getRank()));
+  return linalg::GenericOp::create(
+             b, loc, result, taps, createInit(b, loc, result, dynamicSizes), maps,
+             SmallVector<utils::IteratorType>(result.getRank(), utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value max = args[0];
+               for (Value tap : args.drop_front().drop_back())
+                 max = arith::MaximumFOp::create(nb, l, max, tap);
+               linalg::YieldOp::create(nb, l, max);
+             })
+      .getResult(0);
+}
+
 template <typename OpTy>
 struct PoolToLinalg final : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -118,6 +162,11 @@ struct PoolToLinalg final : OpConversionPattern<OpTy> {
       Value lowest = lowering::lowestValue(rewriter, loc, element);
       Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(spatial),
                                ends, lowest);
+      if (spatial == 2 && kernel[0] * kernel[1] <= kMaxUnrolledPoolTaps) {
+        rewriter.replaceOp(op, unrolledMaxPool(rewriter, loc, result, input, kernel, strides,
+                                               dilations, dynamicSizes));
+        return success();
+      }
       Value init = createInit(rewriter, loc, result, dynamicSizes, lowest);
       rewriter.replaceOp(op, poolWindows(rewriter, loc, result, input, kernel, strides,
                                          dilations, init, /*isMax=*/true));
