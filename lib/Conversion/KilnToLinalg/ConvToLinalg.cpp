@@ -318,6 +318,93 @@ Value depthwiseConvFlat(OpBuilder &b, Location loc, ConvOp op, Value input, Valu
   return dropPitchColumns(b, loc, out, result, wp, images);
 }
 
+/// Whether a strided depthwise conv runs on its input's phases
+/// (depthwiseConvPhases): static shapes but the batch, equal strides above
+/// 1, no dilation, up to `maxTaps` taps.
+bool depthwiseRunsOnPhases(ConvOp op, RankedTensorType input, RankedTensorType weight,
+                           int64_t maxTaps) {
+  ArrayRef<int64_t> strides = op.getStrides();
+  return hasStaticShapeButBatch(input) && hasStaticShapeButBatch(op.getType()) &&
+         strides[0] == strides[1] && strides[0] > 1 &&
+         llvm::all_of(op.getDilations(), [](int64_t d) { return d == 1; }) &&
+         weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps;
+}
+
+/// The end pads of depthwiseConvPhases: the padded input a whole number of
+/// phase rows and columns (Hq * s, Wq * s), with the rows the flat taps of
+/// the last output row read past it.
+SmallVector<int64_t> phaseEndPads(ConvOp op, RankedTensorType input, RankedTensorType weight) {
+  int64_t s = op.getStrides()[0], kh = weight.getDimSize(2), kw = weight.getDimSize(3);
+  ArrayRef<int64_t> pads = op.getPads();
+  int64_t h = input.getDimSize(2) + pads[0] + pads[2];
+  int64_t w = input.getDimSize(3) + pads[1] + pads[3];
+  int64_t wq = llvm::divideCeilSigned(w, s);
+  int64_t hq = std::max<int64_t>(llvm::divideCeilSigned(h, s),
+                        op.getType().getDimSize(2) + (kh - 1) / s + ((kw - 1) / s > 0 ? 1 : 0));
+  return {pads[2] + hq * s - h, pads[3] + wq * s - w};
+}
+
+/// A depthwise conv of stride s > 1 on the s*s phases of its padded input,
+/// Q[n, c, a, b, y, x] = x_padded[n, c, y*s + a, x*s + b] (one data-movement
+/// generic), where tap (i, j) reads phase (i % s, j % s) at row i / s and
+/// column j / s: the stride-1 form of depthwiseConvFlat on each flattened
+/// phase, at the phase row pitch Wq:
+///   y'[n, c, p] = bias[c] + sum_(i,j) Q_flat[n, c, (i%s)*s + j%s, p + (i/s)*Wq + j/s] * w[c, 0, i, j]
+///   y = y' viewed as [n, c, oh, Wq], columns [0, ow)
+/// The strided form read every tap with stride s (two loads and a shuffle
+/// per vector; LLVM vectorized rows of 28 with 8 lanes and a scalar
+/// remainder); here each tap is a contiguous slice.
+Value depthwiseConvPhases(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight,
+                          Value bias) {
+  auto inputType = cast<RankedTensorType>(input.getType()); // padded to whole phases
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  RankedTensorType result = op.getType();
+  Type element = result.getElementType();
+  int64_t s = op.getStrides()[0];
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  int64_t hq = inputType.getDimSize(2) / s, wq = inputType.getDimSize(3) / s;
+  int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
+  int64_t oh = result.getDimSize(2), columns = oh * wq;
+  MLIRContext *context = b.getContext();
+  // Loops (n, c, a, y, x, b): b innermost, so that a vector along x reads
+  // both phase columns of 2*vector contiguous inputs (a deinterleave) and
+  // writes one contiguous vector per phase.
+  AffineExpr dn, dc, da, dy, dx, db;
+  bindDims(context, dn, dc, da, dy, dx, db);
+  auto phasesType = RankedTensorType::get({n, c, s, s, hq, wq}, element);
+  SmallVector<Value> dynamicSizes;
+  if (phasesType.isDynamicDim(0))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, input, 0));
+  Value phases =
+      linalg::GenericOp::create(
+          b, loc, phasesType, input, createInit(b, loc, phasesType, dynamicSizes),
+          ArrayRef<AffineMap>{AffineMap::get(6, 0, {dn, dc, dy * s + da, dx * s + db}, context),
+                              AffineMap::get(6, 0, {dn, dc, da, db, dy, dx}, context)},
+          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(nb, l, args[0]);
+          })
+          .getResult(0);
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({n, c, s * s, hq * wq}, element), phases,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+  auto flatType = RankedTensorType::get({n, c, columns}, element);
+  OpFoldResult images = tensor::getMixedSize(b, loc, flat, 0);
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      taps.push_back(tensor::ExtractSliceOp::create(
+          b, loc, flatType, flat,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                                 b.getIndexAttr((i % s) * s + j % s),
+                                 b.getIndexAttr((i / s) * wq + j / s)},
+          ArrayRef<OpFoldResult>{images, b.getIndexAttr(c), b.getIndexAttr(1),
+                                 b.getIndexAttr(columns)},
+          SmallVector<OpFoldResult>(4, b.getIndexAttr(1))));
+  Value out = unrolledDepthwise(b, loc, flatType, taps, weight, kw, bias);
+  return dropPitchColumns(b, loc, out, result, wq, images);
+}
+
 /// Depthwise 2-D conv as one all-parallel generic over the output with the
 /// kh*kw taps unrolled into its payload (each tap is an operand: a strided
 /// slice of the padded input at its offset, with its weight and the bias as
@@ -441,7 +528,12 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     bool depthwise = spatial == 2 && group > 1 && group == channels && filters == channels;
     bool flatDepthwise = depthwise && depthwiseRunsFlat(op, inputType, weightType,
                                                         options.depthwiseMaxUnrolledTaps);
+    bool phasedDepthwise = depthwise && options.depthwiseStridedOnPhases &&
+                           depthwiseRunsOnPhases(op, inputType, weightType,
+                                                 options.depthwiseMaxUnrolledTaps);
     SmallVector<int64_t> ends(pads.drop_front(spatial));
+    if (phasedDepthwise)
+      ends = phaseEndPads(op, inputType, weightType);
     if (shifted || flatDepthwise)
       ends[0] += shiftedExtraRows(op, weightType,
                                   inputType.getDimSize(2) + pads[0] + pads[spatial],
@@ -483,6 +575,9 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
       rewriter.replaceOp(op, flatDepthwise
                                  ? depthwiseConvFlat(rewriter, loc, op, input, weight,
                                                      adaptor.getBias())
+                             : phasedDepthwise
+                                 ? depthwiseConvPhases(rewriter, loc, op, input, weight,
+                                                       adaptor.getBias())
                                  : depthwiseConv(rewriter, loc, op, input, weight,
                                                  adaptor.getBias(), dynamicSizes,
                                                  options.depthwiseMaxUnrolledTaps));

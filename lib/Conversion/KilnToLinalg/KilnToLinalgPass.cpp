@@ -135,6 +135,7 @@ struct ConvertKilnToLinalgPass final
     conv.matmulMaxBatch = convMatmulMaxBatch;
     conv.shiftedDiscardDivisor = convShiftedDiscardDivisor;
     conv.depthwiseMaxUnrolledTaps = depthwiseMaxUnrolledTaps;
+    conv.depthwiseStridedOnPhases = depthwiseStridedOnPhases;
     populateConvToLinalgPatterns(patterns, conv);
     populatePoolToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);

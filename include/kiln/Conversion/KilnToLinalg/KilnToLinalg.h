@@ -56,6 +56,10 @@ struct ConvLoweringOptions {
   /// Depthwise windows up to this many taps are unrolled into one generic
   /// (stride 1: on the flattened padded input); larger ones keep loops.
   int64_t depthwiseMaxUnrolledTaps = 49;
+  /// Strided depthwise convs run as the stride-1 flat form on the s*s
+  /// phases of their padded input (contiguous taps) instead of on strided
+  /// views.
+  bool depthwiseStridedOnPhases = false;
 };
 
 /// conv, conv_transpose: linalg named conv ops or matmul forms.
