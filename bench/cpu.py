@@ -49,6 +49,10 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds per case")
     p.add_argument("--round-s", type=float, default=0.5, help="target seconds per round and side")
     p.add_argument("--budget-s", type=float, default=180, help="at most this long per case")
+    p.add_argument("--wait-idle", type=float, default=0, metavar="S",
+                   help="before each round wait up to S seconds for the other processes to "
+                        "leave the CPUs idle (a shared machine); the record counts the rounds "
+                        "that ran without an idle moment")
     p.add_argument("--max-run-s", type=float, default=60,
                    help="skip a model's larger batches when Kiln's batch-1 run took longer")
     p.add_argument("--compile-timeout", type=float, default=1800)
@@ -230,6 +234,7 @@ def run_models(args, selected, batches):
 
 def main():
     args = parse_args()
+    timing.WAIT_IDLE_S = args.wait_idle
     pattern = re.compile(args.only) if args.only else None
     selected = lambda name: not pattern or pattern.search(name)  # noqa: E731
     batches = [int(b) for b in args.batches.split(",")]
@@ -263,7 +268,9 @@ def main():
              f"- noise: load average {load_before:.2f} at start, {load_after:.2f} at end, "
              f"{max(LOADS, default=0):.2f} at most before a case (2 CPUs: above ~2 means other "
              f"work competed); ninja/cc1plus/kilnc/lit processes: {busy_before} at start, "
-             f"{busy_after} at end; single-thread copy bandwidth {bandwidth:.1f} GB/s",
+             f"{busy_after} at end; single-thread copy bandwidth {bandwidth:.1f} GB/s" +
+             (f"; each round waited up to {args.wait_idle:g} s for idle CPUs, "
+              f"{timing.IDLE_TIMEOUTS} rounds ran without seeing them" if args.wait_idle else ""),
              "- method: interleaved rounds (`bench/timing.py`); median of round medians, "
              "[min–max] of round medians, ×timed runs in all; ORT timed around "
              "`session.run` from Python (adds ~10-30 µs per run)"]
