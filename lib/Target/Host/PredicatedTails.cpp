@@ -11,8 +11,9 @@
 // division each, at 5x the time of the same loop folded into one masked
 // vector iteration per row. This pass asks the vectorizer to fold the tail
 // (`llvm.loop.vectorize.predicate.enable`) for the innermost loops where
-// that pays: a small constant trip count that is not a multiple of the
-// vector width, and only unit-stride or loop-invariant memory accesses. A
+// that pays: with 512-bit vectors, a small constant trip count that is not
+// a multiple of the vector's f32 lanes, and only unit-stride or
+// loop-invariant memory accesses. A
 // strided access (a stride-2 depthwise conv's taps, pooling) is vectorized as
 // wide loads and shuffles, which a masked tail would turn into gathers:
 // measured 2-3x slower, so those loops keep their epilogue.
@@ -24,6 +25,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
@@ -34,9 +36,10 @@ namespace {
 /// Rows up to this many iterations get a masked tail: beyond it the scalar
 /// epilogue is a small share of the loop.
 constexpr unsigned kMaxPredicatedTripCount = 64;
-/// The widest vector of f32 lanes (AVX-512): a trip count that is a
-/// multiple of it has no tail on any x86 vector unit.
-constexpr unsigned kWidestLanes = 16;
+/// Masked tails only with 512-bit vectors (AVX-512's mask registers): AVX2's
+/// masked stores (vmaskmovps) are slow on some CPUs, about 12 cycles each on
+/// Zen 3, and were not measured against the scalar epilogue there.
+constexpr unsigned kMinVectorBits = 512;
 
 /// Whether every load and store of `loop` reads or writes consecutive
 /// elements from one iteration to the next, or one loop-invariant address.
@@ -67,13 +70,19 @@ bool hasOnlyUnitStrideAccesses(llvm::Loop &loop, llvm::ScalarEvolution &scalarEv
 
 struct PredicatedTailsPass : llvm::PassInfoMixin<PredicatedTailsPass> {
   llvm::PreservedAnalyses run(llvm::Function &function, llvm::FunctionAnalysisManager &analyses) {
+    auto &target = analyses.getResult<llvm::TargetIRAnalysis>(function);
+    unsigned bits = target.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+                        .getFixedValue();
+    if (bits < kMinVectorBits)
+      return llvm::PreservedAnalyses::all();
+    unsigned lanes = bits / 32;
     auto &loops = analyses.getResult<llvm::LoopAnalysis>(function);
     auto &scalarEvolution = analyses.getResult<llvm::ScalarEvolutionAnalysis>(function);
     for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
       if (!loop->isInnermost())
         continue;
       unsigned trips = scalarEvolution.getSmallConstantTripCount(loop);
-      if (trips == 0 || trips > kMaxPredicatedTripCount || trips % kWidestLanes == 0 ||
+      if (trips == 0 || trips > kMaxPredicatedTripCount || trips % lanes == 0 ||
           !hasOnlyUnitStrideAccesses(*loop, scalarEvolution))
         continue;
       llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.predicate.enable", 1);
