@@ -13,6 +13,7 @@
 
 #include "LoweringFailure.h"
 #include "LinalgBuilders.h"
+#include "PitchedViews.h"
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -28,6 +29,10 @@ namespace {
 
 using lowering::batchDynamicSize;
 using lowering::createInit;
+using lowering::dropPitchColumns;
+using lowering::phasePaddedSize;
+using lowering::phaseTap;
+using lowering::stridedPhases;
 using lowering::padSpatial;
 using lowering::scalarConstant;
 
@@ -149,24 +154,6 @@ int64_t shiftedExtraRows(ConvOp op, RankedTensorType weight, int64_t paddedHeigh
   ArrayRef<int64_t> dilations = op.getDilations();
   int64_t end = (oh + dilations[0] * (kh - 1)) * paddedWidth + dilations[1] * (kw - 1);
   return std::max<int64_t>(0, llvm::divideCeil(end, paddedWidth) - paddedHeight);
-}
-
-/// y [n, c, oh*Wp] computed at a padded row pitch Wp, viewed as
-/// [n, c, oh, Wp], columns [0, ow) (the `result` shape; n is `images`).
-Value dropPitchColumns(OpBuilder &b, Location loc, Value y, RankedTensorType result, int64_t wp,
-                       OpFoldResult images) {
-  ArrayRef<int64_t> shape = result.getShape();
-  SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
-      shape, [&](int64_t size) -> OpFoldResult { return b.getIndexAttr(size); });
-  sizes[0] = images;
-  SmallVector<OpFoldResult> wide(sizes);
-  wide[3] = b.getIndexAttr(wp);
-  Value rows = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({shape[0], shape[1], shape[2], wp}, result.getElementType()),
-      y, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, wide);
-  return tensor::ExtractSliceOp::create(b, loc, result, rows,
-                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(0)), sizes,
-                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
 }
 
 /// A stride-1 2-D conv without a patch buffer. Computed at the padded
@@ -330,18 +317,14 @@ bool depthwiseRunsOnPhases(ConvOp op, RankedTensorType input, RankedTensorType w
          weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps;
 }
 
-/// The end pads of depthwiseConvPhases: the padded input a whole number of
-/// phase rows and columns (Hq * s, Wq * s), with the rows the flat taps of
-/// the last output row read past it.
+/// The end pads of depthwiseConvPhases (phasePaddedSize).
 SmallVector<int64_t> phaseEndPads(ConvOp op, RankedTensorType input, RankedTensorType weight) {
-  int64_t s = op.getStrides()[0], kh = weight.getDimSize(2), kw = weight.getDimSize(3);
   ArrayRef<int64_t> pads = op.getPads();
   int64_t h = input.getDimSize(2) + pads[0] + pads[2];
   int64_t w = input.getDimSize(3) + pads[1] + pads[3];
-  int64_t wq = llvm::divideCeilSigned(w, s);
-  int64_t hq = std::max<int64_t>(llvm::divideCeilSigned(h, s),
-                        op.getType().getDimSize(2) + (kh - 1) / s + ((kw - 1) / s > 0 ? 1 : 0));
-  return {pads[2] + hq * s - h, pads[3] + wq * s - w};
+  auto [hp, wp] = phasePaddedSize(h, w, weight.getDimSize(2), weight.getDimSize(3),
+                                  op.getStrides()[0], op.getType().getDimSize(2));
+  return {pads[2] + hp - h, pads[3] + wp - w};
 }
 
 /// A depthwise conv of stride s > 1 on the s*s phases of its padded input,
@@ -359,50 +342,18 @@ Value depthwiseConvPhases(OpBuilder &b, Location loc, ConvOp op, Value input, Va
   auto inputType = cast<RankedTensorType>(input.getType()); // padded to whole phases
   auto weightType = cast<RankedTensorType>(weight.getType());
   RankedTensorType result = op.getType();
-  Type element = result.getElementType();
-  int64_t s = op.getStrides()[0];
-  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
-  int64_t hq = inputType.getDimSize(2) / s, wq = inputType.getDimSize(3) / s;
+  int64_t s = op.getStrides()[0], wq = inputType.getDimSize(3) / s;
   int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
-  int64_t oh = result.getDimSize(2), columns = oh * wq;
-  MLIRContext *context = b.getContext();
-  // Loops (n, c, a, y, x, b): b innermost, so that a vector along x reads
-  // both phase columns of 2*vector contiguous inputs (a deinterleave) and
-  // writes one contiguous vector per phase.
-  AffineExpr dn, dc, da, dy, dx, db;
-  bindDims(context, dn, dc, da, dy, dx, db);
-  auto phasesType = RankedTensorType::get({n, c, s, s, hq, wq}, element);
-  SmallVector<Value> dynamicSizes;
-  if (phasesType.isDynamicDim(0))
-    dynamicSizes.push_back(tensor::DimOp::create(b, loc, input, 0));
-  Value phases =
-      linalg::GenericOp::create(
-          b, loc, phasesType, input, createInit(b, loc, phasesType, dynamicSizes),
-          ArrayRef<AffineMap>{AffineMap::get(6, 0, {dn, dc, dy * s + da, dx * s + db}, context),
-                              AffineMap::get(6, 0, {dn, dc, da, db, dy, dx}, context)},
-          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location l, ValueRange args) {
-            linalg::YieldOp::create(nb, l, args[0]);
-          })
-          .getResult(0);
-  Value flat = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({n, c, s * s, hq * wq}, element), phases,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
-  auto flatType = RankedTensorType::get({n, c, columns}, element);
-  OpFoldResult images = tensor::getMixedSize(b, loc, flat, 0);
+  int64_t c = inputType.getDimSize(1), columns = result.getDimSize(2) * wq;
+  Value phases = stridedPhases(b, loc, input, s);
   SmallVector<Value> taps;
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j)
-      taps.push_back(tensor::ExtractSliceOp::create(
-          b, loc, flatType, flat,
-          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                                 b.getIndexAttr((i % s) * s + j % s),
-                                 b.getIndexAttr((i / s) * wq + j / s)},
-          ArrayRef<OpFoldResult>{images, b.getIndexAttr(c), b.getIndexAttr(1),
-                                 b.getIndexAttr(columns)},
-          SmallVector<OpFoldResult>(4, b.getIndexAttr(1))));
+      taps.push_back(phaseTap(b, loc, phases, s, wq, i, j, columns));
+  auto flatType =
+      RankedTensorType::get({inputType.getDimSize(0), c, columns}, result.getElementType());
   Value out = unrolledDepthwise(b, loc, flatType, taps, weight, kw, bias);
-  return dropPitchColumns(b, loc, out, result, wq, images);
+  return dropPitchColumns(b, loc, out, result, wq, tensor::getMixedSize(b, loc, phases, 0));
 }
 
 /// Depthwise 2-D conv as one all-parallel generic over the output with the
@@ -528,7 +479,7 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     bool depthwise = spatial == 2 && group > 1 && group == channels && filters == channels;
     bool flatDepthwise = depthwise && depthwiseRunsFlat(op, inputType, weightType,
                                                         options.depthwiseMaxUnrolledTaps);
-    bool phasedDepthwise = depthwise && options.depthwiseStridedOnPhases &&
+    bool phasedDepthwise = depthwise && options.stridedWindowsOnPhases &&
                            depthwiseRunsOnPhases(op, inputType, weightType,
                                                  options.depthwiseMaxUnrolledTaps);
     SmallVector<int64_t> ends(pads.drop_front(spatial));

@@ -37,7 +37,7 @@ inline AttentionKernelShapes cpuAttentionKernelShapes() {
 /// comments at convRunsShifted and depthwiseConvFlat in ConvToLinalg.cpp).
 inline ConvLoweringOptions cpuConvLowering() {
   ConvLoweringOptions conv;
-  conv.depthwiseStridedOnPhases = true;
+  conv.stridedWindowsOnPhases = true;
   return conv;
 }
 
