@@ -49,6 +49,10 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds per case")
     p.add_argument("--round-s", type=float, default=0.5, help="target seconds per round and side")
     p.add_argument("--budget-s", type=float, default=180, help="at most this long per case")
+    p.add_argument("--wait-idle", type=float, default=0, metavar="S",
+                   help="before each round wait up to S seconds for the other processes to "
+                        "leave the CPUs idle (a shared machine); the record counts the rounds "
+                        "that ran without an idle moment")
     p.add_argument("--max-run-s", type=float, default=60,
                    help="skip a model's larger batches when Kiln's batch-1 run took longer")
     p.add_argument("--compile-timeout", type=float, default=1800)
@@ -157,7 +161,7 @@ def run_case(args, name, model_path, inputs, input_dir, shape_args):
     return result
 
 
-def run_kernels(args, selected):
+def run_kernels(args, selected, peak):
     rows = []
     for case in kernels.cases(args.quick):
         if not selected(case.name):
@@ -168,7 +172,7 @@ def run_kernels(args, selected):
         onnx.save(case.model, path)
         result = run_case(args, case.name, path, case.inputs, directory, [])
         rows.append((case, result))
-        print(report.kernel_table([(case, result)], args.threads)[-1], flush=True)
+        print(report.kernel_table([(case, result)], args.threads, peak)[-1], flush=True)
     return rows
 
 
@@ -230,6 +234,7 @@ def run_models(args, selected, batches):
 
 def main():
     args = parse_args()
+    timing.WAIT_IDLE_S = args.wait_idle
     pattern = re.compile(args.only) if args.only else None
     selected = lambda name: not pattern or pattern.search(name)  # noqa: E731
     batches = [int(b) for b in args.batches.split(",")]
@@ -244,7 +249,14 @@ def main():
     start = datetime.datetime.now(datetime.timezone.utc)
     print(f"bench cpu: {report.machine()}; {args.threads} threads; "
           f"{busy_before} compile processes running", flush=True)
-    kernel_rows = run_kernels(args, selected)
+    # The FMA peak of this many threads, measured before and after the kernel cases: the
+    # roof of their GFLOP/s percentages is the larger (the less disturbed) of the two.
+    has_kernels = any(selected(case.name) for case in kernels.cases(args.quick))
+    peaks = [report.fma_peak_gflops(args.work, args.threads)] if has_kernels else []
+    kernel_rows = run_kernels(args, selected, peaks[0] if peaks else None)
+    if has_kernels:
+        peaks.append(report.fma_peak_gflops(args.work, args.threads))
+    peak = max((p for p in peaks if p), default=None)
     model_rows, dispatch_rows = run_models(args, selected, batches)
     busy_after, load_after = busy(), os.getloadavg()[0]
     bandwidth = report.copy_bandwidth_gbs()
@@ -256,12 +268,20 @@ def main():
              f"- noise: load average {load_before:.2f} at start, {load_after:.2f} at end, "
              f"{max(LOADS, default=0):.2f} at most before a case (2 CPUs: above ~2 means other "
              f"work competed); ninja/cc1plus/kilnc/lit processes: {busy_before} at start, "
-             f"{busy_after} at end; single-thread copy bandwidth {bandwidth:.1f} GB/s",
+             f"{busy_after} at end; single-thread copy bandwidth {bandwidth:.1f} GB/s" +
+             (f"; each round waited up to {args.wait_idle:g} s for idle CPUs, "
+              f"{timing.IDLE_TIMEOUTS} rounds ran without seeing them" if args.wait_idle else ""),
              "- method: interleaved rounds (`bench/timing.py`); median of round medians, "
              "[min–max] of round medians, ×timed runs in all; ORT timed around "
-             "`session.run` from Python (adds ~10-30 µs per run)", ""]
+             "`session.run` from Python (adds ~10-30 µs per run)"]
+    if peak:
+        lines += [f"- FMA peak (`bench/fma_peak.c`, {args.threads} threads): " +
+                  ", ".join(f"{p:.1f}" if p else "—" for p in peaks) +
+                  " GFLOP/s before and after the kernel cases; the kernels' percentages are "
+                  "of the larger"]
+    lines += [""]
     if kernel_rows:
-        lines += ["### Kernels", ""] + report.kernel_table(kernel_rows, args.threads) + [""]
+        lines += ["### Kernels", ""] + report.kernel_table(kernel_rows, args.threads, peak) + [""]
     if model_rows:
         lines += ["### Models", ""] + report.model_table(model_rows) + [""]
     if dispatch_rows:
@@ -270,11 +290,11 @@ def main():
     text = "\n".join(lines) + "\n"
     print("\n" + text)
     if not args.no_record:
-        record(text, kernel_rows, args.threads, bandwidth)
+        record(text, kernel_rows, args.threads, bandwidth, peak)
     return 0
 
 
-def record(text, kernel_rows, threads, bandwidth):
+def record(text, kernel_rows, threads, bandwidth, peak):
     """Writes the run as its own file under docs/benchmarks/ (the method is in that
     folder's README.md), then regenerates the docs/benchmarks.md summary."""
     title = text.splitlines()[0].lstrip("# ").strip()
@@ -288,7 +308,7 @@ def record(text, kernel_rows, threads, bandwidth):
                     os.path.join(ROOT, "docs", "benchmarks.md")], check=True)
     if kernel_rows:
         report.roofline(os.path.join(ROOT, "docs", "benchmarks-roofline-cpu.png"), kernel_rows,
-                        threads, bandwidth)
+                        threads, bandwidth, peak)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import subprocess
 
 import numpy as np
 
-PEAK_PER_CORE = 220.0  # GFLOP/s, FP32 FMA per core (docs/hardware.md)
+PEAK_PER_CORE = 220.0  # GFLOP/s, FP32 FMA per core (docs/hardware.md), when none was measured
 
 
 def machine():
@@ -91,8 +91,28 @@ def ratio(result):
     return kiln.median_ms / ort.median_ms if kiln and ort else float("nan")
 
 
-def kernel_table(rows, threads):
-    peak = PEAK_PER_CORE * threads
+def fma_peak_gflops(work, threads):
+    """The FP32 FMA peak of `threads` threads measured now by bench/fma_peak.c (compiled
+    with cc -march=native), in GFLOP/s; None when it cannot be built or run."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fma_peak.c")
+    os.makedirs(work, exist_ok=True)
+    binary = os.path.join(work, "fma_peak")
+    try:
+        if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
+            subprocess.run(["cc", "-O2", "-march=native", "-pthread", source, "-o", binary],
+                           check=True, capture_output=True)
+        out = subprocess.run([binary, str(threads)], check=True, capture_output=True,
+                             text=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"([0-9.]+) GFLOP/s", out)
+    return float(match.group(1)) if match else None
+
+
+def kernel_table(rows, threads, peak=None):
+    """The kernel cases' table; percentages are of `peak` GFLOP/s (the FMA peak measured in
+    the run), or of the nominal PEAK_PER_CORE per thread."""
+    peak = peak or PEAK_PER_CORE * threads
     out = ["| case | Kiln ms (median [min–max] ×runs) | ORT ms | Kiln/ORT time | "
            f"Kiln GFLOP/s (% of {peak:.0f}) | ORT GFLOP/s (% of {peak:.0f}) | Kiln GB/s | ORT GB/s |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -139,14 +159,14 @@ def dispatch_table(rows):
     return out
 
 
-def roofline(path, rows, threads, bandwidth_gbs):
+def roofline(path, rows, threads, bandwidth_gbs, peak=None):
     """Achieved GFLOP/s vs arithmetic intensity of each kernel case, Kiln and ORT."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    peak = PEAK_PER_CORE * threads
+    peak = peak or PEAK_PER_CORE * threads
     fig, ax = plt.subplots(figsize=(8, 5.5), dpi=110)
     x = np.logspace(-1.5, 3, 200)
     ax.plot(x, np.minimum(peak, bandwidth_gbs * x), "k-", lw=1.5,

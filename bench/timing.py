@@ -14,6 +14,7 @@ takes longer than `budget_s`, that first (cold) run is Kiln's only sample.
 """
 
 import dataclasses
+import os
 import re
 import statistics
 import subprocess
@@ -72,6 +73,39 @@ def ort_round(session, inputs, reps):
     return statistics.median(times)
 
 
+# Seconds to wait before each round for the other processes to leave the CPUs idle
+# (bench/cpu.py --wait-idle); 0: never wait. IDLE_TIMEOUTS counts the rounds that ran
+# after waiting that long without seeing an idle moment.
+WAIT_IDLE_S = 0.0
+IDLE_TIMEOUTS = 0
+
+
+def _busy_cpus(interval_s=0.25):
+    """CPUs' worth of time the machine spent busy over `interval_s` (/proc/stat), while
+    this process sleeps: the other processes' load."""
+    def sample():
+        with open("/proc/stat") as f:
+            fields = [float(x) for x in f.readline().split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # total, idle + iowait
+    total0, idle0 = sample()
+    time.sleep(interval_s)
+    total1, idle1 = sample()
+    cpus = os.cpu_count() or 1
+    return cpus * (1 - (idle1 - idle0) / max(total1 - total0, 1e-9))
+
+
+def wait_idle():
+    """Sleeps until less than a quarter of a CPU is busy, at most WAIT_IDLE_S."""
+    global IDLE_TIMEOUTS
+    if WAIT_IDLE_S <= 0:
+        return
+    deadline = time.monotonic() + WAIT_IDLE_S
+    while _busy_cpus() > 0.25:
+        if time.monotonic() > deadline:
+            IDLE_TIMEOUTS += 1
+            return
+
+
 def _stats(samples, reps):
     return Stats(statistics.median(samples), min(samples), max(samples), len(samples),
                  len(samples) * reps)
@@ -97,6 +131,7 @@ def measure(kiln_base_args, session, inputs, rounds, round_s, budget_s, timeout,
     rounds = int(np.clip(budget_s / max(per_round, 1e-6), 1, rounds))
     kiln, ort = [], []
     for _ in range(rounds):
+        wait_idle()
         if kiln_base_args:
             kiln.append(kiln_round(kiln_base_args, reps, timeout, warmup))
         ort.append(ort_round(session, inputs, reps))

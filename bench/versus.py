@@ -9,7 +9,8 @@ zoo.py must have written) is compiled with every kilnc (static shapes), with the
 --kilnc-arg of its label (e.g. `--kilnc-arg untuned=--tuning-db=none`: one kilnc, two
 labels). A round runs, per model and thread count, each Kiln artifact
 (kiln-run --warmup 1 --bench B, a fresh process) and onnxruntime (in a child process: a
-session with that many intra-op threads, spinning off, 1 warm-up and B timed runs), one
+session with that many intra-op threads, spinning off unless --ort-spin, 1 warm-up and B
+timed runs), one
 after the other. Reported per side: CPU time per run (the child's user+sys time of the
 B+1-run process minus that of a 1-run process, over B; the min over rounds), the wall
 clock min over all timed runs and the median of the rounds' medians. Ratios are to
@@ -26,14 +27,16 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import timing  # noqa: E402  (same directory: wait_idle)
 
 ORT_CHILD = r"""
 import sys, time, numpy as np, onnxruntime as ort
-path, threads, reps, inputs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+path, threads, reps, inputs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[5:]
 o = ort.SessionOptions()
 o.intra_op_num_threads = threads
 o.inter_op_num_threads = 1
-o.add_session_config_entry("session.intra_op.allow_spinning", "0")
+o.add_session_config_entry("session.intra_op.allow_spinning", sys.argv[4])
 s = ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
 feed = {i.split("=")[0]: np.load(i.split("=")[1]) for i in inputs}
 s.run(None, feed)
@@ -58,8 +61,9 @@ def kiln_cmd(kiln_run, artifact, inputs, threads, reps):
     return cmd + [f"--input={i}" for i in inputs]
 
 
-def ort_cmd(model, inputs, threads, reps):
-    return [sys.executable, "-c", ORT_CHILD, model, str(threads), str(reps)] + inputs
+def ort_cmd(model, inputs, threads, reps, spin):
+    return [sys.executable, "-c", ORT_CHILD, model, str(threads), str(reps),
+            "1" if spin else "0"] + inputs
 
 
 def measure(make_cmd, reps, parse):
@@ -92,7 +96,14 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--bench", type=int, default=8)
     p.add_argument("--work", default="/tmp/versus")
+    p.add_argument("--ort-spin", action="store_true",
+                   help="leave onnxruntime's intra-op threads spinning (its default; Kiln's "
+                        "pool polls too, KILN_SPIN_US) instead of turning spinning off")
+    p.add_argument("--wait-idle", type=float, default=0, metavar="S",
+                   help="before each side's run wait up to S seconds for the other processes "
+                        "to leave the CPUs idle (bench/timing.py)")
     args = p.parse_args()
+    timing.WAIT_IDLE_S = args.wait_idle
     os.makedirs(args.work, exist_ok=True)
     models, threads = args.models.split(","), [int(t) for t in args.threads.split(",")]
     batches = [int(b) for b in args.batches.split(",")]
@@ -126,8 +137,10 @@ def main():
                           kiln_cmd(args.kiln_run, a, inputs[c], t, r), kiln_times)
                          for label, _ in kilncs]
                 sides.append(("ort", lambda r, t=t, c=case: ort_cmd(
-                    os.path.join(args.zoo, c[0], "model.onnx"), inputs[c], t, r), ort_times))
+                    os.path.join(args.zoo, c[0], "model.onnx"), inputs[c], t, r,
+                    args.ort_spin), ort_times))
                 for label, make, parse in sides:
+                    timing.wait_idle()
                     cpu, wall, median = measure(make, args.bench, parse)
                     old = best.get(case + (t, label), (float("inf"), float("inf")))
                     best[case + (t, label)] = (min(old[0], cpu), min(old[1], wall))
@@ -136,7 +149,10 @@ def main():
         print(f"round done, load {loads[-1]:.1f}", file=sys.stderr, flush=True)
     labels = [label for label, _ in kilncs]
     print(f"load average (1 min) at start and after each round: "
-          + ", ".join(f"{x:.2f}" for x in loads))
+          + ", ".join(f"{x:.2f}" for x in loads)
+          + (f"; {timing.IDLE_TIMEOUTS} runs started without idle CPUs after waiting "
+             f"{args.wait_idle:g} s" if args.wait_idle else "")
+          + f"; onnxruntime spinning {'on' if args.ort_spin else 'off'}")
     print("| model | batch | threads |"
           + "".join(f" {lb} CPU ms | {lb} min ms | {lb} median ms |" for lb in labels)
           + " ORT CPU ms | ORT min ms | ORT median ms |"

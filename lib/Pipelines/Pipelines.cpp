@@ -146,6 +146,7 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
   linalg.convMatmulMaxBatch = policy.conv.matmulMaxBatch;
   linalg.convShiftedDiscardDivisor = policy.conv.shiftedDiscardDivisor;
   linalg.depthwiseMaxUnrolledTaps = policy.conv.depthwiseMaxUnrolledTaps;
+  linalg.stridedWindowsOnPhases = policy.conv.stridedWindowsOnPhases;
   linalg.debugBreakOp = options.debugBreakOp;
   pm.addPass(createConvertKilnToLinalgPass(linalg));
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.

@@ -13,6 +13,7 @@
 
 #include "LoweringFailure.h"
 #include "LinalgBuilders.h"
+#include "PitchedViews.h"
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -28,6 +29,10 @@ namespace {
 
 using lowering::batchDynamicSize;
 using lowering::createInit;
+using lowering::dropPitchColumns;
+using lowering::phasePaddedSize;
+using lowering::phaseTap;
+using lowering::stridedPhases;
 using lowering::padSpatial;
 using lowering::scalarConstant;
 
@@ -149,24 +154,6 @@ int64_t shiftedExtraRows(ConvOp op, RankedTensorType weight, int64_t paddedHeigh
   ArrayRef<int64_t> dilations = op.getDilations();
   int64_t end = (oh + dilations[0] * (kh - 1)) * paddedWidth + dilations[1] * (kw - 1);
   return std::max<int64_t>(0, llvm::divideCeil(end, paddedWidth) - paddedHeight);
-}
-
-/// y [n, c, oh*Wp] computed at a padded row pitch Wp, viewed as
-/// [n, c, oh, Wp], columns [0, ow) (the `result` shape; n is `images`).
-Value dropPitchColumns(OpBuilder &b, Location loc, Value y, RankedTensorType result, int64_t wp,
-                       OpFoldResult images) {
-  ArrayRef<int64_t> shape = result.getShape();
-  SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
-      shape, [&](int64_t size) -> OpFoldResult { return b.getIndexAttr(size); });
-  sizes[0] = images;
-  SmallVector<OpFoldResult> wide(sizes);
-  wide[3] = b.getIndexAttr(wp);
-  Value rows = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({shape[0], shape[1], shape[2], wp}, result.getElementType()),
-      y, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, wide);
-  return tensor::ExtractSliceOp::create(b, loc, result, rows,
-                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(0)), sizes,
-                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
 }
 
 /// A stride-1 2-D conv without a patch buffer. Computed at the padded
@@ -318,6 +305,57 @@ Value depthwiseConvFlat(OpBuilder &b, Location loc, ConvOp op, Value input, Valu
   return dropPitchColumns(b, loc, out, result, wp, images);
 }
 
+/// Whether a strided depthwise conv runs on its input's phases
+/// (depthwiseConvPhases): static shapes but the batch, equal strides above
+/// 1, no dilation, up to `maxTaps` taps.
+bool depthwiseRunsOnPhases(ConvOp op, RankedTensorType input, RankedTensorType weight,
+                           int64_t maxTaps) {
+  ArrayRef<int64_t> strides = op.getStrides();
+  return hasStaticShapeButBatch(input) && hasStaticShapeButBatch(op.getType()) &&
+         strides[0] == strides[1] && strides[0] > 1 &&
+         llvm::all_of(op.getDilations(), [](int64_t d) { return d == 1; }) &&
+         weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps;
+}
+
+/// The end pads of depthwiseConvPhases (phasePaddedSize).
+SmallVector<int64_t> phaseEndPads(ConvOp op, RankedTensorType input, RankedTensorType weight) {
+  ArrayRef<int64_t> pads = op.getPads();
+  int64_t h = input.getDimSize(2) + pads[0] + pads[2];
+  int64_t w = input.getDimSize(3) + pads[1] + pads[3];
+  auto [hp, wp] = phasePaddedSize(h, w, weight.getDimSize(2), weight.getDimSize(3),
+                                  op.getStrides()[0], op.getType().getDimSize(2));
+  return {pads[2] + hp - h, pads[3] + wp - w};
+}
+
+/// A depthwise conv of stride s > 1 on the s*s phases of its padded input,
+/// Q[n, c, a, b, y, x] = x_padded[n, c, y*s + a, x*s + b] (one data-movement
+/// generic), where tap (i, j) reads phase (i % s, j % s) at row i / s and
+/// column j / s: the stride-1 form of depthwiseConvFlat on each flattened
+/// phase, at the phase row pitch Wq:
+///   y'[n, c, p] = bias[c] + sum_(i,j) Q_flat[n, c, (i%s)*s + j%s, p + (i/s)*Wq + j/s] * w[c, 0, i, j]
+///   y = y' viewed as [n, c, oh, Wq], columns [0, ow)
+/// The strided form read every tap with stride s (two loads and a shuffle
+/// per vector; LLVM vectorized rows of 28 with 8 lanes and a scalar
+/// remainder); here each tap is a contiguous slice.
+Value depthwiseConvPhases(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight,
+                          Value bias) {
+  auto inputType = cast<RankedTensorType>(input.getType()); // padded to whole phases
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  RankedTensorType result = op.getType();
+  int64_t s = op.getStrides()[0], wq = inputType.getDimSize(3) / s;
+  int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
+  int64_t c = inputType.getDimSize(1), columns = result.getDimSize(2) * wq;
+  Value phases = stridedPhases(b, loc, input, s);
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      taps.push_back(phaseTap(b, loc, phases, s, wq, i, j, columns));
+  auto flatType =
+      RankedTensorType::get({inputType.getDimSize(0), c, columns}, result.getElementType());
+  Value out = unrolledDepthwise(b, loc, flatType, taps, weight, kw, bias);
+  return dropPitchColumns(b, loc, out, result, wq, tensor::getMixedSize(b, loc, phases, 0));
+}
+
 /// Depthwise 2-D conv as one all-parallel generic over the output with the
 /// kh*kw taps unrolled into its payload (each tap is an operand: a strided
 /// slice of the padded input at its offset, with its weight and the bias as
@@ -441,7 +479,12 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     bool depthwise = spatial == 2 && group > 1 && group == channels && filters == channels;
     bool flatDepthwise = depthwise && depthwiseRunsFlat(op, inputType, weightType,
                                                         options.depthwiseMaxUnrolledTaps);
+    bool phasedDepthwise = depthwise && options.stridedWindowsOnPhases &&
+                           depthwiseRunsOnPhases(op, inputType, weightType,
+                                                 options.depthwiseMaxUnrolledTaps);
     SmallVector<int64_t> ends(pads.drop_front(spatial));
+    if (phasedDepthwise)
+      ends = phaseEndPads(op, inputType, weightType);
     if (shifted || flatDepthwise)
       ends[0] += shiftedExtraRows(op, weightType,
                                   inputType.getDimSize(2) + pads[0] + pads[spatial],
@@ -483,6 +526,9 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
       rewriter.replaceOp(op, flatDepthwise
                                  ? depthwiseConvFlat(rewriter, loc, op, input, weight,
                                                      adaptor.getBias())
+                             : phasedDepthwise
+                                 ? depthwiseConvPhases(rewriter, loc, op, input, weight,
+                                                       adaptor.getBias())
                                  : depthwiseConv(rewriter, loc, op, input, weight,
                                                  adaptor.getBias(), dynamicSizes,
                                                  options.depthwiseMaxUnrolledTaps));

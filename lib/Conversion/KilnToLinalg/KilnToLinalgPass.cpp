@@ -135,8 +135,9 @@ struct ConvertKilnToLinalgPass final
     conv.matmulMaxBatch = convMatmulMaxBatch;
     conv.shiftedDiscardDivisor = convShiftedDiscardDivisor;
     conv.depthwiseMaxUnrolledTaps = depthwiseMaxUnrolledTaps;
+    conv.stridedWindowsOnPhases = stridedWindowsOnPhases;
     populateConvToLinalgPatterns(patterns, conv);
-    populatePoolToLinalgPatterns(patterns);
+    populatePoolToLinalgPatterns(patterns, conv);
     populateReductionToLinalgPatterns(patterns);
     populateQuantizeToLinalgPatterns(patterns);
     populateResizeToLinalgPatterns(patterns);

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// 2-D pooling uses pooling_nchw_{max,sum}, 1-D and 3-D the same windows as a
-// linalg.generic; average pooling divides by the number of elements each
+// 2-D max pooling of up to 49 taps is one all-parallel generic with the taps
+// unrolled; other 2-D pooling uses pooling_nchw_{max,sum}, 1-D and 3-D the
+// same windows as a linalg.generic; average pooling divides by the number of elements each
 // window really covered, computed the same way on ones.
 // Global pooling is rewritten as kiln.reduce, which the reduction patterns
 // lower.
@@ -12,8 +13,10 @@
 
 #include "LoweringFailure.h"
 #include "LinalgBuilders.h"
+#include "PitchedViews.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -91,9 +94,90 @@ Value poolWindows(OpBuilder &b, Location loc, RankedTensorType result, Value inp
       .getResult(0);
 }
 
+/// Windows up to this many taps are unrolled into one all-parallel generic
+/// (as depthwise convs are, ConvToLinalg.cpp): ResNet's 3x3 stride-2 max
+/// pooling ran as pooling_nchw_max's scalar window loops after a -inf fill
+/// of its output, at 4x onnxruntime's time.
+constexpr int64_t kMaxUnrolledPoolTaps = 49;
+
+/// max over `taps` (views in the shape `type`) as one all-parallel generic:
+/// the output is written once (no fill), with no window loops.
+Value maxOfTaps(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<Value> taps,
+                ValueRange dynamicSizes) {
+  SmallVector<AffineMap> maps(taps.size() + 1, b.getMultiDimIdentityMap(type.getRank()));
+  return linalg::GenericOp::create(
+             b, loc, type, taps, createInit(b, loc, type, dynamicSizes), maps,
+             SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value max = args[0];
+               for (Value tap : args.drop_front().drop_back())
+                 max = arith::MaximumFOp::create(nb, l, max, tap);
+               linalg::YieldOp::create(nb, l, max);
+             })
+      .getResult(0);
+}
+
+/// 2-D max pooling as maxOfTaps over strided views of the padded input in
+/// the output's shape, the innermost loop along the output row:
+///   out[n, c, y, x] = max_(i,j) in[n, c, y*sh + i*dh, x*sw + j*dw]
+Value unrolledMaxPool(OpBuilder &b, Location loc, RankedTensorType result, Value input,
+                      ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                      ArrayRef<int64_t> dilations, ValueRange dynamicSizes) {
+  SmallVector<OpFoldResult> sizes = {
+      result.isDynamicDim(0) ? OpFoldResult(dynamicSizes.front())
+                             : OpFoldResult(b.getIndexAttr(result.getDimSize(0))),
+      b.getIndexAttr(result.getDimSize(1)), b.getIndexAttr(result.getDimSize(2)),
+      b.getIndexAttr(result.getDimSize(3))};
+  SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(i * dilations[0]),
+                                           b.getIndexAttr(j * dilations[1])};
+      taps.push_back(tensor::ExtractSliceOp::create(b, loc, result, input, offsets, sizes, steps));
+    }
+  return maxOfTaps(b, loc, result, taps, dynamicSizes);
+}
+
+/// Whether max pooling runs on the phases of its padded input
+/// (maxPoolOnPhases): 2-D, static shapes but the batch, equal strides above 1,
+/// no dilation.
+bool maxPoolRunsOnPhases(RankedTensorType input, RankedTensorType result,
+                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> dilations) {
+  return kernel.size() == 2 && hasStaticShapeButBatch(input) && hasStaticShapeButBatch(result) &&
+         strides[0] == strides[1] && strides[0] > 1 &&
+         llvm::all_of(dilations, [](int64_t d) { return d == 1; });
+}
+
+/// Max pooling of stride s on the s*s phases of its padded input (padded to
+/// whole phases, PitchedViews.h): tap (i, j) is a contiguous slice of a
+/// flattened phase, the output computed at the phase row pitch Wq, as the
+/// strided depthwise convs (ConvToLinalg.cpp): the strided taps' loop ran a
+/// scalar remainder of each row with NaN-propagating maxima.
+Value maxPoolOnPhases(OpBuilder &b, Location loc, RankedTensorType result, Value input,
+                      ArrayRef<int64_t> kernel, int64_t s, ValueRange dynamicSizes) {
+  int64_t wq = cast<RankedTensorType>(input.getType()).getDimSize(3) / s;
+  int64_t columns = result.getDimSize(2) * wq;
+  Value phases = lowering::stridedPhases(b, loc, input, s);
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j)
+      taps.push_back(lowering::phaseTap(b, loc, phases, s, wq, i, j, columns));
+  auto flatType = RankedTensorType::get({result.getDimSize(0), result.getDimSize(1), columns},
+                                        result.getElementType());
+  Value out = maxOfTaps(b, loc, flatType, taps, dynamicSizes);
+  return lowering::dropPitchColumns(b, loc, out, result, wq,
+                                    tensor::getMixedSize(b, loc, phases, 0));
+}
+
 template <typename OpTy>
 struct PoolToLinalg final : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+  PoolToLinalg(MLIRContext *context, bool stridedOnPhases)
+      : OpConversionPattern<OpTy>(context), stridedOnPhases(stridedOnPhases) {}
+  bool stridedOnPhases;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -116,8 +200,27 @@ struct PoolToLinalg final : OpConversionPattern<OpTy> {
 
     if constexpr (isMax) {
       Value lowest = lowering::lowestValue(rewriter, loc, element);
+      bool onPhases = stridedOnPhases &&
+                      kernel.size() == 2 && kernel[0] * kernel[1] <= kMaxUnrolledPoolTaps &&
+                      maxPoolRunsOnPhases(inputType, result, kernel, strides, dilations);
+      if (onPhases) {
+        int64_t h = inputType.getDimSize(2) + pads[0], w = inputType.getDimSize(3) + pads[1];
+        auto [hp, wp] = lowering::phasePaddedSize(h + ends[0], w + ends[1], kernel[0],
+                                                  kernel[1], strides[0], result.getDimSize(2));
+        ends = {hp - h, wp - w};
+      }
       Value input = padSpatial(rewriter, loc, adaptor.getInput(), pads.take_front(spatial),
                                ends, lowest);
+      if (onPhases) {
+        rewriter.replaceOp(op, maxPoolOnPhases(rewriter, loc, result, input, kernel, strides[0],
+                                               dynamicSizes));
+        return success();
+      }
+      if (spatial == 2 && kernel[0] * kernel[1] <= kMaxUnrolledPoolTaps) {
+        rewriter.replaceOp(op, unrolledMaxPool(rewriter, loc, result, input, kernel, strides,
+                                               dilations, dynamicSizes));
+        return success();
+      }
       Value init = createInit(rewriter, loc, result, dynamicSizes, lowest);
       rewriter.replaceOp(op, poolWindows(rewriter, loc, result, input, kernel, strides,
                                          dilations, init, /*isMax=*/true));
@@ -175,9 +278,11 @@ struct GlobalPoolToReduce final : OpConversionPattern<OpTy> {
 
 } // namespace
 
-void populatePoolToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>,
-               GlobalPoolToReduce<GlobalAvgPoolOp, ReduceKind::mean>,
+void populatePoolToLinalgPatterns(RewritePatternSet &patterns,
+                                  const ConvLoweringOptions &options) {
+  patterns.add<PoolToLinalg<MaxPoolOp>, PoolToLinalg<AvgPoolOp>>(patterns.getContext(),
+                                                                 options.stridedWindowsOnPhases);
+  patterns.add<GlobalPoolToReduce<GlobalAvgPoolOp, ReduceKind::mean>,
                GlobalPoolToReduce<GlobalMaxPoolOp, ReduceKind::max>>(patterns.getContext());
 }
 

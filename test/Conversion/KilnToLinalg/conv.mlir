@@ -133,12 +133,21 @@ func.func @grouped(%x: tensor<1x8x6x6xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1
 
 // -----
 
-/// Max pooling pads with -inf; average pooling divides by covered counts.
+/// Max pooling pads with -inf and, up to 49 taps, takes the maximum over the
+/// window's strided tap views in one all-parallel generic (no filled output);
+/// average pooling divides by covered counts.
 // CHECK-LABEL: func @pools
 // CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK: %[[PADDED:.+]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x4x10x10xf32>)
-// CHECK: tensor.insert_slice %{{.*}} into %[[PADDED]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
-// CHECK: linalg.pooling_nchw_max
+// CHECK: %[[IN:.+]] = tensor.insert_slice %{{.*}} into %[[PADDED]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[T0:.+]] = tensor.extract_slice %[[IN]][0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: %[[T8:.+]] = tensor.extract_slice %[[IN]][0, 0, 2, 2] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<1x4x4x4xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-SAME: ins(%[[T0]], {{.*}}, %[[T8]] : {{.*}}) outs(%[[OUT]] : tensor<1x4x4x4xf32>)
+// CHECK-COUNT-8: arith.maximumf
+// CHECK: linalg.yield
+// CHECK-NOT: linalg.pooling_nchw_max
 // CHECK: linalg.pooling_nchw_sum
 // CHECK: linalg.pooling_nchw_sum
 // CHECK: arith.divf
@@ -146,6 +155,18 @@ func.func @pools(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x
   %0 = kiln.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
   %1 = kiln.avg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
   return %0, %1 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
+/// A max pooling window of more than 49 taps keeps pooling_nchw_max over a
+/// -inf filled output.
+// CHECK-LABEL: func @wide_max_pool
+// CHECK: linalg.fill
+// CHECK: linalg.pooling_nchw_max
+func.func @wide_max_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x1x1xf32> {
+  %0 = kiln.max_pool %x {kernel_shape = array<i64: 8, 8>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x1x1xf32>
+  return %0 : tensor<1x4x1x1xf32>
 }
 
 // -----

@@ -56,13 +56,19 @@ struct ConvLoweringOptions {
   /// Depthwise windows up to this many taps are unrolled into one generic
   /// (stride 1: on the flattened padded input); larger ones keep loops.
   int64_t depthwiseMaxUnrolledTaps = 49;
+  /// Strided depthwise convs and max pooling run as the stride-1 flat form
+  /// on the s*s phases of their padded input (contiguous taps) instead of on
+  /// strided views.
+  bool stridedWindowsOnPhases = false;
 };
 
 /// conv, conv_transpose: linalg named conv ops or matmul forms.
 void populateConvToLinalgPatterns(mlir::RewritePatternSet &patterns,
                                   const ConvLoweringOptions &options = {});
-/// max/avg pooling (1-D to 3-D) and global pooling.
-void populatePoolToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// max/avg pooling (1-D to 3-D) and global pooling; `options` for strided
+/// max pooling on phases (stridedWindowsOnPhases).
+void populatePoolToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                  const ConvLoweringOptions &options = {});
 /// reduce, softmax, log_softmax, norms: reduction generics.
 void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// quantize_linear, dequantize_linear: elementwise generics.

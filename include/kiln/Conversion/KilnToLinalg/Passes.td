@@ -42,6 +42,10 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
            "are at most 1/N of a row (0: never)">,
     Option<"depthwiseMaxUnrolledTaps", "depthwise-max-unrolled-taps", "int64_t",
            /*default=*/"49", "Depthwise windows up to this many taps are unrolled">,
+    Option<"stridedWindowsOnPhases", "strided-windows-on-phases", "bool",
+           /*default=*/"false",
+           "Strided depthwise convs and max pooling run on the stride x stride "
+           "phases of their padded input, each tap a contiguous slice">,
     Option<"debugBreakOp", "debug-break-op", "std::string", /*default=*/"\"\"",
            "Test only: lower this elementwise kiln op (e.g. relu) wrongly, its "
            "result plus one (a known wrong node for the tests of kilnc verify)">

@@ -35,7 +35,11 @@ inline AttentionKernelShapes cpuAttentionKernelShapes() {
 
 /// The conv forms' cut-offs, measured on the CPU matmul kernels (the
 /// comments at convRunsShifted and depthwiseConvFlat in ConvToLinalg.cpp).
-inline ConvLoweringOptions cpuConvLowering() { return ConvLoweringOptions(); }
+inline ConvLoweringOptions cpuConvLowering() {
+  ConvLoweringOptions conv;
+  conv.stridedWindowsOnPhases = true;
+  return conv;
+}
 
 } // namespace kiln
 

@@ -17,6 +17,7 @@
 #include "kiln/Target/TargetOptions.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/IR/PassManager.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -109,8 +110,14 @@ std::string cpuFeatureList(const HostCPU &cpu);
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createCPUTargetMachine(const CPUTargetOptions &options);
 
-/// Runs LLVM's O3 pipeline for `machine` on `module`.
+/// Runs LLVM's O3 pipeline for `machine` on `module`, with
+/// addPredicatedTailsPass before the loop vectorizer.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+
+/// Marks the innermost loops with a small constant trip count that is not a
+/// multiple of the vector width, and only unit-stride accesses, for a masked
+/// vector tail instead of a scalar epilogue (PredicatedTails.cpp).
+void addPredicatedTailsPass(llvm::FunctionPassManager &passes);
 
 /// Emits `module` as an ELF object.
 llvm::Error emitObject(llvm::Module &module, llvm::TargetMachine &machine,
