@@ -87,9 +87,9 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.greedyIds)
     pm.addPass(createKilnAppendGreedyIdsPass());
   //    A decoder's KV cache in f16/bf16 (kilnc --kv-cache-dtype).
-  if (!options.kvCacheDtype.empty()) {
+  if (options.kvCache) {
     KilnKVCacheDtypePassOptions cache;
-    cache.dtype = options.kvCacheDtype;
+    cache.precision = *options.kvCache;
     pm.addPass(createKilnKVCacheDtypePass(cache));
   }
   // 0a. Matmuls with block-quantized constant weights (MatMulNBits) as one

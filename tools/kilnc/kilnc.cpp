@@ -132,10 +132,10 @@ static cl::opt<bool> greedyIdsOption(
 static cl::opt<std::string> kvCacheDtypeOption(
     "kv-cache-dtype",
     cl::desc("Element type of a decoder's KV cache: its f32 inputs past_key_values.* and "
-             "outputs present.* become f16 or bf16, the cache's values rounded to it as a "
+             "outputs present.* become f16 (fp16) or bf16, the cache's values rounded to it as a "
              "model run in that type keeps them (with --precision=fp16|bf16 on CUDA: half "
              "the cache bytes per step, no per-step conversion)"),
-    cl::value_desc("f16|bf16"), cl::cat(kilncCategory));
+    cl::value_desc("fp16|bf16"), cl::cat(kilncCategory));
 
 using kiln::driver::Report;
 static cl::opt<Report> reportOption(
@@ -271,9 +271,12 @@ int main(int argc, char **argv) {
   job.options.weights = weightsOption;
   job.options.maxFoldBytes = maxFoldBytes;
   job.options.greedyIds = greedyIdsOption;
-  if (!kvCacheDtypeOption.empty() && kvCacheDtypeOption != "f16" && kvCacheDtypeOption != "bf16")
-    return fail("--kv-cache-dtype='" + kvCacheDtypeOption + "': expected f16 or bf16");
-  job.options.kvCacheDtype = kvCacheDtypeOption;
+  if (!kvCacheDtypeOption.empty()) {
+    std::optional<kiln::Precision> cache = kiln::parsePrecision(kvCacheDtypeOption);
+    if (!cache || !kiln::isHalfPrecision(*cache))
+      return fail("--kv-cache-dtype='" + kvCacheDtypeOption + "': expected fp16 or bf16");
+    job.options.kvCache = cache;
+  }
   job.options.debugBreakOp = debugBreakOp;
   if (!matmulTile.empty())
     if (llvm::Error error = kiln::driver::parseMatmulTile(matmulTile, job.options.matmul))

@@ -105,9 +105,9 @@ struct PipelineOptions {
   /// kilnc --greedy-ids: the model gets the output greedy_ids, the ArgMax of
   /// its logits over the last axis (kiln-append-greedy-ids).
   bool greedyIds = false;
-  /// kilnc --kv-cache-dtype: the element type (f16, bf16) the decoder's KV
-  /// cache inputs and outputs get (kiln-kv-cache-dtype); empty: as exported.
-  std::string kvCacheDtype;
+  /// kilnc --kv-cache-dtype: the 16-bit type (FP16, BF16) the decoder's KV
+  /// cache inputs and outputs get (kiln-kv-cache-dtype); none: as exported.
+  std::optional<Precision> kvCache;
   /// Test only (kilnc --kiln-debug-break-op): an elementwise kiln op, without
   /// its `kiln.` prefix, lowered wrongly on purpose; empty = none.
   std::string debugBreakOp;

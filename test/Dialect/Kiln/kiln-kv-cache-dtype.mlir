@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s --split-input-file --kiln-kv-cache-dtype --verify-diagnostics | FileCheck %s
-// RUN: kiln-opt %s --split-input-file --kiln-kv-cache-dtype=dtype=bf16 --verify-diagnostics | FileCheck %s --check-prefix=BF16
+// RUN: kiln-opt %s --split-input-file --kiln-kv-cache-dtype=precision=bf16 --verify-diagnostics | FileCheck %s --check-prefix=BF16
 
 /// A decoder layer's cache as exporters write it: the present is the concat
 /// of the past and the new keys, read by attention too. The past input and

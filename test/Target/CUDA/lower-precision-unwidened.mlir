@@ -1,7 +1,7 @@
 // RUN: kiln-opt --kiln-cuda-lower-precision="precision=fp16" %s | FileCheck %s
 
 // An operand that is f16 values widened (an f16 KV cache transposed for
-// Q K^T, kilnc --kv-cache-dtype=f16), seen through a reshape: the
+// Q K^T, kilnc --kv-cache-dtype=fp16), seen through a reshape: the
 // transpose moves the f16 values as they are and the product reads them;
 // no widening generic is left, nor a rounding one for K (Q, f32, is rounded).
 // CHECK-LABEL: func.func @cache

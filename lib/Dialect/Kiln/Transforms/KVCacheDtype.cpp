@@ -57,16 +57,13 @@ struct KilnKVCacheDtypePass final : impl::KilnKVCacheDtypePassBase<KilnKVCacheDt
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    FloatType narrow;
-    if (dtype == "f16")
-      narrow = Float16Type::get(context);
-    else if (dtype == "bf16")
-      narrow = BFloat16Type::get(context);
-    else {
-      getOperation().emitError("kiln-kv-cache-dtype: dtype '")
-          << dtype << "', expected f16 or bf16";
+    if (!isHalfPrecision(precision)) {
+      getOperation().emitError("kiln-kv-cache-dtype: precision=")
+          << precisionName(precision) << ", expected fp16 or bf16";
       return signalPassFailure();
     }
+    FloatType narrow = precision == Precision::BF16 ? FloatType(BFloat16Type::get(context))
+                                                    : FloatType(Float16Type::get(context));
     func::FuncOp func = modelFunction(getOperation());
     if (!func) {
       getOperation().emitError("kiln-kv-cache-dtype: expected one public function (the "

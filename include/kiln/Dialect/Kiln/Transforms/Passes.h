@@ -11,6 +11,7 @@
 #define KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Target/TargetOptions.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"

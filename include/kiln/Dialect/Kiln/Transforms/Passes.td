@@ -27,17 +27,22 @@ def KilnKVCacheDtypePass : Pass<"kiln-kv-cache-dtype", "mlir::ModuleOp"> {
   let description = [{
     For decoders compiled to run in f16 or bf16 (kilnc --kv-cache-dtype):
     each rank-4 f32 input named `past_key_values.*` and output named
-    `present.*` of the model function becomes `dtype`. An input is widened
-    to f32 by a `kiln.cast` where it is read; a present computed by
-    `kiln.concat` (past and new keys) is concatenated in `dtype` instead
-    (parts that are widened narrow values used as they are, others rounded),
-    and the other readers of the f32 concat read the narrow one widened, so
-    the attention products see the rounded cache, as a model run in `dtype`
-    would; any other present is rounded by a cast. Other inputs, outputs and
-    names are untouched. Error: a `dtype` other than f16 or bf16.
+    `present.*` of the model function becomes f16 (`precision=fp16`) or
+    bf16. An input is widened to f32 by a `kiln.cast` where it is read; a
+    present computed by `kiln.concat` (past and new keys) is concatenated in
+    the narrow type instead (parts that are widened narrow values used as
+    they are, others rounded), and the other readers of the f32 concat read
+    the narrow one widened, so the attention products see the rounded cache,
+    as a model run in that type would; any other present is rounded by a
+    cast. Other inputs, outputs and names are untouched. Error:
+    `precision=fp32`.
   }];
   let options = [
-    Option<"dtype", "dtype", "std::string", "\"f16\"", "the cache's element type: f16 or bf16">
+    Option<"precision", "precision", "::kiln::Precision", "::kiln::Precision::FP16",
+           "the cache's element type: fp16 or bf16", [{::llvm::cl::values(
+             clEnumValN(::kiln::Precision::FP32, "fp32", "(rejected: the cache is f32 already)"),
+             clEnumValN(::kiln::Precision::FP16, "fp16", "f16 cache"),
+             clEnumValN(::kiln::Precision::BF16, "bf16", "bf16 cache"))}]>
   ];
   let dependentDialects = ["kiln::KilnDialect"];
 }
