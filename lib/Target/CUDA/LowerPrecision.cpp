@@ -27,6 +27,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -61,55 +62,151 @@ Value castTensor(OpBuilder &b, Location loc, Value value, FloatType type) {
   return generic.getResult(0);
 }
 
-/// `value` (an f32 tensor) as `type`'s element type: a constant folded now
-/// (see foldConversion for the forms it takes), anything else through an
-/// elementwise truncf.
-/// `value` rounded to `type` when it is only `type` values widened (an f16
-/// KV cache read by f32 ops, kilnc --kv-cache-dtype): the all-parallel
-/// generic that widened them, rebuilt to move the `type` values as they are
-/// (a transpose or copy stays, the conversions go); null otherwise.
-Value unwidened(OpBuilder &b, Value value, FloatType type) {
-  // Through the reshapes between a (batch) matmul and its operand.
+/// Shape queries of `old` ask `replacement` (the same shape in another
+/// element type), so `old` dies once nothing else reads it.
+void redirectShapeQueries(Value old, Value replacement) {
+  for (OpOperand &use : llvm::make_early_inc_range(old.getUses()))
+    if (isa<tensor::DimOp>(use.getOwner()))
+      use.set(replacement);
+}
+
+/// `value` in `type`: `rebuild` applied to the all-parallel generic on
+/// tensors that computes it, through the reshapes between it and a (batch)
+/// matmul. Each new op is placed right after the one it replaces, which
+/// keeps a row group one run of ops and lets the old ops' shape queries
+/// move to the new ones. Null where `rebuild` gives null.
+Value rebuiltThroughReshapes(
+    OpBuilder &b, Value value, FloatType type,
+    function_ref<Value(OpBuilder &, linalg::GenericOp)> rebuild) {
+  OpBuilder::InsertionGuard guard(b);
+  Value result;
   if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
-    Value source = unwidened(b, collapse.getSrc(), type);
+    Value source = rebuiltThroughReshapes(b, collapse.getSrc(), type, rebuild);
     if (!source)
       return {};
-    return tensor::CollapseShapeOp::create(b, collapse.getLoc(),
-                                           collapse.getResultType().clone(type), source,
-                                           collapse.getReassociationIndices());
-  }
-  if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>()) {
-    Value source = unwidened(b, expand.getSrc(), type);
+    b.setInsertionPointAfter(collapse);
+    result = tensor::CollapseShapeOp::create(b, collapse.getLoc(),
+                                             collapse.getResultType().clone(type), source,
+                                             collapse.getReassociationIndices());
+  } else if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>()) {
+    Value source = rebuiltThroughReshapes(b, expand.getSrc(), type, rebuild);
     if (!source)
       return {};
-    return tensor::ExpandShapeOp::create(b, expand.getLoc(), expand.getResultType().clone(type),
-                                         source, expand.getReassociationIndices(),
-                                         expand.getMixedOutputShape());
+    b.setInsertionPointAfter(expand);
+    result = tensor::ExpandShapeOp::create(b, expand.getLoc(), expand.getResultType().clone(type),
+                                           source, expand.getReassociationIndices(),
+                                           expand.getMixedOutputShape());
+  } else {
+    auto generic = value.getDefiningOp<linalg::GenericOp>();
+    if (!generic || !generic.hasPureTensorSemantics() || generic.getNumResults() != 1 ||
+        generic.getNumLoops() != generic.getNumParallelLoops())
+      return {};
+    b.setInsertionPointAfter(generic);
+    result = rebuild(b, generic);
+    if (!result)
+      return {};
   }
-  auto generic = value.getDefiningOp<linalg::GenericOp>();
-  if (!generic || !generic.hasPureTensorSemantics() || generic.getNumDpsInputs() != 1 ||
-      generic.getNumResults() != 1 || generic.getNumLoops() != generic.getNumParallelLoops())
-    return {};
-  Block &body = *generic.getBody();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto extend = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
-  if (!extend || extend.getIn() != body.getArgument(0) || extend.getIn().getType() != type ||
-      body.getOperations().size() != 2)
-    return {};
+  redirectShapeQueries(value, result);
+  return result;
+}
+
+/// A generic like `generic` whose result is `type`, its body `body` (given
+/// the block arguments; it yields the `type` value).
+linalg::GenericOp regenerate(OpBuilder &b, linalg::GenericOp generic, FloatType type,
+                             function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   Location loc = generic.getLoc();
   Value init = generic.getDpsInits()[0];
   auto resultType = cast<RankedTensorType>(init.getType()).clone(type);
   Value empty = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, init), type);
-  auto moved = linalg::GenericOp::create(
+  auto regenerated = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, generic.getDpsInputs(), ValueRange{empty},
       generic.getIndexingMapsArray(), generic.getIteratorTypesArray(),
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        linalg::YieldOp::create(nested, nestedLoc, args[0]);
+        linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, args));
       });
-  copyDispatchAttr(generic, moved);
-  return moved.getResult(0);
+  copyDispatchAttr(generic, regenerated);
+  return regenerated;
 }
 
+/// `value` rounded to `type` when it is only `type` values widened (an f16
+/// KV cache read by f32 ops, kilnc --kv-cache-dtype): the generic that
+/// widened them, rebuilt to move the `type` values as they are (a transpose
+/// stays, the conversions go; a plain copy goes too: the product reads its
+/// source); null otherwise.
+Value unwidened(OpBuilder &b, Value value, FloatType type) {
+  return rebuiltThroughReshapes(b, value, type, [&](OpBuilder &b, linalg::GenericOp generic) {
+    Block &body = *generic.getBody();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    auto extend = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
+    if (generic.getNumDpsInputs() != 1 || !extend || extend.getIn() != body.getArgument(0) ||
+        extend.getIn().getType() != type || body.getOperations().size() != 2)
+      return Value();
+    Value source = generic.getDpsInputs()[0];
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    if (generic.getResult(0).getType() == sourceType.clone(Float32Type::get(b.getContext())) &&
+        llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
+      return source;
+    return regenerate(b, generic, type, [](OpBuilder &, Location, ValueRange args) {
+             return args[0];
+           }).getResult(0);
+  });
+}
+
+/// Whether every reader of `value` is a (batch) matmul, whose operands this
+/// pass rounds, or, below the top of the chain, one reshape; shape queries
+/// aside (rebuiltThroughReshapes moves them).
+bool onlyReadByProducts(Value value, bool top) {
+  int reshapes = 0;
+  for (Operation *user : value.getUsers()) {
+    if (isa<tensor::DimOp>(user))
+      continue;
+    if (top ? !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user)
+            : !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user) || ++reshapes > 1)
+      return false;
+  }
+  return true;
+}
+
+/// `value` (f32) rounded to `type` by the kernel that computes it: an
+/// all-parallel generic of an elementwise, data-movement or row-group
+/// dispatch that only products read (through reshapes), rebuilt to round its
+/// result before storing it. The values are a separate rounding kernel's
+/// (the f32 result rounded once), with one kernel and one pass over the
+/// tensor fewer. Null when `value` has another form.
+Value roundedByProducer(OpBuilder &b, Value value, FloatType type) {
+  bool top = true;
+  for (Value link = value;; top = false) {
+    if (!onlyReadByProducts(link, top))
+      return {};
+    Operation *def = link.getDefiningOp();
+    if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+      break;
+    link = def->getOperand(0);
+  }
+  return rebuiltThroughReshapes(b, value, type, [&](OpBuilder &b, linalg::GenericOp generic) {
+    auto dispatch = generic->getAttrOfType<DictionaryAttr>(kDispatchAttr);
+    auto kind = dispatch ? dispatch.getAs<StringAttr>("kind") : nullptr;
+    Block &body = *generic.getBody();
+    if (!kind ||
+        !llvm::is_contained({"elementwise", "data_movement", "row_group"}, kind.getValue()) ||
+        !getElementTypeOrSelf(generic.getResult(0).getType()).isF32() ||
+        !body.getArguments().back().use_empty())
+      return Value();
+    return regenerate(b, generic, type, [&](OpBuilder &nested, Location loc, ValueRange args) {
+             IRMapping mapping;
+             mapping.map(body.getArguments(), args);
+             for (Operation &op : body.without_terminator())
+               nested.clone(op, mapping);
+             Value result = mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+             return arith::TruncFOp::create(nested, loc, type, result).getResult();
+           }).getResult(0);
+  });
+}
+
+/// `value` (an f32 tensor) as `type`'s element type: a constant folded now
+/// (see foldConversion for the forms it takes), an f16 cache moved as it is
+/// (unwidened), the producer's own rounding (roundedByProducer), anything
+/// else through an elementwise truncf.
 Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
   auto tensorType = cast<RankedTensorType>(value.getType());
   auto converted = tensorType.clone(type);
@@ -129,6 +226,8 @@ Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
     return folded;
   if (Value narrow = unwidened(b, value, type))
     return narrow;
+  if (Value rounded = roundedByProducer(b, value, type))
+    return rounded;
   return castTensor(b, loc, value, type);
 }
 

@@ -24,3 +24,22 @@ func.func @cache(%q: tensor<6x1x4xf32>, %k: tensor<2x3x5x4xf16>, %init: tensor<6
   %p = linalg.batch_matmul ins(%q, %c : tensor<6x1x4xf32>, tensor<6x4x5xf32>) outs(%init : tensor<6x1x5xf32>) -> tensor<6x1x5xf32>
   return %p : tensor<6x1x5xf32>
 }
+
+// A plain copy of the f16 cache (identity maps, the move that replaced a
+// widening): the product reads the cache itself, no kernel is left.
+// CHECK-LABEL: func.func @plain_copy
+// CHECK-NOT: linalg.generic
+// CHECK: %[[C:.+]] = tensor.collapse_shape %arg1 {{\[}}[0, 1], [2], [3]] : tensor<2x3x5x4xf16> into tensor<6x5x4xf16>
+// CHECK: linalg.batch_matmul ins(%{{.+}}, %[[C]] : tensor<6x1x5xf16>, tensor<6x5x4xf16>)
+func.func @plain_copy(%p: tensor<6x1x5xf32>, %v: tensor<2x3x5x4xf16>, %init: tensor<6x1x4xf32>) -> tensor<6x1x4xf32> {
+  %e = tensor.empty() : tensor<2x3x5x4xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<2x3x5x4xf16>) outs(%e : tensor<2x3x5x4xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %w = arith.extf %in : f16 to f32
+    linalg.yield %w : f32
+  } -> tensor<2x3x5x4xf32>
+  %c = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<2x3x5x4xf32> into tensor<6x5x4xf32>
+  %r = linalg.batch_matmul ins(%p, %c : tensor<6x1x5xf32>, tensor<6x5x4xf32>) outs(%init : tensor<6x1x4xf32>) -> tensor<6x1x4xf32>
+  return %r : tensor<6x1x4xf32>
+}
