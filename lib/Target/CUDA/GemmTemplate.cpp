@@ -238,9 +238,17 @@ std::string epilogueMismatch(linalg::GenericOp epilogue, Operation *gemmOp, cons
     return "";
   if (!gemm.c.getDefiningOp<memref::AllocOp>())
     return "C is not a temporary buffer";
+  // An expand_shape of C that only shape queries read (the epilogue's view
+  // of C, whose dims size a later buffer) reads no element.
+  auto onlyShapes = [](Operation *user) {
+    return isa<memref::ExpandShapeOp>(user) &&
+           llvm::all_of(user->getUsers(), [](Operation *reader) {
+             return isa<memref::DimOp>(reader);
+           });
+  };
   for (Operation *user : gemm.c.getUsers())
     if (user != zeroInit && user != gemmOp && user != epilogue &&
-        !isa<memref::DeallocOp>(user))
+        !isa<memref::DeallocOp, memref::DimOp>(user) && !onlyShapes(user))
       return "C is read by another op";
   return "";
 }
@@ -274,6 +282,41 @@ FailureOr<linalg::GenericOp> takeEpilogue(Operation *op, const Gemm &gemm, Opera
   if (!mismatch.empty())
     return fail(mismatch);
   return epilogue;
+}
+
+/// The size of `shape`'s dim `index`: a constant, or the `dynamic` value
+/// that gives it.
+Value sizeOf(OpBuilder &b, Location loc, ShapedType shape, ValueRange dynamic, int64_t index) {
+  if (!shape.isDynamicDim(index))
+    return arith::ConstantIndexOp::create(b, loc, shape.getDimSize(index));
+  int64_t before = llvm::count_if(shape.getShape().take_front(index), ShapedType::isDynamic);
+  return dynamic[before];
+}
+
+/// Shape queries of C (a temporary about to go) and of its expand_shapes
+/// answered by C's allocation sizes and the reshapes' output shapes.
+void resolveShapeQueries(memref::AllocOp c, IRRewriter &rewriter) {
+  auto answer = [&](memref::DimOp dim, ShapedType shape, ValueRange dynamic) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index)
+      return;
+    rewriter.setInsertionPoint(dim);
+    rewriter.replaceOp(dim, sizeOf(rewriter, dim.getLoc(), shape, dynamic, *index));
+  };
+  for (Operation *user : llvm::make_early_inc_range(c->getUsers())) {
+    if (auto dim = dyn_cast<memref::DimOp>(user))
+      answer(dim, c.getType(), c.getDynamicSizes());
+    auto expand = dyn_cast<memref::ExpandShapeOp>(user);
+    if (!expand)
+      continue;
+    SmallVector<Value> outputSizes;
+    for (OpFoldResult size : expand.getMixedOutputShape())
+      if (auto value = dyn_cast<Value>(size))
+        outputSizes.push_back(value);
+    for (Operation *reader : llvm::make_early_inc_range(expand->getUsers()))
+      if (auto dim = dyn_cast<memref::DimOp>(reader))
+        answer(dim, expand.getResultType(), outputSizes);
+  }
 }
 
 /// Erases the zero initial value of C that the kernel replaces: a zero
@@ -361,7 +404,8 @@ void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool gemvS
   rewriter.eraseOp(epilogue);
   if (inPlace)
     return;
-  Operation *alloc = gemm.c.getDefiningOp();
+  auto alloc = gemm.c.getDefiningOp<memref::AllocOp>();
+  resolveShapeQueries(alloc, rewriter);
   for (Operation *user : llvm::make_early_inc_range(gemm.c.getUsers()))
     rewriter.eraseOp(user);
   rewriter.eraseOp(alloc);

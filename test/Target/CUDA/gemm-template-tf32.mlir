@@ -271,6 +271,49 @@ func.func @conv_epilogue_symbolic_batch(%w: memref<64x576xf16>, %col: memref<?x1
 
 // -----
 
+// As above, and a later buffer sized by shape queries of C and of its
+// expand_shape (a squeeze-excite conv over a symbolic batch): the queries
+// are answered by C's allocation size and the reshape's output shape, so C
+// and its view go with the product.
+// CHECK-LABEL: func.func @conv_epilogue_shape_queries
+// CHECK-SAME: (%{{.*}}: memref<64x576xf16>, %[[COL:.*]]: memref<?x196x576xf16>,
+// CHECK: %[[N:.*]] = memref.dim %[[COL]], %c0
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: memref.alloc(%{{.*}}) {{.*}}: memref<?x64x196xf32>
+// CHECK: memref.alloc(%[[N]], %[[N]]) : memref<?x?xf32>
+#qA = affine_map<(b, m, n, k) -> (m, k)>
+#qB = affine_map<(b, m, n, k) -> (b, n, k)>
+#qC = affine_map<(b, m, n, k) -> (b, m, n)>
+#q4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#qBias = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @conv_epilogue_shape_queries(%w: memref<64x576xf16>, %col: memref<?x196x576xf16>,
+                                       %bias: memref<64xf32>, %y: memref<?x64x14x14xf32>) -> memref<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %col, %c0 : memref<?x196x576xf16>
+  %p = memref.alloc(%n) : memref<?x64x196xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<?x64x196xf32>)
+  linalg.batch_matmul indexing_maps = [#qA, #qB, #qC]
+      ins(%w, %col : memref<64x576xf16>, memref<?x196x576xf16>) outs(%p : memref<?x64x196xf32>)
+      {kiln.dispatch = {id = 0 : i64, kind = "conv", nodes = []}}
+  %e = memref.expand_shape %p [[0], [1], [2, 3]] output_shape [%n, 64, 14, 14] : memref<?x64x196xf32> into memref<?x64x14x14xf32>
+  linalg.generic {indexing_maps = [#q4, #qBias, #q4],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e, %bias : memref<?x64x14x14xf32>, memref<64xf32>)
+      outs(%y : memref<?x64x14x14xf32>) attrs = {kiln.dispatch = {id = 0 : i64, kind = "conv", nodes = []}, kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    linalg.yield %s : f32
+  }
+  %d0 = memref.dim %e, %c0 : memref<?x64x14x14xf32>
+  %d1 = memref.dim %p, %c0 : memref<?x64x196xf32>
+  %later = memref.alloc(%d0, %d1) : memref<?x?xf32>
+  memref.dealloc %p : memref<?x64x196xf32>
+  return %later : memref<?x?xf32>
+}
+
+// -----
+
 // The fill of a buffer that is read before it is overwritten stays.
 // CHECK-LABEL: func.func @live_fill
 // CHECK: linalg.fill
