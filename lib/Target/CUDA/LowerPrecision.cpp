@@ -111,15 +111,18 @@ Value rebuiltThroughReshapes(
 }
 
 /// A generic like `generic` whose result is `type`, its body `body` (given
-/// the block arguments; it yields the `type` value).
+/// the block arguments; it yields the `type` value), reading `inputs`
+/// (default: the generic's).
 linalg::GenericOp regenerate(OpBuilder &b, linalg::GenericOp generic, FloatType type,
-                             function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+                             function_ref<Value(OpBuilder &, Location, ValueRange)> body,
+                             std::optional<ValueRange> inputs = std::nullopt) {
   Location loc = generic.getLoc();
   Value init = generic.getDpsInits()[0];
   auto resultType = cast<RankedTensorType>(init.getType()).clone(type);
   Value empty = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, init), type);
   auto regenerated = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, generic.getDpsInputs(), ValueRange{empty},
+      b, loc, TypeRange{resultType}, inputs ? *inputs : ValueRange(generic.getDpsInputs()),
+      ValueRange{empty},
       generic.getIndexingMapsArray(), generic.getIteratorTypesArray(),
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         linalg::YieldOp::create(nested, nestedLoc, body(nested, nestedLoc, args));
@@ -131,24 +134,36 @@ linalg::GenericOp regenerate(OpBuilder &b, linalg::GenericOp generic, FloatType 
 /// `value` rounded to `type` when it is only `type` values widened (an f16
 /// KV cache read by f32 ops, kilnc --kv-cache-dtype): the generic that
 /// widened them, rebuilt to move the `type` values as they are (a transpose
-/// stays, the conversions go; a plain copy goes too: the product reads its
-/// source); null otherwise.
+/// stays, the conversions go; a plain copy goes too: the reader takes its
+/// source), and so are the moves (broadcasts, transposes: one input, a body
+/// that yields it) between that generic and `value`; null otherwise.
 Value unwidened(OpBuilder &b, Value value, FloatType type) {
   return rebuiltThroughReshapes(b, value, type, [&](OpBuilder &b, linalg::GenericOp generic) {
     Block &body = *generic.getBody();
-    auto yield = cast<linalg::YieldOp>(body.getTerminator());
-    auto extend = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
-    if (generic.getNumDpsInputs() != 1 || !extend || extend.getIn() != body.getArgument(0) ||
-        extend.getIn().getType() != type || body.getOperations().size() != 2)
+    Value yielded = body.getTerminator()->getOperand(0);
+    if (generic.getNumDpsInputs() != 1)
       return Value();
     Value source = generic.getDpsInputs()[0];
-    auto sourceType = cast<RankedTensorType>(source.getType());
-    if (generic.getResult(0).getType() == sourceType.clone(Float32Type::get(b.getContext())) &&
-        llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
-      return source;
-    return regenerate(b, generic, type, [](OpBuilder &, Location, ValueRange args) {
-             return args[0];
-           }).getResult(0);
+    if (yielded == body.getArgument(0)) {
+      // A move of values that are themselves `type` values widened.
+      source = unwidened(b, source, type);
+      if (!source)
+        return Value();
+    } else {
+      auto extend = yielded.getDefiningOp<arith::ExtFOp>();
+      if (!extend || extend.getIn() != body.getArgument(0) || extend.getIn().getType() != type ||
+          body.getOperations().size() != 2)
+        return Value();
+      auto sourceType = cast<RankedTensorType>(source.getType());
+      if (generic.getResult(0).getType() == sourceType.clone(Float32Type::get(b.getContext())) &&
+          llvm::all_of(generic.getIndexingMapsArray(),
+                       [](AffineMap map) { return map.isIdentity(); }))
+        return source;
+    }
+    return regenerate(
+               b, generic, type,
+               [](OpBuilder &, Location, ValueRange args) { return args[0]; }, ValueRange(source))
+        .getResult(0);
   });
 }
 
@@ -172,7 +187,10 @@ bool onlyReadByProducts(Value value, bool top) {
 /// dispatch that only products read (through reshapes), rebuilt to round its
 /// result before storing it. The values are a separate rounding kernel's
 /// (the f32 result rounded once), with one kernel and one pass over the
-/// tensor fewer. Null when `value` has another form.
+/// tensor fewer. An input that is `type` values widened by a plain copy (a
+/// Llama's f16 KV cache repeated for grouped-query attention) is read narrow,
+/// widened in the body (truncf(extf(x)) is x: a move stays a move). Null
+/// when `value` has another form.
 Value roundedByProducer(OpBuilder &b, Value value, FloatType type) {
   bool top = true;
   for (Value link = value;; top = false) {
@@ -192,14 +210,32 @@ Value roundedByProducer(OpBuilder &b, Value value, FloatType type) {
         !getElementTypeOrSelf(generic.getResult(0).getType()).isF32() ||
         !body.getArguments().back().use_empty())
       return Value();
-    return regenerate(b, generic, type, [&](OpBuilder &nested, Location loc, ValueRange args) {
-             IRMapping mapping;
-             mapping.map(body.getArguments(), args);
-             for (Operation &op : body.without_terminator())
-               nested.clone(op, mapping);
-             Value result = mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
-             return arith::TruncFOp::create(nested, loc, type, result).getResult();
-           }).getResult(0);
+    SmallVector<Value> inputs(generic.getDpsInputs());
+    SmallVector<bool> narrow(inputs.size(), false);
+    for (auto [input, isNarrow] : llvm::zip(inputs, narrow))
+      if (Value source = unwidened(b, input, type)) {
+        input = source;
+        isNarrow = true;
+      }
+    auto rounded = [&](OpBuilder &nested, Location loc, ValueRange args) {
+      IRMapping mapping;
+      DenseMap<Value, Value> narrowOf;
+      for (auto [i, arg] : llvm::enumerate(args)) {
+        Value wide = arg;
+        if (i < narrow.size() && narrow[i]) {
+          wide = arith::ExtFOp::create(nested, loc, Float32Type::get(nested.getContext()), arg);
+          narrowOf[wide] = arg;
+        }
+        mapping.map(body.getArgument(i), wide);
+      }
+      for (Operation &op : body.without_terminator())
+        nested.clone(op, mapping);
+      Value result = mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+      if (Value moved = narrowOf.lookup(result))
+        return moved;
+      return arith::TruncFOp::create(nested, loc, type, result).getResult();
+    };
+    return regenerate(b, generic, type, rounded, ValueRange(inputs)).getResult(0);
   });
 }
 
