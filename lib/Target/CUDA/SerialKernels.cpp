@@ -45,9 +45,13 @@ bool staysOnHost(Operation *op) {
     return true;
   if (isMemoryEffectFree(op))
     return true;
-  // Conditional deallocations from the buffer deallocation pipeline.
+  // Conditional deallocations from the buffer deallocation pipeline, and
+  // the host's choice between two launches (kiln-cuda-vector-elementwise):
+  // a launch's body is device code.
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-    WalkResult walk = ifOp->walk([&](Operation *nested) {
+    WalkResult walk = ifOp->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+      if (isa<gpu::LaunchOp>(nested))
+        return WalkResult::skip();
       if (nested == op || staysOnHost(nested))
         return WalkResult::advance();
       return WalkResult::interrupt();

@@ -18,6 +18,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -32,57 +34,159 @@ using namespace kiln::cuda;
 
 constexpr int64_t kThreads = 256;
 
-/// Elements per vector for `generic`, or 0 when it keeps the generic path.
-int64_t vectorWidthOf(linalg::GenericOp generic) {
+/// How a vectorized generic reaches its operands' rows: 16-byte aligned
+/// vectors known at compile time, or only once dynamic strides and offsets
+/// are known (a view into a KV cache or a concatenation: checked on the
+/// host, with a one-element-per-vector kernel as the other branch).
+enum class Alignment { Static, AtRunTime };
+
+struct VectorPlan {
+  int64_t width = 0;
+  Alignment alignment = Alignment::Static;
+};
+
+/// Whether rows of `type` can be read in aligned vectors of `width`:
+/// statically, at run time (dynamic strides or offset), or not at all.
+std::optional<Alignment> rowAlignment(MemRefType type, int64_t width) {
+  if (hasVectorLayout(type, width))
+    return Alignment::Static;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 || ShapedType::isDynamic(type.getShape().back()) ||
+      type.getShape().back() % width != 0)
+    return std::nullopt;
+  bool known = llvm::all_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t stride) {
+    return ShapedType::isDynamic(stride) || stride % width == 0;
+  });
+  if (!known || (!ShapedType::isDynamic(offset) && offset % width != 0))
+    return std::nullopt;
+  return Alignment::AtRunTime;
+}
+
+/// Elements per vector for `generic` (width 0 when it keeps the generic
+/// path): the last loop static and a multiple of the width, the others any.
+VectorPlan vectorPlanOf(linalg::GenericOp generic) {
   int64_t loops = generic.getNumLoops();
   if (!generic.hasPureBufferSemantics() || loops == 0 || generic.getNumParallelLoops() != loops ||
       !hasScalarBody(generic))
-    return 0;
+    return {};
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-  if (llvm::is_contained(ranges, ShapedType::kDynamic))
-    return 0;
+  if (ShapedType::isDynamic(ranges.back()))
+    return {};
   int64_t last = loops - 1, widest = 0;
   for (OpOperand &operand : generic->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
     if (!type || !isLoadableElement(type.getElementType()) || !isRowAccess(map, last))
-      return 0;
+      return {};
     if (!generic.isDpsInput(&operand) && !map.isIdentity())
-      return 0;
+      return {};
     if (readsAlongLastLoop(map, last))
       widest = std::max<int64_t>(widest, type.getElementTypeBitWidth() / 8);
   }
   if (widest == 0 || kVectorBytes % widest != 0)
-    return 0;
-  int64_t width = kVectorBytes / widest;
-  if (width == 1 || ranges.back() % width != 0)
-    return 0;
-  for (OpOperand &operand : generic->getOpOperands())
-    if (readsAlongLastLoop(generic.getMatchingIndexingMap(&operand), last) &&
-        !hasVectorLayout(cast<MemRefType>(operand.get().getType()), width))
-      return 0;
-  return width;
+    return {};
+  VectorPlan plan{kVectorBytes / widest, Alignment::Static};
+  if (plan.width == 1 || ranges.back() % plan.width != 0)
+    return {};
+  for (OpOperand &operand : generic->getOpOperands()) {
+    if (!readsAlongLastLoop(generic.getMatchingIndexingMap(&operand), last))
+      continue;
+    std::optional<Alignment> alignment =
+        rowAlignment(cast<MemRefType>(operand.get().getType()), plan.width);
+    if (!alignment)
+      return {};
+    if (*alignment == Alignment::AtRunTime)
+      plan.alignment = Alignment::AtRunTime;
+  }
+  return plan;
 }
 
-void rewrite(linalg::GenericOp generic, int64_t width, int64_t maxBlocks) {
+/// The loop ranges of `generic` at `b`: constants, and the dims of its
+/// first output (read through the identity map) where dynamic.
+SmallVector<OpFoldResult> loopRanges(OpBuilder &b, linalg::GenericOp generic) {
   Location loc = generic.getLoc();
-  OpBuilder b(generic);
+  Value output = generic.getDpsInits()[0];
+  SmallVector<OpFoldResult> ranges;
+  for (auto [d, range] : llvm::enumerate(generic.getStaticLoopRanges()))
+    ranges.push_back(ShapedType::isDynamic(range)
+                         ? OpFoldResult(memref::DimOp::create(b, loc, output, d).getResult())
+                         : OpFoldResult(b.getIndexAttr(range)));
+  return ranges;
+}
+
+/// Whether every dynamic stride and offset of the operands read along the
+/// row is a multiple of `width` (computed on the host).
+Value rowsAligned(OpBuilder &b, linalg::GenericOp generic, int64_t width) {
+  Location loc = generic.getLoc();
+  int64_t last = generic.getNumLoops() - 1;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
+  Value all = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (OpOperand &operand : generic->getOpOperands()) {
+    if (!readsAlongLastLoop(generic.getMatchingIndexingMap(&operand), last))
+      continue;
+    auto type = cast<MemRefType>(operand.get().getType());
+    auto [strides, offset] = type.getStridesAndOffset();
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, operand.get());
+    SmallVector<Value> dynamic;
+    if (ShapedType::isDynamic(offset))
+      dynamic.push_back(metadata.getOffset());
+    for (auto [d, stride] : llvm::enumerate(ArrayRef<int64_t>(strides).drop_back()))
+      if (ShapedType::isDynamic(stride))
+        dynamic.push_back(metadata.getStrides()[d]);
+    for (Value value : dynamic) {
+      Value rest = arith::RemUIOp::create(b, loc, value, widthValue);
+      Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest, zero);
+      all = arith::AndIOp::create(b, loc, all, aligned);
+    }
+  }
+  return all;
+}
+
+/// The kernel of `generic` in vectors of `width` (1: one element per
+/// vector, any alignment), launched at `b`.
+void emitKernel(OpBuilder &b, linalg::GenericOp generic, int64_t width, int64_t maxBlocks,
+                ArrayRef<OpFoldResult> ranges) {
+  Location loc = generic.getLoc();
   auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
-  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-  int64_t elements = 1;
-  for (int64_t range : ranges)
-    elements *= range;
-  int64_t vectors = elements / width;
-  int64_t blocks = std::min<int64_t>(llvm::divideCeil(vectors, kThreads), maxBlocks);
+  auto value = [&](OpFoldResult range) -> Value {
+    if (auto v = dyn_cast<Value>(range))
+      return v;
+    return idx(*getConstantIntValue(range));
+  };
+  int64_t lastRange = *getConstantIntValue(ranges.back());
+  // Vectors and blocks: constants when every range is, else host arithmetic.
+  Value vectors, blocks, stride;
+  if (llvm::all_of(ranges, [](OpFoldResult r) { return getConstantIntValue(r).has_value(); })) {
+    int64_t elements = 1;
+    for (OpFoldResult range : ranges)
+      elements *= *getConstantIntValue(range);
+    vectors = idx(elements / width);
+    int64_t grid = std::max<int64_t>(
+        std::min<int64_t>(llvm::divideCeil(elements / width, kThreads), maxBlocks), 1);
+    blocks = idx(grid);
+    stride = idx(grid * kThreads);
+  } else {
+    vectors = idx(lastRange / width);
+    for (OpFoldResult range : ranges.drop_back())
+      vectors = arith::MulIOp::create(b, loc, vectors, value(range));
+    Value wanted = arith::CeilDivUIOp::create(b, loc, vectors, idx(kThreads));
+    blocks = arith::MaxUIOp::create(
+        b, loc, arith::MinUIOp::create(b, loc, wanted, idx(maxBlocks)), idx(1));
+    stride = arith::MulIOp::create(b, loc, blocks, idx(kThreads));
+  }
   Value one = idx(1);
-  auto launch = gpu::LaunchOp::create(b, loc, idx(blocks), one, one, idx(kThreads), one, one);
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, idx(kThreads), one, one);
+  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());
   Value first = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, idx(kThreads)),
       launch.getThreadIds().x);
-  auto loop = scf::ForOp::create(b, loc, first, idx(vectors), idx(blocks * kThreads));
+  auto loop = scf::ForOp::create(b, loc, first, vectors, stride);
   b.setInsertionPoint(loop.getBody()->getTerminator());
 
   // The loop indices of the vector's first element.
@@ -90,12 +194,12 @@ void rewrite(linalg::GenericOp generic, int64_t width, int64_t maxBlocks) {
   SmallVector<Value> ivs(ranges.size());
   Value rest = loop.getInductionVar();
   ivs[last] = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, rest, idx(ranges[last] / width)), idx(width));
-  rest = arith::DivUIOp::create(b, loc, rest, idx(ranges[last] / width));
+      b, loc, arith::RemUIOp::create(b, loc, rest, idx(lastRange / width)), idx(width));
+  rest = arith::DivUIOp::create(b, loc, rest, idx(lastRange / width));
   for (int64_t d = last - 1; d >= 0; --d) {
-    ivs[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, idx(ranges[d])).getResult();
+    ivs[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, value(ranges[d])).getResult();
     if (d > 0)
-      rest = arith::DivUIOp::create(b, loc, rest, idx(ranges[d]));
+      rest = arith::DivUIOp::create(b, loc, rest, value(ranges[d]));
   }
   auto indicesOf = [&](AffineMap map) {
     SmallVector<Value> at;
@@ -140,13 +244,32 @@ void rewrite(linalg::GenericOp generic, int64_t width, int64_t maxBlocks) {
     Value inner = e == 0 ? ivs[last] : arith::AddIOp::create(b, loc, ivs[last], idx(e));
     SmallVector<Value> yielded =
         cloneScalarBody(b, generic, mapping, [&](int64_t d) { return d == last ? inner : ivs[d]; });
-    for (auto [i, value] : llvm::enumerate(yielded))
-      results[i].push_back(value);
+    for (auto [i, yieldedValue] : llvm::enumerate(yielded))
+      results[i].push_back(yieldedValue);
   }
   for (auto [init, values] : llvm::zip(generic.getDpsInits(), results)) {
     auto type = cast<MemRefType>(init.getType());
     Value packed = vector::FromElementsOp::create(b, loc, vectorOf(type), values);
     vector::StoreOp::create(b, loc, packed, init, ivs, false, alignmentOf(type));
+  }
+}
+
+/// Replaces `generic` by its vector kernel; where the rows' alignment is
+/// only known at run time, the host picks it or a one-element kernel.
+void rewrite(linalg::GenericOp generic, VectorPlan plan, int64_t maxBlocks) {
+  OpBuilder b(generic);
+  SmallVector<OpFoldResult> ranges = loopRanges(b, generic);
+  if (plan.alignment == Alignment::Static) {
+    emitKernel(b, generic, plan.width, maxBlocks, ranges);
+  } else {
+    Location loc = generic.getLoc();
+    auto choice = scf::IfOp::create(b, loc, rowsAligned(b, generic, plan.width),
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(choice.thenBlock()->getTerminator());
+    emitKernel(b, generic, plan.width, maxBlocks, ranges);
+    b.setInsertionPoint(choice.elseBlock()->getTerminator());
+    emitKernel(b, generic, 1, maxBlocks, ranges);
   }
   generic.erase();
 }
@@ -162,13 +285,13 @@ struct KilnCUDAVectorElementwisePass final
     }
     if (getOperation().isExternal())
       return;
-    SmallVector<std::pair<linalg::GenericOp, int64_t>> found;
+    SmallVector<std::pair<linalg::GenericOp, VectorPlan>> found;
     for (Operation &op : getOperation().getBody().front())
       if (auto generic = dyn_cast<linalg::GenericOp>(op))
-        if (int64_t width = vectorWidthOf(generic))
-          found.push_back({generic, width});
-    for (auto [generic, width] : found)
-      rewrite(generic, width, maxBlocks);
+        if (VectorPlan plan = vectorPlanOf(generic); plan.width != 0)
+          found.push_back({generic, plan});
+    for (auto [generic, plan] : found)
+      rewrite(generic, plan, maxBlocks);
   }
 };
 

@@ -116,3 +116,33 @@ func.func @traced(%host: !llvm.ptr, %out: memref<2xf32>) {
   call @kiln_trace_end(%host, %d1) : (!llvm.ptr, i32) -> ()
   return
 }
+
+// -----
+
+/// The host's choice between two launches (a vector kernel where the rows
+/// are aligned, a scalar one otherwise): the launches' bodies read buffers
+/// on the device, the scf.if stays in host code.
+// CHECK-LABEL: func.func @launch_choice
+// CHECK-NOT: scf.parallel
+// CHECK: scf.if %arg1 {
+// CHECK: gpu.launch
+// CHECK: } else {
+// CHECK: gpu.launch
+func.func @launch_choice(%x: memref<4xf32>, %aligned: i1) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  scf.if %aligned {
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      memref.store %one, %x[%c0] : memref<4xf32>
+      gpu.terminator
+    }
+  } else {
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %v = memref.load %x[%c0] : memref<4xf32>
+      memref.store %v, %x[%c0] : memref<4xf32>
+      gpu.terminator
+    }
+  }
+  return
+}
