@@ -105,6 +105,10 @@ struct LoopPosition {
   Value ic, icEnd, fullEnd;
 };
 
+/// Beyond 3 windows per vector of B (two masked loads and a permute
+/// each), a gather is not slower.
+constexpr int64_t kMaxTapWindows = 3;
+
 Value minIndex(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MinSIOp::create(b, loc, x, y);
 }
@@ -115,6 +119,9 @@ struct MatmulRewriter {
   std::optional<ConvTaps> taps = std::nullopt;
   /// The kernels read bf16 panels (isa=avx512bf16).
   bool bf16 = false;
+  /// Windows per vector where a gathered B is read through TapWindows
+  /// (MatmulPrologue.h), else 0.
+  int64_t tapWindowCount = 0;
 
   /// The row of B that row `row` is in X and the column offset into it.
   std::pair<Value, Value> tapRow(OpBuilder &b, Location loc, Value row) {
@@ -271,6 +278,11 @@ struct MatmulRewriter {
       else if (taps && !taps->layout.isContiguous())
         for (int64_t v = 0; v < options.tileVectors; ++v)
           pixels.push_back(pixelOffsets(b1, loc, add(b1, loc, jr, index(b1, loc, v * vw))));
+      // Pixels in few runs of 2 vw elements: permuted loads, not gathers.
+      SmallVector<TapWindows> windows;
+      if (tapWindowCount)
+        for (int64_t v = 0; v < (int64_t)pixels.size(); ++v)
+          windows.push_back(tapWindows(b1, loc, pixels[v], masks[v], tapWindowCount));
       std::optional<BPrologue> prologue;
       if (taps && taps->prologue)
         prologue.emplace(taps->prologue);
@@ -293,6 +305,9 @@ struct MatmulRewriter {
           auto load = [&](Value from) -> Value {
             if (!wraps.empty())
               return wraps[v].load(b2, loc, from, row, shift, vectorType, wrapped);
+            if (!windows.empty() &&
+                cast<MemRefType>(from.getType()).getElementType() == vectorType.getElementType())
+              return windows[v].load(b2, loc, from, row, shift, vectorType);
             if (!pixels.empty())
               return vector::GatherOp::create(b2, loc, vectorType, from, ValueRange{row, shift},
                                               pixels[v], masks[v], zero);
@@ -421,6 +436,11 @@ struct MatmulRewriter {
       v.bConstant = memref::GetGlobalOp::create(b, v.loc, global.getType(), packedB.getValue());
     }
     v.aRows = aConstant ? cast<MemRefType>(aMatrix.getType()).getDimSize(0) : 0;
+    std::optional<int64_t> staticN = getConstantIntValue(v.N);
+    if (taps && staticN && !taps->layout.isContiguous() &&
+        !isRowWrapLayout(taps->layout, options.vectorWidth))
+      tapWindowCount = kiln::tapWindowCount(taps->layout, *staticN, options.vectorWidth,
+                                            kMaxTapWindows);
     emitTaskLoop(b, v, p);
     eraseReplaced(op, v, packedB);
   }

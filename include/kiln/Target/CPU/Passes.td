@@ -81,7 +81,8 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
-                           "mlir::func::FuncDialect", "mlir::x86vector::X86VectorDialect"];
+                           "mlir::func::FuncDialect", "mlir::x86vector::X86VectorDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def KilnOutlineParallelLoopsPass
