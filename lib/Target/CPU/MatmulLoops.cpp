@@ -35,6 +35,7 @@
 #include "MatmulConstants.h"
 #include "MatmulKernel.h"
 #include "MatmulPrologue.h"
+#include "MatmulTailColumns.h"
 
 #include "kiln/Target/CPU/MatmulTuning.h"
 #include "kiln/Target/Host/ABI.h"
@@ -75,6 +76,9 @@ struct MatmulBlocking {
   bool dynamicN = false;
   /// M is dynamic: rows past the full panels run one-row kernels on A.
   bool dynamicM = false;
+  /// Columns past the partial panel's whole vectors that the tail kernel
+  /// computes (MatmulTailColumns.h), else 0 (a masked vector).
+  int64_t tail = 0;
 };
 
 /// What the loops of one matmul read, fixed before its task loop.
@@ -98,6 +102,8 @@ struct LoopPosition {
   /// The task's column block [jc, jcEnd), rows [rowBegin, rowEnd), packing
   /// buffers (or the constant panels).
   Value block, jc, jcEnd, rowBegin, rowEnd, aPacked, bPacked;
+  /// The tail columns' repeated B (MatmulTailColumns.h), or null.
+  Value tailPacked;
   /// The depth block [pc, pc + depth) and where its B panels start;
   /// packedDepth: the k rows of its panels (bf16: whole pairs).
   Value pc, depth, packedDepth, blockBase;
@@ -483,6 +489,13 @@ struct MatmulRewriter {
     p.rest = staticN ? *staticN % p.nr : 0;
     p.dynamicN = !staticN;
     p.dynamicM = !staticM;
+    // The partial panel's last columns, where they do not fill a vector,
+    // by the tail kernel: B read element by element (no prologue, not
+    // packed at compile time), whole panels of rows.
+    if (p.rest % p.vw && staticM && staticK && !p.leftover && !bf16 && !constantB &&
+        !(taps && taps->prologue) &&
+        matmul_tail::tailKernelApplies(p.vw, p.mr, *staticK, options.tileK, p.rest % p.vw))
+      p.tail = p.rest % p.vw;
     return p;
   }
 
@@ -543,12 +556,16 @@ struct MatmulRewriter {
     };
     at.bPacked = v.bConstant ? v.bConstant : packBuffer(p.tileN * options.tileK);
     at.aPacked = v.aConstant ? v.aConstant : packBuffer(p.tileM * options.tileK);
+    if (p.tail)
+      at.tailPacked = packBuffer(p.tail * options.tileK * p.mr);
     forLoop(b1, loc, index(b1, loc, 0), v.K, index(b1, loc, options.tileK),
             [&](OpBuilder &b2, Value pc) { emitDepthBlock(b2, v, p, at, pc); });
     if (!v.aConstant)
       memref::DeallocOp::create(b1, loc, at.aPacked);
     if (!v.bConstant)
       memref::DeallocOp::create(b1, loc, at.bPacked);
+    if (at.tailPacked)
+      memref::DeallocOp::create(b1, loc, at.tailPacked);
   }
 
   /// One depth block [pc, pc + depth) of a task: its B panels packed (or
@@ -631,6 +648,8 @@ struct MatmulRewriter {
         [&](OpBuilder &eb, Location) {
           if (p.dynamicN) {
             emitDynamicPartialPanel(eb, v, p, at, src, jr, cols);
+          } else if (p.tail) {
+            emitTailPanel(eb, v, p, at, src, jr);
           } else {
             int64_t vectors = p.rest ? llvm::divideCeil(p.rest, p.vw) : p.nv;
             if (p.rest && p.rest % p.vw == 0)
@@ -641,6 +660,34 @@ struct MatmulRewriter {
           }
           scf::YieldOp::create(eb, loc);
         });
+  }
+
+  /// The partial column panel of a static N whose last p.tail columns do
+  /// not fill a vector: its whole vectors unmasked, then per row panel the
+  /// tail kernel (MatmulTailColumns.h) on the tail columns' B, packed
+  /// repeated for this row block.
+  void emitTailPanel(OpBuilder &eb, const MatmulValues &v, const MatmulBlocking &p,
+                     const LoopPosition &at, const KernelSource &src, Value jr) {
+    Location loc = v.loc;
+    int64_t n = *getConstantIntValue(v.N), first = n - p.tail;
+    const ConvTapsLayout *layout = taps ? &taps->layout : nullptr;
+    matmul_tail::packTailColumns(
+        eb, loc, at.tailPacked, at.depth, options.tileK, p.mr, p.tail,
+        [&](OpBuilder &b2, Value k, int64_t t) -> Value {
+          Value row = add(b2, loc, at.pc, k);
+          int64_t col = first + t;
+          if (!layout)
+            return memref::LoadOp::create(b2, loc, v.bMatrix, ValueRange{row, index(b2, loc, col)});
+          auto [channel, shift] = tapRow(b2, loc, row);
+          int64_t offset = layout->width ? (col / layout->width) * layout->yStep +
+                                               (col % layout->width) * layout->xStep
+                                         : col * layout->xStep;
+          return memref::LoadOp::create(b2, loc, taps->x,
+                                        ValueRange{channel, add(b2, loc, shift, index(b2, loc, offset))});
+        });
+    int64_t vectors = p.rest / p.vw;
+    Value tailCol = add(eb, loc, jr, index(eb, loc, vectors * p.vw));
+    emitPackedKernels(eb, v, p, at, src, at.ic, at.fullEnd, p.mr, jr, vectors, {}, tailCol);
   }
 
   /// The partial column panel of a dynamic N (a symbolic sequence: the
@@ -691,10 +738,12 @@ struct MatmulRewriter {
   }
 
   /// Kernels of `rows` rows over [begin, end), reading A's packed panels.
+  /// With `tailCol`, also the tail kernel of each row panel on the
+  /// p.tail columns from tailCol (`vectors` may then be 0).
   void emitPackedKernels(OpBuilder &nb, const MatmulValues &v, const MatmulBlocking &p,
                          const LoopPosition &at, const KernelSource &src, Value begin,
                          Value end, int64_t rows, Value jr, int64_t vectors,
-                         ArrayRef<Value> masks) {
+                         ArrayRef<Value> masks, Value tailCol = {}) {
     Location loc = v.loc;
     forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
       KernelSource packed = src;
@@ -708,7 +757,11 @@ struct MatmulRewriter {
                                          index(kb, loc, p.mr));
         packed.aPanel = mul(kb, loc, q, mul(kb, loc, at.packedDepth, index(kb, loc, p.mr)));
       }
-      emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr, bf16}, ir, jr, masks);
+      if (vectors)
+        emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr, bf16}, ir, jr, masks);
+      if (tailCol)
+        matmul_tail::emitTailKernel(kb, loc, v.c, packed, at.tailPacked, options.tileK, rows,
+                                    p.tail, p.vw, ir, tailCol);
     });
   }
 

@@ -1,0 +1,174 @@
+//===- MatmulTailColumns.cpp - The last few columns of a CPU matmul -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// See MatmulTailColumns.h; called from MatmulLoops.cpp's partial column
+// panel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulTailColumns.h"
+#include "MatmulEpilogue.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace kiln::matmul_tail {
+
+using matmul_kernel::add;
+using matmul_kernel::index;
+using matmul_kernel::mul;
+
+/// Independent accumulators per tail column in the main loop (FMA latency).
+constexpr int64_t kUnroll = 4;
+
+bool tailKernelApplies(int64_t vectorWidth, int64_t rows, int64_t depth, int64_t tileK,
+                       int64_t tailColumns) {
+  if (tailColumns < 1 || tailColumns > kMaxTailColumns || tailColumns >= vectorWidth ||
+      rows < 1 || vectorWidth % rows != 0)
+    return false;
+  int64_t depths = vectorWidth / rows; // depths per vector of A
+  return depth % depths == 0 && tileK % depths == 0;
+}
+
+void packTailColumns(OpBuilder &b, Location loc, Value buffer, Value depth, int64_t tileK,
+                     int64_t rows, int64_t count,
+                     function_ref<Value(OpBuilder &, Value, int64_t)> element) {
+  auto repeated = VectorType::get({rows}, b.getF32Type());
+  matmul_kernel::forLoop(
+      b, loc, index(b, loc, 0), depth, index(b, loc, 1), [&](OpBuilder &b2, Value k) {
+        for (int64_t c = 0; c < count; ++c) {
+          Value value = vector::BroadcastOp::create(b2, loc, repeated, element(b2, k, c));
+          Value at = add(b2, loc, index(b2, loc, c * tileK * rows),
+                         mul(b2, loc, k, index(b2, loc, rows)));
+          vector::StoreOp::create(b2, loc, value, buffer, ValueRange{at});
+        }
+      });
+}
+
+namespace {
+
+/// Lane r of the result: the sum of `acc`'s lanes r, r + rows, ...
+Value sumRows(OpBuilder &b, Location loc, Value acc, int64_t rows) {
+  int64_t lanes = cast<VectorType>(acc.getType()).getNumElements();
+  while (lanes > rows) {
+    lanes /= 2;
+    auto low = vector::ExtractStridedSliceOp::create(b, loc, acc, ArrayRef<int64_t>{0},
+                                                     ArrayRef<int64_t>{lanes},
+                                                     ArrayRef<int64_t>{1});
+    auto high = vector::ExtractStridedSliceOp::create(b, loc, acc, ArrayRef<int64_t>{lanes},
+                                                      ArrayRef<int64_t>{lanes},
+                                                      ArrayRef<int64_t>{1});
+    acc = arith::AddFOp::create(b, loc, low, high);
+  }
+  return acc;
+}
+
+} // namespace
+
+void emitTailKernel(OpBuilder &b, Location loc, Value c, const matmul_kernel::KernelSource &src,
+                    Value buffer, int64_t tileK, int64_t rows, int64_t count,
+                    int64_t vectorWidth, Value ir, Value col) {
+  auto vectorType = VectorType::get({vectorWidth}, b.getF32Type());
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+  // The panel's depth x rows values as vectors: `steps` of them.
+  Value steps = arith::DivUIOp::create(b, loc, mul(b, loc, src.depth, index(b, loc, rows)),
+                                       index(b, loc, vectorWidth));
+  Value unrolled = mul(b, loc,
+                       arith::DivUIOp::create(b, loc, steps, index(b, loc, kUnroll)),
+                       index(b, loc, kUnroll));
+  auto step = [&](OpBuilder &nb, Value q, ValueRange acc, int64_t first) {
+    // acc[c] += A vector q * Brep vector q of column c.
+    Value offset = mul(nb, loc, q, index(nb, loc, vectorWidth));
+    Value a = vector::LoadOp::create(nb, loc, vectorType, src.a,
+                                     ValueRange{add(nb, loc, src.aPanel, offset)});
+    SmallVector<Value> next;
+    for (int64_t t = 0; t < count; ++t) {
+      Value bRep = vector::LoadOp::create(
+          nb, loc, vectorType, buffer,
+          ValueRange{add(nb, loc, index(nb, loc, t * tileK * rows), offset)});
+      next.push_back(vector::FMAOp::create(nb, loc, a, bRep, acc[first + t]));
+    }
+    return next;
+  };
+  SmallVector<Value> init(kUnroll * count, zero);
+  auto main = scf::ForOp::create(
+      b, loc, index(b, loc, 0), unrolled, index(b, loc, kUnroll), init,
+      [&](OpBuilder &nb, Location, Value q, ValueRange acc) {
+        SmallVector<Value> next;
+        for (int64_t u = 0; u < kUnroll; ++u)
+          llvm::append_range(next, step(nb, add(nb, loc, q, index(nb, loc, u)), acc, u * count));
+        scf::YieldOp::create(nb, loc, next);
+      });
+  SmallVector<Value> partial(main.getResults().take_front(count));
+  for (int64_t u = 1; u < kUnroll; ++u)
+    for (int64_t t = 0; t < count; ++t)
+      partial[t] = arith::AddFOp::create(b, loc, partial[t], main.getResult(u * count + t));
+  auto rest = scf::ForOp::create(b, loc, unrolled, steps, index(b, loc, 1), partial,
+                                 [&](OpBuilder &nb, Location, Value q, ValueRange acc) {
+                                   scf::YieldOp::create(nb, loc, step(nb, q, acc, 0));
+                                 });
+  // Per tail column the rows' sums (rows lanes), then per row a vector of
+  // its tail columns (count lanes, the others masked).
+  SmallVector<Value> sums;
+  for (int64_t t = 0; t < count; ++t)
+    sums.push_back(sumRows(b, loc, rest.getResult(t), rows));
+  Value mask = vector::CreateMaskOp::create(b, loc, VectorType::get({vectorWidth}, b.getI1Type()),
+                                            ValueRange{index(b, loc, count)});
+  SmallVector<Value> rowIndices, tiles;
+  Value zeroScalar = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  for (int64_t r = 0; r < rows; ++r) {
+    rowIndices.push_back(r == 0 ? ir : add(b, loc, ir, index(b, loc, r)));
+    SmallVector<Value> elements(vectorWidth, zeroScalar);
+    for (int64_t t = 0; t < count; ++t)
+      elements[t] = vector::ExtractOp::create(b, loc, sums[t], ArrayRef<int64_t>{r});
+    tiles.push_back(vector::FromElementsOp::create(b, loc, vectorType, elements));
+  }
+  auto accumulate = [&](OpBuilder &ab) {
+    SmallVector<Value> totals;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value prior = vector::MaskedLoadOp::create(ab, loc, vectorType, c,
+                                                 ValueRange{rowIndices[r], col}, mask, zero);
+      totals.push_back(arith::AddFOp::create(ab, loc, prior, tiles[r]));
+    }
+    return totals;
+  };
+  SmallVector<Value> totals;
+  if (src.fresh) {
+    // The first depth block: C holds nothing yet.
+    SmallVector<Type> types(rows, vectorType);
+    auto start = scf::IfOp::create(
+        b, loc, src.fresh,
+        [&](OpBuilder &tb, Location) { scf::YieldOp::create(tb, loc, ValueRange(tiles)); },
+        [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, accumulate(eb)); });
+    llvm::append_range(totals, start.getResults());
+  } else {
+    totals = accumulate(b);
+  }
+  auto store = [&](OpBuilder &sb) {
+    for (int64_t r = 0; r < rows; ++r)
+      vector::MaskedStoreOp::create(sb, loc, c, ValueRange{rowIndices[r], col}, mask, totals[r]);
+  };
+  if (!src.epilogue) {
+    store(b);
+    return;
+  }
+  scf::IfOp::create(
+      b, loc, src.last,
+      [&](OpBuilder &tb, Location) {
+        Value cols[] = {col}, masks[] = {mask};
+        applyEpilogue(tb, loc, src.epilogue, totals, rowIndices, cols, masks, vectorWidth);
+        scf::YieldOp::create(tb, loc);
+      },
+      [&](OpBuilder &eb, Location) {
+        store(eb);
+        scf::YieldOp::create(eb, loc);
+      });
+}
+
+} // namespace kiln::matmul_tail
