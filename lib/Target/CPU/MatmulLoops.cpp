@@ -752,6 +752,10 @@ struct MatmulRewriter {
         // Row ir's panel of this depth block (packConstantA).
         packed.aPanel = add(kb, loc, mul(kb, loc, at.pc, index(kb, loc, v.aRows)),
                             mul(kb, loc, ir, at.packedDepth));
+        // The weights come from memory: the next row panel's, a kernel
+        // ahead (MatmulKernel.h).
+        packed.aPrefetch = mul(kb, loc, at.packedDepth, index(kb, loc, rows));
+        packed.aEnd = index(kb, loc, cast<MemRefType>(v.aConstant.getType()).getDimSize(0) - 1);
       } else {
         Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, at.ic),
                                          index(kb, loc, p.mr));
