@@ -102,8 +102,9 @@ struct LoopPosition {
   /// The task's column block [jc, jcEnd), rows [rowBegin, rowEnd), packing
   /// buffers (or the constant panels).
   Value block, jc, jcEnd, rowBegin, rowEnd, aPacked, bPacked;
-  /// The tail columns' repeated B (MatmulTailColumns.h), or null.
-  Value tailPacked;
+  /// The tail columns' repeated B (MatmulTailColumns.h) for MR-row panels
+  /// and for the leftover rows' panel, or null.
+  Value tailPacked, tailPackedLeftover;
   /// The depth block [pc, pc + depth) and where its B panels start;
   /// packedDepth: the k rows of its panels (bf16: whole pairs).
   Value pc, depth, packedDepth, blockBase;
@@ -139,33 +140,6 @@ struct MatmulRewriter {
     Value offset = add(b, loc, mul(b, loc, i, index(b, loc, taps->layout.rowStep)),
                        mul(b, loc, j, index(b, loc, taps->layout.colStep)));
     return {channel, offset};
-  }
-
-  /// The offsets in X's rows of the pixels of columns [p0, p0 + vw):
-  /// (p / width)*yStep + (p % width)*xStep (p*xStep without a width), as
-  /// i32 lanes for a gather.
-  Value pixelOffsets(OpBuilder &b, Location loc, Value p0) {
-    int64_t vw = options.vectorWidth;
-    auto lanesType = VectorType::get({vw}, b.getI32Type());
-    auto splat = [&](int64_t v) {
-      return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(v)))
-          .getResult();
-    };
-    SmallVector<int32_t> iota(vw);
-    for (int64_t l = 0; l < vw; ++l)
-      iota[l] = static_cast<int32_t>(l);
-    Value lanes = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
-    Value first = arith::IndexCastOp::create(b, loc, b.getI32Type(), p0);
-    Value firstLanes = vector::BroadcastOp::create(b, loc, lanesType, first);
-    Value p = arith::AddIOp::create(b, loc, firstLanes, lanes);
-    const ConvTapsLayout &layout = taps->layout;
-    if (!layout.width)
-      return arith::MulIOp::create(b, loc, p, splat(layout.xStep));
-    Value y = arith::DivUIOp::create(b, loc, p, splat(layout.width));
-    Value x = arith::RemUIOp::create(b, loc, p, splat(layout.width));
-    Value rowOffset = arith::MulIOp::create(b, loc, y, splat(layout.yStep));
-    Value columnOffset = arith::MulIOp::create(b, loc, x, splat(layout.xStep));
-    return arith::AddIOp::create(b, loc, rowOffset, columnOffset);
   }
 
   /// bf16 B panel at `base` of `depth` rows: pair kp holds rows 2kp and
@@ -283,7 +257,8 @@ struct MatmulRewriter {
                                   add(b1, loc, jr, index(b1, loc, v * vw)), masks[v], vw));
       else if (taps && !taps->layout.isContiguous())
         for (int64_t v = 0; v < options.tileVectors; ++v)
-          pixels.push_back(pixelOffsets(b1, loc, add(b1, loc, jr, index(b1, loc, v * vw))));
+          pixels.push_back(pixelOffsets(b1, loc, taps->layout,
+                                        add(b1, loc, jr, index(b1, loc, v * vw)), vw));
       // Pixels in few runs of 2 vw elements: permuted loads, not gathers.
       SmallVector<TapWindows> windows;
       if (tapWindowCount)
@@ -491,10 +466,12 @@ struct MatmulRewriter {
     p.dynamicM = !staticM;
     // The partial panel's last columns, where they do not fill a vector,
     // by the tail kernel: B read element by element (no prologue, not
-    // packed at compile time), whole panels of rows.
-    if (p.rest % p.vw && staticM && staticK && !p.leftover && !bf16 && !constantB &&
-        !(taps && taps->prologue) &&
-        matmul_tail::tailKernelApplies(p.vw, p.mr, *staticK, options.tileK, p.rest % p.vw))
+    // packed at compile time), for the full panels and the leftover rows.
+    auto tailApplies = [&](int64_t rows) {
+      return matmul_tail::tailKernelApplies(p.vw, rows, *staticK, options.tileK, p.rest % p.vw);
+    };
+    if (p.rest % p.vw && staticM && staticK && !bf16 && !constantB &&
+        !(taps && taps->prologue) && tailApplies(p.mr) && (!p.leftover || tailApplies(p.leftover)))
       p.tail = p.rest % p.vw;
     return p;
   }
@@ -558,6 +535,8 @@ struct MatmulRewriter {
     at.aPacked = v.aConstant ? v.aConstant : packBuffer(p.tileM * options.tileK);
     if (p.tail)
       at.tailPacked = packBuffer(p.tail * options.tileK * p.mr);
+    if (p.tail && p.leftover)
+      at.tailPackedLeftover = packBuffer(p.tail * options.tileK * p.leftover);
     forLoop(b1, loc, index(b1, loc, 0), v.K, index(b1, loc, options.tileK),
             [&](OpBuilder &b2, Value pc) { emitDepthBlock(b2, v, p, at, pc); });
     if (!v.aConstant)
@@ -566,6 +545,8 @@ struct MatmulRewriter {
       memref::DeallocOp::create(b1, loc, at.bPacked);
     if (at.tailPacked)
       memref::DeallocOp::create(b1, loc, at.tailPacked);
+    if (at.tailPackedLeftover)
+      memref::DeallocOp::create(b1, loc, at.tailPackedLeftover);
   }
 
   /// One depth block [pc, pc + depth) of a task: its B panels packed (or
@@ -671,23 +652,29 @@ struct MatmulRewriter {
     Location loc = v.loc;
     int64_t n = *getConstantIntValue(v.N), first = n - p.tail;
     const ConvTapsLayout *layout = taps ? &taps->layout : nullptr;
-    matmul_tail::packTailColumns(
-        eb, loc, at.tailPacked, at.depth, options.tileK, p.mr, p.tail,
-        [&](OpBuilder &b2, Value k, int64_t t) -> Value {
-          Value row = add(b2, loc, at.pc, k);
-          int64_t col = first + t;
-          if (!layout)
-            return memref::LoadOp::create(b2, loc, v.bMatrix, ValueRange{row, index(b2, loc, col)});
-          auto [channel, shift] = tapRow(b2, loc, row);
-          int64_t offset = layout->width ? (col / layout->width) * layout->yStep +
-                                               (col % layout->width) * layout->xStep
-                                         : col * layout->xStep;
-          return memref::LoadOp::create(b2, loc, taps->x,
-                                        ValueRange{channel, add(b2, loc, shift, index(b2, loc, offset))});
-        });
+    auto element = [&](OpBuilder &b2, Value k, int64_t t) -> Value {
+      Value row = add(b2, loc, at.pc, k);
+      int64_t col = first + t;
+      if (!layout)
+        return memref::LoadOp::create(b2, loc, v.bMatrix, ValueRange{row, index(b2, loc, col)});
+      auto [channel, shift] = tapRow(b2, loc, row);
+      int64_t x = layout->width ? (col / layout->width) * layout->yStep +
+                                      (col % layout->width) * layout->xStep
+                                : col * layout->xStep;
+      return memref::LoadOp::create(b2, loc, taps->x,
+                                    ValueRange{channel, add(b2, loc, shift, index(b2, loc, x))});
+    };
     int64_t vectors = p.rest / p.vw;
     Value tailCol = add(eb, loc, jr, index(eb, loc, vectors * p.vw));
-    emitPackedKernels(eb, v, p, at, src, at.ic, at.fullEnd, p.mr, jr, vectors, {}, tailCol);
+    // The full row panels, then the leftover rows' panel (its own Brep).
+    for (auto [rows, buffer, begin, end] :
+         {std::tuple(p.mr, at.tailPacked, at.ic, at.fullEnd),
+          std::tuple(p.leftover, at.tailPackedLeftover, at.fullEnd, at.icEnd)}) {
+      if (!rows)
+        continue;
+      matmul_tail::packTailColumns(eb, loc, buffer, at.depth, options.tileK, rows, p.tail, element);
+      emitPackedKernels(eb, v, p, at, src, begin, end, rows, jr, vectors, {}, tailCol, buffer);
+    }
   }
 
   /// The partial column panel of a dynamic N (a symbolic sequence: the
@@ -739,11 +726,12 @@ struct MatmulRewriter {
 
   /// Kernels of `rows` rows over [begin, end), reading A's packed panels.
   /// With `tailCol`, also the tail kernel of each row panel on the
-  /// p.tail columns from tailCol (`vectors` may then be 0).
+  /// p.tail columns from tailCol, their repeated B in `tailBuffer`
+  /// (`vectors` may then be 0).
   void emitPackedKernels(OpBuilder &nb, const MatmulValues &v, const MatmulBlocking &p,
                          const LoopPosition &at, const KernelSource &src, Value begin,
                          Value end, int64_t rows, Value jr, int64_t vectors,
-                         ArrayRef<Value> masks, Value tailCol = {}) {
+                         ArrayRef<Value> masks, Value tailCol = {}, Value tailBuffer = {}) {
     Location loc = v.loc;
     forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
       KernelSource packed = src;
@@ -764,7 +752,7 @@ struct MatmulRewriter {
       if (vectors)
         emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr, bf16}, ir, jr, masks);
       if (tailCol)
-        matmul_tail::emitTailKernel(kb, loc, v.c, packed, at.tailPacked, options.tileK, rows,
+        matmul_tail::emitTailKernel(kb, loc, v.c, packed, tailBuffer, options.tileK, rows,
                                     p.tail, p.vw, ir, tailCol);
     });
   }

@@ -135,6 +135,30 @@ Value RowWrap::load(OpBuilder &b, Location loc, Value x, Value row, Value shift,
   return vector::MaskedLoadOp::create(b, loc, type, x, ValueRange{row, nextAt}, nextMask, first);
 }
 
+Value pixelOffsets(OpBuilder &b, Location loc, const ConvTapsLayout &layout, Value p0,
+                   int64_t vw) {
+  auto lanesType = VectorType::get({vw}, b.getI32Type());
+  auto splat = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(v)))
+        .getResult();
+  };
+  SmallVector<int32_t> iota(vw);
+  for (int64_t l = 0; l < vw; ++l)
+    iota[l] = static_cast<int32_t>(l);
+  Value lanes = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
+  Value first = arith::IndexCastOp::create(b, loc, b.getI32Type(), p0);
+  Value firstLanes = vector::BroadcastOp::create(b, loc, lanesType, first);
+  Value p = arith::AddIOp::create(b, loc, firstLanes, lanes);
+  if (!layout.width)
+    return arith::MulIOp::create(b, loc, p, splat(layout.xStep));
+  Value y = arith::DivUIOp::create(b, loc, p, splat(layout.width));
+  Value x = arith::RemUIOp::create(b, loc, p, splat(layout.width));
+  Value rowOffset = arith::MulIOp::create(b, loc, y, splat(layout.yStep));
+  Value columnOffset = arith::MulIOp::create(b, loc, x, splat(layout.xStep));
+  return arith::AddIOp::create(b, loc, rowOffset, columnOffset);
+}
+
 int64_t tapWindowCount(const ConvTapsLayout &layout, int64_t columns, int64_t vectorWidth,
                        int64_t limit) {
   if (vectorWidth != 16 || columns <= 0)

@@ -75,6 +75,12 @@ bool isRowWrapLayout(const ConvTapsLayout &layout, int64_t vectorWidth);
 RowWrap rowWrap(mlir::OpBuilder &b, mlir::Location loc, const ConvTapsLayout &layout,
                 mlir::Value p0, mlir::Value mask, int64_t vectorWidth);
 
+/// The offsets in X's rows of the pixels of columns [p0, p0 + vw):
+/// (p / width)*yStep + (p % width)*xStep (p*xStep without a width), as i32
+/// lanes (a gather's or TapWindows' offsets).
+mlir::Value pixelOffsets(mlir::OpBuilder &b, mlir::Location loc, const ConvTapsLayout &layout,
+                         mlir::Value p0, int64_t vectorWidth);
+
 /// The columns [p0, p0 + vw) of conv taps whose pixels lie in few runs of
 /// 2 vw consecutive elements of X's row (a strided or narrow-row layout on
 /// AVX-512: a 3x3 conv at 14 columns in rows of 16, a stride-2 conv's 16

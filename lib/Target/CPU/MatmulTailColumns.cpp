@@ -15,6 +15,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace kiln::matmul_tail {
@@ -23,16 +25,36 @@ using matmul_kernel::add;
 using matmul_kernel::index;
 using matmul_kernel::mul;
 
-/// Independent accumulators per tail column in the main loop (FMA latency).
-constexpr int64_t kUnroll = 4;
+/// Independent FMA chains per tail column in the main loop (FMA latency).
+constexpr int64_t kChains = 4;
+/// At most this many accumulators (chains x tail columns).
+constexpr int64_t kMaxAccumulators = 24;
+
+/// The tail kernel steps over chunks of lcm(rows, vw) elements of the A
+/// panel: whole depths and whole vectors (rows 4: one vector of 4 depths;
+/// rows 5: five vectors of 16 depths), each vector its own FMA chain, and
+/// enough chunks per step for kChains chains.
+struct Chunking {
+  int64_t elements, vectors, depths, perStep;
+};
+
+Chunking chunking(int64_t vectorWidth, int64_t rows) {
+  Chunking c;
+  c.elements = std::lcm(rows, vectorWidth);
+  c.vectors = c.elements / vectorWidth;
+  c.depths = c.elements / rows;
+  c.perStep = std::max<int64_t>(1, kChains / c.vectors);
+  return c;
+}
 
 bool tailKernelApplies(int64_t vectorWidth, int64_t rows, int64_t depth, int64_t tileK,
                        int64_t tailColumns) {
   if (tailColumns < 1 || tailColumns > kMaxTailColumns || tailColumns >= vectorWidth ||
-      rows < 1 || vectorWidth % rows != 0)
+      rows < 1)
     return false;
-  int64_t depths = vectorWidth / rows; // depths per vector of A
-  return depth % depths == 0 && tileK % depths == 0;
+  Chunking c = chunking(vectorWidth, rows);
+  return c.perStep * c.vectors * tailColumns <= kMaxAccumulators && depth % c.depths == 0 &&
+         tileK % c.depths == 0;
 }
 
 void packTailColumns(OpBuilder &b, Location loc, Value buffer, Value depth, int64_t tileK,
@@ -52,7 +74,8 @@ void packTailColumns(OpBuilder &b, Location loc, Value buffer, Value depth, int6
 
 namespace {
 
-/// Lane r of the result: the sum of `acc`'s lanes r, r + rows, ...
+/// Lane r of the result: the sum of `acc`'s lanes r, r + rows, ... (its
+/// lanes rows x a power of 2: halving keeps each lane's row).
 Value sumRows(OpBuilder &b, Location loc, Value acc, int64_t rows) {
   int64_t lanes = cast<VectorType>(acc.getType()).getNumElements();
   while (lanes > rows) {
@@ -76,48 +99,68 @@ void emitTailKernel(OpBuilder &b, Location loc, Value c, const matmul_kernel::Ke
   auto vectorType = VectorType::get({vectorWidth}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
-  // The panel's depth x rows values as vectors: `steps` of them.
+  Chunking chunks = chunking(vectorWidth, rows);
+  int64_t perChunk = chunks.vectors * count; // accumulators of one chunk
+  // The panel's depth x rows values: `steps` chunks.
   Value steps = arith::DivUIOp::create(b, loc, mul(b, loc, src.depth, index(b, loc, rows)),
-                                       index(b, loc, vectorWidth));
+                                       index(b, loc, chunks.elements));
   Value unrolled = mul(b, loc,
-                       arith::DivUIOp::create(b, loc, steps, index(b, loc, kUnroll)),
-                       index(b, loc, kUnroll));
+                       arith::DivUIOp::create(b, loc, steps, index(b, loc, chunks.perStep)),
+                       index(b, loc, chunks.perStep));
+  // acc[first + j * count + t] += A vector j of chunk q * the same vector of
+  // column t's Brep.
   auto step = [&](OpBuilder &nb, Value q, ValueRange acc, int64_t first) {
-    // acc[c] += A vector q * Brep vector q of column c.
-    Value offset = mul(nb, loc, q, index(nb, loc, vectorWidth));
-    Value a = vector::LoadOp::create(nb, loc, vectorType, src.a,
-                                     ValueRange{add(nb, loc, src.aPanel, offset)});
     SmallVector<Value> next;
-    for (int64_t t = 0; t < count; ++t) {
-      Value bRep = vector::LoadOp::create(
-          nb, loc, vectorType, buffer,
-          ValueRange{add(nb, loc, index(nb, loc, t * tileK * rows), offset)});
-      next.push_back(vector::FMAOp::create(nb, loc, a, bRep, acc[first + t]));
+    for (int64_t j = 0; j < chunks.vectors; ++j) {
+      Value offset = add(nb, loc, mul(nb, loc, q, index(nb, loc, chunks.elements)),
+                         index(nb, loc, j * vectorWidth));
+      Value a = vector::LoadOp::create(nb, loc, vectorType, src.a,
+                                       ValueRange{add(nb, loc, src.aPanel, offset)});
+      for (int64_t t = 0; t < count; ++t) {
+        Value bRep = vector::LoadOp::create(
+            nb, loc, vectorType, buffer,
+            ValueRange{add(nb, loc, index(nb, loc, t * tileK * rows), offset)});
+        next.push_back(
+            vector::FMAOp::create(nb, loc, a, bRep, acc[first + j * count + t]));
+      }
     }
     return next;
   };
-  SmallVector<Value> init(kUnroll * count, zero);
+  SmallVector<Value> init(chunks.perStep * perChunk, zero);
   auto main = scf::ForOp::create(
-      b, loc, index(b, loc, 0), unrolled, index(b, loc, kUnroll), init,
+      b, loc, index(b, loc, 0), unrolled, index(b, loc, chunks.perStep), init,
       [&](OpBuilder &nb, Location, Value q, ValueRange acc) {
         SmallVector<Value> next;
-        for (int64_t u = 0; u < kUnroll; ++u)
-          llvm::append_range(next, step(nb, add(nb, loc, q, index(nb, loc, u)), acc, u * count));
+        for (int64_t u = 0; u < chunks.perStep; ++u)
+          llvm::append_range(next,
+                             step(nb, add(nb, loc, q, index(nb, loc, u)), acc, u * perChunk));
         scf::YieldOp::create(nb, loc, next);
       });
-  SmallVector<Value> partial(main.getResults().take_front(count));
-  for (int64_t u = 1; u < kUnroll; ++u)
-    for (int64_t t = 0; t < count; ++t)
-      partial[t] = arith::AddFOp::create(b, loc, partial[t], main.getResult(u * count + t));
+  SmallVector<Value> partial(main.getResults().take_front(perChunk));
+  for (int64_t u = 1; u < chunks.perStep; ++u)
+    for (int64_t i = 0; i < perChunk; ++i)
+      partial[i] = arith::AddFOp::create(b, loc, partial[i], main.getResult(u * perChunk + i));
   auto rest = scf::ForOp::create(b, loc, unrolled, steps, index(b, loc, 1), partial,
                                  [&](OpBuilder &nb, Location, Value q, ValueRange acc) {
                                    scf::YieldOp::create(nb, loc, step(nb, q, acc, 0));
                                  });
-  // Per tail column the rows' sums (rows lanes), then per row a vector of
-  // its tail columns (count lanes, the others masked).
+  // Per tail column its chunk's vectors as one vector (lane e: row e mod
+  // rows), the rows' sums (rows lanes), then per row a vector of its tail
+  // columns (count lanes, the others masked).
   SmallVector<Value> sums;
-  for (int64_t t = 0; t < count; ++t)
-    sums.push_back(sumRows(b, loc, rest.getResult(t), rows));
+  auto chunkType = VectorType::get({chunks.elements}, b.getF32Type());
+  for (int64_t t = 0; t < count; ++t) {
+    Value whole = rest.getResult(t);
+    if (chunks.vectors > 1) {
+      whole = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(chunkType, b.getF32FloatAttr(0.0f)));
+      for (int64_t j = 0; j < chunks.vectors; ++j)
+        whole = vector::InsertStridedSliceOp::create(b, loc, rest.getResult(j * count + t), whole,
+                                                     ArrayRef<int64_t>{j * vectorWidth},
+                                                     ArrayRef<int64_t>{1});
+    }
+    sums.push_back(sumRows(b, loc, whole, rows));
+  }
   Value mask = vector::CreateMaskOp::create(b, loc, VectorType::get({vectorWidth}, b.getI1Type()),
                                             ValueRange{index(b, loc, count)});
   SmallVector<Value> rowIndices, tiles;

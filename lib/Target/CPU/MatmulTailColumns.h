@@ -9,9 +9,10 @@
 // the panel's whole vectors run the kernel unmasked and its `count` tail
 // columns (count < vector width) a tail kernel: per MR-row panel of packed
 // A (k-major, MR values per k) a vector of A holds vw / MR depths of all MR
-// rows, multiplied lane by lane with the tail column's B values repeated
-// MR times ("Brep", packed once per row block): count FMAs per vw / MR
-// depths instead of MR per depth, then a reduction of each row's lanes.
+// rows (MR = 5: 5 vectors hold 16 depths), multiplied lane by lane with the
+// tail column's B values repeated MR times ("Brep", packed once per row
+// block): count FMAs per vw / MR depths instead of MR per depth, then a
+// reduction of each row's lanes.
 // The epilogue and C's loads and stores take the tile's masked path.
 //
 //===----------------------------------------------------------------------===//
@@ -27,9 +28,10 @@ namespace kiln::matmul_tail {
 /// and loads; a masked vector costs MR FMAs per depth whatever the count).
 inline constexpr int64_t kMaxTailColumns = 4;
 
-/// Whether the tail kernel applies: `rows` (MR) divides the vector width,
-/// every depth block (`depth` K, blocks of `tileK`) is whole vectors of a
-/// packed A panel, and the tail has 1 to kMaxTailColumns columns.
+/// Whether the tail kernel applies: every depth block (`depth` K, blocks of
+/// `tileK`) is whole chunks of lcm(`rows`, vector width) elements of a
+/// packed A panel, the tail has 1 to kMaxTailColumns columns and its
+/// accumulators fit the registers.
 bool tailKernelApplies(int64_t vectorWidth, int64_t rows, int64_t depth, int64_t tileK,
                        int64_t tailColumns);
 
