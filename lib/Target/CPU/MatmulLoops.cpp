@@ -742,8 +742,11 @@ struct MatmulRewriter {
                             mul(kb, loc, ir, at.packedDepth));
         // The weights come from memory: the next row panel's, a kernel
         // ahead (MatmulKernel.h).
-        packed.aPrefetch = mul(kb, loc, at.packedDepth, index(kb, loc, rows));
-        packed.aEnd = index(kb, loc, cast<MemRefType>(v.aConstant.getType()).getDimSize(0) - 1);
+        int64_t size = cast<MemRefType>(v.aConstant.getType()).getDimSize(0);
+        if (!ShapedType::isDynamic(size)) {
+          packed.aPrefetch = mul(kb, loc, at.packedDepth, index(kb, loc, rows));
+          packed.aEnd = index(kb, loc, size - 1);
+        }
       } else {
         Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, at.ic),
                                          index(kb, loc, p.mr));

@@ -25,6 +25,8 @@ using matmul_kernel::add;
 using matmul_kernel::index;
 using matmul_kernel::mul;
 
+namespace {
+
 /// Independent FMA chains per tail column in the main loop (FMA latency).
 constexpr int64_t kChains = 4;
 /// At most this many accumulators (chains x tail columns).
@@ -46,6 +48,8 @@ Chunking chunking(int64_t vectorWidth, int64_t rows) {
   c.perStep = std::max<int64_t>(1, kChains / c.vectors);
   return c;
 }
+
+} // namespace
 
 bool tailKernelApplies(int64_t vectorWidth, int64_t rows, int64_t depth, int64_t tileK,
                        int64_t tailColumns) {
@@ -91,11 +95,12 @@ Value sumRows(OpBuilder &b, Location loc, Value acc, int64_t rows) {
   return acc;
 }
 
-} // namespace
-
-void emitTailKernel(OpBuilder &b, Location loc, Value c, const matmul_kernel::KernelSource &src,
-                    Value buffer, int64_t tileK, int64_t rows, int64_t count,
-                    int64_t vectorWidth, Value ir, Value col) {
+/// The tail kernel's FMA chains over the A panel's chunks: per vector j of a
+/// chunk and tail column t, acc[j * count + t].
+SmallVector<Value> accumulateChunks(OpBuilder &b, Location loc,
+                                    const matmul_kernel::KernelSource &src, Value buffer,
+                                    int64_t tileK, int64_t rows, int64_t count,
+                                    int64_t vectorWidth) {
   auto vectorType = VectorType::get({vectorWidth}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
@@ -144,34 +149,59 @@ void emitTailKernel(OpBuilder &b, Location loc, Value c, const matmul_kernel::Ke
                                  [&](OpBuilder &nb, Location, Value q, ValueRange acc) {
                                    scf::YieldOp::create(nb, loc, step(nb, q, acc, 0));
                                  });
+  return SmallVector<Value>(rest.getResults());
+}
+
+/// Per row of the tile a vector of its tail columns' sums (count lanes, the
+/// others zero) from accumulateChunks' `acc`.
+SmallVector<Value> rowTiles(OpBuilder &b, Location loc, ArrayRef<Value> acc, int64_t rows,
+                            int64_t count, int64_t vectorWidth) {
+  auto vectorType = VectorType::get({vectorWidth}, b.getF32Type());
+  Chunking chunks = chunking(vectorWidth, rows);
   // Per tail column its chunk's vectors as one vector (lane e: row e mod
   // rows), the rows' sums (rows lanes), then per row a vector of its tail
   // columns (count lanes, the others masked).
   SmallVector<Value> sums;
   auto chunkType = VectorType::get({chunks.elements}, b.getF32Type());
   for (int64_t t = 0; t < count; ++t) {
-    Value whole = rest.getResult(t);
+    Value whole = acc[t];
     if (chunks.vectors > 1) {
       whole = arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(chunkType, b.getF32FloatAttr(0.0f)));
       for (int64_t j = 0; j < chunks.vectors; ++j)
-        whole = vector::InsertStridedSliceOp::create(b, loc, rest.getResult(j * count + t), whole,
+        whole = vector::InsertStridedSliceOp::create(b, loc, acc[j * count + t], whole,
                                                      ArrayRef<int64_t>{j * vectorWidth},
                                                      ArrayRef<int64_t>{1});
     }
     sums.push_back(sumRows(b, loc, whole, rows));
   }
-  Value mask = vector::CreateMaskOp::create(b, loc, VectorType::get({vectorWidth}, b.getI1Type()),
-                                            ValueRange{index(b, loc, count)});
-  SmallVector<Value> rowIndices, tiles;
+  SmallVector<Value> tiles;
   Value zeroScalar = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   for (int64_t r = 0; r < rows; ++r) {
-    rowIndices.push_back(r == 0 ? ir : add(b, loc, ir, index(b, loc, r)));
     SmallVector<Value> elements(vectorWidth, zeroScalar);
     for (int64_t t = 0; t < count; ++t)
       elements[t] = vector::ExtractOp::create(b, loc, sums[t], ArrayRef<int64_t>{r});
     tiles.push_back(vector::FromElementsOp::create(b, loc, vectorType, elements));
   }
+  return tiles;
+}
+
+} // namespace
+
+void emitTailKernel(OpBuilder &b, Location loc, Value c, const matmul_kernel::KernelSource &src,
+                    Value buffer, int64_t tileK, int64_t rows, int64_t count,
+                    int64_t vectorWidth, Value ir, Value col) {
+  auto vectorType = VectorType::get({vectorWidth}, b.getF32Type());
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vectorType, b.getF32FloatAttr(0.0f)));
+  SmallVector<Value> acc =
+      accumulateChunks(b, loc, src, buffer, tileK, rows, count, vectorWidth);
+  SmallVector<Value> tiles = rowTiles(b, loc, acc, rows, count, vectorWidth);
+  Value mask = vector::CreateMaskOp::create(b, loc, VectorType::get({vectorWidth}, b.getI1Type()),
+                                            ValueRange{index(b, loc, count)});
+  SmallVector<Value> rowIndices;
+  for (int64_t r = 0; r < rows; ++r)
+    rowIndices.push_back(r == 0 ? ir : add(b, loc, ir, index(b, loc, r)));
   auto accumulate = [&](OpBuilder &ab) {
     SmallVector<Value> totals;
     for (int64_t r = 0; r < rows; ++r) {

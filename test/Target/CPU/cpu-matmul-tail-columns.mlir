@@ -28,8 +28,8 @@
 // CHECK: scf.yield
 // CHECK: vector.extract_strided_slice %{{.*}} {offsets = [8], sizes = [8], strides = [1]} : vector<16xf32> to vector<8xf32>
 // CHECK: vector.extract_strided_slice %{{.*}} {offsets = [4], sizes = [4], strides = [1]} : vector<8xf32> to vector<4xf32>
-// CHECK: %[[MASK:.*]] = vector.create_mask %c1{{.*}} : vector<16xi1>
 // CHECK: vector.extract %{{.*}}[0] : f32 from vector<4xf32>
+// CHECK: %[[MASK:.*]] = vector.create_mask %c1{{.*}} : vector<16xi1>
 // CHECK: vector.maskedload %arg2[%{{.*}}, %[[COL]]], %[[MASK]]
 // CHECK: vector.maskedstore %arg2[%{{.*}}, %[[COL]]], %[[MASK]], %{{.*}} : memref<8x49xf32>, vector<16xi1>, vector<16xf32>
 // CHECK-COUNT-3: vector.maskedstore %arg2[%{{.*}}, %[[COL]]], %[[MASK]]
