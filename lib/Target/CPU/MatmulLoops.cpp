@@ -262,8 +262,8 @@ struct MatmulRewriter {
       // Pixels in few runs of 2 vw elements: permuted loads, not gathers.
       SmallVector<TapWindows> windows;
       if (tapWindowCount)
-        for (int64_t v = 0; v < (int64_t)pixels.size(); ++v)
-          windows.push_back(tapWindows(b1, loc, pixels[v], masks[v], tapWindowCount));
+        for (auto [pixel, mask] : llvm::zip(pixels, masks))
+          windows.push_back(tapWindows(b1, loc, pixel, mask, tapWindowCount));
       std::optional<BPrologue> prologue;
       if (taps && taps->prologue)
         prologue.emplace(taps->prologue);
