@@ -51,6 +51,13 @@ SmallVector<Value> emitFMAStep(OpBuilder &nb, Location nl, const KernelSource &s
         ValueRange{add(nb, nl, bRow, index(nb, nl, v * shape.vectorWidth))}));
   Value aRow =
       src.aPanel ? add(nb, nl, src.aPanel, mul(nb, nl, k, index(nb, nl, shape.rows))) : Value();
+  if (aRow && src.aPrefetch) {
+    // Constant weights stream from memory once per column block: the next
+    // row panel's row k, a kernel ahead.
+    Value ahead = arith::MinUIOp::create(nb, nl, add(nb, nl, aRow, src.aPrefetch), src.aEnd);
+    memref::PrefetchOp::create(nb, nl, src.a, ValueRange{ahead}, /*isWrite=*/false,
+                               /*localityHint=*/3, /*isDataCache=*/true);
+  }
   SmallVector<Value> next;
   for (int64_t r = 0; r < shape.rows; ++r) {
     Value a = src.aPanel

@@ -47,6 +47,10 @@ struct KernelSource {
   mlir::Value fresh;    // i1: C holds nothing yet (its fill was dropped), or null
   mlir::linalg::GenericOp epilogue; // applied in the last depth block, or null
   mlir::Value last;     // i1: this is the last depth block (with an epilogue)
+  /// Packed A only: each k step prefetches A's panel row this many
+  /// elements ahead (the next row panel's), clamped to `aEnd` (A's last
+  /// element); null: no prefetch.
+  mlir::Value aPrefetch, aEnd;
 };
 
 /// C[ir:ir+rows, jr:jr+NR] += A[ir:ir+rows, k0:k0+depth] B[k0:k0+depth, jr:jr+NR]

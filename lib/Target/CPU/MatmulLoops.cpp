@@ -35,6 +35,7 @@
 #include "MatmulConstants.h"
 #include "MatmulKernel.h"
 #include "MatmulPrologue.h"
+#include "MatmulTailColumns.h"
 
 #include "kiln/Target/CPU/MatmulTuning.h"
 #include "kiln/Target/Host/ABI.h"
@@ -75,6 +76,9 @@ struct MatmulBlocking {
   bool dynamicN = false;
   /// M is dynamic: rows past the full panels run one-row kernels on A.
   bool dynamicM = false;
+  /// Columns past the partial panel's whole vectors that the tail kernel
+  /// computes (MatmulTailColumns.h), else 0 (a masked vector).
+  int64_t tail = 0;
 };
 
 /// What the loops of one matmul read, fixed before its task loop.
@@ -98,12 +102,19 @@ struct LoopPosition {
   /// The task's column block [jc, jcEnd), rows [rowBegin, rowEnd), packing
   /// buffers (or the constant panels).
   Value block, jc, jcEnd, rowBegin, rowEnd, aPacked, bPacked;
+  /// The tail columns' repeated B (MatmulTailColumns.h) for MR-row panels
+  /// and for the leftover rows' panel, or null.
+  Value tailPacked, tailPackedLeftover;
   /// The depth block [pc, pc + depth) and where its B panels start;
   /// packedDepth: the k rows of its panels (bf16: whole pairs).
   Value pc, depth, packedDepth, blockBase;
   /// The cache block of rows [ic, icEnd); its full MR-row panels end at fullEnd.
   Value ic, icEnd, fullEnd;
 };
+
+/// Beyond 3 windows per vector of B (two masked loads and a permute
+/// each), a gather is not slower.
+constexpr int64_t kMaxTapWindows = 3;
 
 Value minIndex(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MinSIOp::create(b, loc, x, y);
@@ -115,6 +126,9 @@ struct MatmulRewriter {
   std::optional<ConvTaps> taps = std::nullopt;
   /// The kernels read bf16 panels (isa=avx512bf16).
   bool bf16 = false;
+  /// Windows per vector where a gathered B is read through TapWindows
+  /// (MatmulPrologue.h), else 0.
+  int64_t tapWindowCount = 0;
 
   /// The row of B that row `row` is in X and the column offset into it.
   std::pair<Value, Value> tapRow(OpBuilder &b, Location loc, Value row) {
@@ -126,33 +140,6 @@ struct MatmulRewriter {
     Value offset = add(b, loc, mul(b, loc, i, index(b, loc, taps->layout.rowStep)),
                        mul(b, loc, j, index(b, loc, taps->layout.colStep)));
     return {channel, offset};
-  }
-
-  /// The offsets in X's rows of the pixels of columns [p0, p0 + vw):
-  /// (p / width)*yStep + (p % width)*xStep (p*xStep without a width), as
-  /// i32 lanes for a gather.
-  Value pixelOffsets(OpBuilder &b, Location loc, Value p0) {
-    int64_t vw = options.vectorWidth;
-    auto lanesType = VectorType::get({vw}, b.getI32Type());
-    auto splat = [&](int64_t v) {
-      return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, b.getI32IntegerAttr(v)))
-          .getResult();
-    };
-    SmallVector<int32_t> iota(vw);
-    for (int64_t l = 0; l < vw; ++l)
-      iota[l] = static_cast<int32_t>(l);
-    Value lanes = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanesType, ArrayRef(iota)));
-    Value first = arith::IndexCastOp::create(b, loc, b.getI32Type(), p0);
-    Value firstLanes = vector::BroadcastOp::create(b, loc, lanesType, first);
-    Value p = arith::AddIOp::create(b, loc, firstLanes, lanes);
-    const ConvTapsLayout &layout = taps->layout;
-    if (!layout.width)
-      return arith::MulIOp::create(b, loc, p, splat(layout.xStep));
-    Value y = arith::DivUIOp::create(b, loc, p, splat(layout.width));
-    Value x = arith::RemUIOp::create(b, loc, p, splat(layout.width));
-    Value rowOffset = arith::MulIOp::create(b, loc, y, splat(layout.yStep));
-    Value columnOffset = arith::MulIOp::create(b, loc, x, splat(layout.xStep));
-    return arith::AddIOp::create(b, loc, rowOffset, columnOffset);
   }
 
   /// bf16 B panel at `base` of `depth` rows: pair kp holds rows 2kp and
@@ -270,7 +257,13 @@ struct MatmulRewriter {
                                   add(b1, loc, jr, index(b1, loc, v * vw)), masks[v], vw));
       else if (taps && !taps->layout.isContiguous())
         for (int64_t v = 0; v < options.tileVectors; ++v)
-          pixels.push_back(pixelOffsets(b1, loc, add(b1, loc, jr, index(b1, loc, v * vw))));
+          pixels.push_back(pixelOffsets(b1, loc, taps->layout,
+                                        add(b1, loc, jr, index(b1, loc, v * vw)), vw));
+      // Pixels in few runs of 2 vw elements: permuted loads, not gathers.
+      SmallVector<TapWindows> windows;
+      if (tapWindowCount)
+        for (auto [pixel, mask] : llvm::zip(pixels, masks))
+          windows.push_back(tapWindows(b1, loc, pixel, mask, tapWindowCount));
       std::optional<BPrologue> prologue;
       if (taps && taps->prologue)
         prologue.emplace(taps->prologue);
@@ -293,6 +286,9 @@ struct MatmulRewriter {
           auto load = [&](Value from) -> Value {
             if (!wraps.empty())
               return wraps[v].load(b2, loc, from, row, shift, vectorType, wrapped);
+            if (!windows.empty() &&
+                cast<MemRefType>(from.getType()).getElementType() == vectorType.getElementType())
+              return windows[v].load(b2, loc, from, row, shift, vectorType);
             if (!pixels.empty())
               return vector::GatherOp::create(b2, loc, vectorType, from, ValueRange{row, shift},
                                               pixels[v], masks[v], zero);
@@ -421,6 +417,11 @@ struct MatmulRewriter {
       v.bConstant = memref::GetGlobalOp::create(b, v.loc, global.getType(), packedB.getValue());
     }
     v.aRows = aConstant ? cast<MemRefType>(aMatrix.getType()).getDimSize(0) : 0;
+    std::optional<int64_t> staticN = getConstantIntValue(v.N);
+    if (taps && staticN && !taps->layout.isContiguous() &&
+        !isRowWrapLayout(taps->layout, options.vectorWidth))
+      tapWindowCount = kiln::tapWindowCount(taps->layout, *staticN, options.vectorWidth,
+                                            kMaxTapWindows);
     emitTaskLoop(b, v, p);
     eraseReplaced(op, v, packedB);
   }
@@ -463,6 +464,15 @@ struct MatmulRewriter {
     p.rest = staticN ? *staticN % p.nr : 0;
     p.dynamicN = !staticN;
     p.dynamicM = !staticM;
+    // The partial panel's last columns, where they do not fill a vector,
+    // by the tail kernel: B read element by element (no prologue, not
+    // packed at compile time), for the full panels and the leftover rows.
+    auto tailApplies = [&](int64_t rows) {
+      return matmul_tail::tailKernelApplies(p.vw, rows, *staticK, options.tileK, p.rest % p.vw);
+    };
+    if (p.rest % p.vw && staticM && staticK && !bf16 && !constantB &&
+        !(taps && taps->prologue) && tailApplies(p.mr) && (!p.leftover || tailApplies(p.leftover)))
+      p.tail = p.rest % p.vw;
     return p;
   }
 
@@ -523,12 +533,20 @@ struct MatmulRewriter {
     };
     at.bPacked = v.bConstant ? v.bConstant : packBuffer(p.tileN * options.tileK);
     at.aPacked = v.aConstant ? v.aConstant : packBuffer(p.tileM * options.tileK);
+    if (p.tail)
+      at.tailPacked = packBuffer(p.tail * options.tileK * p.mr);
+    if (p.tail && p.leftover)
+      at.tailPackedLeftover = packBuffer(p.tail * options.tileK * p.leftover);
     forLoop(b1, loc, index(b1, loc, 0), v.K, index(b1, loc, options.tileK),
             [&](OpBuilder &b2, Value pc) { emitDepthBlock(b2, v, p, at, pc); });
     if (!v.aConstant)
       memref::DeallocOp::create(b1, loc, at.aPacked);
     if (!v.bConstant)
       memref::DeallocOp::create(b1, loc, at.bPacked);
+    if (at.tailPacked)
+      memref::DeallocOp::create(b1, loc, at.tailPacked);
+    if (at.tailPackedLeftover)
+      memref::DeallocOp::create(b1, loc, at.tailPackedLeftover);
   }
 
   /// One depth block [pc, pc + depth) of a task: its B panels packed (or
@@ -611,6 +629,8 @@ struct MatmulRewriter {
         [&](OpBuilder &eb, Location) {
           if (p.dynamicN) {
             emitDynamicPartialPanel(eb, v, p, at, src, jr, cols);
+          } else if (p.tail) {
+            emitTailPanel(eb, v, p, at, src, jr);
           } else {
             int64_t vectors = p.rest ? llvm::divideCeil(p.rest, p.vw) : p.nv;
             if (p.rest && p.rest % p.vw == 0)
@@ -621,6 +641,40 @@ struct MatmulRewriter {
           }
           scf::YieldOp::create(eb, loc);
         });
+  }
+
+  /// The partial column panel of a static N whose last p.tail columns do
+  /// not fill a vector: its whole vectors unmasked, then per row panel the
+  /// tail kernel (MatmulTailColumns.h) on the tail columns' B, packed
+  /// repeated for this row block.
+  void emitTailPanel(OpBuilder &eb, const MatmulValues &v, const MatmulBlocking &p,
+                     const LoopPosition &at, const KernelSource &src, Value jr) {
+    Location loc = v.loc;
+    int64_t n = *getConstantIntValue(v.N), first = n - p.tail;
+    const ConvTapsLayout *layout = taps ? &taps->layout : nullptr;
+    auto element = [&](OpBuilder &b2, Value k, int64_t t) -> Value {
+      Value row = add(b2, loc, at.pc, k);
+      int64_t col = first + t;
+      if (!layout)
+        return memref::LoadOp::create(b2, loc, v.bMatrix, ValueRange{row, index(b2, loc, col)});
+      auto [channel, shift] = tapRow(b2, loc, row);
+      int64_t x = layout->width ? (col / layout->width) * layout->yStep +
+                                      (col % layout->width) * layout->xStep
+                                : col * layout->xStep;
+      return memref::LoadOp::create(b2, loc, taps->x,
+                                    ValueRange{channel, add(b2, loc, shift, index(b2, loc, x))});
+    };
+    int64_t vectors = p.rest / p.vw;
+    Value tailCol = add(eb, loc, jr, index(eb, loc, vectors * p.vw));
+    // The full row panels, then the leftover rows' panel (its own Brep).
+    for (auto [rows, buffer, begin, end] :
+         {std::tuple(p.mr, at.tailPacked, at.ic, at.fullEnd),
+          std::tuple(p.leftover, at.tailPackedLeftover, at.fullEnd, at.icEnd)}) {
+      if (!rows)
+        continue;
+      matmul_tail::packTailColumns(eb, loc, buffer, at.depth, options.tileK, rows, p.tail, element);
+      emitPackedKernels(eb, v, p, at, src, begin, end, rows, jr, vectors, {}, tailCol, buffer);
+    }
   }
 
   /// The partial column panel of a dynamic N (a symbolic sequence: the
@@ -671,10 +725,13 @@ struct MatmulRewriter {
   }
 
   /// Kernels of `rows` rows over [begin, end), reading A's packed panels.
+  /// With `tailCol`, also the tail kernel of each row panel on the
+  /// p.tail columns from tailCol, their repeated B in `tailBuffer`
+  /// (`vectors` may then be 0).
   void emitPackedKernels(OpBuilder &nb, const MatmulValues &v, const MatmulBlocking &p,
                          const LoopPosition &at, const KernelSource &src, Value begin,
                          Value end, int64_t rows, Value jr, int64_t vectors,
-                         ArrayRef<Value> masks) {
+                         ArrayRef<Value> masks, Value tailCol = {}, Value tailBuffer = {}) {
     Location loc = v.loc;
     forLoop(nb, loc, begin, end, index(nb, loc, rows), [&](OpBuilder &kb, Value ir) {
       KernelSource packed = src;
@@ -683,12 +740,23 @@ struct MatmulRewriter {
         // Row ir's panel of this depth block (packConstantA).
         packed.aPanel = add(kb, loc, mul(kb, loc, at.pc, index(kb, loc, v.aRows)),
                             mul(kb, loc, ir, at.packedDepth));
+        // The weights come from memory: the next row panel's, a kernel
+        // ahead (MatmulKernel.h).
+        int64_t size = cast<MemRefType>(v.aConstant.getType()).getDimSize(0);
+        if (!ShapedType::isDynamic(size)) {
+          packed.aPrefetch = mul(kb, loc, at.packedDepth, index(kb, loc, rows));
+          packed.aEnd = index(kb, loc, size - 1);
+        }
       } else {
         Value q = arith::DivUIOp::create(kb, loc, arith::SubIOp::create(kb, loc, ir, at.ic),
                                          index(kb, loc, p.mr));
         packed.aPanel = mul(kb, loc, q, mul(kb, loc, at.packedDepth, index(kb, loc, p.mr)));
       }
-      emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr, bf16}, ir, jr, masks);
+      if (vectors)
+        emitKernel(kb, loc, v.c, packed, {p.vw, vectors, rows, p.nr, bf16}, ir, jr, masks);
+      if (tailCol)
+        matmul_tail::emitTailKernel(kb, loc, v.c, packed, tailBuffer, options.tileK, rows,
+                                    p.tail, p.vw, ir, tailCol);
     });
   }
 

@@ -75,6 +75,43 @@ bool isRowWrapLayout(const ConvTapsLayout &layout, int64_t vectorWidth);
 RowWrap rowWrap(mlir::OpBuilder &b, mlir::Location loc, const ConvTapsLayout &layout,
                 mlir::Value p0, mlir::Value mask, int64_t vectorWidth);
 
+/// The offsets in X's rows of the pixels of columns [p0, p0 + vw):
+/// (p / width)*yStep + (p % width)*xStep (p*xStep without a width), as i32
+/// lanes (a gather's or TapWindows' offsets).
+mlir::Value pixelOffsets(mlir::OpBuilder &b, mlir::Location loc, const ConvTapsLayout &layout,
+                         mlir::Value p0, int64_t vectorWidth);
+
+/// The columns [p0, p0 + vw) of conv taps whose pixels lie in few runs of
+/// 2 vw consecutive elements of X's row (a strided or narrow-row layout on
+/// AVX-512: a 3x3 conv at 14 columns in rows of 16, a stride-2 conv's 16
+/// lanes over 31 elements): per window two masked vector loads and one
+/// two-source permute (vpermi2ps) instead of a 16-lane gather per vector.
+/// Windows are taken greedily from the first valid lane; the window count
+/// is fixed per layout (tapWindowCount), an unused window loads nothing.
+struct TapWindows {
+  struct Window {
+    /// The window's first offset in X's row (i32 lanes' base), the lanes'
+    /// indices into the window, the lanes it supplies and its load masks.
+    mlir::Value base, indices, lanes, lowMask, highMask;
+  };
+  llvm::SmallVector<Window, 2> windows;
+  /// X[row, shift + offset(lane)] for each valid lane, zero elsewhere.
+  mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value row,
+                   mlir::Value shift, mlir::VectorType type) const;
+};
+
+/// The windows of 2 vw elements that cover the columns of any vector
+/// [p0, p0 + vw) of `columns` (p0 a multiple of vw) under `layout`, at
+/// most `limit`; 0 where more are needed or vw is not 16 (AVX-512's
+/// vpermi2ps).
+int64_t tapWindowCount(const ConvTapsLayout &layout, int64_t columns, int64_t vectorWidth,
+                       int64_t limit);
+
+/// The TapWindows of one vector: `offsets` its lanes' pixel offsets in X's
+/// row (i32), `mask` its valid lanes, `count` from tapWindowCount.
+TapWindows tapWindows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value offsets,
+                      mlir::Value mask, int64_t count);
+
 } // namespace kiln
 
 #endif // KILN_LIB_TARGET_CPU_MATMULPROLOGUE_H

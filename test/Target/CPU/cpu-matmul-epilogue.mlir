@@ -303,9 +303,12 @@ func.func @conv_taps_pitch(%w: memref<4x3x3x3xf32>, %x: memref<3x110xf32>, %c: m
 #o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
 
 /// The taps of a 3x3 stride-2 conv on a padded 10x10 input (an implicit
-/// GEMM, no im2col buffer): B row k = (c, i, j) gathers, per vector of
+/// GEMM, no im2col buffer): B row k = (c, i, j) reads, per vector of
 /// output columns p, input row c at 10i + j + (p / 4) * 20 + (p % 4) * 2;
-/// the lanes' offsets are computed once per column panel.
+/// the lanes' offsets are computed once per column panel, and lie in two
+/// windows of 32 elements (rows 0-1 and 2-3 of the 4x4 output): two masked
+/// loads and a vpermi2ps per window (cpu-matmul-tap-windows.mlir), no
+/// gather.
 // CHECK-LABEL: func @conv_taps_strided
 // CHECK-NOT: linalg.generic
 // CHECK: %[[P:.*]] = arith.addi %{{.*}}, %cst{{.*}} : vector<16xi32>
@@ -314,11 +317,12 @@ func.func @conv_taps_pitch(%w: memref<4x3x3x3xf32>, %x: memref<3x110xf32>, %c: m
 // CHECK: %[[YO:.*]] = arith.muli %[[Y]], %cst{{.*}} : vector<16xi32>
 // CHECK: %[[XO:.*]] = arith.muli %[[X]], %cst{{.*}} : vector<16xi32>
 // CHECK: %[[PIX:.*]] = arith.addi %[[YO]], %[[XO]] : vector<16xi32>
+// CHECK: vector.reduction <minui>
 // CHECK: scf.for
 // CHECK: %[[C:.*]] = arith.divui %{{.*}}, %c9{{.*}} : index
-// CHECK: %[[SHIFT:.*]] = arith.addi
-// CHECK: vector.gather %arg1[%[[C]], %[[SHIFT]]] [%[[PIX]]], %{{.*}}, %{{.*}} : memref<3x100xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
-// CHECK-NOT: vector.maskedload %arg1
+// CHECK: vector.maskedload %arg1[%[[C]], %{{.*}}]
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.ps.512"
+// CHECK-NOT: vector.gather
 func.func @conv_taps_strided(%w: memref<4x3x3x3xf32>, %x: memref<3x100xf32>, %c: memref<4x16xf32>) {
   linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%w, %x : memref<4x3x3x3xf32>, memref<3x100xf32>) outs(%c : memref<4x16xf32>) attrs = {kiln.conv_taps} {

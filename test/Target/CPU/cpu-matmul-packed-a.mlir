@@ -6,11 +6,20 @@
 /// A[m][k] = 3m + k (M = 7, K = 3), so the blob is block 0 (depth 2):
 /// 0 3 6 9 12 15 | 1 4 7 10 13 16 | 18 19, then block 1 (depth 1):
 /// 2 5 8 11 14 17 | 20. A kernel's panel is at pc * 7 + ir * depth.
+/// The weights stream from memory: each k step prefetches the next row
+/// panel's row k (depth * 6 elements ahead), clamped to the last element.
 // CHECK-LABEL: memref.global "private" constant @conv_w_packed_a : memref<21xf32>
 // CHECK-LABEL: func.func private @kiln_matmul_0
 // CHECK: %[[IRD:.+]] = arith.muli %arg{{[0-9]+}}, %{{[0-9]+}} : index
 // CHECK: %[[PCM:.+]] = arith.muli %arg{{[0-9]+}}, %c7{{(_[0-9]+)?}} : index
-// CHECK: arith.addi %[[PCM]], %[[IRD]] : index
+// CHECK: %[[PANEL:.+]] = arith.addi %[[PCM]], %[[IRD]] : index
+// CHECK: %[[AHEAD:.+]] = arith.muli %{{.+}}, %c6{{(_[0-9]+)?}} : index
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: %[[ROW:.+]] = arith.addi %[[PANEL]], %{{.+}} : index
+// CHECK: %[[AT:.+]] = arith.addi %[[ROW]], %[[AHEAD]] : index
+// CHECK: %[[CLAMPED:.+]] = arith.minui %[[AT]], %c20{{(_[0-9]+)?}} : index
+// CHECK: memref.prefetch %[[A:.+]][%[[CLAMPED]]], read, locality<3>, data : memref<21xf32, strided<[1], offset: ?>>
+// CHECK: memref.load %[[A]][
 // CHECK: conv_w_packed_a: "0x0400000000000000000040400000C0400000104100004041000070410000803F000080400000E0400000204100005041000080410000904100009841000000400000A040000000410000304100006041000088410000A041"
 memref.global "private" constant @conv_w : memref<7x3x1x1xf32> = dense<[[[[0.0]], [[1.0]], [[2.0]]], [[[3.0]], [[4.0]], [[5.0]]], [[[6.0]], [[7.0]], [[8.0]]], [[[9.0]], [[10.0]], [[11.0]]], [[[12.0]], [[13.0]], [[14.0]]], [[[15.0]], [[16.0]], [[17.0]]], [[[18.0]], [[19.0]], [[20.0]]]]>
 func.func private @conv_1x1(%host: !llvm.ptr {kiln.host}, %x: memref<3x64xf32>, %c: memref<7x64xf32>) {

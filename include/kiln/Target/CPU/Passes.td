@@ -32,6 +32,13 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
     per row (`[k/2][row][2]`), both converted from f32 when packed (constant
     weights at compile time, into bf16 globals), and each k pair is one
     `x86vector.avx512.dot` per accumulator with the A pair broadcast.
+    A conv's taps whose B pixels lie in at most 3 runs of 2 `vector-width`
+    input elements per vector (width 16 only) read each run with two masked
+    loads and a `vpermi2ps` (`llvm.call_intrinsic`) instead of a gather. A
+    partial column panel ending in 1 to 4 columns past its whole vectors
+    runs those columns in a tail kernel on vectors of the packed A panel
+    (tile rows dividing the width). Kernels on a constant packed A prefetch
+    the next row panel's row at each k step.
     Matmuls in a function with a `{kiln.host}` argument whose B is not a
     constant share one private `kiln_matmul_<n>` function per operand
     shape/stride signature (operands cast to dynamic offsets), which keeps
@@ -81,7 +88,8 @@ def KilnCPUMatmulPass : Pass<"kiln-cpu-matmul", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
-                           "mlir::func::FuncDialect", "mlir::x86vector::X86VectorDialect"];
+                           "mlir::func::FuncDialect", "mlir::x86vector::X86VectorDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def KilnOutlineParallelLoopsPass
