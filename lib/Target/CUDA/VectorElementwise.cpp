@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -285,6 +286,17 @@ struct KilnCUDAVectorElementwisePass final
     }
     if (getOperation().isExternal())
       return;
+    // Copies (what bufferization made of a concatenation's inserts: a KV
+    // cache's past copied into the present) are generics like any other.
+    SmallVector<linalg::CopyOp> copies;
+    for (Operation &op : getOperation().getBody().front())
+      if (auto copy = dyn_cast<linalg::CopyOp>(op); copy && copy.hasPureBufferSemantics())
+        copies.push_back(copy);
+    IRRewriter rewriter(&getContext());
+    for (linalg::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      (void)linalg::generalizeNamedOp(rewriter, copy);
+    }
     SmallVector<std::pair<linalg::GenericOp, VectorPlan>> found;
     for (Operation &op : getOperation().getBody().front())
       if (auto generic = dyn_cast<linalg::GenericOp>(op))

@@ -151,3 +151,17 @@ func.func @cache_rows(%past: memref<?x4x?x16xf16>, %present: memref<?x4x?x16xf16
   }
   return
 }
+
+// -----
+
+/// A copy (what bufferization makes of a concatenation's insert: the past
+/// copied into the present) is vectorized like a generic.
+// CHECK-LABEL: func.func @past_copy
+// CHECK-NOT: linalg.copy
+// CHECK: scf.if
+// CHECK: vector.load %arg0{{.*}} : memref<?x4x?x16xf16>, vector<8xf16>
+// CHECK: vector.store {{.*}} : memref<?x4x?x16xf16, strided<[?, ?, 16, 1]>>, vector<8xf16>
+func.func @past_copy(%past: memref<?x4x?x16xf16>, %present: memref<?x4x?x16xf16, strided<[?, ?, 16, 1]>>) {
+  linalg.copy ins(%past : memref<?x4x?x16xf16>) outs(%present : memref<?x4x?x16xf16, strided<[?, ?, 16, 1]>>)
+  return
+}
