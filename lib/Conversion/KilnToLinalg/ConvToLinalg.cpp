@@ -378,22 +378,8 @@ Value depthwiseConv(OpBuilder &b, Location loc, ConvOp op, Value input, Value we
   if (kh * kw <= maxTaps) {
     // Each tap reads a strided view of the padded input of the output's
     // shape (identity map, so the loop bounds come from the output).
-    SmallVector<OpFoldResult> sizes = {
-        result.isDynamicDim(0) ? OpFoldResult(dynamicSizes.front())
-                               : OpFoldResult(b.getIndexAttr(result.getDimSize(0))),
-        b.getIndexAttr(result.getDimSize(1)), b.getIndexAttr(result.getDimSize(2)),
-        b.getIndexAttr(result.getDimSize(3))};
-    SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                       b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
-    SmallVector<Value> taps;
-    for (int64_t i = 0; i < kh; ++i)
-      for (int64_t j = 0; j < kw; ++j) {
-        SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                             b.getIndexAttr(i * dilations[0]),
-                                             b.getIndexAttr(j * dilations[1])};
-        taps.push_back(
-            tensor::ExtractSliceOp::create(b, loc, result, input, offsets, sizes, steps));
-      }
+    SmallVector<Value> taps =
+        lowering::stridedTaps(b, loc, result, input, kh, kw, strides, dilations, dynamicSizes);
     return unrolledDepthwise(b, loc, result, taps, weight, kw, bias);
   }
   AffineExpr dn, dc, dy, di, dj, dx;

@@ -83,4 +83,25 @@ Value phaseTap(OpBuilder &b, Location loc, Value phases, int64_t s, int64_t wq, 
       SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
 }
 
+SmallVector<Value> stridedTaps(OpBuilder &b, Location loc, RankedTensorType result, Value input,
+                               int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> dilations, ValueRange dynamicSizes) {
+  SmallVector<OpFoldResult> sizes = {
+      result.isDynamicDim(0) ? OpFoldResult(dynamicSizes.front())
+                             : OpFoldResult(b.getIndexAttr(result.getDimSize(0))),
+      b.getIndexAttr(result.getDimSize(1)), b.getIndexAttr(result.getDimSize(2)),
+      b.getIndexAttr(result.getDimSize(3))};
+  SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(i * dilations[0]),
+                                           b.getIndexAttr(j * dilations[1])};
+      taps.push_back(tensor::ExtractSliceOp::create(b, loc, result, input, offsets, sizes, steps));
+    }
+  return taps;
+}
+
 } // namespace kiln::lowering

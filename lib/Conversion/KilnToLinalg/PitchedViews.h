@@ -44,6 +44,16 @@ mlir::Value stridedPhases(mlir::OpBuilder &b, mlir::Location loc, mlir::Value in
 mlir::Value phaseTap(mlir::OpBuilder &b, mlir::Location loc, mlir::Value phases, int64_t s,
                      int64_t wq, int64_t i, int64_t j, int64_t columns);
 
+/// The kh x kw taps of a 2-D window as strided views of the padded NCHW
+/// `input` in the `result` shape (tap (i, j) starts at (i*dh, j*dw) and
+/// steps by the strides; the batch from `dynamicSizes` when dynamic).
+llvm::SmallVector<mlir::Value> stridedTaps(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::RankedTensorType result, mlir::Value input,
+                                           int64_t kh, int64_t kw,
+                                           llvm::ArrayRef<int64_t> strides,
+                                           llvm::ArrayRef<int64_t> dilations,
+                                           mlir::ValueRange dynamicSizes);
+
 } // namespace kiln::lowering
 
 #endif // KILN_LIB_CONVERSION_KILNTOLINALG_PITCHEDVIEWS_H

@@ -123,21 +123,8 @@ Value maxOfTaps(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<Valu
 Value unrolledMaxPool(OpBuilder &b, Location loc, RankedTensorType result, Value input,
                       ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                       ArrayRef<int64_t> dilations, ValueRange dynamicSizes) {
-  SmallVector<OpFoldResult> sizes = {
-      result.isDynamicDim(0) ? OpFoldResult(dynamicSizes.front())
-                             : OpFoldResult(b.getIndexAttr(result.getDimSize(0))),
-      b.getIndexAttr(result.getDimSize(1)), b.getIndexAttr(result.getDimSize(2)),
-      b.getIndexAttr(result.getDimSize(3))};
-  SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                     b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])};
-  SmallVector<Value> taps;
-  for (int64_t i = 0; i < kernel[0]; ++i)
-    for (int64_t j = 0; j < kernel[1]; ++j) {
-      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                           b.getIndexAttr(i * dilations[0]),
-                                           b.getIndexAttr(j * dilations[1])};
-      taps.push_back(tensor::ExtractSliceOp::create(b, loc, result, input, offsets, sizes, steps));
-    }
+  SmallVector<Value> taps = lowering::stridedTaps(b, loc, result, input, kernel[0], kernel[1],
+                                                  strides, dilations, dynamicSizes);
   return maxOfTaps(b, loc, result, taps, dynamicSizes);
 }
 

@@ -15,16 +15,26 @@ bool readsAlongLastLoop(AffineMap map, int64_t last) {
          map.getResults().back() == getAffineDimExpr(last, map.getContext());
 }
 
-bool hasVectorLayout(MemRefType type, int64_t width) {
+std::optional<VectorAlignment> vectorAlignment(MemRefType type, int64_t width) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1 || ShapedType::isDynamic(offset) || offset % width != 0 ||
-      ShapedType::isDynamic(type.getShape().back()) || type.getShape().back() % width != 0)
-    return false;
-  return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t stride) {
-    return !ShapedType::isDynamic(stride) && stride % width == 0;
-  });
+      strides.back() != 1 || ShapedType::isDynamic(type.getShape().back()) ||
+      type.getShape().back() % width != 0)
+    return std::nullopt;
+  strides.back() = offset; // offset and outer strides alike
+  VectorAlignment alignment = VectorAlignment::Static;
+  for (int64_t value : strides) {
+    if (ShapedType::isDynamic(value))
+      alignment = VectorAlignment::AtRunTime;
+    else if (value % width != 0)
+      return std::nullopt;
+  }
+  return alignment;
+}
+
+bool hasVectorLayout(MemRefType type, int64_t width) {
+  return vectorAlignment(type, width) == VectorAlignment::Static;
 }
 
 bool hasScalarBody(linalg::GenericOp generic) {

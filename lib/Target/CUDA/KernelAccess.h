@@ -19,6 +19,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <optional>
+
 namespace kiln::cuda {
 
 inline constexpr int64_t kVectorBytes = 16;
@@ -26,9 +28,16 @@ inline constexpr int64_t kVectorBytes = 16;
 /// Whether the last index of `map` is the loop dim `last`.
 bool readsAlongLastLoop(mlir::AffineMap map, int64_t last);
 
-/// Whether vectors of `width` elements along the last dim of `type` start
-/// at multiples of `width` elements (static offset and outer strides that
-/// are multiples of it, unit inner stride).
+/// When vectors of `width` elements along the last dim of `type` (unit
+/// inner stride, a static last dim that is a multiple of `width`) are known
+/// to start at multiples of `width` elements.
+enum class VectorAlignment {
+  Static,   ///< offset and outer strides static multiples of `width`
+  AtRunTime ///< some of them dynamic (the static ones multiples of `width`)
+};
+std::optional<VectorAlignment> vectorAlignment(mlir::MemRefType type, int64_t width);
+
+/// Whether vectorAlignment is Static.
 bool hasVectorLayout(mlir::MemRefType type, int64_t width);
 
 /// Whether every op of the generic's body is a scalar op without memory

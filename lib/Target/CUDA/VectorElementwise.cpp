@@ -35,35 +35,13 @@ using namespace kiln::cuda;
 
 constexpr int64_t kThreads = 256;
 
-/// How a vectorized generic reaches its operands' rows: 16-byte aligned
-/// vectors known at compile time, or only once dynamic strides and offsets
-/// are known (a view into a KV cache or a concatenation: checked on the
-/// host, with a one-element-per-vector kernel as the other branch).
-enum class Alignment { Static, AtRunTime };
-
+/// A vector width for a generic, and whether its rows' alignment is only
+/// known at run time (a view into a KV cache or a concatenation: checked on
+/// the host, with a one-element-per-vector kernel as the other branch).
 struct VectorPlan {
   int64_t width = 0;
-  Alignment alignment = Alignment::Static;
+  VectorAlignment alignment = VectorAlignment::Static;
 };
-
-/// Whether rows of `type` can be read in aligned vectors of `width`:
-/// statically, at run time (dynamic strides or offset), or not at all.
-std::optional<Alignment> rowAlignment(MemRefType type, int64_t width) {
-  if (hasVectorLayout(type, width))
-    return Alignment::Static;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1 || ShapedType::isDynamic(type.getShape().back()) ||
-      type.getShape().back() % width != 0)
-    return std::nullopt;
-  bool known = llvm::all_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t stride) {
-    return ShapedType::isDynamic(stride) || stride % width == 0;
-  });
-  if (!known || (!ShapedType::isDynamic(offset) && offset % width != 0))
-    return std::nullopt;
-  return Alignment::AtRunTime;
-}
 
 /// Elements per vector for `generic` (width 0 when it keeps the generic
 /// path): the last loop static and a multiple of the width, the others any.
@@ -88,18 +66,18 @@ VectorPlan vectorPlanOf(linalg::GenericOp generic) {
   }
   if (widest == 0 || kVectorBytes % widest != 0)
     return {};
-  VectorPlan plan{kVectorBytes / widest, Alignment::Static};
+  VectorPlan plan{kVectorBytes / widest, VectorAlignment::Static};
   if (plan.width == 1 || ranges.back() % plan.width != 0)
     return {};
   for (OpOperand &operand : generic->getOpOperands()) {
     if (!readsAlongLastLoop(generic.getMatchingIndexingMap(&operand), last))
       continue;
-    std::optional<Alignment> alignment =
-        rowAlignment(cast<MemRefType>(operand.get().getType()), plan.width);
+    std::optional<VectorAlignment> alignment =
+        vectorAlignment(cast<MemRefType>(operand.get().getType()), plan.width);
     if (!alignment)
       return {};
-    if (*alignment == Alignment::AtRunTime)
-      plan.alignment = Alignment::AtRunTime;
+    if (*alignment == VectorAlignment::AtRunTime)
+      plan.alignment = VectorAlignment::AtRunTime;
   }
   return plan;
 }
@@ -260,7 +238,7 @@ void emitKernel(OpBuilder &b, linalg::GenericOp generic, int64_t width, int64_t 
 void rewrite(linalg::GenericOp generic, VectorPlan plan, int64_t maxBlocks) {
   OpBuilder b(generic);
   SmallVector<OpFoldResult> ranges = loopRanges(b, generic);
-  if (plan.alignment == Alignment::Static) {
+  if (plan.alignment == VectorAlignment::Static) {
     emitKernel(b, generic, plan.width, maxBlocks, ranges);
   } else {
     Location loc = generic.getLoc();

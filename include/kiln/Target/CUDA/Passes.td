@@ -182,7 +182,9 @@ def KilnCUDAVectorElementwisePass
   let summary = "Elementwise generics with 16-byte accesses in a grid-stride loop";
   let description = [{
     On buffers, before linalg becomes loops. A top-level `linalg.generic`
-    with only parallel loops, static shapes, a scalar body (no memory
+    (or `linalg.copy`, generalized first) with only parallel loops, a static
+    innermost range (outer ranges may be dynamic: the vector count and grid
+    are then host arithmetic on the output's dims), a scalar body (no memory
     effects; `linalg.index` allowed), identity output maps and input maps
     made of loop dims and constants with the innermost dim, where it
     appears, last, becomes a `gpu.launch` of 256-thread blocks (at most
@@ -192,9 +194,10 @@ def KilnCUDAVectorElementwisePass
     scalar load per operand broadcast across it, the body cloned per
     element, a `vector.store` per result (alignment: the vector's bytes).
     Needs the innermost range to be a multiple of the vector width and
-    every operand read along it to have a unit inner stride and a static
-    offset and outer strides that are multiples of it; anything else keeps
-    the generic path.
+    every operand read along it to have a unit inner stride and an offset
+    and outer strides that are multiples of it; where some of those are
+    dynamic the host checks them and launches either this kernel or one
+    that moves one element per vector. Anything else keeps the generic path.
   }];
   let options = [
     Option<"maxBlocks", "max-blocks", "int64_t", "8192",
@@ -289,8 +292,11 @@ def KilnCUDALowerPrecisionPass
     gets its two inputs converted to `precision`: a constant operand (a
     weight: `dense` or `dense_resource`, possibly through reshapes and
     `linalg.transpose`) is converted at compile time (round to nearest even)
-    into a `dense_resource` blob and the unused f32 original is erased, any
-    other operand by an elementwise `arith.truncf` generic. The product keeps its
+    into a `dense_resource` blob and the unused f32 original is erased; an
+    operand computed by an elementwise, data-movement or row-group generic
+    that only products read is rounded by that generic (`truncf` before its
+    yield); narrow values widened (an f16 KV cache), through moves, are moved
+    narrow; any other operand gets an elementwise `arith.truncf` generic. The product keeps its
     f32 output (the model's dtype): the named op extends each f16/bf16
     operand to f32 before the multiply-add, which is what `wgmma` with f32
     accumulators computes. A matmul already in `precision` (a model in f16
