@@ -116,6 +116,10 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createKilnRecognizeGemmPass());
   // 4b. Transposes towards the outputs, where round trips cancel in step 5.
   pm.addPass(createKilnSinkTransposesPass());
+  //     One scalar factor per product, on its lhs: a scaled KV cache is
+  //     then read as it is (after the sinking, which puts the transposes
+  //     between the factors and the products).
+  pm.addPass(createKilnFoldMatmulScalesPass());
   // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
   //    the transposes recognition introduced), then clean up.
   pm.addPass(createKilnFoldConstantsPass(fold));
