@@ -144,9 +144,11 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TargetPolicy policy = getTargetInfo(options.target).policy(options);
   // 1. Every kiln op to linalg/tensor/arith/math on tensors, with run-time
   //    checks where the target's host code can read what they check; convs
-  //    in the forms the target's cut-offs pick.
+  //    in the forms the target's cut-offs pick; transposed batched B operands
+  //    read K-major where the target's kernels take them.
   ConvertKilnToLinalgPassOptions linalg;
   linalg.indexChecks = policy.indexChecks;
+  linalg.kMajorBatchedRhs = policy.kMajorBatchedRhs;
   linalg.convMatmulMaxBatch = policy.conv.matmulMaxBatch;
   linalg.convShiftedDiscardDivisor = policy.conv.shiftedDiscardDivisor;
   linalg.depthwiseMaxUnrolledTaps = policy.conv.depthwiseMaxUnrolledTaps;
