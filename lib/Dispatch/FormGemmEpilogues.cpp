@@ -95,7 +95,9 @@ bool isGemmProduct(linalg::LinalgOp op, const Shapes &shapes) {
   int64_t k = b.getDimSize(rank - (kMajor ? 1 : 2)), n = b.getDimSize(rank - (kMajor ? 2 : 1));
   if (k < shapes.k || k % shapes.k || n % shapes.n)
     return false;
-  if (batched && b.getDimSize(0) > 1 && k % shapes.batchedK)
+  // A K-major B's rows past K are zero-filled whatever the batch (K is its
+  // inner dim): no batch rule.
+  if (batched && !kMajor && b.getDimSize(0) > 1 && k % shapes.batchedK)
     return false;
   return !shapes.denseA || !mayBeSlice(op.getDpsInputs()[0]);
 }
