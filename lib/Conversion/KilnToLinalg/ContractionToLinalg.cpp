@@ -249,7 +249,12 @@ Value kMajorRhsSource(MatmulOp op, ConversionPatternRewriter &rewriter) {
   std::swap(swapLast[rank - 2], swapLast[rank - 1]);
   if (transpose.getPerm() != ArrayRef<int64_t>(swapLast))
     return {};
-  return rewriter.getRemappedValue(transpose.getInput());
+  // Storage types the conversion changes (narrow floats as i8) keep the
+  // general lowering.
+  Value source = rewriter.getRemappedValue(transpose.getInput());
+  if (!source || source.getType() != transpose.getInput().getType())
+    return {};
+  return source;
 }
 
 /// An integer matmul's operand byte windows (kiln/Dialect/Kiln/IR/ByteOperands.h)
