@@ -5,7 +5,7 @@
                      [--prompt 128] [--tokens 64] [--threads 2] [--repeats 3]
 
 Times greedy decoding of one exported decoder with a KV cache (inputs input_ids,
-position_ids, optional attention_mask, past_key_values.L.key|value; outputs
+position_ids, attention_mask (optional in --model), past_key_values.L.key|value; outputs
 logits, present.L.key|value) two ways, interleaved in one run on the same
 threads: `kiln-run --generate` (the runtime's kiln_decoder, compiled once with
 kilnc) and onnxruntime's CPU provider driven from Python (each step feeds the
@@ -57,16 +57,22 @@ def _scalar_dim(g, x, axis):
     return g.op("Gather", [g.op("Shape", [x]), g.const(np.int64(axis), "idx")], axis=0)
 
 
-def _causal_mask(g, ids, past):
-    """Query i (at past + i) sees keys 0 .. past + i: [sequence, past + sequence] bools."""
-    past_len, seq_len = _scalar_dim(g, past, 2), _scalar_dim(g, ids, 1)
-    total = g.op("Add", [past_len, seq_len])
+def _causal_mask(g, ids, mask):
+    """Query i (at past + i) sees keys 0 .. past + i that the attention mask
+    ([batch, past + sequence], as transformers' exports take it) keeps:
+    [batch, 1, sequence, past + sequence] bools; the past's length is the
+    mask's minus the tokens'."""
+    total, seq_len = _scalar_dim(g, mask, 1), _scalar_dim(g, ids, 1)
+    past_len = g.op("Sub", [total, seq_len])
     one = g.const(np.int64(1), "one")
     rows = g.op("Range", [past_len, total, one])
     cols = g.op("Range", [g.const(np.int64(0), "zero"), total, one])
-    return g.op("LessOrEqual", [
+    causal = g.op("LessOrEqual", [
         g.op("Unsqueeze", [cols, g.const(np.array([0], np.int64), "axes")]),
         g.op("Unsqueeze", [rows, g.const(np.array([1], np.int64), "axes")])])
+    keep = g.op("Unsqueeze", [g.op("Cast", [mask], to=onnx.TensorProto.BOOL),
+                              g.const(np.array([1, 2], np.int64), "axes")])
+    return g.op("And", [causal, keep])
 
 
 def gpt2_kv(layers, hidden, heads, vocab, positions, seed=0):
@@ -74,6 +80,7 @@ def gpt2_kv(layers, hidden, heads, vocab, positions, seed=0):
     g = Graph("gpt2_kv", seed)
     d = hidden // heads
     ids = g.input("input_ids", TENSOR_INT64, ["batch", "sequence"], None)
+    mask = g.input("attention_mask", TENSOR_INT64, ["batch", "total_sequence"], None)
     pos = g.input("position_ids", TENSOR_INT64, ["batch", "sequence"], None)
     pasts = [[g.input(f"past_key_values.{i}.{kind}", TENSOR_FLOAT,
                       ["batch", heads, "past_sequence", d], None) for kind in ("key", "value")]
@@ -81,7 +88,7 @@ def gpt2_kv(layers, hidden, heads, vocab, positions, seed=0):
     wte = g.rng.standard_normal((vocab, hidden), dtype=np.float32) * np.float32(0.1)
     x = g.op("Gather", [g.const(wte, "wte"), ids])
     x = g.op("Add", [x, g.op("Gather", [g.weight((positions, hidden), 0.05, "wpe"), pos])])
-    causal = _causal_mask(g, ids, pasts[0][0])
+    causal = _causal_mask(g, ids, mask)
     split = g.const(np.array([hidden] * 3, np.int64), "split")
     present_dims = ["batch", heads, "past_sequence + sequence", d]
     for i in range(layers):
@@ -135,6 +142,7 @@ def llama_kv(layers, hidden, heads, kv_heads, intermediate, vocab, positions, se
     g = Graph("llama_kv", seed)
     d, group = hidden // heads, heads // kv_heads
     ids = g.input("input_ids", TENSOR_INT64, ["batch", "sequence"], None)
+    mask = g.input("attention_mask", TENSOR_INT64, ["batch", "total_sequence"], None)
     pos = g.input("position_ids", TENSOR_INT64, ["batch", "sequence"], None)
     pasts = [[g.input(f"past_key_values.{i}.{kind}", TENSOR_FLOAT,
                       ["batch", kv_heads, "past_sequence", d], None) for kind in ("key", "value")]
@@ -146,7 +154,7 @@ def llama_kv(layers, hidden, heads, kv_heads, intermediate, vocab, positions, se
     axis1 = g.const(np.array([1], np.int64), "axes")
     cos = g.op("Unsqueeze", [g.op("Gather", [g.const(np.cos(angles), "cos"), pos]), axis1])
     sin = g.op("Unsqueeze", [g.op("Gather", [g.const(np.sin(angles), "sin"), pos]), axis1])
-    causal = _causal_mask(g, ids, pasts[0][0])
+    causal = _causal_mask(g, ids, mask)
     present_dims = ["batch", kv_heads, "past_sequence + sequence", d]
     std = 0.02
 

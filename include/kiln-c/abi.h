@@ -21,7 +21,9 @@ extern "C" {
 
 /* "KILN" little-endian, and the layout version of the structs below. */
 #define KILN_ABI_MAGIC 0x4E4C494Bu
-#define KILN_ABI_VERSION 5u
+#define KILN_ABI_VERSION 6u
+/* The oldest layout this runtime still loads (v5 lacks output_aliases). */
+#define KILN_ABI_MIN_VERSION 5u
 #define KILN_ABI_ENTRY_SYMBOL "kiln_abi_model_v1"
 
 /* Element types are kiln-c/runtime.h's kiln_dtype (KILN_DTYPE_F32, ...): one
@@ -187,6 +189,13 @@ typedef struct kiln_abi_model {
    * NULL or "" for baseline x86-64. The runtime refuses to load an artifact
    * that needs one this CPU lacks, or one it does not know. --- */
   const char *cpu_features;
+  /* --- ABI v6: NULL, or num_outputs entries: -1, or the index of the input
+   * whose buffer this output is (kilnc --kv-cache-length: a KV cache updated
+   * in place). An aliased output has the input's dtype and dims; the run
+   * function reads the input from the output's buffer and writes only part
+   * of it, so the runtime copies the input there first unless both are the
+   * same buffer. Read only when abi_version >= 6. --- */
+  const int32_t *output_aliases;
 } kiln_abi_model;
 
 /* The x86 extensions an artifact can record in cpu_features: LLVM's names
@@ -214,6 +223,7 @@ typedef const kiln_abi_model *(*kiln_abi_entry_fn)(void);
  *   ABI v4: num_weights_segments (4), then each segment's offset (8),
  *     bytes (8) and dtype (4)
  *   ABI v5: cpu_features bytes including the NUL (nothing when NULL)
+ *   ABI v6: each output_aliases entry (4; nothing when NULL)
  * Both the artifact writer and the runtime loader compute it this way.
  *
  * KILN_ABI_BLOB_CHECKSUM (the weights file) is FNV-1a 64 taken a word at a

@@ -87,6 +87,9 @@ static inline uint64_t kiln_abi_descriptor_checksum(const kiln_abi_model *model)
   }
   if (model->cpu_features)
     hash = kiln_fnv1a64_cstring(hash, model->cpu_features);
+  if (model->abi_version >= 6 && model->output_aliases)
+    for (uint32_t i = 0; i < model->num_outputs; ++i)
+      hash = kiln_fnv1a64_u32(hash, (uint32_t)model->output_aliases[i]);
   return hash;
 }
 

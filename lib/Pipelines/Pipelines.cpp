@@ -92,6 +92,13 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
     cache.precision = *options.kvCache;
     pm.addPass(createKilnKVCacheDtypePass(cache));
   }
+  //    The cache updated in place in a fixed-length buffer (kilnc
+  //    --kv-cache-length), after its type is settled.
+  if (options.kvCacheLength > 0) {
+    KilnKVCacheInPlacePassOptions inPlace;
+    inPlace.cacheLength = options.kvCacheLength;
+    pm.addPass(createKilnKVCacheInPlacePass(inPlace));
+  }
   // 0a. Matmuls with block-quantized constant weights (MatMulNBits) as one
   //    low-bit kernel op, before any folding (the greedy rewrites of the
   //    next pass too) turns the weights into f32.
@@ -213,6 +220,9 @@ void buildBufferizePipeline(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Outputs that are an input's buffer updated in place (a KV cache) are no
+  // results at all.
+  pm.addPass(createKilnDropAliasedResultsPass());
   // Results are written into caller-provided output buffers.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;

@@ -8,8 +8,12 @@
 // flipping `current` afterwards makes that present the next past. So the
 // runtime copies no cache bytes and allocates nothing per token, and a run
 // that fails leaves the past untouched. The model still rewrites the whole
-// present each run (its concat of past and new keys): the artifact ABI has no
-// output that aliases a preallocated cache with a stride. On a CUDA session
+// present each run (its concat of past and new keys). A model compiled with
+// kilnc --kv-cache-length instead updates one fixed-length buffer per pair
+// in place (its presents alias their pasts): the run writes only the new
+// rows, `current` never flips, and a failed run may have written rows
+// [length, length + count), which the next run writes again; rows below
+// `length` are never touched. On a CUDA session
 // both buffers are device memory, handed to the run in place: the cache
 // never crosses to the host (only ids, positions, mask and logits do). A
 // model compiled with kilnc --greedy-ids has the output greedy_ids: the
@@ -186,16 +190,30 @@ uint64_t bytesPerToken(const DecoderSignature &signature) {
   return bytes;
 }
 
+/// The halves of cache `i` the decoder allocates: both, or the first only
+/// for a cache updated in place.
+struct HalfRange {
+  kiln_decoder::Half *first, *last;
+  kiln_decoder::Half *begin() const { return first; }
+  kiln_decoder::Half *end() const { return last; }
+};
+HalfRange allocatedHalves(kiln_decoder &decoder, size_t i) {
+  kiln_decoder::Half *halves = decoder.caches[i].halves;
+  return {halves, halves + (decoder.signature.caches[i].inPlace ? 1 : 2)};
+}
+
 kiln_status *allocateCaches(kiln_decoder &decoder) {
   decoder.caches = std::vector<kiln_decoder::Cache>(decoder.signature.caches.size());
   for (size_t i = 0; i < decoder.caches.size(); ++i) {
     const CachePair &pair = decoder.signature.caches[i];
-    int64_t dims[] = {decoder.maxBatch, pair.heads, decoder.maxTokens, pair.headSize};
+    int64_t rows = pair.inPlace ? pair.cacheLength : decoder.maxTokens;
+    int64_t dims[] = {decoder.maxBatch, pair.heads, rows, pair.headSize};
     size_t bytes = 0;
     if (!checkedByteSize(pair.elementBytes, dims, 4, bytes))
       return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
                         cat("a cache of ", formatDims(dims, 4), " overflows size_t"));
-    for (kiln_decoder::Half &half : decoder.caches[i].halves) {
+    // In place: one buffer, past and present alike.
+    for (kiln_decoder::Half &half : allocatedHalves(decoder, i)) {
       std::string error;
       bool ok = true;
       if (sessionOnDevice(*decoder.session)) {
@@ -243,6 +261,9 @@ kiln_status *createDecoder(kiln_session *session, const kiln_decoder_options *gi
   decoder->maxBatch = options.max_batch;
   if (kiln_status *status = recognizeDecoder(*decoder->model, decoder->signature))
     return status;
+  if (int64_t length = decoder->signature.inPlaceLength; length && decoder->maxTokens > length)
+    return invalidArgument(cat("max_tokens is ", decoder->maxTokens, ", but the model's cache "
+                               "holds ", length, " tokens per sequence (kilnc --kv-cache-length)"));
   if (kiln_status *status = allocateCaches(*decoder))
     return status;
   *out_decoder = decoder.release();
@@ -315,8 +336,10 @@ kiln_status *buildInputs(kiln_decoder &decoder, const int64_t *ids, int64_t batc
     addInput(decoder, inputs, *sig.attentionMask, {batch, total}, 2, decoder.mask.data());
   for (size_t i = 0; i < sig.caches.size(); ++i) {
     const CachePair &pair = sig.caches[i];
-    addInput(decoder, inputs, pair.input, {batch, pair.heads, decoder.length, pair.headSize},
-             4, decoder.caches[i].halves[decoder.current].data());
+    // In place: the whole fixed-length buffer, whatever its fill.
+    int64_t rows = pair.inPlace ? pair.cacheLength : decoder.length;
+    addInput(decoder, inputs, pair.input, {batch, pair.heads, rows, pair.headSize}, 4,
+             decoder.caches[i].halves[pair.inPlace ? 0 : decoder.current].data());
   }
   for (size_t i = 0; i < inputs.tensors.size(); ++i)
     inputs.tensors[i].dims = inputs.dims[i].data();
@@ -341,14 +364,16 @@ kiln_status *bindOutputs(kiln_decoder &decoder, const RunPlan &plan, int64_t bat
   for (size_t i = 0; i < sig.caches.size(); ++i) {
     const CachePair &pair = sig.caches[i];
     const int64_t *dims = plannedOutputDims(model, plan, pair.output);
-    int64_t expected[] = {batch, pair.heads, decoder.length + count, pair.headSize};
+    int64_t rows = pair.inPlace ? pair.cacheLength : decoder.length + count;
+    int64_t expected[] = {batch, pair.heads, rows, pair.headSize};
     if (!std::equal(expected, expected + 4, dims))
       return makeStatus(KILN_STATUS_INVALID_MODEL,
                         cat("output '", model.outputs[pair.output].name, "' is ",
                             formatDims(dims, 4), " for a past of ", decoder.length,
                             " and ", count, " new tokens; the cache expects ",
                             formatDims(expected, 4)));
-    outputData[pair.output] = decoder.caches[i].halves[1 - decoder.current].data();
+    outputData[pair.output] =
+        decoder.caches[i].halves[pair.inPlace ? 0 : 1 - decoder.current].data();
   }
   const int64_t *logits = plannedOutputDims(model, plan, sig.logits);
   if (logits[0] != batch || logits[1] < 1)
@@ -412,7 +437,8 @@ kiln_status *runTokens(kiln_decoder *decoder, const int64_t *ids, int64_t batch,
   const int64_t *logits = plannedOutputDims(model, plan, decoder->signature.logits);
   std::copy(logits, logits + 3, decoder->logitsDims.begin());
   decoder->hasLogits = true;
-  decoder->current = 1 - decoder->current;
+  if (!decoder->signature.inPlaceLength)
+    decoder->current = 1 - decoder->current;
   decoder->length += count;
   decoder->batch = batch;
   return nullptr;

@@ -143,6 +143,22 @@ kiln_status *addCachePair(const kiln_model &model, size_t input,
   pair.headSize = past.dims[3];
   pair.dtype = past.dtype;
   pair.elementBytes = kiln_dtype_size(past.dtype);
+  if (desc.aliasedInput >= 0) {
+    if (static_cast<size_t>(desc.aliasedInput) != input || past.isSymbolic(2) ||
+        past.dims[2] < 1)
+      return invalidModel(model, cat("output ", describe(desc), " is updated in place, but "
+                                     "not in input ", describe(past),
+                                     " with a static cache length (dim 2)"));
+    pair.inPlace = true;
+    pair.cacheLength = past.dims[2];
+  }
+  if (!out.caches.empty() &&
+      (out.caches.front().inPlace != pair.inPlace ||
+       out.caches.front().cacheLength != pair.cacheLength))
+    return invalidModel(model, cat("input '", past.name, "' and input '",
+                                   model.inputs[out.caches.front().input].name,
+                                   "' differ in being updated in place or in cache length"));
+  out.inPlaceLength = pair.cacheLength;
   out.caches.push_back(pair);
   return nullptr;
 }

@@ -22,6 +22,11 @@ struct CachePair {
   int64_t headSize = 0;
   int32_t dtype = 0;
   size_t elementBytes = 0;
+  /// The present is the past's buffer updated in place (kilnc
+  /// --kv-cache-length, ABI v6 output_aliases): one fixed-length buffer
+  /// [batch, heads, cacheLength, head] instead of two.
+  bool inPlace = false;
+  int64_t cacheLength = 0;
 };
 
 /// Where a decoder's inputs and outputs are, decided once when the decoder
@@ -36,6 +41,9 @@ struct DecoderSignature {
   /// of the logits; the decoder picks greedy ids from it.
   std::optional<size_t> greedyIds;
   std::vector<CachePair> caches; // in the model's input order
+  /// Every pair in place (all or none), each cacheLength rows long; 0 for
+  /// a model whose presents are new buffers.
+  int64_t inPlaceLength = 0;
   int64_t numLayers = 0;
 };
 

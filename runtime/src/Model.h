@@ -23,11 +23,20 @@ struct TensorDesc {
   std::vector<int64_t> dims;              // -1 = symbolic
   std::vector<std::string> dimNameStorage; // "" for static dims
   std::vector<const char *> dimNames;      // NULL for static dims
+  /// An output that is an input's buffer updated in place (ABI v6
+  /// output_aliases): that input's index; -1 otherwise.
+  int32_t aliasedInput = -1;
 
   int32_t rank() const { return static_cast<int32_t>(dims.size()); }
   bool isSymbolic(int32_t i) const { return dims[i] < 0; }
   kiln_tensor_info info() const;
 };
+
+/// The descriptor's output_aliases (ABI v6), NULL for older layouts, which
+/// end before the field.
+inline const int32_t *outputAliases(const kiln_abi_model &abi) {
+  return abi.abi_version >= 6 ? abi.output_aliases : nullptr;
+}
 
 } // namespace kiln::rt
 

@@ -172,15 +172,45 @@ MaybeProblem checkTensorList(const kiln_abi_tensor *tensors, uint32_t count,
   return std::nullopt;
 }
 
+/// ABI v6: each aliased output names a distinct input of its dtype and
+/// dims (dim names too, where symbolic).
+MaybeProblem checkOutputAliases(const kiln_abi_model &abi) {
+  const int32_t *aliases = outputAliases(abi);
+  if (!aliases)
+    return std::nullopt;
+  std::vector<bool> taken(abi.num_inputs);
+  for (uint32_t o = 0; o < abi.num_outputs; ++o) {
+    int32_t i = aliases[o];
+    if (i == -1)
+      continue;
+    const kiln_abi_tensor &output = abi.outputs[o];
+    if (i < 0 || static_cast<uint32_t>(i) >= abi.num_inputs)
+      return invalid(cat("output '", output.name, "' aliases input ", i, ", but the model has ",
+                         abi.num_inputs, " inputs"));
+    const kiln_abi_tensor &input = abi.inputs[i];
+    if (taken[i])
+      return invalid(cat("input '", input.name, "' is aliased by two outputs"));
+    taken[i] = true;
+    bool same = input.dtype == output.dtype && input.rank == output.rank;
+    for (int32_t d = 0; same && d < input.rank; ++d)
+      same = input.dims[d] == output.dims[d] &&
+             (input.dims[d] >= 0 || std::strcmp(input.dim_names[d], output.dim_names[d]) == 0);
+    if (!same)
+      return invalid(cat("output '", output.name, "' aliases input '", input.name,
+                         "', but their dtypes or dims differ"));
+  }
+  return std::nullopt;
+}
+
 MaybeProblem checkDescriptor(const kiln_abi_model &abi) {
   if (abi.magic != KILN_ABI_MAGIC)
     return invalid(cat("bad magic 0x", toHex(abi.magic, 8), ", expected 0x",
                        toHex(KILN_ABI_MAGIC, 8), " ('KILN')"));
-  if (abi.abi_version != KILN_ABI_VERSION)
+  if (abi.abi_version < KILN_ABI_MIN_VERSION || abi.abi_version > KILN_ABI_VERSION)
     return Problem{KILN_STATUS_VERSION_MISMATCH,
                    cat("ABI version mismatch: the artifact has version ",
-                       abi.abi_version, ", this runtime supports version ",
-                       KILN_ABI_VERSION)};
+                       abi.abi_version, ", this runtime supports versions ",
+                       KILN_ABI_MIN_VERSION, " to ", KILN_ABI_VERSION)};
   if (MaybeProblem p = checkStructure(abi))
     return p;
   uint64_t expected = kiln_abi_descriptor_checksum(&abi);
@@ -199,7 +229,9 @@ MaybeProblem checkDescriptor(const kiln_abi_model &abi) {
     return p;
   if (MaybeProblem p = checkTensorList(abi.inputs, abi.num_inputs, "input"))
     return p;
-  return checkTensorList(abi.outputs, abi.num_outputs, "output");
+  if (MaybeProblem p = checkTensorList(abi.outputs, abi.num_outputs, "output"))
+    return p;
+  return checkOutputAliases(abi);
 }
 
 TensorDesc copyTensor(const kiln_abi_tensor &tensor) {
@@ -223,8 +255,11 @@ void copyDescriptor(const kiln_abi_model &abi, kiln_model &model) {
     model.inputs.push_back(copyTensor(abi.inputs[i]));
     model.inputIndex.emplace(model.inputs.back().name, i);
   }
-  for (uint32_t i = 0; i < abi.num_outputs; ++i)
+  const int32_t *aliases = outputAliases(abi);
+  for (uint32_t i = 0; i < abi.num_outputs; ++i) {
     model.outputs.push_back(copyTensor(abi.outputs[i]));
+    model.outputs.back().aliasedInput = aliases ? aliases[i] : -1;
+  }
   for (uint32_t i = 0; i < abi.num_dispatches; ++i)
     model.dispatchNames.push_back(abi.dispatch_names[i]);
 }

@@ -21,6 +21,7 @@
 #include "Validation.h"
 #include "cuda/Device.h"
 
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sched.h>
@@ -274,6 +275,12 @@ kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
   for (const kiln_tensor *input : plan.inputs)
     buffers.push_back(input->data);
   buffers.insert(buffers.end(), outputData, outputData + numOutputs);
+  // An output that is an input updated in place starts as that input (the
+  // run function reads the input from the output's buffer).
+  for (size_t o = 0; o < numOutputs; ++o)
+    if (int32_t i = model.outputs[o].aliasedInput; i >= 0 && outputData[o] &&
+                                                 outputData[o] != plan.inputs[i]->data)
+      std::memcpy(outputData[o], plan.inputs[i]->data, plan.inputs[i]->byte_size);
   ArenaLease arena(*session.arenas);
   if (model.abi->arena_bytes && !arena.get())
     return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,

@@ -137,6 +137,14 @@ static cl::opt<std::string> kvCacheDtypeOption(
              "the cache bytes per step, no per-step conversion)"),
     cl::value_desc("fp16|bf16"), cl::cat(kilncCategory));
 
+static cl::opt<int64_t> kvCacheLengthOption(
+    "kv-cache-length",
+    cl::desc("Rows of a decoder's fixed-length KV cache, updated in place: each past_key_values.* "
+             "input becomes [batch, heads, N, head] and its present.* output the same buffer "
+             "with the step's rows written at the cached length (no per-step copy of the "
+             "cache; the runtime's decoder holds at most N tokens per sequence)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kilncCategory));
+
 using kiln::driver::Report;
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
@@ -277,6 +285,10 @@ int main(int argc, char **argv) {
       return fail("--kv-cache-dtype='" + kvCacheDtypeOption + "': expected fp16 or bf16");
     job.options.kvCache = cache;
   }
+  if (kvCacheLengthOption.getNumOccurrences() && kvCacheLengthOption < 1)
+    return fail("--kv-cache-length=" + std::to_string(kvCacheLengthOption) +
+                ": expected at least 1 row");
+  job.options.kvCacheLength = kvCacheLengthOption;
   job.options.debugBreakOp = debugBreakOp;
   if (!matmulTile.empty())
     if (llvm::Error error = kiln::driver::parseMatmulTile(matmulTile, job.options.matmul))

@@ -108,6 +108,10 @@ struct PipelineOptions {
   /// kilnc --kv-cache-dtype: the 16-bit type (FP16, BF16) the decoder's KV
   /// cache inputs and outputs get (kiln-kv-cache-dtype); none: as exported.
   std::optional<Precision> kvCache;
+  /// kilnc --kv-cache-length: rows of the fixed-length KV cache the decoder
+  /// updates in place (kiln-kv-cache-in-place); 0: as exported (each step
+  /// concatenates the past and the new rows into a new present).
+  int64_t kvCacheLength = 0;
   /// Test only (kilnc --kiln-debug-break-op): an elementwise kiln op, without
   /// its `kiln.` prefix, lowered wrongly on purpose; empty = none.
   std::string debugBreakOp;

@@ -143,6 +143,7 @@ struct ConvertKilnToLinalgPass final
     populateResizeToLinalgPatterns(patterns);
     populateScanToLinalgPatterns(patterns);
     populateSelectScatterToLinalgPatterns(patterns);
+    populateKVCacheUpdateToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns);
     populateGatherToLinalgPatterns(patterns, indexChecks);
     lowering::LoweringFailures failures(context);

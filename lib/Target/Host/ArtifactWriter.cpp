@@ -20,6 +20,17 @@ uint64_t weightsChecksum(const ArtifactLayout &layout) {
   return layout.weightsMode == WeightsMode::External ? blobChecksum(layout.weights) : 0;
 }
 
+/// ABI v6 output_aliases: one entry per output, or none when no output
+/// aliases an input (the descriptor's pointer is then NULL).
+std::vector<int32_t> outputAliases(const ModelSignature &signature) {
+  std::vector<int32_t> aliases;
+  for (const TensorSignature &output : signature.outputs)
+    aliases.push_back(output.aliasesInput);
+  if (llvm::all_of(aliases, [](int32_t i) { return i < 0; }))
+    aliases.clear();
+  return aliases;
+}
+
 /// The descriptor fields of `tensors` that the checksum reads.
 std::vector<kiln_abi_tensor> checksummedTensors(const std::vector<TensorSignature> &tensors) {
   std::vector<kiln_abi_tensor> result;
@@ -60,6 +71,8 @@ uint64_t descriptorChecksum(const ModelSignature &signature, uint64_t weightsByt
   model.num_weights_segments = segments.size();
   model.weights_segments = segments.data();
   model.cpu_features = layout.cpuFeatures.c_str();
+  std::vector<int32_t> aliases = outputAliases(signature);
+  model.output_aliases = aliases.empty() ? nullptr : aliases.data();
   return kiln_abi_descriptor_checksum(&model);
 }
 
@@ -380,10 +393,24 @@ llvm::Error buildRunWrapper(DescriptorBuilder &d, llvm::Function *entry,
                      : layout.weights.empty() ? none
                                         : requireHostPointer(b, run, kHostWeights, 4),
                      layout.weights.size());
+  // An input updated in place is read from its output's buffer (the
+  // runtime put it there); that output has no argument of its own.
+  std::vector<int64_t> slotOf;
+  for (size_t i = 0; i < signature.inputs.size(); ++i)
+    slotOf.push_back(static_cast<int64_t>(i));
+  for (size_t o = 0; o < signature.outputs.size(); ++o)
+    if (int32_t i = signature.outputs[o].aliasesInput; i >= 0)
+      slotOf[i] = static_cast<int64_t>(signature.inputs.size() + o);
   unsigned tensorIndex = 0, dimIndex = 0;
   for (const auto *list : {&signature.inputs, &signature.outputs}) {
     for (const TensorSignature &tensor : *list) {
-      llvm::Value *slot = b.CreateConstInBoundsGEP1_64(d.ptrType, buffers, tensorIndex++);
+      unsigned index = tensorIndex++;
+      if (list == &signature.outputs && tensor.aliasesInput >= 0) {
+        dimIndex += tensor.dims.size();
+        continue;
+      }
+      llvm::Value *slot = b.CreateConstInBoundsGEP1_64(
+          d.ptrType, buffers, index < slotOf.size() ? slotOf[index] : index);
       llvm::Value *data = b.CreateLoad(d.ptrType, slot, tensor.name + ".data");
       std::vector<llvm::Value *> sizes;
       for (int64_t dim : tensor.dims) {
@@ -605,6 +632,20 @@ llvm::Constant *weightsSegmentArray(DescriptorBuilder &d, llvm::ArrayRef<int64_t
       "kiln.weights_segments");
 }
 
+/// The int32_t output_aliases array (ABI v6), or null when no output is an
+/// input updated in place.
+llvm::Constant *outputAliasArray(DescriptorBuilder &d, const ModelSignature &signature) {
+  std::vector<int32_t> aliases = outputAliases(signature);
+  if (aliases.empty())
+    return llvm::ConstantPointerNull::get(d.ptrType);
+  std::vector<llvm::Constant *> entries;
+  for (int32_t alias : aliases)
+    entries.push_back(llvm::ConstantInt::get(d.i32, alias, /*isSigned=*/true));
+  return d.makeGlobal(
+      llvm::ConstantArray::get(llvm::ArrayType::get(d.i32, entries.size()), entries),
+      "kiln.output_aliases");
+}
+
 } // namespace
 
 llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature,
@@ -646,7 +687,8 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
   auto *modelType = llvm::StructType::create(
       d.context,
       {d.i32, d.i32, d.i32, d.i32, d.ptrType, d.ptrType, d.ptrType, d.ptrType, d.i64, d.i64,
-       d.i64, d.i32, d.i32, d.ptrType, d.i64, d.ptrType, d.i32, d.ptrType, d.ptrType},
+       d.i64, d.i32, d.i32, d.ptrType, d.i64, d.ptrType, d.i32, d.ptrType, d.ptrType,
+       d.ptrType},
       "kiln_abi_model");
   llvm::Constant *model = llvm::ConstantStruct::get(
       modelType,
@@ -666,7 +708,8 @@ llvm::Error addArtifactABI(llvm::Module &module, const ModelSignature &signature
        llvm::ConstantInt::get(d.i64, weightsChecksum(layout)),
        dispatchNameArray(d, layout.dispatchNames),
        llvm::ConstantInt::get(d.i32, layout.weightsSegments.size() / 3),
-       weightsSegmentArray(d, layout.weightsSegments), d.string(layout.cpuFeatures)});
+       weightsSegmentArray(d, layout.weightsSegments), d.string(layout.cpuFeatures),
+       outputAliasArray(d, signature)});
   llvm::Constant *modelGlobal = d.makeGlobal(model, "kiln.model");
 
   auto *getterType = llvm::FunctionType::get(d.ptrType, {}, false);

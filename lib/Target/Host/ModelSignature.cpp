@@ -161,6 +161,24 @@ FailureOr<ModelSignature> readModelSignature(ModuleOp module) {
                << "') depends on tensor values, not on input shapes; Kiln needs output "
                   "shapes that follow from the input shapes (fix them with "
                   "--input-shape, or make the shape a constant)";
+    if (auto alias = func.getResultAttrOfType<IntegerAttr>(i, "kiln.aliases_input")) {
+      int64_t k = alias.getInt();
+      if (k < 0 || k >= static_cast<int64_t>(signature.inputs.size()))
+        return emitError(func.getLoc()) << "output '" << output->name << "' aliases input " << k
+                                        << ", but the model has " << signature.inputs.size()
+                                        << " inputs";
+      const TensorSignature &input = signature.inputs[k];
+      if (input.dtype != output->dtype || input.dims != output->dims ||
+          input.dimNames != output->dimNames)
+        return emitError(func.getLoc())
+               << "output '" << output->name << "' aliases input '" << input.name
+               << "', but their element types or dims differ";
+      for (const TensorSignature &other : signature.outputs)
+        if (other.aliasesInput == k)
+          return emitError(func.getLoc()) << "input '" << input.name
+                                          << "' is aliased by two outputs";
+      output->aliasesInput = static_cast<int32_t>(k);
+    }
     signature.outputs.push_back(*output);
   }
   return signature;

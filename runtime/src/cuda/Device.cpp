@@ -579,11 +579,24 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   for (const kiln_tensor *input : plan.inputs)
     given.push_back(input->data);
   given.insert(given.end(), outputs.begin(), outputs.end());
+  // An output that is an input updated in place (ABI v6) starts as that
+  // input: the run function reads the input from the output's buffer, so
+  // the input's own slot stays empty.
+  std::vector<int64_t> aliasedBy(plan.inputs.size(), -1);
+  for (size_t o = 0; o < model.outputs.size(); ++o)
+    if (int32_t i = model.outputs[o].aliasedInput; i >= 0)
+      aliasedBy[i] = static_cast<int64_t>(o);
   std::vector<bool> resident(given.size());
   for (size_t i = 0; i < given.size(); ++i) {
     resident[i] =
         given[i] && std::find(onDevice.begin(), onDevice.end(), given[i]) != onDevice.end();
-    place(resident[i] ? 0
+    bool aliased = i < plan.inputs.size() && aliasedBy[i] >= 0;
+    if (aliased && resident[i] && given[i] != given[plan.inputs.size() + aliasedBy[i]])
+      return failed(KILN_STATUS_INVALID_ARGUMENT,
+                    cat("output '", model.outputs[aliasedBy[i]].name, "' is input '",
+                        plan.inputs[i]->name,
+                        "' updated in place: a device input must be the output's buffer"));
+    place(resident[i] || aliased ? 0
           : i < plan.inputs.size() ? plan.inputs[i]->byte_size
                                    : plan.outputBytes[i - plan.inputs.size()]);
   }
@@ -608,7 +621,10 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
 
   for (size_t i = 0; i < plan.inputs.size(); ++i)
     if (plan.inputs[i]->byte_size && !resident[i])
-      state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(buffers[i]),
+      state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(
+                                             aliasedBy[i] >= 0
+                                                 ? buffers[plan.inputs.size() + aliasedBy[i]]
+                                                 : buffers[i]),
                                          plan.inputs[i]->data, plan.inputs[i]->byte_size,
                                          stream),
                   cat("copying input '", plan.inputs[i]->name, "' to the device").c_str());
@@ -626,7 +642,8 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
                                          arenas->arenaSize(), stream),
                   "poisoning the arena");
     for (size_t i = 0; i < plan.outputBytes.size(); ++i)
-      if (void *ptr = buffers[plan.inputs.size() + i]; ptr && plan.outputBytes[i])
+      if (void *ptr = buffers[plan.inputs.size() + i];
+          ptr && plan.outputBytes[i] && model.outputs[i].aliasedInput < 0)
         state.check(driver.memcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(ptr), poison.data(),
                                            plan.outputBytes[i], stream),
                     "poisoning an output");

@@ -60,7 +60,7 @@ TEST(ModelLoad, DescribesAddOne) {
   EXPECT_STREQ(info.producer, "kiln-test add_one");
   EXPECT_EQ(info.weights_bytes, 48u);
   EXPECT_EQ(info.file_bytes, fs::file_size(modelPath("add_one")));
-  EXPECT_EQ(info.abi_version, 5u);
+  EXPECT_EQ(info.abi_version, 6u);
   EXPECT_EQ(info.num_inputs, 1u);
   EXPECT_EQ(info.num_outputs, 1u);
 
@@ -206,12 +206,26 @@ TEST(ModelLoad, BadMagic) {
                          "': bad magic 0x464C457F, expected 0x4E4C494B ('KILN')");
 }
 
+TEST(ModelLoad, OutputAliases) {
+  // ABI v6: an output that is its input updated in place loads; an alias
+  // to a missing input or to an input of other dims is refused.
+  kiln_model *model = nullptr;
+  ASSERT_EQ(messageOf(kiln_model_load(modelPath("aliased_output").c_str(), &model)), "");
+  kiln_model_destroy(model);
+  EXPECT_EQ(loadError(modelPath("bad_alias_index")).second,
+            "cannot load model '" + modelPath("bad_alias_index") +
+                "': output 'y' aliases input 3, but the model has 1 inputs");
+  EXPECT_EQ(loadError(modelPath("bad_alias_dims")).second,
+            "cannot load model '" + modelPath("bad_alias_dims") +
+                "': output 'y' aliases input 'x', but their dtypes or dims differ");
+}
+
 TEST(ModelLoad, VersionMismatch) {
   auto [code, message] = loadError(modelPath("bad_version"));
   EXPECT_EQ(code, KILN_STATUS_VERSION_MISMATCH);
   EXPECT_EQ(message, "cannot load model '" + modelPath("bad_version") +
-                         "': ABI version mismatch: the artifact has version 6, "
-                         "this runtime supports version 5");
+                         "': ABI version mismatch: the artifact has version 7, "
+                         "this runtime supports versions 5 to 6");
 }
 
 TEST(ModelLoad, UnknownCPUExtension) {

@@ -82,6 +82,8 @@ void populateQuantizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateResizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// top_k, scatter_elements: generics with a reduction dim along the axis.
 void populateSelectScatterToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// kv_cache_update: an insert_slice into the cache and slices of it.
+void populateKVCacheUpdateToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// cumsum: a generic with a masked reduction along the axis.
 void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape family, transpose, concat, slice, pad, tile, shape/size: tensor ops.

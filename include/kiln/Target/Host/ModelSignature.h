@@ -24,6 +24,9 @@ struct TensorSignature {
   int32_t dtype = 0; // kiln_dtype
   std::vector<int64_t> dims; // -1 for symbolic
   std::vector<std::string> dimNames; // "" for static dims
+  /// An output that is an input's buffer updated in place (result attribute
+  /// `kiln.aliases_input`, ABI v6 output_aliases): the input's index; -1 else.
+  int32_t aliasesInput = -1;
 };
 
 struct ModelSignature {
@@ -35,6 +38,8 @@ struct ModelSignature {
 /// or @main). Inputs are named by the `kiln.name` argument attribute (else
 /// `input_<i>`), outputs by the `kiln.name` result attribute (else
 /// `output_<i>`); symbolic dims by `kiln.dim_names` (else `<tensor>_d<i>`).
+/// An output marked `kiln.aliases_input = k` records input k, which must
+/// have its dtype and dims and no other such output.
 /// Fails with a diagnostic on element types the runtime does not know.
 mlir::FailureOr<ModelSignature> readModelSignature(mlir::ModuleOp module);
 

@@ -33,6 +33,22 @@ def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def KilnDropAliasedResultsPass : Pass<"kiln-drop-aliased-results", "mlir::ModuleOp"> {
+  let summary = "Drop results that are an input's buffer updated in place";
+  let description = [{
+    Runs between one-shot bufferization and `buffer-results-to-out-params`.
+    A function result marked `kiln.aliases_input = k` (kilnc
+    --kv-cache-length: a KV cache updated in place) must be returned as the
+    buffer of model input `k` itself (arguments marked `kiln.host` are not
+    counted), possibly through `memref.cast`: it is dropped from the
+    function, so no out-param and no copy of the buffer is made; the
+    artifact's run wrapper passes the output's buffer as the input's.
+    Error: a marked result that bufferization gave a buffer of its own, or
+    an input index the function does not have.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
   let summary = "Give each user of a tensor linalg.fill its own fill";
   let description = [{

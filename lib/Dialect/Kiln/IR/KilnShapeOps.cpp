@@ -95,6 +95,45 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult KVCacheUpdateOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  auto cache = asRanked(adaptor.getCache().getType());
+  auto update = asRanked(adaptor.getUpdate().getType());
+  if (failed(requireRanked(loc, cache)) || failed(requireRanked(loc, update)))
+    return failure();
+  if (update.getRank() != cache.getRank())
+    return emitInferenceError(loc, "update has rank " + Twine(update.getRank()) +
+                                       ", the cache " + Twine(cache.getRank()));
+  FailureOr<int64_t> axis = normalizeAxis(loc, "axis", adaptor.getAxis(), cache.getRank());
+  if (failed(axis))
+    return failure();
+  int64_t length = cache.getDimSize(*axis);
+  if (ShapedType::isDynamic(length))
+    return emitInferenceError(loc, "the cache's dim " + Twine(*axis) +
+                                       " (its length) must be static");
+  SmallVector<int64_t> shape(cache.getShape());
+  for (int64_t d = 0; d < cache.getRank(); ++d) {
+    int64_t size = update.getDimSize(d);
+    if (d == *axis) {
+      if (!ShapedType::isDynamic(size) && size > length)
+        return emitInferenceError(loc, "update has " + Twine(size) +
+                                           " rows, more than the cache's " + Twine(length));
+    } else if (ShapedType::isDynamic(shape[d])) {
+      shape[d] = size;
+    } else if (!ShapedType::isDynamic(size) && size != shape[d]) {
+      return emitInferenceError(loc, "update dim " + Twine(d) + " is " + Twine(size) +
+                                         ", the cache's " + Twine(shape[d]));
+    }
+  }
+  Type element = cache.getElementType();
+  types.push_back(RankedTensorType::get(shape, element));
+  shape[*axis] = kDyn;
+  types.push_back(RankedTensorType::get(shape, element));
+  types.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {

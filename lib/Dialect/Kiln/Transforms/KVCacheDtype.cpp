@@ -30,12 +30,6 @@ namespace kiln {
 
 namespace {
 
-bool hasName(func::FuncOp func, unsigned i, bool result, StringRef prefix) {
-  auto name = result ? func.getResultAttrOfType<StringAttr>(i, "kiln.name")
-                     : func.getArgAttrOfType<StringAttr>(i, "kiln.name");
-  return name && name.getValue().starts_with(prefix);
-}
-
 /// A rank-4 f32 cache tensor, and its type in `narrow`.
 RankedTensorType narrowed(Type type, FloatType narrow) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -76,7 +70,7 @@ struct KilnKVCacheDtypePass final : impl::KilnKVCacheDtypePassBase<KilnKVCacheDt
     SmallVector<Type> inputs(func.getArgumentTypes());
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       RankedTensorType type = narrowed(inputs[i], narrow);
-      if (!type || !hasName(func, i, /*result=*/false, "past_key_values."))
+      if (!type || !hasModelName(func, i, /*result=*/false, "past_key_values."))
         continue;
       BlockArgument arg = entry.getArgument(i);
       arg.setType(type);
@@ -88,7 +82,7 @@ struct KilnKVCacheDtypePass final : impl::KilnKVCacheDtypePassBase<KilnKVCacheDt
     SmallVector<Type> results(func.getResultTypes());
     for (unsigned i = 0; i < func.getNumResults(); ++i) {
       RankedTensorType type = narrowed(results[i], narrow);
-      if (!type || !hasName(func, i, /*result=*/true, "present."))
+      if (!type || !hasModelName(func, i, /*result=*/true, "present."))
         continue;
       Value present = ret.getOperand(i);
       b.setInsertionPoint(ret);

@@ -31,6 +31,15 @@ inline mlir::func::FuncOp modelFunction(mlir::ModuleOp module) {
   return found;
 }
 
+/// Whether input (or result) `i` of `func` is named `prefix...` by its
+/// `kiln.name` attribute.
+inline bool hasModelName(mlir::func::FuncOp func, unsigned i, bool result,
+                         llvm::StringRef prefix) {
+  auto name = result ? func.getResultAttrOfType<mlir::StringAttr>(i, "kiln.name")
+                     : func.getArgAttrOfType<mlir::StringAttr>(i, "kiln.name");
+  return name && name.getValue().starts_with(prefix);
+}
+
 } // namespace kiln
 
 #endif // KILN_LIB_DIALECT_KILN_TRANSFORMS_MODELFUNCTION_H

@@ -64,6 +64,9 @@ static uint64_t fake_checksum(const kiln_abi_model *m) {
   }
   if (m->cpu_features)
     hash = fake_hash_bytes(hash, m->cpu_features, strlen(m->cpu_features) + 1);
+  if (m->abi_version >= 6 && m->output_aliases)
+    for (i = 0; i < m->num_outputs; ++i)
+      hash = fake_hash_bytes(hash, &m->output_aliases[i], 4);
   return hash;
 }
 
@@ -82,8 +85,15 @@ __attribute__((unused)) static uint64_t fake_blob_checksum(const void *data,
   return hash;
 }
 
+#ifdef FAKE_OUTPUT_ALIASES
+static const int32_t fake_output_aliases[] = {FAKE_OUTPUT_ALIASES};
+#endif
+
 /* Fills in the checksum, then applies the defect this build asks for. */
 static void fake_seal(kiln_abi_model *m) {
+#ifdef FAKE_OUTPUT_ALIASES
+  m->output_aliases = fake_output_aliases;
+#endif
 #ifdef FAKE_BAD_MAGIC
   m->magic = 0x464C457Fu; /* "\x7fELF" */
 #endif

@@ -66,6 +66,33 @@ def Kiln_ConcatOp : Kiln_InferOp<"concat", [SameOperandsElementType]> {
   let hasFolder = 1;
 }
 
+def Kiln_KVCacheUpdateOp : Kiln_InferOp<"kv_cache_update",
+    [AllElementTypesMatch<["cache", "update", "updated"]>]> {
+  let summary = "writes new rows into a fixed-length KV cache in place";
+  let description = [{
+    `updated` is `cache` with rows `[offset, offset + n)` along `axis`
+    replaced by `update` (n rows); `past` is its first `offset` rows (the
+    cache before the update) and `valid` its first `offset + n` rows (what
+    the ONNX concat of past and new rows computed). The cache's length along
+    `axis` is static; every other dim matches `update`'s. Rows outside
+    `[0, offset + n)` are left as they are. A run whose
+    `offset + n` exceeds the cache length fails (a run-time check).
+
+    Written by `kiln-kv-cache-in-place` (kilnc --kv-cache-length); bufferized
+    in place into the cache argument, so the views are not copies.
+
+    Example:
+
+    ```mlir
+    %updated, %past, %valid = kiln.kv_cache_update %cache, %new, %offset {axis = 2 : i64} : (tensor<?x12x384x64xf16>, tensor<?x12x?x64xf16>, tensor<i64>) -> (tensor<?x12x384x64xf16>, tensor<?x12x?x64xf16>, tensor<?x12x?x64xf16>)
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$cache, Kiln_Tensor:$update,
+                       0DTensorOf<[I64]>:$offset, I64Attr:$axis);
+  let results = (outs Kiln_Tensor:$updated, Kiln_Tensor:$past, Kiln_Tensor:$valid);
+  let assemblyFormat = "$cache `,` $update `,` $offset attr-dict `:` functional-type(operands, results)";
+}
+
 def Kiln_SplitOp : Kiln_InferOp<"split"> {
   let summary = "cuts a tensor along one axis into pieces of given sizes";
   let description = [{

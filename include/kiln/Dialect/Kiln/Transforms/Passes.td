@@ -47,6 +47,30 @@ def KilnKVCacheDtypePass : Pass<"kiln-kv-cache-dtype", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::KilnDialect"];
 }
 
+def KilnKVCacheInPlacePass : Pass<"kiln-kv-cache-in-place", "mlir::ModuleOp"> {
+  let summary = "Update a decoder's KV cache in place in a fixed-length buffer";
+  let description = [{
+    For decoders compiled with kilnc --kv-cache-length: each output named
+    `present.*` that is the `kiln.concat` of a rank-4 input named
+    `past_key_values.*` and the step's new rows along axis 2 becomes a
+    `kiln.kv_cache_update` of that input, retyped to `cache-length` rows:
+    the new rows are written at the offset `dim(attention_mask, 1) -
+    dim(input_ids, 1)`, the present output is the updated input (result
+    attribute `kiln.aliases_input` = the input's index; the input gets
+    `kiln.in_place`), readers of the concat read the update's valid rows
+    and readers of the past's shape read `[b, h, offset, d]`. Run after
+    kiln-kv-cache-dtype. Errors: `cache-length` < 1, a present that is not
+    such a concat, a past read by anything but its shape and that concat
+    (a past shared by two presents too), a model without `attention_mask`
+    or `input_ids`.
+  }];
+  let options = [
+    Option<"cacheLength", "cache-length", "int64_t", "0",
+           "rows of the fixed-length cache (the maximum tokens per sequence)">
+  ];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
 def KilnFoldConstantsPass : Pass<"kiln-fold-constants"> {
   let summary = "Evaluate kiln ops whose operands are all constants";
   let description = [{
