@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Conversion/KilnToLinalg/ContractionMaps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/Epilogue.h"
 #include "kiln/Dispatch/Passes.h"
@@ -59,7 +60,7 @@ struct Shapes {
 };
 
 /// Whether the kernel takes `op` as a product with an epilogue: an f32
-/// matmul or batch_matmul with default maps and static shapes (a matmul's
+/// matmul or batch_matmul with default maps (or a K-major B) and static shapes (a matmul's
 /// rows M may be symbolic: a classifier's after a flatten of a symbolic
 /// batch; the kernel's grid and row guards read M at run time), or a 2-D
 /// NCHW conv with static filters and a batch that may be symbolic, starting
@@ -77,18 +78,26 @@ bool isGemmProduct(linalg::LinalgOp op, const Shapes &shapes) {
   if (!isStaticButRowsF32(op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0],
                           batched))
     return false;
+  // A K-major B (C = A * B^T maps, a transposed B read where it lies) only
+  // where it cannot be a strided view: the kernel reads dense rows.
+  bool kMajor = hasKMajorB(op);
+  if (kMajor && mayBeSlice(op.getDpsInputs()[1]))
+    return false;
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-    if (matmul.hasUserDefinedMaps())
+    if (matmul.hasUserDefinedMaps() && !kMajor)
       return false;
-  } else if (!batched || cast<linalg::BatchMatmulOp>(op.getOperation()).hasUserDefinedMaps()) {
+  } else if (!batched ||
+             (cast<linalg::BatchMatmulOp>(op.getOperation()).hasUserDefinedMaps() && !kMajor)) {
     return false;
   }
   auto b = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   int64_t rank = b.getRank();
-  int64_t k = b.getDimSize(rank - 2), n = b.getDimSize(rank - 1);
+  int64_t k = b.getDimSize(rank - (kMajor ? 1 : 2)), n = b.getDimSize(rank - (kMajor ? 2 : 1));
   if (k < shapes.k || k % shapes.k || n % shapes.n)
     return false;
-  if (batched && b.getDimSize(0) > 1 && k % shapes.batchedK)
+  // A K-major B's rows past K are zero-filled whatever the batch (K is its
+  // inner dim): no batch rule.
+  if (batched && !kMajor && b.getDimSize(0) > 1 && k % shapes.batchedK)
     return false;
   return !shapes.denseA || !mayBeSlice(op.getDpsInputs()[0]);
 }

@@ -195,6 +195,10 @@ public:
     policy.attention = cudaAttentionKernelShapes(options.cuda.chip, options.cuda.precision);
     // Gathers read indices in device memory, which host checks cannot.
     policy.indexChecks = false;
+    // Every product kernel takes a K-major B (the GEMM template's wgmma
+    // descriptors, the SIMT loops' indexing maps): attention's K^T (a KV
+    // cache) is read where it lies instead of transposed by a kernel.
+    policy.kMajorBatchedRhs = true;
     policy.conv = cudaConvLowering();
     // The CPU matmul kernel's dispatches (conv taps, prologues) are not the
     // CUDA kernels'; the GEMM template's epilogues are formed here, and the

@@ -123,6 +123,10 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createKilnRecognizeGemmPass());
   // 4b. Transposes towards the outputs, where round trips cancel in step 5.
   pm.addPass(createKilnSinkTransposesPass());
+  //     One scalar factor per product, on its lhs: a scaled KV cache is
+  //     then read as it is (after the sinking, which puts the transposes
+  //     between the factors and the products).
+  pm.addPass(createKilnFoldMatmulScalesPass());
   // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
   //    the transposes recognition introduced), then clean up.
   pm.addPass(createKilnFoldConstantsPass(fold));
@@ -147,9 +151,11 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TargetPolicy policy = getTargetInfo(options.target).policy(options);
   // 1. Every kiln op to linalg/tensor/arith/math on tensors, with run-time
   //    checks where the target's host code can read what they check; convs
-  //    in the forms the target's cut-offs pick.
+  //    in the forms the target's cut-offs pick; transposed batched B operands
+  //    read K-major where the target's kernels take them.
   ConvertKilnToLinalgPassOptions linalg;
   linalg.indexChecks = policy.indexChecks;
+  linalg.kMajorBatchedRhs = policy.kMajorBatchedRhs;
   linalg.convMatmulMaxBatch = policy.conv.matmulMaxBatch;
   linalg.convShiftedDiscardDivisor = policy.conv.shiftedDiscardDivisor;
   linalg.depthwiseMaxUnrolledTaps = policy.conv.depthwiseMaxUnrolledTaps;

@@ -408,3 +408,54 @@ func.func @symbolic_kept(%a: tensor<?x16xf32>, %w: tensor<16x32xf32>, %b: tensor
   } -> tensor<?x8x32xf32>
   return %g, %h : tensor<?x4x32xf32>, tensor<?x8x32xf32>
 }
+
+// -----
+
+#kA = affine_map<(b, m, n, k) -> (b, m, k)>
+#kB = affine_map<(b, m, n, k) -> (b, n, k)>
+#kC = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+/// Attention's scores with a K-major B (a KV cache read where it lies) and
+/// their mask add: the epilogue of the product, although K = 16 is not a
+/// multiple of the batched k step (a K-major B's rows are zero-filled past
+/// K). The same product on a slice of a larger cache (a strided view) is
+/// not the kernel's: its mask add stays a kernel of its own.
+// CHECK-LABEL: func @k_major_scores
+// CHECK: %[[P:.+]] = linalg.batch_matmul indexing_maps
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[P]], %arg3 :
+// CHECK-SAME: kiln.epilogue = 0
+// CHECK: %[[S:.+]] = linalg.batch_matmul indexing_maps
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[S]], %arg3 :
+// CHECK-NOT: kiln.epilogue
+// TF32-LABEL: func @k_major_scores
+// TF32: kiln.epilogue = 0
+// TF32-NOT: kiln.epilogue
+func.func @k_major_scores(%q: tensor<8x1x16xf32>, %k: tensor<8x40x16xf32>, %big: tensor<8x48x16xf32>,
+                          %mask: tensor<8x1x40xf32>) -> (tensor<8x1x40xf32>, tensor<8x1x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1x40xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x1x40xf32>) -> tensor<8x1x40xf32>
+  %p = linalg.batch_matmul indexing_maps = [#kA, #kB, #kC]
+      ins(%q, %k : tensor<8x1x16xf32>, tensor<8x40x16xf32>) outs(%f : tensor<8x1x40xf32>) -> tensor<8x1x40xf32>
+  %g = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p, %mask : tensor<8x1x40xf32>, tensor<8x1x40xf32>) outs(%e : tensor<8x1x40xf32>) {
+  ^bb0(%c: f32, %m: f32, %o: f32):
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x1x40xf32>
+  %view = tensor.extract_slice %big[0, 0, 0] [8, 40, 16] [1, 1, 1] : tensor<8x48x16xf32> to tensor<8x40x16xf32>
+  %e2 = tensor.empty() : tensor<8x1x40xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x1x40xf32>) -> tensor<8x1x40xf32>
+  %s2 = linalg.batch_matmul indexing_maps = [#kA, #kB, #kC]
+      ins(%q, %view : tensor<8x1x16xf32>, tensor<8x40x16xf32>) outs(%f2 : tensor<8x1x40xf32>) -> tensor<8x1x40xf32>
+  %g2 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s2, %mask : tensor<8x1x40xf32>, tensor<8x1x40xf32>) outs(%e2 : tensor<8x1x40xf32>) {
+  ^bb0(%c: f32, %m: f32, %o: f32):
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x1x40xf32>
+  return %g, %g2 : tensor<8x1x40xf32>, tensor<8x1x40xf32>
+}

@@ -41,6 +41,11 @@ struct TargetPolicy {
   /// Linalg: whether gather indices are checked at run time (host code
   /// reads them; a device buffer it cannot read is only clamped).
   bool indexChecks = true;
+  /// Linalg: whether a batched matmul whose rhs is a transpose of its last
+  /// two dims reads the transpose's input K-major (linalg.batch_matmul with
+  /// the maps of C = A * B^T): the target's product kernels take a K-major
+  /// B, so the transpose is never a kernel of its own.
+  bool kMajorBatchedRhs = false;
   /// Linalg: the cut-offs between the conv forms (matmuls per image,
   /// shifted matmuls, unrolled depthwise taps).
   ConvLoweringOptions conv;

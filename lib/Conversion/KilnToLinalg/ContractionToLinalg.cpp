@@ -5,13 +5,17 @@
 // Plain 2-D products become linalg.matmul (what codegen tiles best); batched,
 // broadcast, vector and transposed forms become one contraction
 // linalg.generic whose indexing maps express the batching and transposes, so
-// no transpose or broadcast is ever materialized. Gemm's alpha/beta/C become
+// no transpose or broadcast is ever materialized. Where the target asks for
+// it (kiln::TargetPolicy::kMajorBatchedRhs), a batched product whose rhs is
+// a transpose of its last two dims reads the transpose's input through the
+// maps of C = A * B^T (a K-major B for the target's GEMM kernels). Gemm's alpha/beta/C become
 // an elementwise epilogue that the dispatch stage fuses.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringFailure.h"
 #include "LinalgBuilders.h"
+#include "kiln/Conversion/KilnToLinalg/ContractionMaps.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/ByteOperands.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -94,13 +98,14 @@ SmallVector<Value> matmulDynamicSizes(OpBuilder &b, Location loc,
 
 /// Run-time checks of the dims a matmul takes to be equal: the contraction
 /// dims, and the batch dims that do not broadcast (static size 1).
+/// A `kMajorRhs` is given as [batch..., N, K].
 void checkMatmulDims(OpBuilder &b, Location loc, Value lhs, Value rhs, int64_t batchRank,
-                     StringRef what) {
+                     StringRef what, bool kMajorRhs = false) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
   std::string where = describeNode(what, loc);
-  int64_t lhsK = lhsRank - 1, rhsK = rhsRank == 1 ? 0 : rhsRank - 2;
+  int64_t lhsK = lhsRank - 1, rhsK = rhsRank == 1 ? 0 : rhsRank - (kMajorRhs ? 1 : 2);
   if (lhsType.isDynamicDim(lhsK) || rhsType.isDynamicDim(rhsK))
     emitDimCheck(b, loc, tensor::getMixedSize(b, loc, lhs, lhsK),
                  tensor::getMixedSize(b, loc, rhs, rhsK), where + " (contraction dim)");
@@ -192,6 +197,66 @@ Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
 }
 
+/// x[b..., M, K] @ y[b..., N, K]^T with identical batch dims (y is the
+/// input of a transpose that swapped its last two dims): the batch dims
+/// collapse into one and linalg.batch_matmul reads y through the maps of
+/// C = A * B^T, so the transpose is never materialized.
+Value kMajorBatchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhsT,
+                        RankedTensorType result) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  int64_t rank = lhsType.getRank();
+  ReassociationIndices batch;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    batch.push_back(i);
+  SmallVector<ReassociationIndices> groups = {batch, {rank - 2}, {rank - 1}};
+  Value x = tensor::CollapseShapeOp::create(b, loc, lhs, groups);
+  Value y = tensor::CollapseShapeOp::create(b, loc, rhsT, groups);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto productType = RankedTensorType::get(
+      {xType.getDimSize(0), xType.getDimSize(1), result.getShape().back()},
+      result.getElementType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < 2; ++d)
+    if (productType.isDynamicDim(d))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, d));
+  if (productType.isDynamicDim(2))
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, y, 1));
+  Value zero = scalarConstant(b, loc, result.getElementType(), 0);
+  Value init = createInit(b, loc, productType, dynamicSizes, zero);
+  Value product =
+      linalg::BatchMatmulOp::create(
+          b, loc, productType, ValueRange{x, y}, init,
+          {b.getNamedAttr("indexing_maps", transposedBIndexingMaps(b.getContext(), true))})
+          .getResult(0);
+  SmallVector<OpFoldResult> shape = sizesOf(b, loc, lhs);
+  shape.back() = tensor::getMixedSize(b, loc, rhsT, rank - 2);
+  return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
+}
+
+/// The input of the kiln.transpose that gives a batched float `op` its rhs
+/// by swapping the last two dims, when the batch dims are the lhs's (the
+/// form kMajorBatchMatmul takes); else null.
+Value kMajorRhsSource(MatmulOp op, ConversionPatternRewriter &rewriter) {
+  auto transpose = op.getRhs().getDefiningOp<TransposeOp>();
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  int64_t rank = rhsType.getRank();
+  if (!transpose || rank < 3 || lhsType.getRank() != rank ||
+      !isa<FloatType>(rhsType.getElementType()) ||
+      lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2))
+    return {};
+  SmallVector<int64_t> swapLast = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(swapLast[rank - 2], swapLast[rank - 1]);
+  if (transpose.getPerm() != ArrayRef<int64_t>(swapLast))
+    return {};
+  // Storage types the conversion changes (narrow floats as i8) keep the
+  // general lowering.
+  Value source = rewriter.getRemappedValue(transpose.getInput());
+  if (!source || source.getType() != transpose.getInput().getType())
+    return {};
+  return source;
+}
+
 /// An integer matmul's operand byte windows (kiln/Dialect/Kiln/IR/ByteOperands.h)
 /// carried over to its linalg.matmul.
 void copyByteWindows(MatmulOp from, linalg::MatmulOp to) {
@@ -201,7 +266,8 @@ void copyByteWindows(MatmulOp from, linalg::MatmulOp to) {
 }
 
 struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatmulToLinalg(MLIRContext *context, bool kMajorRhs)
+      : OpConversionPattern(context), kMajorRhs(kMajorRhs) {}
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -214,6 +280,11 @@ struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
       return lowering::failLowering(rewriter, op, "unsigned integer tensors");
     bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
     int64_t batchRank = result.getRank() - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
+    if (Value rhsT = kMajorRhs ? kMajorRhsSource(op, rewriter) : Value()) {
+      checkMatmulDims(rewriter, loc, lhs, rhsT, batchRank, "matmul", /*kMajorRhs=*/true);
+      rewriter.replaceOp(op, kMajorBatchMatmul(rewriter, loc, lhs, rhsT, result));
+      return success();
+    }
     checkMatmulDims(rewriter, loc, lhs, rhs, batchRank, "matmul");
     SmallVector<Value> dynamicSizes =
         matmulDynamicSizes(rewriter, loc, result, lhs, rhs, batchRank);
@@ -269,6 +340,9 @@ struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
                                             dynamicSizes));
     return success();
   }
+
+private:
+  bool kMajorRhs;
 };
 
 struct GemmToLinalg final : OpConversionPattern<GemmOp> {
@@ -421,8 +495,10 @@ struct EinsumToLinalg final : OpConversionPattern<EinsumOp> {
 };
 } // namespace
 
-void populateContractionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulToLinalg, GemmToLinalg, EinsumToLinalg>(patterns.getContext());
+void populateContractionToLinalgPatterns(RewritePatternSet &patterns, bool kMajorRhs) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<MatmulToLinalg>(context, kMajorRhs);
+  patterns.add<GemmToLinalg, EinsumToLinalg>(context);
 }
 
 } // namespace kiln

@@ -129,7 +129,7 @@ struct ConvertKilnToLinalgPass final
     mlir::populateReturnOpTypeConversionPattern(patterns, converter);
     mlir::populateCallOpTypeConversionPattern(patterns, converter);
     populateElementwiseToLinalgPatterns(patterns, converter, debugBreakOp);
-    populateContractionToLinalgPatterns(patterns);
+    populateContractionToLinalgPatterns(patterns, kMajorBatchedRhs);
     populateAttentionToLinalgPatterns(patterns);
     ConvLoweringOptions conv;
     conv.matmulMaxBatch = convMatmulMaxBatch;

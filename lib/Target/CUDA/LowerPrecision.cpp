@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/KilnToLinalg/Im2col.h"
+#include "kiln/Conversion/KilnToLinalg/ContractionMaps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Dispatch/Epilogue.h"
@@ -267,10 +268,10 @@ Value convertOperand(OpBuilder &b, Location loc, Value value, FloatType type) {
   return castTensor(b, loc, value, type);
 }
 
-/// Whether every operand of a (batch) matmul on tensors with default maps
-/// has element type `element`.
+/// Whether every operand of a (batch) matmul on tensors with default maps,
+/// or a K-major B, has element type `element`.
 template <typename OpTy> bool isPlainMatmulOf(OpTy op, Type element) {
-  if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps())
+  if (!op.hasPureTensorSemantics() || (op.hasUserDefinedMaps() && !hasKMajorB(op)))
     return false;
   return llvm::all_of(op->getOperands(), [&](Value v) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -332,23 +333,6 @@ Value transposeOperand(OpBuilder &b, Location loc, Value value) {
   return linalg::TransposeOp::create(b, loc, value, init, permutation).getResult()[0];
 }
 
-/// The indexing maps of C = A * B^T: ([b,] m, n, k) -> A[[b,] m, k],
-/// B^T[[b,] n, k], C[[b,] m, n].
-ArrayAttr transposedBMaps(MLIRContext *context, bool batched) {
-  unsigned base = batched ? 1 : 0;
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  SmallVector<AffineExpr> lead;
-  if (batched)
-    lead.push_back(d(0));
-  auto map = [&](AffineExpr x, AffineExpr y) {
-    SmallVector<AffineExpr> results(lead);
-    results.append({x, y});
-    return AffineMapAttr::get(AffineMap::get(base + 3, 0, results, context));
-  };
-  AffineExpr m = d(base), n = d(base + 1), k = d(base + 2);
-  return ArrayAttr::get(context, {map(m, k), map(n, k), map(m, n)});
-}
-
 /// tf32: an f32 matmul with static shapes (a matmul's rows may be
 /// symbolic) that kiln-cuda-gemm can take (K and N multiples of 4: 16-byte
 /// rows for TMA and the epilogue's stores) multiplies by B^T; constant
@@ -367,12 +351,17 @@ template <typename OpTy> void lowerTF32(OpTy op, IRRewriter &rewriter) {
   Value lhs = op.getDpsInputs()[0];
   if (Value rounded = foldTF32Rounding(rewriter, loc, lhs))
     lhs = rounded;
-  Value rhs = transposeOperand(rewriter, loc, op.getDpsInputs()[1]);
+  // A B already K-major is rounded like A (a constant now), not moved.
+  Value rhs = op.getDpsInputs()[1];
+  if (!hasKMajorB(op))
+    rhs = transposeOperand(rewriter, loc, rhs);
+  else if (Value rounded = foldTF32Rounding(rewriter, loc, rhs))
+    rhs = rounded;
   auto product = OpTy::create(
       rewriter, loc, op->getResultTypes(), ValueRange{lhs, rhs},
       op.getDpsInits(),
       {rewriter.getNamedAttr("indexing_maps",
-                             transposedBMaps(rewriter.getContext(), rank == 3))});
+                             transposedBIndexingMaps(rewriter.getContext(), rank == 3))});
   copyDispatchAttr(op, product);
   rewriter.replaceOp(op, product->getResults());
 }
@@ -582,8 +571,8 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
     // vocabulary of 50257) is stored transposed, N x K, which the GEMM
     // template reads K-major whatever N is.
     Value weight = op.getDpsInputs()[1];
-    bool kMajor = false;
-    if (Value transposed = kMajorWeight(rewriter, loc, op)) {
+    bool kMajor = hasKMajorB(op);
+    if (Value transposed = kMajor ? Value() : kMajorWeight(rewriter, loc, op)) {
       weight = transposed;
       kMajor = true;
     }
@@ -591,7 +580,7 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
     SmallVector<NamedAttribute> attrs;
     if (kMajor)
       attrs.push_back(rewriter.getNamedAttr(
-          "indexing_maps", transposedBMaps(rewriter.getContext(),
+          "indexing_maps", transposedBIndexingMaps(rewriter.getContext(),
                                            std::is_same_v<OpTy, linalg::BatchMatmulOp>)));
     auto narrow = OpTy::create(rewriter, loc, op->getResultTypes(), ValueRange{lhs, rhs},
                                op.getDpsInits(), attrs);
@@ -599,8 +588,11 @@ void lower(OpTy op, FloatType type, IRRewriter &rewriter, DenseMap<Value, Value>
     rewriter.replaceOp(op, narrow->getResults());
   } else if (isPlainMatmulOf(op, type)) {
     Value init = f32Init(rewriter, loc, op.getDpsInits()[0]);
+    SmallVector<NamedAttribute> attrs;
+    if (hasKMajorB(op))
+      attrs.push_back(rewriter.getNamedAttr("indexing_maps", op.getIndexingMaps()));
     auto wide = OpTy::create(rewriter, loc, TypeRange{init.getType()}, op.getDpsInputs(),
-                             ValueRange{init});
+                             ValueRange{init}, attrs);
     copyDispatchAttr(op, wide);
     if (OpOperand *use = roundingConsumer(op->getResult(0))) {
       roundInConsumer(*use, wide->getResult(0), type, rewriter);

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TF32Rounding.h"
+#include "kiln/Conversion/KilnToLinalg/ContractionMaps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dispatch/DispatchAttr.h"
 #include "kiln/Target/CUDA/Passes.h"
@@ -175,7 +176,7 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value value) {
 }
 
 /// What a value became for its products: A' (role 0), B'^T (1), a
-/// convolution's x' (2) or W' (3). An activation read by several products
+/// convolution's x' (2) or W' (3), a K-major B' (4). An activation read by several products
 /// (an attention layer's Q, K and V projections) is split once.
 struct SplitCache {
   DenseMap<std::pair<Value, int>, Value> splits;
@@ -192,11 +193,12 @@ struct SplitCache {
   }
 };
 
-/// A (batch) matmul with default maps on static f32 tensors (a matmul's
-/// rows may be symbolic), K and N multiples of 4 (16-byte rows for the
-/// template's TMA and stores), becomes C = A' * B'^T.
+/// A (batch) matmul with default maps or a K-major B on static f32 tensors
+/// (a matmul's rows may be symbolic), K and N multiples of 4 (16-byte rows
+/// for the template's TMA and stores), becomes C = A' * B'^T.
 template <typename OpTy> void splitMatmul(OpTy op, IRRewriter &rewriter, SplitCache &cache) {
-  if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps() ||
+  bool kMajor = hasKMajorB(op);
+  if (!op.hasPureTensorSemantics() || (op.hasUserDefinedMaps() && !kMajor) ||
       !isStaticButRowsF32(op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0],
                           std::is_same_v<OpTy, linalg::BatchMatmulOp>))
     return;
@@ -209,22 +211,16 @@ template <typename OpTy> void splitMatmul(OpTy op, IRRewriter &rewriter, SplitCa
   Location loc = op.getLoc();
   // A' = [As | Ab | Ab] along K (A's last axis), B' = [Bb ; Bs ; Bb] along
   // K (B's rows), then transposed: at run time by the tiled transpose
-  // kernel, which kiln-cuda-gemm makes of a transpose writing a B.
+  // kernel, which kiln-cuda-gemm makes of a transpose writing a B. A
+  // K-major B is split along its last axis, K, and needs no transpose.
   Value a = cache.get(lhs, 0, op, [&] { return splitOperand(rewriter, loc, lhs, rank - 1, 0); });
-  Value bt = cache.get(rhs, 1, op, [&] {
+  Value bt = cache.get(rhs, kMajor ? 4 : 1, op, [&] {
+    if (kMajor)
+      return splitOperand(rewriter, loc, rhs, rank - 1, 1);
     return transposeLastTwo(rewriter, loc, splitOperand(rewriter, loc, rhs, rank - 2, 1));
   });
-  MLIRContext *context = rewriter.getContext();
-  unsigned base = rank - 2;
-  auto map = [&](unsigned x, unsigned y) {
-    SmallVector<AffineExpr> results;
-    if (base)
-      results.push_back(getAffineDimExpr(0, context));
-    results.append({getAffineDimExpr(base + x, context), getAffineDimExpr(base + y, context)});
-    return AffineMapAttr::get(AffineMap::get(base + 3, 0, results, context));
-  };
   // (m, n, k): A'[m, k], B'^T[n, k], C[m, n].
-  auto maps = ArrayAttr::get(context, {map(0, 2), map(1, 2), map(0, 1)});
+  ArrayAttr maps = transposedBIndexingMaps(rewriter.getContext(), rank == 3);
   auto product =
       OpTy::create(rewriter, loc, op->getResultTypes(), ValueRange{a, bt}, op.getDpsInits(),
                    {rewriter.getNamedAttr("indexing_maps", maps)});

@@ -368,3 +368,43 @@ func.func @one_row_long(%a: memref<1x1024xf16>, %b: memref<1024x256xf16>, %c: me
                 outs(%c : memref<1x256xf32>)
   return
 }
+
+// -----
+
+// Attention's scores at decode against an f16 KV cache read K-major (the
+// cache's rows are B's: convert-kiln-to-linalg's form of Q K^T on CUDA),
+// static: batch * heads = 24, M = 1, N = 40 keys, K = 64. Batched, so not
+// the one-row kernel: the template, one 128x128 tile per batch, wgmma with
+// B K-major, rows past N (the next batch's keys) in products never stored.
+// CHECK-LABEL: func.func @decode_scores_k_major
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<24x40x64xf16> into memref<960x64xf16>
+// CHECK: nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<128x64xf16, 3>
+// CHECK: gpu.launch {{.*}} in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c24{{.*}})
+// CHECK: nvvm.wgmma.mma_async {{.*}} B[<f16>, <one>, <col>]
+// CHECK-NOT: linalg.batch_matmul
+#kA = affine_map<(b, m, n, k) -> (b, m, k)>
+#kB = affine_map<(b, m, n, k) -> (b, n, k)>
+#kC = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @decode_scores_k_major(%q: memref<24x1x64xf16>, %k: memref<24x40x64xf16>, %s: memref<24x1x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<24x1x40xf32>)
+  linalg.batch_matmul indexing_maps = [#kA, #kB, #kC]
+      ins(%q, %k : memref<24x1x64xf16>, memref<24x40x64xf16>) outs(%s : memref<24x1x40xf32>)
+  return
+}
+
+// -----
+
+// The same product on a strided view of a larger cache (rows of 48 keys per
+// batch): not dense rows, so the template does not take it; the generic
+// loops (linalg lowered later) read it through the view.
+// CHECK-LABEL: func.func @k_major_strided_view
+// CHECK-NOT: nvgpu.tma.create.descriptor
+// CHECK: linalg.batch_matmul indexing_maps
+func.func @k_major_strided_view(%q: memref<24x1x64xf16>, %k: memref<24x40x64xf16, strided<[3072, 64, 1]>>, %s: memref<24x1x40xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<24x1x40xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q, %k : memref<24x1x64xf16>, memref<24x40x64xf16, strided<[3072, 64, 1]>>) outs(%s : memref<24x1x40xf32>)
+  return
+}

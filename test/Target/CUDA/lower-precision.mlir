@@ -39,6 +39,19 @@ func.func @batch(%x: tensor<2x8x4xf32>, %y: tensor<2x4x8xf32>, %init: tensor<2x8
   return %0 : tensor<2x8x8xf32>
 }
 
+// A K-major B (convert-kiln-to-linalg's form of a transposed batched B):
+// narrowed with its maps kept; tf32 reads it as it is, no transpose.
+// CHECK-LABEL: func.func @batch_k_major
+// CHECK: linalg.batch_matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<2x8x4xbf16>, tensor<2x8x4xbf16>)
+// TF32-LABEL: func.func @batch_k_major
+// TF32-NOT: linalg.transpose
+// TF32: linalg.batch_matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%arg0, %arg1 : tensor<2x8x4xf32>, tensor<2x8x4xf32>)
+func.func @batch_k_major(%x: tensor<2x8x4xf32>, %y: tensor<2x8x4xf32>, %init: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+      ins(%x, %y : tensor<2x8x4xf32>, tensor<2x8x4xf32>) outs(%init : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  return %0 : tensor<2x8x8xf32>
+}
+
 // A matmul already in bf16 accumulates in f32 (a zero fill of its own) and
 // is rounded to bf16 once.
 // CHECK-LABEL: func.func @model_bf16

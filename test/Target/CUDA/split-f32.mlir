@@ -46,6 +46,22 @@ func.func @batch(%a: tensor<2x8x4xf32>, %b: tensor<2x4x8xf32>, %init: tensor<2x8
   return %0 : tensor<2x8x8xf32>
 }
 
+// A K-major B (attention's K^T read where it lies, [b, N, K]): split along
+// its last axis, K (part 1 small), and read as it is, no transpose.
+// CHECK-LABEL: func.func @batch_k_major
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x3x4xf32>)
+// CHECK: %[[BP:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x8x3x4xf32>)
+// CHECK:   %[[PART:.*]] = linalg.index 2 : index
+// CHECK:   arith.cmpi eq, %[[PART]], %c1
+// CHECK: %[[B:.*]] = tensor.collapse_shape %[[BP]] {{\[}}[0], [1], [2, 3]] : tensor<2x8x3x4xf32> into tensor<2x8x12xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.batch_matmul indexing_maps = [{{.*}}] ins(%{{.*}}, %[[B]] : tensor<2x8x12xf32>, tensor<2x8x12xf32>) outs(%arg2 : tensor<2x8x8xf32>)
+func.func @batch_k_major(%a: tensor<2x8x4xf32>, %b: tensor<2x8x4xf32>, %init: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+      ins(%a, %b : tensor<2x8x4xf32>, tensor<2x8x4xf32>) outs(%init : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  return %0 : tensor<2x8x8xf32>
+}
+
 // A convolution gets three times the channels: the input split before its
 // zero padding ([xb ; xs ; xb] along C) and padded again, the filters
 // [Ws | Wb | Wb] now; the unsplit padding and filters are gone.

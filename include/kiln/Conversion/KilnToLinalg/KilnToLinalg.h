@@ -38,8 +38,13 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns,
 /// Unsigned integer tensors (and scalars) to signless ones of the same width;
 /// everything else unchanged.
 void populateUnsignedToSignlessConversion(mlir::TypeConverter &converter);
-/// matmul, gemm: linalg.matmul / contraction generics.
-void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// matmul, gemm: linalg.matmul / contraction generics. With `kMajorRhs`, a
+/// batched matmul whose rhs is a transpose of its last two dims is a
+/// linalg.batch_matmul reading the transpose's input through
+/// transposedBIndexingMaps (ContractionMaps.h): a K-major B, for targets
+/// whose product kernels take one.
+void populateContractionToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                         bool kMajorRhs = false);
 /// kiln.attention the graph stage kept (static rank-4 layout) ->
 /// kiln.attention_kernel.
 void populateAttentionToLinalgPatterns(mlir::RewritePatternSet &patterns);

@@ -33,6 +33,10 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
     Option<"indexChecks", "index-checks", "bool", /*default=*/"true",
            "Check gather indices at run time (a reduction of the indices read "
            "by host code; off where host code cannot read them)">,
+    Option<"kMajorBatchedRhs", "k-major-batched-rhs", "bool", /*default=*/"false",
+           "A batched matmul whose rhs transposes its last two dims reads the "
+           "transpose's input K-major (C = A * B^T maps), not a materialized "
+           "transpose (kiln::TargetPolicy::kMajorBatchedRhs)">,
     Option<"convMatmulMaxBatch", "conv-matmul-max-batch", "int64_t", /*default=*/"16",
            "Static 2-D f32 convs of up to this many images run as matmuls "
            "(kiln::ConvLoweringOptions)">,

@@ -38,6 +38,8 @@ void populateRecognizeGeluPatterns(mlir::RewritePatternSet &patterns);
 void populateRecognizeAttentionPatterns(mlir::RewritePatternSet &patterns);
 /// unary(transpose(x)) -> transpose(unary(x)) and the binary forms.
 void populateSinkTransposesPatterns(mlir::RewritePatternSet &patterns);
+/// matmul(move(a * s1), move'(b * s2)) -> matmul(move(a * (s1 * s2)), move'(b)).
+void populateFoldMatmulScalesPatterns(mlir::RewritePatternSet &patterns);
 /// add(matmul(A, B), bias) -> kiln.gemm(A, B, bias).
 void populateRecognizeGemmPatterns(mlir::RewritePatternSet &patterns);
 /// kiln.attention -> matmul, transpose, mul, add/select, softmax.

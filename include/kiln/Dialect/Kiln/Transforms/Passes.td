@@ -195,6 +195,27 @@ def KilnSinkTransposesPass : Pass<"kiln-sink-transposes"> {
   }];
 }
 
+def KilnFoldMatmulScalesPass : Pass<"kiln-fold-matmul-scales"> {
+  let summary = "One scalar factor per product: the rhs's moves onto the lhs";
+  let description = [{
+    A product is linear in each operand, and a scalar factor commutes with
+    ops that only move elements (`kiln.transpose`, `reshape`, `squeeze`,
+    `unsqueeze`, `flatten`, `expand`, `slice`): `matmul(move(a * s1),
+    move'(b * s2)) = matmul(move(a * (s1 * s2)), move'(b))`. GPT-2 scales
+    both Q and the whole KV cache by d^-1/4; afterwards Q is scaled by
+    d^-1/2 and the cache is read as it is (no kernel scales it, and it can
+    be the product's operand directly). Only where both factors are
+    `kiln.mul` by a one-element float splat constant (either operand) of
+    the mul's own type, each mul's value reaches the matmul and nothing
+    else (shape queries aside), and `s1 * s2` is finite and nonzero in
+    that float type. Results can differ by rounding: `(a*s1)*(b*s2)` and
+    `(a*(s1*s2))*b` round differently unless the factors are powers of two
+    (GPT-2's are: `0.125` for head dim 64, exact).
+    Pre-conditions: none. Post-conditions: the same values up to rounding;
+    no kiln.matmul has such a factor on both operands.
+  }];
+}
+
 def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
   let summary = "Quantized matmuls, Gemms and convs as exact integer products (an i16 kiln.matmul, i32 result)";
   let description = [{
