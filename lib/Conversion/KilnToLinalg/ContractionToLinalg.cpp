@@ -160,12 +160,15 @@ Value matmulOfFoldedRows(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
 }
 
-/// x[b..., M, K] @ y[b..., K, N] with identical batch dims: the batch dims
-/// collapse into one and linalg.batch_matmul does the rest. A dynamic batch
-/// dim (a symbolic batch) must be dynamic in both: checkMatmulDims has made
-/// them equal at run time, so neither broadcasts.
+/// x[b..., M, K] @ y[b..., K, N] with identical batch dims, or with
+/// `kMajor` x[b..., M, K] @ y[b..., N, K]^T (y is the input of a transpose
+/// that swapped its last two dims, read through the maps of C = A * B^T, so
+/// the transpose is never materialized): the batch dims collapse into one
+/// and linalg.batch_matmul does the rest. A dynamic batch dim (a symbolic
+/// batch) must be dynamic in both: checkMatmulDims has made them equal at
+/// run time, so neither broadcasts.
 Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                  RankedTensorType result) {
+                  RankedTensorType result, bool kMajor = false) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   int64_t rank = lhsType.getRank();
@@ -182,60 +185,30 @@ Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   auto productType = RankedTensorType::get(
       {xType.getDimSize(0), xType.getDimSize(1), result.getShape().back()},
       result.getElementType());
+  int64_t nDim = kMajor ? 1 : 2; // of y
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < 2; ++d)
     if (productType.isDynamicDim(d))
       dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, d));
   if (productType.isDynamicDim(2))
-    dynamicSizes.push_back(tensor::DimOp::create(b, loc, y, 2));
+    dynamicSizes.push_back(tensor::DimOp::create(b, loc, y, nDim));
   Value zero = scalarConstant(b, loc, result.getElementType(), 0);
   Value init = createInit(b, loc, productType, dynamicSizes, zero);
+  SmallVector<NamedAttribute> maps;
+  if (kMajor)
+    maps.push_back(b.getNamedAttr("indexing_maps",
+                                  transposedBIndexingMaps(b.getContext(), true)));
   Value product =
-      linalg::BatchMatmulOp::create(b, loc, productType, ValueRange{x, y}, init).getResult(0);
-  SmallVector<OpFoldResult> shape = sizesOf(b, loc, lhs);
-  shape.back() = tensor::getMixedSize(b, loc, rhs, rank - 1);
-  return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
-}
-
-/// x[b..., M, K] @ y[b..., N, K]^T with identical batch dims (y is the
-/// input of a transpose that swapped its last two dims): the batch dims
-/// collapse into one and linalg.batch_matmul reads y through the maps of
-/// C = A * B^T, so the transpose is never materialized.
-Value kMajorBatchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhsT,
-                        RankedTensorType result) {
-  auto lhsType = cast<RankedTensorType>(lhs.getType());
-  int64_t rank = lhsType.getRank();
-  ReassociationIndices batch;
-  for (int64_t i = 0; i < rank - 2; ++i)
-    batch.push_back(i);
-  SmallVector<ReassociationIndices> groups = {batch, {rank - 2}, {rank - 1}};
-  Value x = tensor::CollapseShapeOp::create(b, loc, lhs, groups);
-  Value y = tensor::CollapseShapeOp::create(b, loc, rhsT, groups);
-  auto xType = cast<RankedTensorType>(x.getType());
-  auto productType = RankedTensorType::get(
-      {xType.getDimSize(0), xType.getDimSize(1), result.getShape().back()},
-      result.getElementType());
-  SmallVector<Value> dynamicSizes;
-  for (int64_t d = 0; d < 2; ++d)
-    if (productType.isDynamicDim(d))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, d));
-  if (productType.isDynamicDim(2))
-    dynamicSizes.push_back(tensor::DimOp::create(b, loc, y, 1));
-  Value zero = scalarConstant(b, loc, result.getElementType(), 0);
-  Value init = createInit(b, loc, productType, dynamicSizes, zero);
-  Value product =
-      linalg::BatchMatmulOp::create(
-          b, loc, productType, ValueRange{x, y}, init,
-          {b.getNamedAttr("indexing_maps", transposedBIndexingMaps(b.getContext(), true))})
+      linalg::BatchMatmulOp::create(b, loc, productType, ValueRange{x, y}, init, maps)
           .getResult(0);
   SmallVector<OpFoldResult> shape = sizesOf(b, loc, lhs);
-  shape.back() = tensor::getMixedSize(b, loc, rhsT, rank - 2);
+  shape.back() = tensor::getMixedSize(b, loc, rhs, rank - 2 + nDim - 1);
   return tensor::ExpandShapeOp::create(b, loc, result, product, groups, shape);
 }
 
 /// The input of the kiln.transpose that gives a batched float `op` its rhs
 /// by swapping the last two dims, when the batch dims are the lhs's (the
-/// form kMajorBatchMatmul takes); else null.
+/// form batchMatmul takes with kMajor); else null.
 Value kMajorRhsSource(MatmulOp op, ConversionPatternRewriter &rewriter) {
   auto transpose = op.getRhs().getDefiningOp<TransposeOp>();
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
@@ -282,7 +255,7 @@ struct MatmulToLinalg final : OpConversionPattern<MatmulOp> {
     int64_t batchRank = result.getRank() - (lhsVector ? 0 : 1) - (rhsVector ? 0 : 1);
     if (Value rhsT = kMajorRhs ? kMajorRhsSource(op, rewriter) : Value()) {
       checkMatmulDims(rewriter, loc, lhs, rhsT, batchRank, "matmul", /*kMajorRhs=*/true);
-      rewriter.replaceOp(op, kMajorBatchMatmul(rewriter, loc, lhs, rhsT, result));
+      rewriter.replaceOp(op, batchMatmul(rewriter, loc, lhs, rhsT, result, /*kMajor=*/true));
       return success();
     }
     checkMatmulDims(rewriter, loc, lhs, rhs, batchRank, "matmul");
