@@ -162,6 +162,12 @@ KILN_API kiln_status *kiln_model_input_info(const kiln_model *model,
 KILN_API kiln_status *kiln_model_output_info(const kiln_model *model,
                                              size_t index,
                                              kiln_tensor_info *out_info);
+/* Whether output `index` is an input's buffer updated in place (kilnc
+ * --kv-cache-length, ABI v6): *out_input is that input's index, or -1. A
+ * run copies the input into such an output's buffer first unless the caller
+ * passes the same buffer for both, which saves the copy. */
+KILN_API kiln_status *kiln_model_output_alias(const kiln_model *model,
+                                              size_t index, int64_t *out_input);
 
 /*===-- Sessions ----------------------------------------------------------===*/
 

@@ -95,4 +95,17 @@ kiln_status *kiln_model_output_info(const kiln_model *model, size_t index,
       [&] { return kiln::rt::tensorInfo(model, index, out_info, false); });
 }
 
+kiln_status *kiln_model_output_alias(const kiln_model *model, size_t index,
+                                     int64_t *out_input) {
+  return kiln::rt::guard([&]() -> kiln_status * {
+    if (!out_input)
+      return kiln::rt::makeStatus(KILN_STATUS_INVALID_ARGUMENT, "out_input is NULL");
+    kiln_tensor_info info;
+    if (kiln_status *status = kiln::rt::tensorInfo(model, index, &info, false))
+      return status;
+    *out_input = model->outputs[index].aliasedInput;
+    return nullptr;
+  });
+}
+
 } // extern "C"

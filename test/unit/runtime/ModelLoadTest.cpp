@@ -211,7 +211,16 @@ TEST(ModelLoad, OutputAliases) {
   // to a missing input or to an input of other dims is refused.
   kiln_model *model = nullptr;
   ASSERT_EQ(messageOf(kiln_model_load(modelPath("aliased_output").c_str(), &model)), "");
+  int64_t input = 7;
+  EXPECT_EQ(messageOf(kiln_model_output_alias(model, 0, &input)), "");
+  EXPECT_EQ(input, 0);
+  EXPECT_EQ(messageOf(kiln_model_output_alias(model, 1, &input)),
+            "output index 1 is out of range, the model has 1 outputs");
+  EXPECT_EQ(messageOf(kiln_model_output_alias(model, 0, nullptr)), "out_input is NULL");
   kiln_model_destroy(model);
+  ModelPtr plain = loadModel("add_one");
+  EXPECT_EQ(messageOf(kiln_model_output_alias(plain.get(), 0, &input)), "");
+  EXPECT_EQ(input, -1);
   EXPECT_EQ(loadError(modelPath("bad_alias_index")).second,
             "cannot load model '" + modelPath("bad_alias_index") +
                 "': output 'y' aliases input 3, but the model has 1 inputs");
