@@ -72,6 +72,17 @@ bool isVectorizableBodyOp(Operation &op) {
 
 } // namespace
 
+int64_t wrapPitch(ShapedType cType, ArrayRef<ReassociationIndices> groups, int64_t columnAlign,
+                  int64_t pitch) {
+  if (pitch || groups.empty() || groups.back().size() < 2 || !cType.hasRank() ||
+      cType.getRank() < 2)
+    return pitch;
+  int64_t inner = cType.getDimSize(cType.getRank() - 1);
+  if (ShapedType::isDynamic(inner) || inner % columnAlign == 0)
+    return 0;
+  return inner;
+}
+
 bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
                       ArrayRef<ReassociationIndices> groups, int64_t columnAlign,
                       int64_t pitch) {
@@ -93,9 +104,11 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
   auto column = dyn_cast<AffineDimExpr>(cMap.getResults().back());
   if (!column)
     return false;
-  // Where N is split, a vector of columns must not span two rows of it;
-  // at a pitch, it spans at most two.
+  // Where N is split, a vector of columns spans at most two rows of it: at
+  // a pitch, or where the rows are not a whole number of vectors (wrapping
+  // rows, as if at a pitch of their own width).
   int64_t inner = cType.getDimSize(rank - 1);
+  pitch = wrapPitch(cType, groups, columnAlign, pitch);
   if (pitch) {
     if (groups.back().size() < 2 || pitch < columnAlign || ShapedType::isDynamic(inner) ||
         inner < columnAlign ||
@@ -112,8 +125,7 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
         if (auto dim = dyn_cast<AffineDimExpr>(expr); dim && columnLoops.test(dim.getPosition()))
           return false;
     }
-  } else if (groups.back().size() > 1 &&
-             (ShapedType::isDynamic(inner) || inner % columnAlign)) {
+  } else if (groups.back().size() > 1 && ShapedType::isDynamic(inner)) {
     return false;
   }
   if (!llvm::all_of(maps, [&](AffineMap map) { return isTileMap(map, column.getPosition()); }))

@@ -243,7 +243,9 @@ SmallVector<Value> indicesAt(AffineMap map, const LoopValues &rowValues,
 /// loaded once and broadcast, and the generic's body is applied to whole
 /// vectors. At a pitch (a conv at the padded row pitch, see EpilogueView),
 /// the lanes of a vector in the next image row go through a second masked
-/// load or store, and the discarded columns are masked off.
+/// load or store, and the discarded columns are masked off; so do those of
+/// a vector that wraps into the next row of C's split columns where rows
+/// are not a whole number of vectors (wrapPitch: pitch = width).
 void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
                    ArrayRef<Value> acc, ArrayRef<Value> rows, ArrayRef<Value> cols,
                    ArrayRef<Value> masks, int64_t vectorWidth) {
@@ -258,6 +260,9 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   Value cInput = generic.getDpsInputs()[cIndex];
   EpilogueView view = epilogueView(cInput);
   const SmallVector<ReassociationIndices> &groups = view.groups;
+  // Rows of C not a whole number of vectors wrap like rows at a pitch.
+  int64_t pitch = wrapPitch(cast<ShapedType>(cInput.getType()), groups,
+                            kCPUEpilogueColumnAlign, view.pitch);
   AffineMap cMap = maps[cIndex];
   unsigned column = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
   auto loopsOf = [&](const ReassociationIndices &group, ArrayRef<Value> values) {
@@ -279,7 +284,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   for (auto [v, col] : llvm::enumerate(cols)) {
     SmallVector<Value> values = delinearize(b, loc, col, view.expanded, groups[1]);
     colLoops.push_back(loopsOf(groups[1], values));
-    if (!view.pitch)
+    if (!pitch)
       continue;
     // Lanes [0, ow - x0) are row y0 at x0...; lanes [Wp - x0, Wp - x0 + ow)
     // row y0 + 1 from x = 0, addressed from x0 - Wp.
@@ -290,10 +295,10 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
     SmallVector<Value> next(values);
     next[next.size() - 2] = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, y, constant(1)), constant(height - 1));
-    next.back() = arith::SubIOp::create(b, loc, x, constant(view.pitch));
+    next.back() = arith::SubIOp::create(b, loc, x, constant(pitch));
     nextRowLoops.push_back(loopsOf(groups[1], next));
     Value first = maskOf(arith::SubIOp::create(b, loc, constant(width), x));
-    Value start = arith::SubIOp::create(b, loc, constant(view.pitch), x);
+    Value start = arith::SubIOp::create(b, loc, constant(pitch), x);
     Value second = arith::XOrIOp::create(
         b, loc, maskOf(arith::AddIOp::create(b, loc, start, constant(width))), maskOf(start));
     if (!masks.empty()) {
@@ -377,7 +382,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
       }
   };
   for (size_t v = 0; v < cols.size(); ++v) {
-    if (!view.pitch) {
+    if (!pitch) {
       for (size_t r = 0; r < rows.size(); ++r)
         emitElement(r, v, false);
       continue;

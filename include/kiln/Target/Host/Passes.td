@@ -47,6 +47,13 @@ def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
     it, the CUDA GEMM template (`kiln-cuda-gemm`) finds C zero-filled by its
     own dispatch. Both targets run it before bufferization.
 
+    A fill that is the destination of an `insert_slice` whose source is
+    written in place from an empty tensor (a chain of destination-style ops,
+    e.g. a conv epilogue writing its output slice into the next conv's zero
+    padding) goes before that chain's first op instead (moved there even
+    where it has one use), so that empty-tensor elimination computes the
+    chain in the filled tensor rather than copying it in.
+
     Post-condition: every tensor `linalg.fill` has at most one use.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
