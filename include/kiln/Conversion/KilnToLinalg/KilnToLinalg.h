@@ -60,6 +60,10 @@ struct ConvLoweringOptions {
   /// on the s*s phases of their padded input (contiguous taps) instead of on
   /// strided views.
   bool stridedWindowsOnPhases = false;
+  /// Stride-1 depthwise convs run on the flattened padded input only where
+  /// their result reaches nothing but 1x1 convs through elementwise ops;
+  /// others on the image rows, where their activation joins them.
+  bool flatDepthwiseOnlyBeforePointwise = false;
 };
 
 /// conv, conv_transpose: linalg named conv ops or matmul forms.

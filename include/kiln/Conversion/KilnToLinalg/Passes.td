@@ -46,6 +46,11 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
            /*default=*/"false",
            "Strided depthwise convs and max pooling run on the stride x stride "
            "phases of their padded input, each tap a contiguous slice">,
+    Option<"flatDepthwiseOnlyBeforePointwise", "flat-depthwise-only-before-pointwise",
+           "bool", /*default=*/"false",
+           "Stride-1 depthwise convs run on the flattened padded input only where "
+           "their result reaches nothing but 1x1 convs through elementwise ops; "
+           "others on the image rows, where their activation joins them">,
     Option<"debugBreakOp", "debug-break-op", "std::string", /*default=*/"\"\"",
            "Test only: lower this elementwise kiln op (e.g. relu) wrongly, its "
            "result plus one (a known wrong node for the tests of kilnc verify)">

@@ -38,6 +38,7 @@ inline AttentionKernelShapes cpuAttentionKernelShapes() {
 inline ConvLoweringOptions cpuConvLowering() {
   ConvLoweringOptions conv;
   conv.stridedWindowsOnPhases = true;
+  conv.flatDepthwiseOnlyBeforePointwise = true;
   return conv;
 }
 
