@@ -1,9 +1,11 @@
-// RUN: kiln-opt %s --convert-kiln-to-linalg="flat-depthwise-only-before-pointwise=true" -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --convert-kiln-to-linalg="depthwise-rows-max-width=16" -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --convert-kiln-to-linalg="depthwise-rows-max-width=15" -split-input-file | FileCheck %s --check-prefix=ALWAYS
 // RUN: kiln-opt %s --convert-kiln-to-linalg -split-input-file | FileCheck %s --check-prefix=ALWAYS
 
 /// A stride-1 depthwise conv whose result reaches only a 1x1 conv (through
-/// its ReLU6) runs on the flattened padded input: taps are 1-D slices at
-/// the row pitch 18 (the dispatch stage joins it to the 1x1 conv).
+/// its ReLU6) runs on the flattened padded input whatever its width: taps
+/// are 1-D slices at the row pitch 18 (the dispatch stage joins it to the
+/// 1x1 conv).
 // CHECK-LABEL: func @before_pointwise
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x4x19x18xf32> into tensor<1x4x342xf32>
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]}
@@ -19,9 +21,9 @@ func.func @before_pointwise(%x: tensor<1x4x16x16xf32>, %w: tensor<4x1x3x3xf32>, 
 // -----
 
 /// One whose activation a mean also reads (a squeeze-excite block) runs on
-/// the image rows: a generic over [N, C, OH, OW] with each tap a view of
-/// the padded input, so the activation can join it; without the option it
-/// runs flat.
+/// the image rows where they are at most depthwise-rows-max-width wide: a
+/// generic over [N, C, OH, OW] with each tap a view of the padded input, so
+/// the activation can join it; on wider rows, or by default, it runs flat.
 // CHECK-LABEL: func @before_mean
 // CHECK-NOT: tensor.collapse_shape
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 16, 16] [1, 1, 1, 1] : tensor<1x4x18x18xf32> to tensor<1x4x16x16xf32>
