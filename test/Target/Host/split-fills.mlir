@@ -46,15 +46,25 @@ func.func @single_fill(%a: tensor<4x2xf32>, %b: tensor<2x8xf32>) -> tensor<4x8xf
   return %x : tensor<4x8xf32>
 }
 
-/// The padding an epilogue writes its slice into (insert_slice of a chain
+/// The padding an epilogue writes its image into (insert_slice of a chain
 /// from tensor.empty) is filled before the chain's first op, even with one
-/// use, so that empty-tensor elimination can place the chain in it; the
-/// fill of an insertion whose source is no such chain stays before it.
+/// use, so that empty-tensor elimination can place the chain in it; and only
+/// its border is filled (the rows above and below the image, the columns
+/// left and right of it, each a fill inserted into the padded tensor): the
+/// chain writes the rest. The fill of an insertion whose source is no such
+/// chain stays whole, before it.
 // CHECK-LABEL: func @padding_before_chain
-// CHECK: %[[PE:.+]] = tensor.empty() : tensor<1x2x6x6xf32>
-// CHECK-NEXT: %[[PF:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[PE]] : tensor<1x2x6x6xf32>)
+// CHECK: %[[P0:.+]] = tensor.empty() : tensor<1x2x6x6xf32>
+// CHECK: %[[TOP:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x1x6xf32>)
+// CHECK: %[[P1:.+]] = tensor.insert_slice %[[TOP]] into %[[P0]][0, 0, 0, 0] [1, 2, 1, 6] [1, 1, 1, 1]
+// CHECK: %[[BOTTOM:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x1x6xf32>)
+// CHECK: %[[P2:.+]] = tensor.insert_slice %[[BOTTOM]] into %[[P1]][0, 0, 5, 0] [1, 2, 1, 6] [1, 1, 1, 1]
+// CHECK: %[[LEFT:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x4x1xf32>)
+// CHECK: %[[P3:.+]] = tensor.insert_slice %[[LEFT]] into %[[P2]][0, 0, 1, 0] [1, 2, 4, 1] [1, 1, 1, 1]
+// CHECK: %[[RIGHT:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x4x1xf32>)
+// CHECK: %[[P4:.+]] = tensor.insert_slice %[[RIGHT]] into %[[P3]][0, 0, 1, 5] [1, 2, 4, 1] [1, 1, 1, 1]
 // CHECK-NEXT: %[[G:.+]] = linalg.generic
-// CHECK: tensor.insert_slice %[[G]] into %[[PF]][0, 0, 1, 1]
+// CHECK: tensor.insert_slice %[[G]] into %[[P4]][0, 0, 1, 1]
 // CHECK: %[[QE:.+]] = tensor.empty() : tensor<1x2x6x6xf32>
 // CHECK-NEXT: %[[QF:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[QE]] : tensor<1x2x6x6xf32>)
 // CHECK-NEXT: tensor.insert_slice %arg0 into %[[QF]][0, 0, 1, 1]
