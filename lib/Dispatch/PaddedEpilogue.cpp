@@ -48,8 +48,8 @@ bool writeEpilogueIntoPadding(linalg::GenericOp generic, int64_t columnAlign) {
       insert.getSourceType() != image)
     return false;
   int64_t f = image.getDimSize(1), h = image.getDimSize(2), w = image.getDimSize(3);
-  // A vector of the kernel's columns spans at most two image rows.
-  if (h < 2 || (w % columnAlign && w < columnAlign))
+  // A vector of the kernel's columns spans at most kMaxWrapRows image rows.
+  if (h < 2 || (w % columnAlign && wrapRows(w, w, columnAlign) > kMaxWrapRows))
     return false;
   MLIRContext *context = generic.getContext();
   AffineExpr df, dy, dx;

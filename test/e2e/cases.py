@@ -224,7 +224,7 @@ def inverted_residual_case(name, xs, e, f, stride=1, k=3, silu=False):
     also a squeeze-excite scale of the depthwise result (its global average pool
     through a 1x1 conv and a sigmoid) before the project conv (EfficientNet's MBConv).
     On the CPU the expand conv's epilogue writes into the depthwise conv's zero
-    padding (rows of at least 16 columns; vectors wrap into the next row where the
+    padding (rows of at least 5 columns; vectors wrap into the next rows where the
     width is not a multiple of 16), and a stride-1 depthwise conv on rows narrower
     than 16 whose SiLU the pool also reads runs on the image rows with the SiLU."""
     n, c, h, w = xs
@@ -367,13 +367,16 @@ def conv_cases():
         excite_block_case("excite_pointwise_batch", (2, 24, 12, 12), 6, 16, symbolic=True),
         # Expand conv epilogues written into the depthwise conv's zero padding: rows
         # of 17 (vectors wrap into the next row; 289 columns end in a one-column
-        # tail), 32 (whole vectors) and 20 with a stride-2 depthwise conv; rows of
-        # 12 keep the copy. SiLU with a squeeze-excite: on rows of 7 the depthwise
-        # conv runs on the image rows with its SiLU, on rows of 18 flat.
+        # tail), 32 (whole vectors), 20 with a stride-2 depthwise conv, 12 and 5
+        # (a vector spans up to three and four rows); rows of 4 keep the copy.
+        # SiLU with a squeeze-excite: on rows of 7 the depthwise conv runs on the
+        # image rows with its SiLU, on rows of 18 flat.
         inverted_residual_case("inverted_residual_17x17", (1, 5, 17, 17), 12, 6),
         inverted_residual_case("inverted_residual_32x32", (1, 4, 32, 32), 8, 4),
         inverted_residual_case("inverted_residual_20x20_s2", (1, 3, 20, 20), 7, 5, stride=2),
         inverted_residual_case("inverted_residual_12x12", (1, 3, 12, 12), 6, 4),
+        inverted_residual_case("inverted_residual_5x5", (1, 3, 5, 5), 6, 4),
+        inverted_residual_case("inverted_residual_4x4", (1, 3, 4, 4), 6, 4),
         inverted_residual_case("mbconv_silu_7x7_k5", (1, 4, 7, 7), 9, 5, k=5, silu=True),
         inverted_residual_case("mbconv_silu_18x18", (1, 4, 18, 18), 8, 5, silu=True),
         inverted_residual_case("mbconv_silu_16x16_s2", (1, 3, 16, 16), 6, 4, stride=2, silu=True),

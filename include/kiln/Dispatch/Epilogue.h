@@ -50,13 +50,21 @@ bool isMatmulEpilogue(mlir::linalg::GenericOp generic, unsigned cIndex,
                       llvm::ArrayRef<mlir::ReassociationIndices> groups, int64_t columnAlign,
                       int64_t pitch = 0);
 
+/// Wrapping rows narrower than a vector: at most this many rows a vector.
+inline constexpr int64_t kMaxWrapRows = 4;
+
+/// How many rows a vector of `vectorWidth` columns spans at most, at any
+/// start, where rows of `width` read columns lie at `pitch`.
+int64_t wrapRows(int64_t width, int64_t pitch, int64_t vectorWidth);
+
 /// The row pitch at which a vector of the kernel's columns may span two rows
 /// of C's innermost group, for an epilogue whose C input (of type `cType`)
 /// views C through `groups` and `pitch` (EpilogueView): `pitch` itself if
 /// non-zero; else, where C's columns are split into rows whose static width
-/// is not a multiple of `columnAlign` (a 1x1 conv's output rows of 56
+/// is not a multiple of `columnAlign` (a 1x1 conv's output rows of 56 or 14
 /// columns, written into the next conv's zero padding), that width, as if
-/// C were at a pitch of its own width; else 0 (no vector spans two rows).
+/// C were at a pitch of its own width (a vector then spans up to wrapRows
+/// rows, at most kMaxWrapRows); else 0 (no vector spans two rows).
 int64_t wrapPitch(mlir::ShapedType cType, llvm::ArrayRef<mlir::ReassociationIndices> groups,
                   int64_t columnAlign, int64_t pitch);
 

@@ -74,9 +74,10 @@ def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> 
     Where an epilogue splits the matmul's columns (the head split, an image's
     rows), the innermost split dim must be a multiple of
     `epilogue-column-align`, the target kernel's vector width (its policy's
-    answer; 16 on the CPU), or at least that wide: a vector of the kernel's
-    columns then spans at most two of its rows, stored with two masked
-    stores where it does (wrapPitch in kiln/Dispatch/Epilogue.h).
+    answer; 16 on the CPU), or rows that a vector spans at most four of
+    (wrapPitch, wrapRows in kiln/Dispatch/Epilogue.h; rows narrower than a
+    vector only where the output keeps them innermost, an image's rows):
+    the kernel stores a wrapping vector with one masked store per row.
 
     Pre-condition: linalg on tensors after kiln-fuse-elementwise.
     Post-condition: the same computation; marked epilogues follow their
