@@ -24,10 +24,11 @@ namespace {
 /// block: an epilogue writing a conv's output slice into the next conv's
 /// zero padding), which goes before the chain's first op, so that
 /// empty-tensor elimination can compute the chain in the destination.
-Operation *fillPosition(OpOperand *use, Value fillValue, DominanceInfo &dominance) {
+Operation *fillPosition(OpOperand *use, Value fillValue, DominanceInfo &dominance,
+                        bool paddingInPlace) {
   Operation *user = use->getOwner();
   auto insert = dyn_cast<tensor::InsertSliceOp>(user);
-  if (!insert || use->get() != insert.getDest())
+  if (!paddingInPlace || !insert || use->get() != insert.getDest())
     return user;
   Operation *first = nullptr;
   Value value = insert.getSource();
@@ -97,12 +98,12 @@ Value fillBorder(OpBuilder &b, Location loc, tensor::InsertSliceOp insert, Value
 /// filled (fillBorder): the chain writes the rest, so filling all of it
 /// wrote the padded tensor twice (MobileNetV2 at batch 1: 13 MB of
 /// memset per run).
-void splitFill(linalg::FillOp fill, DominanceInfo &dominance) {
+void splitFill(linalg::FillOp fill, DominanceInfo &dominance, bool paddingInPlace) {
   auto empty = fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
   SmallVector<OpOperand *> uses =
       llvm::map_to_vector(fill->getResult(0).getUses(), [](OpOperand &use) { return &use; });
   for (OpOperand *use : uses) {
-    Operation *position = fillPosition(use, fill.getInputs()[0], dominance);
+    Operation *position = fillPosition(use, fill.getInputs()[0], dominance, paddingInPlace);
     OpBuilder b(position);
     if (position != use->getOwner() && empty) {
       if (Value border = fillBorder(b, fill.getLoc(), cast<tensor::InsertSliceOp>(use->getOwner()),
@@ -122,6 +123,7 @@ void splitFill(linalg::FillOp fill, DominanceInfo &dominance) {
 }
 
 struct KilnSplitFillsPass final : impl::KilnSplitFillsPassBase<KilnSplitFillsPass> {
+  using Base::Base;
   void runOnOperation() override {
     DominanceInfo dominance(getOperation());
     SmallVector<linalg::FillOp> shared;
@@ -131,11 +133,12 @@ struct KilnSplitFillsPass final : impl::KilnSplitFillsPassBase<KilnSplitFillsPas
       // A fill of one use moves only for an in-place insertion after it.
       OpOperand &use = *fill->getUses().begin();
       if (!fill->hasOneUse() ||
-          fillPosition(&use, fill.getInputs()[0], dominance) != use.getOwner())
+          fillPosition(&use, fill.getInputs()[0], dominance, paddingInPlace) !=
+              use.getOwner())
         shared.push_back(fill);
     });
     for (linalg::FillOp fill : shared)
-      splitFill(fill, dominance);
+      splitFill(fill, dominance, paddingInPlace);
   }
 };
 

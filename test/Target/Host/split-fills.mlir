@@ -1,4 +1,5 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-split-fills))" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-split-fills{padding-in-place=true}))" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-split-fills))" | FileCheck %s --check-prefix=DEFAULT
 
 /// A fill with several users (merged by CSE) is cloned, with its
 /// tensor.empty, right before each user; the shared one is gone.
@@ -46,8 +47,9 @@ func.func @single_fill(%a: tensor<4x2xf32>, %b: tensor<2x8xf32>) -> tensor<4x8xf
   return %x : tensor<4x8xf32>
 }
 
-/// The padding an epilogue writes its image into (insert_slice of a chain
-/// from tensor.empty) is filled before the chain's first op, even with one
+/// With padding-in-place, the padding an epilogue writes its image into
+/// (insert_slice of a chain from tensor.empty) is filled before the chain's
+/// first op, even with one
 /// use, so that empty-tensor elimination can place the chain in it; and only
 /// its border is filled (the rows above and below the image, the columns
 /// left and right of it, each a fill inserted into the padded tensor): the
@@ -66,6 +68,13 @@ func.func @single_fill(%a: tensor<4x2xf32>, %b: tensor<2x8xf32>) -> tensor<4x8xf
 // CHECK-NEXT: %[[G:.+]] = linalg.generic
 // CHECK: tensor.insert_slice %[[G]] into %[[P4]][0, 0, 1, 1]
 // CHECK: %[[QE:.+]] = tensor.empty() : tensor<1x2x6x6xf32>
+// Without padding-in-place (the CUDA pipeline) both fills are whole, each
+// right before its insertion.
+// DEFAULT-LABEL: func @padding_before_chain
+// DEFAULT: linalg.generic
+// DEFAULT: %[[E:.+]] = tensor.empty() : tensor<1x2x6x6xf32>
+// DEFAULT-NEXT: %[[F:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<1x2x6x6xf32>)
+// DEFAULT-NEXT: tensor.insert_slice %{{.*}} into %[[F]][0, 0, 1, 1]
 // CHECK-NEXT: %[[QF:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[QE]] : tensor<1x2x6x6xf32>)
 // CHECK-NEXT: tensor.insert_slice %arg0 into %[[QF]][0, 0, 1, 1]
 func.func @padding_before_chain(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>) {

@@ -47,8 +47,9 @@ def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
     it, the CUDA GEMM template (`kiln-cuda-gemm`) finds C zero-filled by its
     own dispatch. Both targets run it before bufferization.
 
-    A fill that is the destination of an `insert_slice` whose source is
-    written in place from an empty tensor (a chain of destination-style ops,
+    With `padding-in-place` (the CPU's pipeline), a fill that is the
+    destination of an `insert_slice` whose source is written in place from
+    an empty tensor (a chain of destination-style ops,
     e.g. a conv epilogue writing its output slice into the next conv's zero
     padding) goes before that chain's first op instead (moved there even
     where it has one use), so that empty-tensor elimination computes the
@@ -59,6 +60,11 @@ def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
 
     Post-condition: every tensor `linalg.fill` has at most one use.
   }];
+  let options = [
+    Option<"paddingInPlace", "padding-in-place", "bool", /*default=*/"false",
+           "Fill a padding that an in-place chain writes its image into before that "
+           "chain, and only around the image">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
