@@ -304,23 +304,10 @@ struct MatmulRewriter {
             // only the vectors that do take the second load of each input
             // (at rows of 56, one vector in 3.5; the panel of 64 columns
             // nearly always holds one that does).
-            SmallVector<Value> xs;
-            if (!wraps.empty() && wrapped && prologue->xInputs().size() > 1) {
-              SmallVector<Type> types(prologue->xInputs().size(), vectorType);
-              auto branch = scf::IfOp::create(b2, loc, types, wraps[v].wraps,
-                                              /*withElseRegion=*/true);
-              for (bool second : {true, false}) {
-                OpBuilder::InsertionGuard guard(b2);
-                b2.setInsertionPointToStart(second ? branch.thenBlock() : branch.elseBlock());
-                SmallVector<Value> loaded;
-                for (Value from : prologue->xInputs())
-                  loaded.push_back(wraps[v].load(b2, loc, from, row, shift, vectorType, second));
-                scf::YieldOp::create(b2, loc, loaded);
-              }
-              xs.assign(branch.getResults().begin(), branch.getResults().end());
-            } else {
-              xs = llvm::map_to_vector(prologue->xInputs(), load);
-            }
+            SmallVector<Value> xs =
+                !wraps.empty() && wrapped && prologue->xInputs().size() > 1
+                    ? wraps[v].loadEach(b2, loc, prologue->xInputs(), row, shift, vectorType)
+                    : llvm::map_to_vector(prologue->xInputs(), load);
             values.push_back(arith::SelectOp::create(b2, loc, masks[v],
                                                      prologue->evaluate(b2, loc, xs, vw), zero));
           } else {
