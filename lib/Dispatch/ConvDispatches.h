@@ -88,6 +88,14 @@ std::optional<std::pair<mlir::Value, ConvTapsLayout>> pitchedPointwiseInput(mlir
 bool fuseConvTapsPrologue(mlir::linalg::GenericOp taps);
 bool fuseMatmulPrologue(mlir::linalg::MatmulOp matmul);
 
+/// PaddedEpilogue.cpp: a marked epilogue over a conv's product [F, P] whose
+/// result is reshaped to [1, F, H, W] and inserted into another tensor (the
+/// next conv's zero padding) iterates over [F, H, W] and writes that slice
+/// instead, so that it is computed in place in the padded tensor. Only
+/// where the kernel can store its rows (W a multiple of `columnAlign`, or at
+/// least that: wrapping rows). Returns whether it did.
+bool writeEpilogueIntoPadding(mlir::linalg::GenericOp generic, int64_t columnAlign);
+
 } // namespace kiln
 
 #endif // KILN_LIB_DISPATCH_CONVDISPATCHES_H

@@ -72,6 +72,22 @@ bool isVectorizableBodyOp(Operation &op) {
 
 } // namespace
 
+int64_t wrapRows(int64_t width, int64_t pitch, int64_t vectorWidth) {
+  return (vectorWidth + width - 1 + pitch - 1) / pitch;
+}
+
+int64_t wrapPitch(ShapedType cType, ArrayRef<ReassociationIndices> groups, int64_t columnAlign,
+                  int64_t pitch) {
+  if (pitch || groups.empty() || groups.back().size() < 2 || !cType.hasRank() ||
+      cType.getRank() < 2)
+    return pitch;
+  int64_t inner = cType.getDimSize(cType.getRank() - 1);
+  if (ShapedType::isDynamic(inner) || inner % columnAlign == 0 ||
+      wrapRows(inner, inner, columnAlign) > kMaxWrapRows)
+    return 0;
+  return inner;
+}
+
 bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
                       ArrayRef<ReassociationIndices> groups, int64_t columnAlign,
                       int64_t pitch) {
@@ -93,12 +109,23 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
   auto column = dyn_cast<AffineDimExpr>(cMap.getResults().back());
   if (!column)
     return false;
-  // Where N is split, a vector of columns must not span two rows of it;
-  // at a pitch, it spans at most two.
+  // Where N is split, a vector of columns spans at most two rows of it at
+  // a pitch, and up to kMaxWrapRows where the rows are not a whole number
+  // of vectors (wrapping rows, as if at a pitch of their own width).
   int64_t inner = cType.getDimSize(rank - 1);
+  pitch = wrapPitch(cType, groups, columnAlign, pitch);
   if (pitch) {
-    if (groups.back().size() < 2 || pitch < columnAlign || ShapedType::isDynamic(inner) ||
-        inner < columnAlign ||
+    // At a pitch the pitch and the columns read are at least a vector;
+    // wrapping rows may be narrower (up to kMaxWrapRows rows a vector).
+    bool wraps = pitch == inner && !ShapedType::isDynamic(inner);
+    // Rows narrower than a vector only where the output keeps C's column
+    // dims innermost and in order (an image's rows, not a head split).
+    size_t split = groups.back().size();
+    bool inOrder = outMap.getNumResults() >= split &&
+                   cMap.getResults().take_back(split) == outMap.getResults().take_back(split);
+    if (groups.back().size() < 2 || (wraps && inner < columnAlign && !inOrder) ||
+        (!wraps && (pitch < columnAlign || ShapedType::isDynamic(inner) ||
+                    inner < columnAlign)) ||
         ShapedType::isDynamic(cType.getDimSize(rank - 2)) || cType.getDimSize(rank - 2) < 2)
       return false;
     llvm::SmallBitVector columnLoops(generic.getNumLoops());
@@ -112,8 +139,7 @@ bool isMatmulEpilogue(linalg::GenericOp generic, unsigned cIndex,
         if (auto dim = dyn_cast<AffineDimExpr>(expr); dim && columnLoops.test(dim.getPosition()))
           return false;
     }
-  } else if (groups.back().size() > 1 &&
-             (ShapedType::isDynamic(inner) || inner % columnAlign)) {
+  } else if (groups.back().size() > 1 && ShapedType::isDynamic(inner)) {
     return false;
   }
   if (!llvm::all_of(maps, [&](AffineMap map) { return isTileMap(map, column.getPosition()); }))

@@ -394,6 +394,15 @@ struct KilnFormDispatchesPass final
     });
     for (linalg::GenericOp op : convs)
       formEpilogue(op, epilogueColumnAlign);
+    // Epilogues whose result the next conv pads write into its padding
+    // (after the last reshape folding, which would collapse them again).
+    SmallVector<linalg::GenericOp> epilogues;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kEpilogueAttr))
+        epilogues.push_back(op);
+    });
+    for (linalg::GenericOp op : epilogues)
+      writeEpilogueIntoPadding(op, epilogueColumnAlign);
     // The sizes read of a result that a kernel now computes inside another
     // (a depthwise conv become a B prologue) are read of its init: the
     // result, no longer used, goes.

@@ -35,8 +35,13 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   //    kiln_run wrapper calls.
   pm.addPass(createKilnPrepareEntryPass());
   // 1a. Each user of a shared (CSE'd) fill gets its own: bufferization
-  //     then fills a buffer per conv instead of copying one filled buffer.
-  pm.addNestedPass<func::FuncOp>(createKilnSplitFillsPass());
+  //     then fills a buffer per conv instead of copying one filled buffer;
+  //     a conv epilogue's zero padding is filled (around the image only)
+  //     before the epilogue, which empty-tensor elimination then computes
+  //     in it (the dispatch stage's PaddedEpilogue.cpp).
+  KilnSplitFillsPassOptions splitFills;
+  splitFills.paddingInPlace = true;
+  pm.addNestedPass<func::FuncOp>(createKilnSplitFillsPass(splitFills));
   // 1b. Trace hooks around each dispatch (linalg op) while the ops are
   //     still the fusion stage's kernels, named after its model nodes.
   pm.addPass(createKilnInstrumentDispatchesPass());

@@ -160,6 +160,7 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
   linalg.convShiftedDiscardDivisor = policy.conv.shiftedDiscardDivisor;
   linalg.depthwiseMaxUnrolledTaps = policy.conv.depthwiseMaxUnrolledTaps;
   linalg.stridedWindowsOnPhases = policy.conv.stridedWindowsOnPhases;
+  linalg.depthwiseRowsMaxWidth = policy.conv.depthwiseRowsMaxWidth;
   linalg.debugBreakOp = options.debugBreakOp;
   pm.addPass(createConvertKilnToLinalgPass(linalg));
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.

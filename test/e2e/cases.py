@@ -218,6 +218,62 @@ def excite_block_case(name, xs, r, f, symbolic=False):
     return (name, body, [x, w1, b1, w2, b2, wp, bp], reference)
 
 
+def inverted_residual_case(name, xs, e, f, stride=1, k=3, silu=False):
+    """An expand 1x1 conv (bias, ReLU6 or SiLU), a k x k depthwise conv (stride, pad
+    k // 2) with the same activation, then a 1x1 project conv with bias; with `silu`
+    also a squeeze-excite scale of the depthwise result (its global average pool
+    through a 1x1 conv and a sigmoid) before the project conv (EfficientNet's MBConv).
+    On the CPU the expand conv's epilogue writes into the depthwise conv's zero
+    padding (rows of at least 5 columns; vectors wrap into the next rows where the
+    width is not a multiple of 16), and a stride-1 depthwise conv on rows narrower
+    than 16 whose SiLU the pool also reads runs on the image rows with the SiLU."""
+    n, c, h, w = xs
+    pad = k // 2
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    we, be, wd, bd = rand(e, c, 1, 1), rand(e), rand(e, 1, k, k), rand(e)
+    wp, bp, ws, bs = rand(f, e, 1, 1), rand(f), rand(e, e, 1, 1), rand(e)
+    mid, dw, out, pooled = (n, e, h, w), (n, e, oh, ow), (n, f, oh, ow), (n, e, 1, 1)
+    conv1 = "{strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64}"
+    convd = (f"{{strides = array<i64: {stride}, {stride}>, dilations = array<i64: 1, 1>, "
+             f"pads = array<i64: {pad}, {pad}, {pad}, {pad}>, group = {e} : i64}}")
+
+    def act(src, dst, t):
+        if silu:
+            return (f"  %{dst}_s = kiln.sigmoid %{src} : {ty(t)}\n"
+                    f"  %{dst} = kiln.mul %{src}, %{dst}_s : ({ty(t)}, {ty(t)}) -> {ty(t)}\n")
+        return f"  %{dst} = kiln.clip %{src} {{min = 0.0 : f64, max = 6.0 : f64}} : {ty(t)}\n"
+    excite = ""
+    last = "a"
+    if silu:
+        excite = (f"  %p = kiln.global_avg_pool %a : ({ty(dw)}) -> {ty(pooled)}\n"
+                  f"  %q = kiln.conv %p, %ws, %bs {conv1} : ({ty(pooled)}, {ty((e, e, 1, 1))}, {ty((e,))}) -> {ty(pooled)}\n"
+                  f"  %g = kiln.sigmoid %q : {ty(pooled)}\n"
+                  f"  %m = kiln.mul %a, %g : ({ty(dw)}, {ty(pooled)}) -> {ty(dw)}\n")
+        last = "m"
+    body = (f"func.func @main(%x: {ty(xs)}, %we: {ty((e, c, 1, 1))}, %be: {ty((e,))}, "
+            f"%wd: {ty((e, 1, k, k))}, %bd: {ty((e,))}, %wp: {ty((f, e, 1, 1))}, %bp: {ty((f,))}, "
+            f"%ws: {ty((e, e, 1, 1))}, %bs: {ty((e,))}) -> {ty(out)} {{\n"
+            f"  %u = kiln.conv %x, %we, %be {conv1} : ({ty(xs)}, {ty((e, c, 1, 1))}, {ty((e,))}) -> {ty(mid)}\n"
+            + act("u", "v", mid) +
+            f"  %d = kiln.conv %v, %wd, %bd {convd} : ({ty(mid)}, {ty((e, 1, k, k))}, {ty((e,))}) -> {ty(dw)}\n"
+            + act("d", "a", dw) + excite +
+            f"  %y = kiln.conv %{last}, %wp, %bp {conv1} : ({ty(dw)}, {ty((f, e, 1, 1))}, {ty((f,))}) -> {ty(out)}\n"
+            f"  return %y : {ty(out)}\n}}")
+    f64 = lambda a: a.astype(np.float64)
+
+    def activation(y):
+        return y / (1 + np.exp(-y)) if silu else np.clip(y, 0, 6)
+
+    def reference(a):
+        v = activation(conv_reference(f64(a[0]), f64(a[1]), f64(a[2]), 1, 0, 1, 1))
+        d = activation(conv_reference(v, f64(a[3]), f64(a[4]), stride, pad, 1, e))
+        if silu:
+            q = conv_reference(d.mean(axis=(2, 3), keepdims=True), f64(a[7]), f64(a[8]), 1, 0, 1, 1)
+            d = d / (1 + np.exp(-q))
+        return [conv_reference(d, f64(a[5]), f64(a[6]), 1, 0, 1, 1)]
+    return (name, body, [rand(*xs), we, be, wd, bd, wp, bp, ws, bs], reference)
+
+
 def pool_reference(x, k, stride, pad, kind, include_pad=False, dilation=1):
     n, c, h, w = x.shape
     fill = -np.inf if kind == "max" else 0.0
@@ -309,6 +365,21 @@ def conv_cases():
                              symbolic=True),
         excite_block_case("excite_pointwise_b3", (3, 24, 12, 12), 6, 16),
         excite_block_case("excite_pointwise_batch", (2, 24, 12, 12), 6, 16, symbolic=True),
+        # Expand conv epilogues written into the depthwise conv's zero padding: rows
+        # of 17 (vectors wrap into the next row; 289 columns end in a one-column
+        # tail), 32 (whole vectors), 20 with a stride-2 depthwise conv, 12 and 5
+        # (a vector spans up to three and four rows); rows of 4 keep the copy.
+        # SiLU with a squeeze-excite: on rows of 7 the depthwise conv runs on the
+        # image rows with its SiLU, on rows of 18 flat.
+        inverted_residual_case("inverted_residual_17x17", (1, 5, 17, 17), 12, 6),
+        inverted_residual_case("inverted_residual_32x32", (1, 4, 32, 32), 8, 4),
+        inverted_residual_case("inverted_residual_20x20_s2", (1, 3, 20, 20), 7, 5, stride=2),
+        inverted_residual_case("inverted_residual_12x12", (1, 3, 12, 12), 6, 4),
+        inverted_residual_case("inverted_residual_5x5", (1, 3, 5, 5), 6, 4),
+        inverted_residual_case("inverted_residual_4x4", (1, 3, 4, 4), 6, 4),
+        inverted_residual_case("mbconv_silu_7x7_k5", (1, 4, 7, 7), 9, 5, k=5, silu=True),
+        inverted_residual_case("mbconv_silu_18x18", (1, 4, 18, 18), 8, 5, silu=True),
+        inverted_residual_case("mbconv_silu_16x16_s2", (1, 3, 16, 16), 6, 4, stride=2, silu=True),
         pool_case("max_pool_3x3_s2_p1", "max_pool", (1, 3, 9, 9), 3, 2, 1),
         pool_case("avg_pool_exclude_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1),
         pool_case("avg_pool_include_pad", "avg_pool", (1, 2, 7, 7), 3, 2, 1, include_pad=True),

@@ -39,8 +39,9 @@ inline constexpr llvm::StringLiteral kEpilogueAttr = "kiln.epilogue";
 /// tile's columns, or a scalar broadcast); where N is split (the head split
 /// [S, H*D] -> [S, H, D]), its innermost dim is a multiple of `columnAlign`
 /// -- the target's kernel's, from its policy: no vector of the kernel then
-/// spans two of its rows -- (with a `pitch`, see
-/// EpilogueView: the pitch and the columns read are at least that, there
+/// spans two of its rows -- or (wrapPitch) at least `columnAlign` wide, a
+/// vector then spanning at most two rows (with a `pitch`, see
+/// EpilogueView, or wrapping rows: the pitch and the columns read are at least that, there
 /// are at least two image rows, and inputs not read along the columns do
 /// not depend on the column dims); a body of elementwise arith
 /// and math operations (no integer division, which could trap in the masked
@@ -48,6 +49,24 @@ inline constexpr llvm::StringLiteral kEpilogueAttr = "kiln.epilogue";
 bool isMatmulEpilogue(mlir::linalg::GenericOp generic, unsigned cIndex,
                       llvm::ArrayRef<mlir::ReassociationIndices> groups, int64_t columnAlign,
                       int64_t pitch = 0);
+
+/// Wrapping rows narrower than a vector: at most this many rows a vector.
+inline constexpr int64_t kMaxWrapRows = 4;
+
+/// How many rows a vector of `vectorWidth` columns spans at most, at any
+/// start, where rows of `width` read columns lie at `pitch`.
+int64_t wrapRows(int64_t width, int64_t pitch, int64_t vectorWidth);
+
+/// The row pitch at which a vector of the kernel's columns may span two rows
+/// of C's innermost group, for an epilogue whose C input (of type `cType`)
+/// views C through `groups` and `pitch` (EpilogueView): `pitch` itself if
+/// non-zero; else, where C's columns are split into rows whose static width
+/// is not a multiple of `columnAlign` (a 1x1 conv's output rows of 56 or 14
+/// columns, written into the next conv's zero padding), that width, as if
+/// C were at a pitch of its own width (a vector then spans up to wrapRows
+/// rows, at most kMaxWrapRows); else 0 (no vector spans two rows).
+int64_t wrapPitch(mlir::ShapedType cType, llvm::ArrayRef<mlir::ReassociationIndices> groups,
+                  int64_t columnAlign, int64_t pitch);
 
 /// How an epilogue's C input views the contraction result C.
 struct EpilogueView {

@@ -64,9 +64,20 @@ def KilnFormDispatchesPass : Pass<"kiln-form-dispatches", "mlir::func::FuncOp"> 
     conv, a squeeze-excite scale) becomes that contraction's B prologue,
     computed while the kernel packs B (ConvPrologue.cpp).
 
-    Where an epilogue splits the matmul's columns (the head split), the
-    innermost split dim must be a multiple of `epilogue-column-align`, the
-    target kernel's vector width (its policy's answer; 16 on the CPU).
+    Last, an epilogue over a conv's product [F, P] whose result is reshaped
+    to one image [1, F, H, W] and inserted into another tensor (the next
+    conv's zero padding) iterates over [F, H, W] instead, C read through an
+    expand_shape, and writes the inserted slice itself, so that empty-tensor
+    elimination computes it in place in the padded tensor (no copy into the
+    padding; PaddedEpilogue.cpp).
+
+    Where an epilogue splits the matmul's columns (the head split, an image's
+    rows), the innermost split dim must be a multiple of
+    `epilogue-column-align`, the target kernel's vector width (its policy's
+    answer; 16 on the CPU), or rows that a vector spans at most four of
+    (wrapPitch, wrapRows in kiln/Dispatch/Epilogue.h; rows narrower than a
+    vector only where the output keeps them innermost, an image's rows):
+    the kernel stores a wrapping vector with one masked store per row.
 
     Pre-condition: linalg on tensors after kiln-fuse-elementwise.
     Post-condition: the same computation; marked epilogues follow their

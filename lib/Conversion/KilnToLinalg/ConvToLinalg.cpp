@@ -257,14 +257,55 @@ Value unrolledDepthwise(OpBuilder &b, Location loc, RankedTensorType type, Array
       .getResult(0);
 }
 
+/// Whether `value` reaches, through elementwise ops only, nothing but the
+/// input of 1x1 convs (MobileNetV2's ReLU6, then its project conv).
+bool feedsOnlyPointwiseConvs(Value value) {
+  SmallVector<Value> work = {value};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Value next = work.pop_back_val();
+    for (OpOperand &use : next.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto conv = dyn_cast<ConvOp>(user)) {
+        auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+        if (use.getOperandNumber() != 0 || weight.getRank() != 4 || weight.getDimSize(2) != 1 ||
+            weight.getDimSize(3) != 1)
+          return false;
+        continue;
+      }
+      bool elementwise = user->hasTrait<OpTrait::Elementwise>() ||
+                         isa<AddOp, SubOp, MulOp, DivOp>(user);
+      if (!elementwise || user->getNumResults() != 1 || seen.size() > 16)
+        return false;
+      if (seen.insert(user).second)
+        work.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
 /// Whether a depthwise conv runs on the flattened padded input
 /// (depthwiseConvFlat): stride 1, static shapes but the batch, up to
-/// `maxTaps` taps.
+/// `maxTaps` taps; not where its output rows are at most `rowsMaxWidth`
+/// wide and its result reaches a reader other than 1x1 convs through
+/// elementwise ops (feedsOnlyPointwiseConvs): 1x1 convs read the pitched
+/// result directly (the dispatch stage), but another reader
+/// (EfficientNet's squeeze-excite mean) reads it through its kept
+/// columns, so the activation stays a pass of its own over rows of ow at
+/// the pitch Wp; on rows of 7 that pass ran mostly
+/// scalar (EfficientNet-B0's SiLU after its 7x7 depthwise convs, 1152
+/// channels: 0.16 ms on one thread, the conv 0.13). Such a conv runs on
+/// the image rows (depthwiseConv), where its activation joins it: 0.17 ms
+/// for both. On wider rows the flat conv and its separate activation were
+/// faster than both on the image rows (8% at 14 columns, at 56 0.18
+/// against 0.24 ms).
 bool depthwiseRunsFlat(ConvOp op, RankedTensorType input, RankedTensorType weight,
-                       int64_t maxTaps) {
+                       int64_t maxTaps, int64_t rowsMaxWidth) {
   return hasStaticShapeButBatch(input) && hasStaticShapeButBatch(op.getType()) &&
          llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; }) &&
-         weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps;
+         weight.getDimSize(2) * weight.getDimSize(3) <= maxTaps &&
+         (op.getType().getDimSize(3) > rowsMaxWidth ||
+          feedsOnlyPointwiseConvs(op.getResult()));
 }
 
 /// A stride-1 depthwise conv at the padded input's row pitch Wp, as
@@ -463,8 +504,10 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
     bool shifted = asMatmul && convRunsShifted(op, weightType, options.shiftedDiscardDivisor);
     int64_t channels = inputType.getDimSize(1), filters = weightType.getDimSize(0);
     bool depthwise = spatial == 2 && group > 1 && group == channels && filters == channels;
-    bool flatDepthwise = depthwise && depthwiseRunsFlat(op, inputType, weightType,
-                                                        options.depthwiseMaxUnrolledTaps);
+    bool flatDepthwise =
+        depthwise && depthwiseRunsFlat(op, inputType, weightType,
+                                       options.depthwiseMaxUnrolledTaps,
+                                       options.depthwiseRowsMaxWidth);
     bool phasedDepthwise = depthwise && options.stridedWindowsOnPhases &&
                            depthwiseRunsOnPhases(op, inputType, weightType,
                                                  options.depthwiseMaxUnrolledTaps);

@@ -136,6 +136,7 @@ struct ConvertKilnToLinalgPass final
     conv.shiftedDiscardDivisor = convShiftedDiscardDivisor;
     conv.depthwiseMaxUnrolledTaps = depthwiseMaxUnrolledTaps;
     conv.stridedWindowsOnPhases = stridedWindowsOnPhases;
+    conv.depthwiseRowsMaxWidth = depthwiseRowsMaxWidth;
     populateConvToLinalgPatterns(patterns, conv);
     populatePoolToLinalgPatterns(patterns, conv);
     populateReductionToLinalgPatterns(patterns);

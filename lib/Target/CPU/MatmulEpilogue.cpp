@@ -243,7 +243,9 @@ SmallVector<Value> indicesAt(AffineMap map, const LoopValues &rowValues,
 /// loaded once and broadcast, and the generic's body is applied to whole
 /// vectors. At a pitch (a conv at the padded row pitch, see EpilogueView),
 /// the lanes of a vector in the next image row go through a second masked
-/// load or store, and the discarded columns are masked off.
+/// load or store, and the discarded columns are masked off; so do those of
+/// a vector that wraps into the next row of C's split columns where rows
+/// are not a whole number of vectors (wrapPitch: pitch = width).
 void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
                    ArrayRef<Value> acc, ArrayRef<Value> rows, ArrayRef<Value> cols,
                    ArrayRef<Value> masks, int64_t vectorWidth) {
@@ -258,13 +260,19 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   Value cInput = generic.getDpsInputs()[cIndex];
   EpilogueView view = epilogueView(cInput);
   const SmallVector<ReassociationIndices> &groups = view.groups;
+  // Rows of C not a whole number of vectors wrap like rows at a pitch.
+  int64_t pitch = wrapPitch(cast<ShapedType>(cInput.getType()), groups,
+                            kCPUEpilogueColumnAlign, view.pitch);
   AffineMap cMap = maps[cIndex];
   unsigned column = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
   auto loopsOf = [&](const ReassociationIndices &group, ArrayRef<Value> values) {
     return kiln::loopsOf(cMap, group, values);
   };
-  SmallVector<LoopValues> rowLoops, colLoops, nextRowLoops;
-  SmallVector<Value> firstMasks, nextMasks; // at a pitch: the lanes in each image row
+  SmallVector<LoopValues> rowLoops, colLoops;
+  // At a pitch: per vector, the loops and lanes of each image row it spans
+  // (segment 0 is colLoops' row).
+  SmallVector<SmallVector<LoopValues>> segmentLoops;
+  SmallVector<SmallVector<Value>> segmentMasks;
   for (Value row : rows)
     rowLoops.push_back(loopsOf(groups[0], delinearize(b, loc, row, view.expanded, groups[0])));
   auto clampLanes = [&](Value lanes) {
@@ -279,29 +287,35 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
   for (auto [v, col] : llvm::enumerate(cols)) {
     SmallVector<Value> values = delinearize(b, loc, col, view.expanded, groups[1]);
     colLoops.push_back(loopsOf(groups[1], values));
-    if (!view.pitch)
+    if (!pitch)
       continue;
-    // Lanes [0, ow - x0) are row y0 at x0...; lanes [Wp - x0, Wp - x0 + ow)
-    // row y0 + 1 from x = 0, addressed from x0 - Wp.
+    // Lanes [0, ow - x0) are row y0 at x0...; lanes [k Wp - x0, k Wp - x0 +
+    // ow) row y0 + k from x = 0, addressed from x0 - k Wp: k < 2 at a pitch
+    // of at least a vector, up to wrapRows for narrower wrapping rows.
     auto type = cast<ShapedType>(view.expanded.getType());
     int64_t width = cast<ShapedType>(cInput.getType()).getShape().back();
     int64_t height = type.getShape()[type.getRank() - 2];
     Value x = values.back(), y = values[values.size() - 2];
-    SmallVector<Value> next(values);
-    next[next.size() - 2] = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, y, constant(1)), constant(height - 1));
-    next.back() = arith::SubIOp::create(b, loc, x, constant(view.pitch));
-    nextRowLoops.push_back(loopsOf(groups[1], next));
-    Value first = maskOf(arith::SubIOp::create(b, loc, constant(width), x));
-    Value start = arith::SubIOp::create(b, loc, constant(view.pitch), x);
-    Value second = arith::XOrIOp::create(
-        b, loc, maskOf(arith::AddIOp::create(b, loc, start, constant(width))), maskOf(start));
-    if (!masks.empty()) {
-      first = arith::AndIOp::create(b, loc, first, masks[v]);
-      second = arith::AndIOp::create(b, loc, second, masks[v]);
+    int64_t segments = wrapRows(width, pitch, vectorWidth);
+    SmallVector<LoopValues> loops = {colLoops.back()};
+    for (int64_t k = 1; k < segments; ++k) {
+      SmallVector<Value> next(values);
+      next[next.size() - 2] = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, y, constant(k)), constant(height - 1));
+      next.back() = arith::SubIOp::create(b, loc, x, constant(k * pitch));
+      loops.push_back(loopsOf(groups[1], next));
     }
-    firstMasks.push_back(first);
-    nextMasks.push_back(second);
+    SmallVector<Value> lanes = {maskOf(arith::SubIOp::create(b, loc, constant(width), x))};
+    for (int64_t k = 1; k < segments; ++k) {
+      Value start = arith::SubIOp::create(b, loc, constant(k * pitch), x);
+      lanes.push_back(arith::XOrIOp::create(
+          b, loc, maskOf(arith::AddIOp::create(b, loc, start, constant(width))), maskOf(start)));
+    }
+    if (!masks.empty())
+      for (Value &mask : lanes)
+        mask = arith::AndIOp::create(b, loc, mask, masks[v]);
+    segmentLoops.push_back(std::move(loops));
+    segmentMasks.push_back(std::move(lanes));
   }
   Value zeroIndex = constant(0);
   auto indicesAt = [&](AffineMap map, const LoopValues &rowValues, const LoopValues &colValues) {
@@ -328,12 +342,13 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
           value = vector::BroadcastOp::create(b, loc, type,
                                               memref::LoadOp::create(b, loc, input->get(), at));
         } else if (pitched) {
-          Value first = vector::MaskedLoadOp::create(b, loc, type, input->get(), at,
-                                                     firstMasks[v], zeroOf(arg.getType()));
-          Value second = vector::MaskedLoadOp::create(
-              b, loc, type, input->get(), indicesAt(maps[i], rowLoops[r], nextRowLoops[v]),
-              nextMasks[v], zeroOf(arg.getType()));
-          value = arith::SelectOp::create(b, loc, nextMasks[v], second, first);
+          for (auto [k, loops] : llvm::enumerate(segmentLoops[v])) {
+            Value lanes = segmentMasks[v][k];
+            Value part = vector::MaskedLoadOp::create(b, loc, type, input->get(),
+                                                      indicesAt(maps[i], rowLoops[r], loops),
+                                                      lanes, zeroOf(arg.getType()));
+            value = k ? arith::SelectOp::create(b, loc, lanes, part, value).getResult() : part;
+          }
         } else if (masks.empty()) {
           value = vector::LoadOp::create(b, loc, type, input->get(), at);
         } else {
@@ -366,10 +381,9 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
       Value result = lookup(body.getTerminator()->getOperand(0));
       SmallVector<Value> at = indicesAt(maps.back(), rowLoops[r], colLoops[v]);
       if (pitched) {
-        vector::MaskedStoreOp::create(b, loc, out, at, firstMasks[v], result);
-        vector::MaskedStoreOp::create(b, loc, out,
-                                      indicesAt(maps.back(), rowLoops[r], nextRowLoops[v]),
-                                      nextMasks[v], result);
+        for (auto [loops, lanes] : llvm::zip(segmentLoops[v], segmentMasks[v]))
+          vector::MaskedStoreOp::create(b, loc, out, indicesAt(maps.back(), rowLoops[r], loops),
+                                        lanes, result);
       } else if (masks.empty()) {
         vector::StoreOp::create(b, loc, result, out, at);
       } else {
@@ -377,7 +391,7 @@ void applyEpilogue(OpBuilder &b, Location loc, linalg::GenericOp generic,
       }
   };
   for (size_t v = 0; v < cols.size(); ++v) {
-    if (!view.pitch) {
+    if (!pitch) {
       for (size_t r = 0; r < rows.size(); ++r)
         emitElement(r, v, false);
       continue;

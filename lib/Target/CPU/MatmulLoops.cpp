@@ -300,8 +300,14 @@ struct MatmulRewriter {
           };
           if (prologue) {
             // B's elements computed from the prologue's inputs; zero past
-            // the columns, as loaded.
-            SmallVector<Value> xs = llvm::map_to_vector(prologue->xInputs(), load);
+            // the columns, as loaded. In a panel where some vector wraps,
+            // only the vectors that do take the second load of each input
+            // (at rows of 56, one vector in 3.5; the panel of 64 columns
+            // nearly always holds one that does).
+            SmallVector<Value> xs =
+                !wraps.empty() && wrapped && prologue->xInputs().size() > 1
+                    ? wraps[v].loadEach(b2, loc, prologue->xInputs(), row, shift, vectorType)
+                    : llvm::map_to_vector(prologue->xInputs(), load);
             values.push_back(arith::SelectOp::create(b2, loc, masks[v],
                                                      prologue->evaluate(b2, loc, xs, vw), zero));
           } else {

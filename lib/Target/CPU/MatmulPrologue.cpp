@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <climits>
@@ -133,6 +134,21 @@ Value RowWrap::load(OpBuilder &b, Location loc, Value x, Value row, Value shift,
   if (!wrapped)
     return first;
   return vector::MaskedLoadOp::create(b, loc, type, x, ValueRange{row, nextAt}, nextMask, first);
+}
+
+SmallVector<Value> RowWrap::loadEach(OpBuilder &b, Location loc, ValueRange xs, Value row,
+                                     Value shift, VectorType type) const {
+  auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(xs.size(), type), wraps,
+                                  /*withElseRegion=*/true);
+  for (bool second : {true, false}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(second ? branch.thenBlock() : branch.elseBlock());
+    SmallVector<Value> loaded;
+    for (Value x : xs)
+      loaded.push_back(load(b, loc, x, row, shift, type, second));
+    scf::YieldOp::create(b, loc, loaded);
+  }
+  return SmallVector<Value>(branch.getResults());
 }
 
 Value pixelOffsets(OpBuilder &b, Location loc, const ConvTapsLayout &layout, Value p0,

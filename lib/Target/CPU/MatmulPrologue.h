@@ -67,6 +67,12 @@ struct RowWrap {
   /// load where not `wrapped` (then no valid lane is in the next row).
   mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value row,
                    mlir::Value shift, mlir::VectorType type, bool wrapped) const;
+  /// load() of each of `xs`, twice only where this vector wraps (an
+  /// scf.if on `wraps` yielding the vectors): inside a panel where some
+  /// vector wraps, most do not.
+  llvm::SmallVector<mlir::Value> loadEach(mlir::OpBuilder &b, mlir::Location loc,
+                                          mlir::ValueRange xs, mlir::Value row, mlir::Value shift,
+                                          mlir::VectorType type) const;
 };
 
 bool isRowWrapLayout(const ConvTapsLayout &layout, int64_t vectorWidth);

@@ -469,3 +469,73 @@ func.func @copy_of_c_between(%a: memref<8x4xf32>, %b: memref<4x64xf32>, %c: memr
   }
   return
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch = affine_map<(d0, d1, d2) -> (d0)>
+#img = affine_map<(d0, d1, d2) -> (0, d0, d1, d2)>
+
+/// A 1x1 conv's epilogue writing its image rows of 20 columns into the
+/// interior of the next conv's zero padding (row pitch 22): C's columns are
+/// split into rows that are not a whole number of vectors, so a vector at
+/// p0 wraps like one at a pitch of 20 (x0 = p0 % 20, y0 = p0 / 20): one
+/// plain store where it lies inside a row, else two masked stores, the
+/// second in row min(y0 + 1, 1) addressed from x0 - 20.
+// CHECK-LABEL: func @wrapping_rows
+// CHECK-NOT: linalg.generic
+// CHECK: %[[X:.*]] = arith.remui %[[P:.*]], %c20{{.*}} : index
+// CHECK: %[[Y:.*]] = arith.divui %[[P]], %c20{{.*}} : index
+// CHECK: %[[Y1:.*]] = arith.addi %[[Y]], %c1{{.*}} : index
+// CHECK: %[[YB:.*]] = arith.minui %[[Y1]], %c1{{.*}} : index
+// CHECK: %[[XB:.*]] = arith.subi %[[X]], %c20{{.*}} : index
+// CHECK: %[[FIRST:.*]] = vector.create_mask
+// CHECK: %[[SECOND:.*]] = arith.xori
+// CHECK: scf.if
+// CHECK: vector.store %{{.*}}, %arg4[%c0{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x4x2x20xf32, strided<[176, 44, 22, 1], offset: 23>>
+// CHECK: } else {
+// CHECK: vector.maskedstore %arg4[%c0{{.*}}, %{{.*}}, %[[Y]], %[[X]]], %[[FIRST]]
+// CHECK: vector.maskedstore %arg4[%c0{{.*}}, %{{.*}}, %[[YB]], %[[XB]]], %[[SECOND]]
+func.func @wrapping_rows(%a: memref<4x8xf32>, %b: memref<8x40xf32>, %c: memref<4x40xf32>, %bias: memref<4xf32>, %d: memref<1x4x2x20xf32, strided<[176, 44, 22, 1], offset: 23>>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x40xf32>) outs(%c : memref<4x40xf32>)
+  %rows = memref.expand_shape %c [[0], [1, 2]] output_shape [4, 2, 20] : memref<4x40xf32> into memref<4x2x20xf32>
+  linalg.generic {indexing_maps = [#id3, #ch, #img], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%rows, %bias : memref<4x2x20xf32>, memref<4xf32>) outs(%d : memref<1x4x2x20xf32, strided<[176, 44, 22, 1], offset: 23>>)
+      attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %sum = arith.addf %x, %y : f32
+    linalg.yield %sum : f32
+  }
+  return
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch = affine_map<(d0, d1, d2) -> (d0)>
+#img = affine_map<(d0, d1, d2) -> (0, d0, d1, d2)>
+
+/// Image rows of 7 columns (row pitch 9 in the padding): a vector of 16
+/// columns spans up to four rows, stored with four masked stores, the
+/// k-th in row min(y0 + k, 2) addressed from x0 - 7k.
+// CHECK-LABEL: func @narrow_wrapping_rows
+// CHECK-NOT: linalg.generic
+// CHECK: %[[X:.*]] = arith.remui %[[P:.*]], %c7{{.*}} : index
+// CHECK: arith.subi %[[X]], %c7{{.*}} : index
+// CHECK: arith.subi %[[X]], %c14{{.*}} : index
+// CHECK: arith.subi %[[X]], %c21{{.*}} : index
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-COUNT-4: vector.maskedstore %arg4
+func.func @narrow_wrapping_rows(%a: memref<4x8xf32>, %b: memref<8x21xf32>, %c: memref<4x21xf32>, %bias: memref<4xf32>, %d: memref<1x4x3x7xf32, strided<[180, 45, 9, 1], offset: 10>>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x21xf32>) outs(%c : memref<4x21xf32>)
+  %rows = memref.expand_shape %c [[0], [1, 2]] output_shape [4, 3, 7] : memref<4x21xf32> into memref<4x3x7xf32>
+  linalg.generic {indexing_maps = [#id3, #ch, #img], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%rows, %bias : memref<4x3x7xf32>, memref<4xf32>) outs(%d : memref<1x4x3x7xf32, strided<[180, 45, 9, 1], offset: 10>>)
+      attrs = {kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %sum = arith.addf %x, %y : f32
+    linalg.yield %sum : f32
+  }
+  return
+}

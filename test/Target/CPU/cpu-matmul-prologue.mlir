@@ -53,7 +53,9 @@ func.func @excite_prologue(%w: memref<4x8x1x1xf32>, %x: memref<8x40xf32>, %s: me
 /// image rows of 40 at row step 42: each vector of 16 columns is one or two
 /// masked loads per tap (lanes in the next image row read 2 further on),
 /// no gathers. Panels where no vector wraps to the next row take the
-/// one-load version (scf.if on the panel's wrap flag).
+/// one-load version (scf.if on the panel's wrap flag); in the others each
+/// vector loads its inputs twice only where it wraps itself (scf.if on its
+/// own flag, yielding the inputs' vectors).
 // CHECK-LABEL: func @depthwise_prologue
 // CHECK-NOT: vector.gather
 // CHECK: %[[Y:.*]] = arith.divui %[[P:.*]], %c40{{.*}} : index
@@ -66,10 +68,15 @@ func.func @excite_prologue(%w: memref<4x8x1x1xf32>, %x: memref<8x40xf32>, %s: me
 // CHECK: memref.load %arg3[%[[CH:.*]], %c0{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<8x1x1x2xf32>
 // CHECK: memref.load %arg3[%[[CH]], %c0{{.*}}, %c0{{.*}}, %c1{{.*}}] : memref<8x1x1x2xf32>
 // CHECK: memref.load %arg4[%[[CH]]] : memref<8xf32>
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>) {
 // CHECK: %[[A0:.*]] = vector.maskedload %arg1[%[[CH]], %{{.*}}], %{{.*}}, %{{.*}} : memref<8x84xf32>
 // CHECK: vector.maskedload %arg1[%[[CH]], %{{.*}}], %{{.*}}, %[[A0]] : memref<8x84xf32>
 // CHECK: %[[B0:.*]] = vector.maskedload %arg2[%[[CH]], %{{.*}}], %{{.*}}, %{{.*}} : memref<8x84xf32, strided<[85, 1], offset: 1>>
 // CHECK: vector.maskedload %arg2[%[[CH]], %{{.*}}], %{{.*}}, %[[B0]]
+// CHECK: } else {
+// CHECK-COUNT-2: vector.maskedload
+// CHECK-NOT: vector.maskedload
+// CHECK: scf.yield
 // CHECK: math.fma {{.*}} : vector<16xf32>
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
 // CHECK: arith.minimumf {{.*}} : vector<16xf32>

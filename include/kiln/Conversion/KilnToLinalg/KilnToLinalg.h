@@ -65,6 +65,11 @@ struct ConvLoweringOptions {
   /// on the s*s phases of their padded input (contiguous taps) instead of on
   /// strided views.
   bool stridedWindowsOnPhases = false;
+  /// Stride-1 depthwise convs with output rows up to this wide whose result
+  /// reaches a reader other than 1x1 convs through elementwise ops run on
+  /// the image rows, where their activation joins them, instead of on the
+  /// flattened padded input; 0: never.
+  int64_t depthwiseRowsMaxWidth = 0;
 };
 
 /// conv, conv_transpose: linalg named conv ops or matmul forms.

@@ -50,6 +50,11 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
            /*default=*/"false",
            "Strided depthwise convs and max pooling run on the stride x stride "
            "phases of their padded input, each tap a contiguous slice">,
+    Option<"depthwiseRowsMaxWidth", "depthwise-rows-max-width", "int64_t",
+           /*default=*/"0",
+           "Stride-1 depthwise convs with output rows up to this wide whose result "
+           "reaches a reader other than 1x1 convs through elementwise ops run on "
+           "the image rows (their activation joins them), not flat; 0: never">,
     Option<"debugBreakOp", "debug-break-op", "std::string", /*default=*/"\"\"",
            "Test only: lower this elementwise kiln op (e.g. relu) wrongly, its "
            "result plus one (a known wrong node for the tests of kilnc verify)">

@@ -38,6 +38,9 @@ inline AttentionKernelShapes cpuAttentionKernelShapes() {
 inline ConvLoweringOptions cpuConvLowering() {
   ConvLoweringOptions conv;
   conv.stridedWindowsOnPhases = true;
+  // Rows of at most half a 16-lane vector (EfficientNet-B0's 7x7; at 14
+  // columns the flat conv and its separate SiLU measured 8% faster).
+  conv.depthwiseRowsMaxWidth = 8;
   return conv;
 }
 

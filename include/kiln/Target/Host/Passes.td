@@ -63,8 +63,24 @@ def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
     it, the CUDA GEMM template (`kiln-cuda-gemm`) finds C zero-filled by its
     own dispatch. Both targets run it before bufferization.
 
+    With `padding-in-place` (the CPU's pipeline), a fill that is the
+    destination of an `insert_slice` whose source is written in place from
+    an empty tensor (a chain of destination-style ops,
+    e.g. a conv epilogue writing its output slice into the next conv's zero
+    padding) goes before that chain's first op instead (moved there even
+    where it has one use), so that empty-tensor elimination computes the
+    chain in the filled tensor rather than copying it in; where the chain
+    writes the destination's whole inner image (static, every dim whole but
+    the last two), only the border around it is filled (one fill per band,
+    each inserted into the destination).
+
     Post-condition: every tensor `linalg.fill` has at most one use.
   }];
+  let options = [
+    Option<"paddingInPlace", "padding-in-place", "bool", /*default=*/"false",
+           "Fill a padding that an in-place chain writes its image into before that "
+           "chain, and only around the image">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
