@@ -97,6 +97,12 @@ struct KilnPrepareEntryPass final
       return signalPassFailure();
     if (failed(lowerChecks(module, model)))
       return signalPassFailure();
+    // The caller's inputs are read only: bufferization copies rather than
+    // write into one, except a KV cache updated in place (kiln.in_place).
+    for (unsigned i = 1; i < model.getNumArguments(); ++i)
+      if (mlir::isa<mlir::TensorType>(model.getArgument(i).getType()) &&
+          !model.getArgAttr(i, "kiln.in_place"))
+        model.setArgAttr(i, "bufferization.writable", mlir::BoolAttr::get(context, false));
   }
 };
 } // namespace

@@ -2,7 +2,7 @@
 
 /// The single public function becomes the private @kiln_entry, with the
 /// runtime's host pointer as a new first argument.
-// CHECK: func.func private @kiln_entry(%{{.*}}: !llvm.ptr {kiln.host}, %{{.*}}: tensor<4xf32>) -> tensor<4xf32>
+// CHECK: func.func private @kiln_entry(%{{.*}}: !llvm.ptr {kiln.host}, %{{.*}}: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32>
 // CHECK: func.func private @helper
 func.func @model(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
