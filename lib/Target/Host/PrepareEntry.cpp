@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNPREPAREENTRYPASS
@@ -98,10 +99,15 @@ struct KilnPrepareEntryPass final
     if (failed(lowerChecks(module, model)))
       return signalPassFailure();
     // The caller's inputs are read only: bufferization copies rather than
-    // write into one, except a KV cache updated in place (kiln.in_place).
+    // write into one, except an input an output updates in place (a KV
+    // cache, kiln.aliases_input; argument 0 is now the host).
+    llvm::SmallDenseSet<int64_t> updatedInPlace;
+    for (unsigned r = 0; r < model.getNumResults(); ++r)
+      if (auto alias = model.getResultAttrOfType<mlir::IntegerAttr>(r, "kiln.aliases_input"))
+        updatedInPlace.insert(alias.getInt() + 1);
     for (unsigned i = 1; i < model.getNumArguments(); ++i)
       if (mlir::isa<mlir::TensorType>(model.getArgument(i).getType()) &&
-          !model.getArgAttr(i, "kiln.in_place"))
+          !updatedInPlace.contains(i))
         model.setArgAttr(i, "bufferization.writable", mlir::BoolAttr::get(context, false));
   }
 };

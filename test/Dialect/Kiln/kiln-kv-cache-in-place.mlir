@@ -10,7 +10,7 @@
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: %[[IDS:[^:]+]]: tensor<?x?xi64> {kiln.name = "input_ids"}
 // CHECK-SAME: %[[MASK:[^:]+]]: tensor<?x?xi64> {kiln.name = "attention_mask"}
-// CHECK-SAME: %[[PAST:[^:]+]]: tensor<?x2x64x4xf32> {kiln.dim_names = ["batch", "", "past_sequence", ""], kiln.in_place, kiln.name = "past_key_values.0.key"}
+// CHECK-SAME: %[[PAST:[^:]+]]: tensor<?x2x64x4xf32> {kiln.dim_names = ["batch", "", "past_sequence", ""], kiln.name = "past_key_values.0.key"}
 // CHECK-SAME: -> (tensor<?x2x64x4xf32> {kiln.aliases_input = 2 : i64, kiln.dim_names = ["batch", "", "past_sequence", ""], kiln.name = "present.0.key"}, tensor<?x2x?x4xf32> {kiln.name = "logits"}, tensor<4xi64> {kiln.name = "past_shape"})
 // CHECK-DAG: %[[MASK_SHAPE:.+]] = kiln.shape %[[MASK]]
 // CHECK-DAG: %[[TOTAL:.+]] = kiln.gather %[[MASK_SHAPE]]
@@ -27,7 +27,7 @@
 /// With an f16 cache (kiln-kv-cache-dtype first) the update is in f16 and
 /// the readers widen its valid rows.
 // F16-LABEL: func.func @main
-// F16-SAME: tensor<?x2x64x4xf16> {kiln.dim_names = ["batch", "", "past_sequence", ""], kiln.in_place, kiln.name = "past_key_values.0.key"}
+// F16-SAME: tensor<?x2x64x4xf16> {kiln.dim_names = ["batch", "", "past_sequence", ""], kiln.name = "past_key_values.0.key"}
 // F16: %[[UPDATED:[^,]+]], %{{.+}}, %[[VALID:.+]] = kiln.kv_cache_update {{.*}} -> (tensor<?x2x64x4xf16>, tensor<?x2x?x4xf16>, tensor<?x2x?x4xf16>)
 // F16: kiln.cast %[[VALID]] : tensor<?x2x?x4xf16> -> tensor<?x2x?x4xf32>
 // F16: return %[[UPDATED]],

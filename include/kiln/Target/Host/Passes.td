@@ -20,10 +20,10 @@ def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
     Pre-condition: the module has exactly one public `func.func` (the model),
     or one named `main`. Post-condition: it is `private @kiln_entry` with a
     new first argument `!llvm.ptr {kiln.host}`, the runtime's
-    `kiln_abi_host *`, which parallel loops use. Every model argument but a
-    KV cache updated in place (`kiln.in_place`) is marked
-    `bufferization.writable = false`: bufferization never writes into the
-    caller's inputs.
+    `kiln_abi_host *`, which parallel loops use. Every tensor argument
+    but one that an output updates in place (a result's
+    `kiln.aliases_input`, a KV cache) is marked `bufferization.writable =
+    false`: bufferization never writes into the caller's inputs.
 
     The run-time checks of `convert-kiln-to-linalg` (`call @kiln_check(%ok,
     %got, %expected) {kiln.check_message}`) become `call

@@ -180,7 +180,6 @@ struct KilnKVCacheInPlacePass final : impl::KilnKVCacheInPlacePassBase<KilnKVCac
       concat.erase();
       ret.setOperand(result, update.getUpdated());
       results[result] = cacheType;
-      func.setArgAttr(input, "kiln.in_place", UnitAttr::get(context));
       func.setResultAttr(result, "kiln.aliases_input", b.getI64IntegerAttr(input));
       if (Attribute dims = func.getArgAttr(input, "kiln.dim_names"))
         func.setResultAttr(result, "kiln.dim_names", dims);

@@ -56,9 +56,9 @@ def KilnKVCacheInPlacePass : Pass<"kiln-kv-cache-in-place", "mlir::ModuleOp"> {
     `kiln.kv_cache_update` of that input, retyped to `cache-length` rows:
     the new rows are written at the offset `dim(attention_mask, 1) -
     dim(input_ids, 1)`, the present output is the updated input (result
-    attribute `kiln.aliases_input` = the input's index; the input gets
-    `kiln.in_place`), readers of the concat read the update's valid rows
-    and readers of the past's shape read `[b, h, offset, d]`. Run after
+    attribute `kiln.aliases_input` = the input's index), readers of the
+    concat read the update's valid rows and readers of the past's shape
+    read `[b, h, offset, d]`. Run after
     kiln-kv-cache-dtype. Errors: `cache-length` < 1, a present that is not
     such a concat, a past read by anything but its shape and that concat
     (a past shared by two presents too), a model without `attention_mask`
