@@ -43,12 +43,18 @@ llvm::Error addInputShape(llvm::StringRef flag, onnx_import::ImportOptions &opti
   auto [name, dims] = flag.rsplit('=');
   if (name.empty() || name.size() == flag.size())
     return makeError("--input-shape '" + flag + "' is not of the form NAME=2x3x224x224");
+  if (name.drop_back().contains('*'))
+    return makeError("--input-shape '" + flag + "': '*' may only end the name (a prefix)");
   llvm::SmallVector<int64_t> shape;
   llvm::SmallVector<llvm::StringRef> parts;
   if (!dims.empty())
     dims.split(parts, 'x');
   for (llvm::StringRef part : parts) {
     int64_t dim;
+    if (part == "?") {
+      shape.push_back(mlir::ShapedType::kDynamic); // as the model declares it
+      continue;
+    }
     if (part.getAsInteger(10, dim) || dim < 0)
       return makeError("--input-shape '" + flag + "': '" + part +
                        "' is not a dim size (a non-negative integer)");
@@ -56,6 +62,22 @@ llvm::Error addInputShape(llvm::StringRef flag, onnx_import::ImportOptions &opti
   }
   if (!options.inputShapes.try_emplace(name, shape).second)
     return makeError("--input-shape gives '" + name + "' twice");
+  return llvm::Error::success();
+}
+
+llvm::Error addDecodeStepShapes(int64_t batch, int64_t cacheLength,
+                                onnx_import::ImportOptions &options) {
+  if (batch < 1 || cacheLength < 2)
+    return makeError("--decode-step=" + llvm::Twine(batch) + " with --kv-cache-length=" +
+                     llvm::Twine(cacheLength) +
+                     ": expected a batch of at least 1 and a cache of at least 2 rows");
+  std::string b = std::to_string(batch);
+  for (std::string flag : {"input_ids=" + b + "x1", "position_ids=" + b + "x1",
+                           "attention_mask=" + b + "x" + std::to_string(cacheLength),
+                           "past_key_values.*=" + b + "x?x" + std::to_string(cacheLength - 1) +
+                               "x?"})
+    if (llvm::Error error = addInputShape(flag, options))
+      return makeError("--decode-step: " + llvm::toString(std::move(error)));
   return llvm::Error::success();
 }
 

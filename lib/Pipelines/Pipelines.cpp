@@ -97,6 +97,7 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   if (options.kvCacheLength > 0) {
     KilnKVCacheInPlacePassOptions inPlace;
     inPlace.cacheLength = options.kvCacheLength;
+    inPlace.decodeStep = options.decodeStep;
     pm.addPass(createKilnKVCacheInPlacePass(inPlace));
   }
   // 0a. Matmuls with block-quantized constant weights (MatMulNBits) as one

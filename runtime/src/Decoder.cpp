@@ -13,7 +13,13 @@
 // in place (its presents alias their pasts): the run writes only the new
 // rows, `current` never flips, and a failed run may have written rows
 // [length, length + count), which the next run writes again; rows below
-// `length` are never touched. On a CUDA session
+// `length` are never touched. A static decode step (kilnc --decode-step)
+// is such a model for one token per sequence and a fixed batch: every run
+// hands it the whole cache and a mask of the cache's length whose ones mark
+// the filled rows, the new row goes where position_ids says, and a prompt
+// goes through it one token per run (nothing in a run depends on the fill,
+// so a CUDA session replays the recorded step). Its caches start zeroed, so
+// the masked rows never hold a NaN. On a CUDA session
 // both buffers are device memory, handed to the run in place: the cache
 // never crosses to the host (only ids, positions, mask and logits do). A
 // model compiled with kilnc --greedy-ids has the output greedy_ids: the
@@ -216,14 +222,22 @@ kiln_status *allocateCaches(kiln_decoder &decoder) {
     for (kiln_decoder::Half &half : allocatedHalves(decoder, i)) {
       std::string error;
       bool ok = true;
+      bool zeroed = decoder.signature.stepBatch > 0;
       if (sessionOnDevice(*decoder.session)) {
         half.device = sessionDeviceAlloc(*decoder.session, bytes, error);
         half.deviceBytes = bytes;
         ok = half.device != nullptr;
         if (ok)
           decoder.onDevice.push_back(half.device);
+        if (ok && zeroed) {
+          std::vector<unsigned char> zeros(bytes);
+          ok = sessionDeviceCopyToDevice(*decoder.session, half.device, zeros.data(), bytes,
+                                         error);
+        }
       } else {
         ok = half.host.reserve(bytes);
+        if (ok && zeroed)
+          std::memset(half.host.data(), 0, bytes);
       }
       if (!ok)
         return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED,
@@ -261,6 +275,9 @@ kiln_status *createDecoder(kiln_session *session, const kiln_decoder_options *gi
   decoder->maxBatch = options.max_batch;
   if (kiln_status *status = recognizeDecoder(*decoder->model, decoder->signature))
     return status;
+  // A static decode step holds exactly its compiled batch.
+  if (decoder->signature.stepBatch)
+    decoder->maxBatch = decoder->signature.stepBatch;
   if (int64_t length = decoder->signature.inPlaceLength; length && decoder->maxTokens > length)
     return invalidArgument(cat("max_tokens is ", decoder->maxTokens, ", but the model's cache "
                                "holds ", length, " tokens per sequence (kilnc --kv-cache-length)"));
@@ -276,6 +293,9 @@ kiln_status *checkTokens(const kiln_decoder &decoder, const int64_t *ids, int64_
   if (batch < 1 || batch > decoder.maxBatch)
     return invalidArgument(cat("batch is ", batch, ", accepted range is [1, ",
                                decoder.maxBatch, "] (max_batch)"));
+  if (int64_t step = decoder.signature.stepBatch; step && batch != step)
+    return invalidArgument(cat("batch is ", batch, ", but the model is a decode step "
+                               "compiled for batch ", step, " (kilnc --decode-step)"));
   if (decoder.length > 0 && batch != decoder.batch)
     return invalidArgument(cat("batch is ", batch, " but the cache holds ", decoder.batch,
                                " sequences; reset the decoder to change the batch"));
@@ -315,7 +335,9 @@ kiln_status *buildInputs(kiln_decoder &decoder, const int64_t *ids, int64_t batc
   const DecoderSignature &sig = decoder.signature;
   const auto &modelInputs = decoder.model->inputs;
   int64_t total = decoder.length + count;
-  size_t tokens = static_cast<size_t>(batch * count), masked = static_cast<size_t>(batch * total);
+  // A decode step's mask covers the whole cache: ones for the filled rows.
+  int64_t columns = sig.stepBatch ? sig.inPlaceLength : total;
+  size_t tokens = static_cast<size_t>(batch * count), masked = static_cast<size_t>(batch * columns);
   if (!decoder.ids.reserve(tokens * 8) || !decoder.positions.reserve(tokens * 8) ||
       !decoder.mask.reserve(masked * 8))
     return makeStatus(KILN_STATUS_RESOURCE_EXHAUSTED, "cannot allocate the decoder's inputs");
@@ -327,13 +349,14 @@ kiln_status *buildInputs(kiln_decoder &decoder, const int64_t *ids, int64_t batc
   }
   if (sig.attentionMask)
     for (size_t i = 0; i < masked; ++i)
-      storeInteger(decoder.mask.data(), modelInputs[*sig.attentionMask].dtype, i, 1);
+      storeInteger(decoder.mask.data(), modelInputs[*sig.attentionMask].dtype, i,
+                   static_cast<int64_t>(i % static_cast<size_t>(columns)) < total);
   inputs.dims.reserve(modelInputs.size());
   addInput(decoder, inputs, sig.inputIds, {batch, count}, 2, decoder.ids.data());
   if (sig.positionIds)
     addInput(decoder, inputs, *sig.positionIds, {batch, count}, 2, decoder.positions.data());
   if (sig.attentionMask)
-    addInput(decoder, inputs, *sig.attentionMask, {batch, total}, 2, decoder.mask.data());
+    addInput(decoder, inputs, *sig.attentionMask, {batch, columns}, 2, decoder.mask.data());
   for (size_t i = 0; i < sig.caches.size(); ++i) {
     const CachePair &pair = sig.caches[i];
     // In place: the whole fixed-length buffer, whatever its fill.
@@ -407,12 +430,36 @@ kiln_status *bindOutputs(kiln_decoder &decoder, const RunPlan &plan, int64_t bat
   return nullptr;
 }
 
+kiln_status *runBlock(kiln_decoder *decoder, const int64_t *ids, int64_t batch,
+                      int64_t count);
+
 kiln_status *runTokens(kiln_decoder *decoder, const int64_t *ids, int64_t batch,
                        int64_t count) {
   if (!decoder)
     return invalidArgument("decoder is NULL");
   if (kiln_status *status = checkTokens(*decoder, ids, batch, count))
     return status;
+  if (!decoder->signature.stepBatch || count == 1)
+    return runBlock(decoder, ids, batch, count);
+  // A decode step takes one token per sequence per run: column by column.
+  // A failure forgets the columns already run (their rows are rewritten).
+  int64_t length = decoder->length;
+  std::vector<int64_t> column(static_cast<size_t>(batch));
+  for (int64_t i = 0; i < count; ++i) {
+    for (int64_t b = 0; b < batch; ++b)
+      column[static_cast<size_t>(b)] = ids[b * count + i];
+    if (kiln_status *status = runBlock(decoder, column.data(), batch, 1)) {
+      decoder->length = length;
+      decoder->hasLogits = false;
+      return status;
+    }
+  }
+  return nullptr;
+}
+
+/// One run of `count` tokens per sequence, after checkTokens.
+kiln_status *runBlock(kiln_decoder *decoder, const int64_t *ids, int64_t batch,
+                      int64_t count) {
   RunInputs inputs;
   if (kiln_status *status = buildInputs(*decoder, ids, batch, count, inputs))
     return status;

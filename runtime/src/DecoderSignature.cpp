@@ -163,6 +163,34 @@ kiln_status *addCachePair(const kiln_model &model, size_t input,
   return nullptr;
 }
 
+/// A model whose input_ids take one static token per sequence is a static
+/// decode step (kilnc --decode-step): its caches are in place, and its mask,
+/// position ids and caches have that batch and the caches' length.
+kiln_status *findStep(const kiln_model &model, DecoderSignature &out) {
+  const TensorDesc &ids = model.inputs[out.inputIds];
+  if (!out.inPlaceLength || ids.isSymbolic(0) || ids.isSymbolic(1) || ids.dims[1] != 1)
+    return nullptr;
+  int64_t batch = ids.dims[0];
+  auto isStatic = [&](const TensorDesc &desc, int64_t rows, int64_t columns) {
+    return !desc.isSymbolic(0) && !desc.isSymbolic(1) && desc.dims[0] == rows &&
+           desc.dims[1] == columns;
+  };
+  int64_t length = out.inPlaceLength;
+  bool ok = batch >= 1 && length > 0 && out.attentionMask && out.positionIds &&
+            isStatic(model.inputs[*out.attentionMask], batch, length) &&
+            isStatic(model.inputs[*out.positionIds], batch, 1);
+  for (const CachePair &pair : out.caches)
+    ok = ok && !model.inputs[pair.input].isSymbolic(0) && model.inputs[pair.input].dims[0] == batch;
+  if (!ok)
+    return invalidModel(model, cat("input ", describe(ids), " takes one token per sequence, "
+                                   "but the model is not a static decode step (kilnc "
+                                   "--decode-step: position_ids [", batch, ", 1], "
+                                   "attention_mask [", batch, ", L] and caches [", batch,
+                                   ", heads, L, head] updated in place)"));
+  out.stepBatch = batch;
+  return nullptr;
+}
+
 } // namespace
 
 kiln_status *recognizeDecoder(const kiln_model &model, DecoderSignature &out) {
@@ -199,6 +227,8 @@ kiln_status *recognizeDecoder(const kiln_model &model, DecoderSignature &out) {
   if (out.caches.empty())
     return invalidModel(model, "it has no past_key_values.<layer>.key|value inputs");
   out.numLayers = static_cast<int64_t>(layers.size());
+  if (kiln_status *status = findStep(model, out))
+    return status;
   return findLogits(model, out);
 }
 

@@ -44,6 +44,11 @@ struct DecoderSignature {
   /// Every pair in place (all or none), each cacheLength rows long; 0 for
   /// a model whose presents are new buffers.
   int64_t inPlaceLength = 0;
+  /// A static decode step (kilnc --decode-step): input_ids and position_ids
+  /// [stepBatch, 1], attention_mask [stepBatch, inPlaceLength], every cache
+  /// [stepBatch, heads, inPlaceLength, head]; each run takes one token per
+  /// sequence and the mask says which cache rows are filled. 0 otherwise.
+  int64_t stepBatch = 0;
   int64_t numLayers = 0;
 };
 

@@ -243,6 +243,16 @@ bool sessionDeviceCopyToHost(const kiln_session &session, void *dst, const void 
   return session.cuda->copyToHost(dst, reinterpret_cast<cuda::CUdeviceptr>(src), bytes, error);
 }
 
+bool sessionDeviceCopyToDevice(kiln_session &session, void *dst, const void *src,
+                               uint64_t bytes, std::string &error) {
+  if (!session.cuda) {
+    error = "not a CUDA session";
+    return false;
+  }
+  return session.cuda->copyToDevice(reinterpret_cast<cuda::CUdeviceptr>(dst), src, bytes,
+                                    error);
+}
+
 kiln_status *runPlanned(kiln_session &session, const RunPlan &plan,
                         void *const *outputData, kiln_trace *trace,
                         const std::vector<const void *> &onDevice) {

@@ -40,6 +40,9 @@ void sessionDeviceFree(kiln_session &session, void *ptr);
 /// set on failure.
 bool sessionDeviceCopyToHost(const kiln_session &session, void *dst, const void *src,
                              uint64_t bytes, std::string &error);
+/// Copies `bytes` from host memory to device memory from sessionDeviceAlloc.
+bool sessionDeviceCopyToDevice(kiln_session &session, void *dst, const void *src,
+                               uint64_t bytes, std::string &error);
 
 } // namespace kiln::rt
 

@@ -145,6 +145,16 @@ static cl::opt<int64_t> kvCacheLengthOption(
              "cache; the runtime's decoder holds at most N tokens per sequence)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kilncCategory));
 
+static cl::opt<int64_t> decodeStepOption(
+    "decode-step",
+    cl::desc("With --kv-cache-length=N: compile one static decode step of a transformers "
+             "decoder for batch B (input_ids and position_ids Bx1, attention_mask BxN, "
+             "past_key_values.* Bx?x(N-1)x?), its cache rows written at position_ids: no "
+             "shape depends on the cache's fill, so the runtime replays the recorded step "
+             "(CUDA graphs); the runtime's decoder feeds a prompt through it one token at a "
+             "time"),
+    cl::value_desc("B"), cl::init(0), cl::cat(kilncCategory));
+
 using kiln::driver::Report;
 static cl::opt<Report> reportOption(
     "report", cl::desc("Print a report to stderr after its stage"), cl::init(Report::None),
@@ -289,6 +299,14 @@ int main(int argc, char **argv) {
     return fail("--kv-cache-length=" + std::to_string(kvCacheLengthOption) +
                 ": expected at least 1 row");
   job.options.kvCacheLength = kvCacheLengthOption;
+  if (decodeStepOption.getNumOccurrences()) {
+    if (!kvCacheLengthOption.getNumOccurrences())
+      return fail("--decode-step needs --kv-cache-length (the step's fixed cache rows)");
+    if (llvm::Error error = kiln::driver::addDecodeStepShapes(decodeStepOption,
+                                                              kvCacheLengthOption, job.import))
+      return fail(llvm::toString(std::move(error)));
+    job.options.decodeStep = true;
+  }
   job.options.debugBreakOp = debugBreakOp;
   if (!matmulTile.empty())
     if (llvm::Error error = kiln::driver::parseMatmulTile(matmulTile, job.options.matmul))

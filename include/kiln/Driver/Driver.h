@@ -62,6 +62,12 @@ struct CompileJob {
 /// last `=` separates the name.
 llvm::Error addInputShape(llvm::StringRef flag, onnx_import::ImportOptions &options);
 
+/// kilnc --decode-step=B with --kv-cache-length=L: the import shapes of one
+/// decode step of a transformers export (input_ids and position_ids Bx1,
+/// attention_mask BxL, past_key_values.* Bx?x(L-1)x?).
+llvm::Error addDecodeStepShapes(int64_t batch, int64_t cacheLength,
+                                onnx_import::ImportOptions &options);
+
 /// Parses `--matmul-tile ROWSxVECTORSxMxNxK`.
 llvm::Error parseMatmulTile(llvm::StringRef text, CPUMatmulTiling &tiling);
 

@@ -112,6 +112,10 @@ struct PipelineOptions {
   /// updates in place (kiln-kv-cache-in-place); 0: as exported (each step
   /// concatenates the past and the new rows into a new present).
   int64_t kvCacheLength = 0;
+  /// kilnc --decode-step: the decoder was imported as one static decode
+  /// step (one token per sequence, a full-length mask); its cache rows are
+  /// written at position_ids, so no shape depends on the cache's fill.
+  bool decodeStep = false;
   /// Test only (kilnc --kiln-debug-break-op): an elementwise kiln op, without
   /// its `kiln.` prefix, lowered wrongly on purpose; empty = none.
   std::string debugBreakOp;

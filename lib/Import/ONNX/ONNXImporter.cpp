@@ -233,8 +233,12 @@ static LogicalResult specialize(Signature &sig, StringRef name,
     return emitError(loc) << "input shape for '" << name << "' has rank "
                           << dims.size() << ", but the model declares rank "
                           << sig.type.getRank() << " (" << sig.type << ")";
+  SmallVector<int64_t> shape;
   for (auto [i, pair] : llvm::enumerate(llvm::zip(sig.type.getShape(), dims))) {
     auto [declared, given] = pair;
+    shape.push_back(ShapedType::isDynamic(given) ? declared : given);
+    if (ShapedType::isDynamic(given))
+      continue; // `?`: as the model declares it
     if (given < 0)
       return emitError(loc) << "input shape for '" << name << "' dim " << i
                             << " is " << given << ", accepted range is [0, inf)";
@@ -244,8 +248,32 @@ static LogicalResult specialize(Signature &sig, StringRef name,
                             << declared;
     sig.dimNames[i] = "";
   }
-  sig.type = RankedTensorType::get(dims, sig.type.getElementType());
+  sig.type = RankedTensorType::get(shape, sig.type.getElementType());
   return success();
+}
+
+/// A key of ImportOptions::inputShapes that ends in `*`: a name prefix.
+static bool isShapePattern(StringRef key) { return key.ends_with("*"); }
+
+/// The shape given for input `name`: its own entry, else the longest
+/// pattern whose prefix it has (recorded in `matched`); end() if none.
+static llvm::StringMap<SmallVector<int64_t>>::const_iterator
+findInputShape(const ImportOptions &options, StringRef name, llvm::StringSet<> &matched) {
+  auto found = options.inputShapes.find(name);
+  if (found != options.inputShapes.end())
+    return found;
+  size_t longest = 0;
+  for (auto it = options.inputShapes.begin(); it != options.inputShapes.end(); ++it) {
+    StringRef prefix = it->getKey().drop_back();
+    if (isShapePattern(it->getKey()) && name.starts_with(prefix) &&
+        (found == options.inputShapes.end() || prefix.size() > longest)) {
+      found = it;
+      longest = prefix.size();
+    }
+  }
+  if (found != options.inputShapes.end())
+    matched.insert(found->getKey());
+  return found;
 }
 
 static DictionaryAttr signatureAttrs(MLIRContext *context, StringRef name,
@@ -322,7 +350,7 @@ LogicalResult GraphImporter::importInputs(const ImportOptions &options,
                                           OpBuilder &builder, func::FuncOp func,
                                           GraphState &state) {
   const onnx::GraphProto &graph = file.proto->graph();
-  llvm::StringSet<> initializers, inputNames;
+  llvm::StringSet<> initializers, inputNames, matchedPatterns;
   for (const onnx::TensorProto &init : graph.initializer())
     initializers.insert(init.name());
   SmallVector<Type> types;
@@ -334,7 +362,7 @@ LogicalResult GraphImporter::importInputs(const ImportOptions &options,
     FailureOr<Signature> sig = convertValueInfo(input, "graph input", loc);
     if (failed(sig))
       return failure();
-    auto override = options.inputShapes.find(input.name());
+    auto override = findInputShape(options, input.name(), matchedPatterns);
     if (override != options.inputShapes.end() &&
         failed(specialize(*sig, input.name(), override->second, loc)))
       return failure();
@@ -345,11 +373,18 @@ LogicalResult GraphImporter::importInputs(const ImportOptions &options,
     argAttrs.push_back(
         signatureAttrs(&context, input.name(), sig->type, sig->dimNames));
   }
-  for (const auto &entry : options.inputShapes)
+  for (const auto &entry : options.inputShapes) {
+    if (isShapePattern(entry.getKey())) {
+      if (!matchedPatterns.contains(entry.getKey()))
+        return emitError(loc) << "input shape given for '" << entry.getKey()
+                              << "', which matches no graph input of the model";
+      continue;
+    }
     if (!inputNames.contains(entry.getKey()) ||
         initializers.contains(entry.getKey()))
       return emitError(loc) << "input shape given for '" << entry.getKey()
                             << "', which is not a graph input of the model";
+  }
   func.setType(builder.getFunctionType(types, {}));
   Block *entry = func.addEntryBlock();
   func.setAllArgAttrs(argAttrs);

@@ -496,7 +496,9 @@ int32_t Device::callOrReplay(const kiln_model &model, const RunPlan &plan,
     return guard.call(model.abi->run, buffers.data(), plan.dims.data(), &deviceHost);
   };
   replayable = replayable && !syncEachLaunch && !poisonOutputs;
-  GraphCache::Key key{scratch.arena, scratch.io, plan.dims};
+  GraphCache::Key key{scratch.arena, scratch.io, plan.dims, {}};
+  for (void *buffer : buffers)
+    key.buffers.push_back(reinterpret_cast<CUdeviceptr>(buffer));
   CUgraphExec exec = replayable ? graphs->find(key) : nullptr;
   CUstream capture = replayable && !exec ? graphs->beginCapture(key) : nullptr;
   int32_t code = 0;
@@ -548,6 +550,18 @@ bool Device::copyToHost(void *dst, CUdeviceptr src, uint64_t bytes, std::string 
     r = driver.streamSynchronize(stream);
   if (r != kSuccess)
     error = cat("copying ", bytes, " bytes from ", deviceName, " failed: ", describe(driver, r));
+  return r == kSuccess;
+}
+
+bool Device::copyToDevice(CUdeviceptr dst, const void *src, uint64_t bytes,
+                          std::string &error) {
+  CUresult r = driver.ctxSetCurrent(context);
+  if (r == kSuccess)
+    r = driver.memcpyHtoDAsync(dst, src, bytes, stream);
+  if (r == kSuccess)
+    r = driver.streamSynchronize(stream);
+  if (r != kSuccess)
+    error = cat("copying ", bytes, " bytes to ", deviceName, " failed: ", describe(driver, r));
   return r == kSuccess;
 }
 
@@ -661,7 +675,7 @@ kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,
   int32_t code = 0;
   if (!state.failed())
     code = callOrReplay(model, plan, buffers, deviceHost, guard, &state, *lease.get(),
-                        !recorder && onDevice.empty());
+                        !recorder);
   if (guard.failed() && !state.failed())
     state.fail(guard.failureMessage());
   bool timed = !state.failed() && driver.streamSynchronize(stream) == kSuccess;

@@ -63,6 +63,8 @@ public:
   /// Copies `bytes` of such memory to the host, after the session's runs;
   /// false with `error` set on failure.
   bool copyToHost(void *dst, CUdeviceptr src, uint64_t bytes, std::string &error);
+  /// Copies `bytes` from the host to device memory, synchronously.
+  bool copyToDevice(CUdeviceptr dst, const void *src, uint64_t bytes, std::string &error);
 
   const std::string &name() const { return deviceName; }
   /// Kernel time of the last successful run in ms; negative before one.

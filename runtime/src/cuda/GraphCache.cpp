@@ -22,7 +22,19 @@ CUgraphExec GraphCache::find(const Key &key) {
 }
 
 CUstream GraphCache::beginCapture(const Key &key) {
-  if (!enabled || !capturable.load() || completedRuns.load() == 0)
+  if (!enabled || !capturable.load())
+    return nullptr;
+  {
+    // Only a key seen before is worth a capture: runs whose dims change
+    // every time (a decoder over a growing past) are never captured.
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!seen.count(key)) {
+      if (seen.size() < kMaxSeen)
+        seen.insert(key);
+      return nullptr;
+    }
+  }
+  if (completedRuns.load() == 0)
     return nullptr;
   if (!capturing.try_lock())
     return nullptr; // another run is capturing: this one runs normally

@@ -24,7 +24,9 @@ namespace kiln::onnx_import {
 /// What the caller may change about an import.
 struct ImportOptions {
   /// Replaces the declared shape of graph inputs by name; the rank must match
-  /// and a static declared dim must not be contradicted.
+  /// and a static declared dim must not be contradicted. A dim of
+  /// ShapedType::kDynamic keeps the declared one; a key ending in `*` applies
+  /// to every input whose name has that prefix (and no entry of its own).
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
 };
 

@@ -134,6 +134,52 @@ LogicalResult KVCacheUpdateOp::inferReturnTypes(MLIRContext *, std::optional<Loc
   return success();
 }
 
+LogicalResult KVCacheWriteOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  auto cache = asRanked(adaptor.getCache().getType());
+  auto update = asRanked(adaptor.getUpdate().getType());
+  auto positions = asRanked(adaptor.getPositions().getType());
+  if (failed(requireRanked(loc, cache)) || failed(requireRanked(loc, update)) ||
+      failed(requireRanked(loc, positions)))
+    return failure();
+  if (update.getRank() != cache.getRank() || cache.getRank() < 2)
+    return emitInferenceError(loc, "update has rank " + Twine(update.getRank()) + ", the cache " +
+                                       Twine(cache.getRank()) + "; expected equal ranks >= 2");
+  FailureOr<int64_t> axis = normalizeAxis(loc, "axis", adaptor.getAxis(), cache.getRank());
+  if (failed(axis))
+    return failure();
+  if (*axis == 0)
+    return emitInferenceError(loc, "axis 0 is the batch; the rows lie along another axis");
+  if (ShapedType::isDynamic(cache.getDimSize(*axis)))
+    return emitInferenceError(loc, "the cache's dim " + Twine(*axis) +
+                                       " (its length) must be static");
+  if (update.getDimSize(*axis) != 1)
+    return emitInferenceError(loc, "update has " +
+                                       (update.isDynamicDim(*axis)
+                                            ? Twine("?")
+                                            : Twine(update.getDimSize(*axis))) +
+                                       " rows along the axis; expected 1 per sequence");
+  SmallVector<int64_t> shape(cache.getShape());
+  for (int64_t d = 0; d < cache.getRank(); ++d) {
+    int64_t size = update.getDimSize(d);
+    if (d == *axis)
+      continue;
+    if (ShapedType::isDynamic(shape[d]))
+      shape[d] = size;
+    else if (!ShapedType::isDynamic(size) && size != shape[d])
+      return emitInferenceError(loc, "update dim " + Twine(d) + " is " + Twine(size) +
+                                         ", the cache's " + Twine(shape[d]));
+  }
+  if (positions.getRank() != 2 ||
+      (!positions.isDynamicDim(1) && positions.getDimSize(1) != 1) ||
+      (!positions.isDynamicDim(0) && !ShapedType::isDynamic(shape[0]) &&
+       positions.getDimSize(0) != shape[0]))
+    return emitInferenceError(loc, "positions must be [batch, 1] (one row per sequence)");
+  types.push_back(RankedTensorType::get(shape, cache.getElementType()));
+  return success();
+}
+
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {

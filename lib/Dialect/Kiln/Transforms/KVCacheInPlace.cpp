@@ -20,6 +20,15 @@
 // (its input's index): the artifact records it and the runtime passes the
 // output's buffer as the input's, so the cache is never copied.
 //
+// With `decode-step` (kilnc --decode-step), the model was imported for one
+// token per sequence with every shape static: the past is `[b, h, L-1, d]`
+// and the mask `[b, L]`. Then the update is `kiln.kv_cache_write` at the
+// step's `position_ids` (device data, not a dim), what read the concat
+// reads the whole updated cache (the mask hides the rows not yet written,
+// and the query's causal row, L-1, admits every key), and the past's shape
+// stays the constant it was: no shape depends on the fill, so the runtime
+// can replay the recorded step.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -97,6 +106,44 @@ struct KilnKVCacheInPlacePass final : impl::KilnKVCacheInPlacePassBase<KilnKVCac
     return success();
   }
 
+  /// decode-step: the model's `position_ids` as i64 `[b, 1]`, after checking
+  /// the step's static shapes (one token per sequence, a mask of
+  /// `cache-length` columns); null after an error.
+  Value stepPositions(func::FuncOp func, unsigned ids, unsigned mask) {
+    std::optional<unsigned> given = findInput(func, "position_ids");
+    if (!given) {
+      func.emitError("kiln-kv-cache-in-place: decode-step writes each sequence's row at its "
+                     "'position_ids', but the model has no such input");
+      return {};
+    }
+    Block &entry = func.getBody().front();
+    auto idsType = cast<RankedTensorType>(entry.getArgument(ids).getType());
+    auto maskType = cast<RankedTensorType>(entry.getArgument(mask).getType());
+    auto positionType = dyn_cast<RankedTensorType>(entry.getArgument(*given).getType());
+    bool oneToken = idsType.hasStaticShape() && idsType.getRank() == 2 &&
+                    idsType.getDimSize(1) == 1;
+    int64_t batch = oneToken ? idsType.getDimSize(0) : 0;
+    if (!oneToken || !maskType.hasStaticShape() || maskType.getRank() != 2 ||
+        maskType.getShape() != ArrayRef<int64_t>{batch, cacheLength} || !positionType ||
+        positionType.getShape() != ArrayRef<int64_t>{batch, 1} ||
+        !positionType.getElementType().isInteger()) {
+      func.emitError("kiln-kv-cache-in-place: decode-step expects 'input_ids' and "
+                     "'position_ids' of one static token per sequence and an "
+                     "'attention_mask' of ")
+          << static_cast<int64_t>(cacheLength) << " columns, found " << idsType << ", "
+          << entry.getArgument(*given).getType() << " and " << maskType
+          << " (kilnc --decode-step imports them so)";
+      return {};
+    }
+    Value positions = entry.getArgument(*given);
+    if (!positionType.getElementType().isInteger(64)) {
+      OpBuilder b = OpBuilder::atBlockBegin(&entry);
+      positions = CastOp::create(
+          b, func.getLoc(), RankedTensorType::get({batch, 1}, b.getI64Type()), positions);
+    }
+    return positions;
+  }
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     if (cacheLength < 1) {
@@ -129,8 +176,15 @@ struct KilnKVCacheInPlacePass final : impl::KilnKVCacheInPlacePassBase<KilnKVCac
     OpBuilder b(context);
     b.setInsertionPointToStart(&entry);
     Location loc = func.getLoc();
-    Value offset = SubOp::create(b, loc, dimOf(b, loc, entry.getArgument(*mask), 1),
-                                 dimOf(b, loc, entry.getArgument(*ids), 1));
+    Value offset, positions;
+    if (decodeStep) {
+      positions = stepPositions(func, *ids, *mask);
+      if (!positions)
+        return signalPassFailure();
+    } else {
+      offset = SubOp::create(b, loc, dimOf(b, loc, entry.getArgument(*mask), 1),
+                             dimOf(b, loc, entry.getArgument(*ids), 1));
+    }
 
     SmallVector<Type> inputs(func.getArgumentTypes()), results(func.getResultTypes());
     for (unsigned result : presents) {
@@ -155,6 +209,35 @@ struct KilnKVCacheInPlacePass final : impl::KilnKVCacheInPlacePassBase<KilnKVCac
       SmallVector<int64_t> shape(pastType.getShape());
       shape[kSequenceAxis] = cacheLength;
       auto cacheType = RankedTensorType::get(shape, pastType.getElementType());
+      if (decodeStep) {
+        if (!pastType.hasStaticShape() || pastType.getDimSize(kSequenceAxis) != cacheLength - 1 ||
+            type != cacheType) {
+          func.emitError("kiln-kv-cache-in-place: decode-step expects the static past '")
+              << pastName << "' of " << cacheLength - 1 << " rows and its concat of "
+              << static_cast<int64_t>(cacheLength) << ", found " << pastType << " and " << type
+              << " (kilnc --decode-step imports them so)";
+          return signalPassFailure();
+        }
+        past.setType(cacheType);
+        inputs[input] = cacheType;
+        OpBuilder at(context);
+        at.setInsertionPointToStart(&entry);
+        auto shapeType = RankedTensorType::get({4}, at.getI64Type());
+        Value pastShape = ConstantOp::create(
+            at, loc, DenseElementsAttr::get(shapeType, pastType.getShape()));
+        if (failed(redirectShapeReads(past, concat, nullptr, pastShape, pastName)))
+          return signalPassFailure();
+        b.setInsertionPoint(concat);
+        auto write = KVCacheWriteOp::create(b, concat.getLoc(), cacheType, past,
+                                            concat.getInputs()[1], positions,
+                                            b.getI64IntegerAttr(kSequenceAxis));
+        concat.getResult().replaceAllUsesWith(write.getUpdated());
+        concat.erase();
+        ret.setOperand(result, write.getUpdated());
+        results[result] = cacheType;
+        func.setResultAttr(result, "kiln.aliases_input", b.getI64IntegerAttr(input));
+        continue;
+      }
       past.setType(cacheType);
       inputs[input] = cacheType;
 

@@ -93,6 +93,34 @@ def Kiln_KVCacheUpdateOp : Kiln_InferOp<"kv_cache_update",
   let assemblyFormat = "$cache `,` $update `,` $offset attr-dict `:` functional-type(operands, results)";
 }
 
+def Kiln_KVCacheWriteOp : Kiln_InferOp<"kv_cache_write",
+    [AllElementTypesMatch<["cache", "update", "updated"]>]> {
+  let summary = "writes one new row per sequence into a KV cache at positions held in a tensor";
+  let description = [{
+    `updated` is `cache` with row `positions[b, 0]` of sequence `b` along
+    `axis` replaced by `update`'s single row of that sequence; every other
+    row is left as it is, and a position outside `[0, length)` writes
+    nothing. Dim 0 is the batch (the sequences); the update has one row
+    along `axis` and the cache's dims elsewhere; `positions` is i64
+    `[batch, 1]`. Unlike `kiln.kv_cache_update`, the row is device data (a
+    decode step's position ids), not a host-known offset, so a step whose
+    shapes are all static can be replayed as it was recorded.
+
+    Written by `kiln-kv-cache-in-place` in its `decode-step` mode (kilnc
+    --decode-step); bufferized in place into the cache argument.
+
+    Example:
+
+    ```mlir
+    %updated = kiln.kv_cache_write %cache, %new, %positions {axis = 2 : i64} : (tensor<1x12x384x64xf16>, tensor<1x12x1x64xf16>, tensor<1x1xi64>) -> tensor<1x12x384x64xf16>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$cache, Kiln_Tensor:$update,
+                       TensorOf<[I64]>:$positions, I64Attr:$axis);
+  let results = (outs Kiln_Tensor:$updated);
+  let assemblyFormat = "$cache `,` $update `,` $positions attr-dict `:` functional-type(operands, results)";
+}
+
 def Kiln_SplitOp : Kiln_InferOp<"split"> {
   let summary = "cuts a tensor along one axis into pieces of given sizes";
   let description = [{

@@ -63,10 +63,20 @@ def KilnKVCacheInPlacePass : Pass<"kiln-kv-cache-in-place", "mlir::ModuleOp"> {
     such a concat, a past read by anything but its shape and that concat
     (a past shared by two presents too), a model without `attention_mask`
     or `input_ids`.
+
+    With `decode-step` (kilnc --decode-step) the model is one static decode
+    step: `input_ids` and `position_ids` `[b, 1]`, `attention_mask` `[b, L]`,
+    each past `[b, h, L-1, d]`. The update is a `kiln.kv_cache_write` of
+    each sequence's row at its `position_ids`, readers of the concat read
+    the whole updated cache (the mask hides unwritten rows) and the past's
+    shape reads stay constant, so no shape depends on the cache's fill.
+    Errors: no `position_ids`, or inputs not of those static shapes.
   }];
   let options = [
     Option<"cacheLength", "cache-length", "int64_t", "0",
-           "rows of the fixed-length cache (the maximum tokens per sequence)">
+           "rows of the fixed-length cache (the maximum tokens per sequence)">,
+    Option<"decodeStep", "decode-step", "bool", "false",
+           "the model is one static decode step: write rows at position_ids">
   ];
   let dependentDialects = ["kiln::KilnDialect"];
 }
