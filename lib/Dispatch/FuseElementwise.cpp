@@ -51,6 +51,31 @@ struct LocationMerger final : mlir::RewriterBase::Listener {
   }
 };
 
+/// Whether `op` is a tensor.expand_shape or collapse_shape whose groups
+/// each hold at most one dim of size other than 1 (it only adds or drops
+/// unit dims).
+bool movesOnlyUnitDims(mlir::Operation *op) {
+  auto check = [](mlir::ArrayRef<int64_t> shape, const auto &groups) {
+    return llvm::all_of(groups, [&](const auto &group) {
+      return llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) <= 1;
+    });
+  };
+  if (auto expand = llvm::dyn_cast<mlir::tensor::ExpandShapeOp>(op))
+    return check(expand.getResultType().getShape(), expand.getReassociationIndices());
+  if (auto collapse = llvm::dyn_cast<mlir::tensor::CollapseShapeOp>(op))
+    return check(collapse.getSrcType().getShape(), collapse.getReassociationIndices());
+  return false;
+}
+
+/// Whether `op` reads the result of a contraction (a linalg.matmul or batch
+/// matmul, or a generic with a reduction loop of multiplies).
+bool readsContraction(mlir::Operation *op) {
+  return llvm::any_of(op->getOperands(), [](mlir::Value v) {
+    auto producer = v.getDefiningOp<mlir::linalg::LinalgOp>();
+    return producer && mlir::linalg::isaContractionOpInterface(producer);
+  });
+}
+
 /// Moves a static reshape across an all-parallel generic (expanding the
 /// generic's iteration space), so that an elementwise op separated from its
 /// neighbour by a reshape (bias add, then the [B*S, H*D] -> [B, S, H, D]
@@ -62,6 +87,12 @@ bool isStaticElementwiseReshape(mlir::OpOperand *fused) {
   if (!generic)
     generic = fused->get().getDefiningOp<mlir::linalg::GenericOp>();
   if (!generic || !other || generic.getNumReductionLoops() > 0)
+    return false;
+  // A reshape that only adds or drops unit dims ([1, N] <-> [1, 1, N], a
+  // decode step's rows) is not moved across an op reading a product: the
+  // op's other operands would then be reshaped and the product read through
+  // a reshape (a residual add), which could no longer be its epilogue.
+  if (movesOnlyUnitDims(other) && readsContraction(generic))
     return false;
   auto isStatic = [](mlir::Value v) {
     auto type = llvm::dyn_cast<mlir::RankedTensorType>(v.getType());

@@ -201,7 +201,50 @@ bool sameRowLength(linalg::GenericOp op, linalg::GenericOp seed) {
 } // namespace
 
 /// Marks maximal runs of adjacent row members around each row reduction.
+/// A reduction's result read by an elementwise op through an expand_shape
+/// that only adds unit dims, as a row scalar broadcast along the row (an
+/// RMSNorm's mean of squares [b, s] read as [b, s, 1] at (d0, d1, 0)): the
+/// op reads the result directly, each group of the expand read at its one
+/// dim of size other than 1 (the first if all are 1), so the two can share
+/// a row group. (Loops cannot be collapsed for a broadcast read, which is
+/// how isReductionResultUnitExpand's pattern handles a same-shape read.)
+void readRowScalarsDirectly(Block &block) {
+  for (Operation &op : block) {
+    auto consumer = dyn_cast<linalg::GenericOp>(&op);
+    if (!consumer || consumer.getNumReductionLoops() != 0)
+      continue;
+    SmallVector<AffineMap> maps = consumer.getIndexingMapsArray();
+    bool changed = false;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+      auto reduction = expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+      if (!reduction || reduction.getNumReductionLoops() != 1 ||
+          !expand.getResultType().hasStaticShape())
+        continue;
+      ArrayRef<int64_t> shape = expand.getResultType().getShape();
+      AffineMap map = maps[input->getOperandNumber()];
+      SmallVector<AffineExpr> reads;
+      bool unitOnly = true;
+      for (const ReassociationIndices &group : expand.getReassociationIndices()) {
+        auto wide = llvm::make_filter_range(group, [&](int64_t d) { return shape[d] != 1; });
+        unitOnly &= std::distance(wide.begin(), wide.end()) <= 1;
+        int64_t pick = wide.empty() ? group.front() : *wide.begin();
+        reads.push_back(map.getResult(pick));
+      }
+      if (!unitOnly)
+        continue;
+      maps[input->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), map.getNumSymbols(), reads, map.getContext());
+      input->set(expand.getSrc());
+      changed = true;
+    }
+    if (changed)
+      consumer.setIndexingMapsAttr(Builder(consumer).getAffineMapArrayAttr(maps));
+  }
+}
+
 void formRowGroups(Block &block, const RowGroupRules &rules) {
+  readRowScalarsDirectly(block);
   bool halfFloats = rules.halfFloats;
   int64_t next = 0;
   llvm::SmallPtrSet<Operation *, 16> taken;

@@ -256,3 +256,41 @@ func.func @depthwise_chain(%x: tensor<1x2x12xi8>, %w0: tensor<1x2x1xi32>, %w1: t
   } -> tensor<1x2x2x4xi8>
   return %n : tensor<1x2x2x4xi8>
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+/// A decode step's residual add on a product's [1, N] rows, read back as
+/// [1, 1, N] by the next op: the reshapes only add or drop unit dims, so
+/// they are not moved across the add; it keeps reading the product
+/// directly (its epilogue later) and the reshape stays after it.
+// CHECK-LABEL: func @residual_after_product
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: %[[ADD:.+]] = linalg.generic {{.*}} ins(%[[M]], %{{.+}} : tensor<1x16xf32>, tensor<16xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %[[ADD]]
+func.func @residual_after_product(%a: tensor<1x8xf32>, %w: tensor<8x16xf32>, %r: tensor<1x1x16xf32>) -> tensor<1x1x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<1x8xf32>, tensor<8x16xf32>) outs(%f : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %flat = tensor.collapse_shape %r [[0, 1, 2]] : tensor<1x1x16xf32> into tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %flat : tensor<1x16xf32>, tensor<16xf32>) outs(%e : tensor<1x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16xf32>
+  %rows = tensor.expand_shape %sum [[0], [1, 2]] output_shape [1, 1, 16] : tensor<1x16xf32> into tensor<1x1x16xf32>
+  %e3 = tensor.empty() : tensor<1x1x16xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%rows : tensor<1x1x16xf32>) outs(%e3 : tensor<1x1x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x16xf32>
+  return %sq : tensor<1x1x16xf32>
+}

@@ -155,6 +155,35 @@ struct ExpandToLinalg final : OpConversionPattern<ExpandOp> {
   }
 };
 
+/// A transpose that keeps the order of the dims not statically 1 (a decode
+/// step's head split [b, 1, h, d] -> [b, h, 1, d]) moves no element: the
+/// input without its unit dims, expanded to the result (views after
+/// bufferization, no kernel). Null for any other permutation.
+Value unitDimsMoved(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm,
+                    RankedTensorType result) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> inputUnits, resultUnits, kept;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.getDimSize(i) == 1)
+      inputUnits.push_back(i);
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (type.getDimSize(p) == 1)
+      resultUnits.push_back(static_cast<int64_t>(i));
+    else
+      kept.push_back(p);
+  }
+  if (inputUnits.empty() || !llvm::is_sorted(kept))
+    return {};
+  SmallVector<int64_t> squeezedShape;
+  for (int64_t p : kept)
+    squeezedShape.push_back(type.getDimSize(p));
+  auto squeezed = RankedTensorType::get(squeezedShape, type.getElementType());
+  Value collapsed = tensor::CollapseShapeOp::create(
+      b, loc, squeezed, input, lowering::unitDimGroups(type.getRank(), inputUnits));
+  return tensor::ExpandShapeOp::create(b, loc, result, collapsed,
+                                       lowering::unitDimGroups(result.getRank(), resultUnits));
+}
+
 struct TransposeToLinalg final : OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -162,6 +191,11 @@ struct TransposeToLinalg final : OpConversionPattern<TransposeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType result = op.getType();
+    if (Value view = unitDimsMoved(rewriter, loc, adaptor.getInput(), op.getPerm(),
+                                   lowering::signlessType(result))) {
+      rewriter.replaceOp(op, view);
+      return success();
+    }
     SmallVector<Value> dynamicSizes;
     for (auto [i, p] : llvm::enumerate(op.getPerm()))
       if (result.isDynamicDim(i))

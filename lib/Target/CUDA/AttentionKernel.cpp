@@ -38,6 +38,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -434,15 +435,17 @@ void AttentionEmitter::storeOutput(scf::ForOp loop) {
 }
 
 /// Whether `type` is a static row-major buffer without offset (the kernel's
-/// vector accesses assume aligned, contiguous rows).
+/// vector accesses assume aligned, contiguous rows). A strided layout that
+/// is row-major up to the strides of unit dims (a view that moved them: a
+/// decode step's head split) is one.
 bool isPlainBuffer(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape())
+  if (!memref || !memref.hasStaticShape() ||
+      !memref::isStaticShapeAndContiguousRowMajor(memref))
     return false;
   SmallVector<int64_t> strides;
   int64_t offset = 0;
-  return succeeded(memref.getStridesAndOffset(strides, offset)) && offset == 0 &&
-         memref.getLayout().isIdentity();
+  return succeeded(memref.getStridesAndOffset(strides, offset)) && offset == 0;
 }
 
 struct KilnCUDAAttentionPass final : impl::KilnCUDAAttentionPassBase<KilnCUDAAttentionPass> {
