@@ -5,6 +5,8 @@
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace kiln {
@@ -15,10 +17,40 @@ namespace {
 
 using namespace mlir;
 
+/// A launch in clusters of constant sizes: the sizes become the kernel's
+/// compile-time cluster dims (PTX .reqnctapercluster), which the runtime's
+/// plain cuLaunchKernel honours, and the launch loses its cluster operands.
+LogicalResult fixClusterDims(gpu::LaunchFuncOp launch) {
+  if (!launch.hasClusterSize())
+    return success();
+  SmallVector<int32_t> dims;
+  for (Value size : {launch.getClusterSizeX(), launch.getClusterSizeY(),
+                     launch.getClusterSizeZ()}) {
+    std::optional<int64_t> constant = getConstantIntValue(size);
+    if (!constant)
+      return launch.emitError("kiln-cuda-merge-kernel-modules: a cluster size is not a constant");
+    dims.push_back(static_cast<int32_t>(*constant));
+  }
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(launch, launch.getKernel());
+  if (!kernel)
+    return launch.emitError("kiln-cuda-merge-kernel-modules: no kernel ") << launch.getKernel();
+  kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  DenseI32ArrayAttr::get(launch.getContext(), dims));
+  launch.getClusterSizeXMutable().clear();
+  launch.getClusterSizeYMutable().clear();
+  launch.getClusterSizeZMutable().clear();
+  return success();
+}
+
 struct KilnCUDAMergeKernelModulesPass final
     : impl::KilnCUDAMergeKernelModulesPassBase<KilnCUDAMergeKernelModulesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    WalkResult clusters = module.walk([](gpu::LaunchFuncOp launch) {
+      return failed(fixClusterDims(launch)) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (clusters.wasInterrupted())
+      return signalPassFailure();
     SmallVector<gpu::GPUModuleOp> kernelModules(module.getOps<gpu::GPUModuleOp>());
     if (kernelModules.empty())
       return;
