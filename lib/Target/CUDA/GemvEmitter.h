@@ -7,7 +7,8 @@
 // memory bandwidth, and the GEMM template's 128x128 tiles give it one block
 // per 128 columns, far too few to stream the weights at the device's
 // bandwidth. This kernel spreads the columns over ceil(N / 16) blocks
-// instead (see GemvEmitter.cpp).
+// instead, and splits K over a thread-block cluster when those are too few
+// to fill the GPU (see GemvEmitter.cpp).
 //
 //===----------------------------------------------------------------------===//
 
