@@ -5,20 +5,23 @@
 // See GemvEmitter.h. A block of 256 threads owns 16 columns of B: thread t
 // reads 8 of them (one 16-byte load: t % 2 picks which 8) from every 128th
 // row starting at row t / 2, so the block reads whole 32-byte sectors of B.
-// Eight rows are loaded before they are multiplied: 32 KiB of B in flight
-// per block, what an SM needs to cover the memory's latency. Each warp then
-// sums its 16 row lanes by xor shuffles, the 8 warps' sums meet in shared
-// memory, and 16 threads finish one column each: the epilogue's body (when
-// the dispatch has one) and the store.
+// Eight rows are loaded before they are multiplied in the IR, but ptxas
+// schedules for registers and keeps about two of a thread's loads in flight
+// (seen in the SASS), so the bytes in flight per SM come mostly from the
+// threads resident on it: the grid must give every SM several blocks. Each
+// warp then sums its 16 row lanes by xor shuffles, the 8 warps' sums meet
+// in shared memory, and 16 threads finish one column each: the epilogue's
+// body (when the dispatch has one) and the store.
 //
-// Split K. ceil(N / 16) blocks do not fill the GPU when N is small (a
-// 2048-column projection is 128 blocks on the H100's 132 SMs, Llama's 256-
-// column key/value projections 16), and then each SM has too few loads in
-// flight. The rows of B are then cut into S slices (grid y), the shape rule:
-//   S = the least power of two with ceil(N / 16) * S >= 264 (two blocks per
-//       SM of a 132-SM H100), at most 8 and at most R = ceil(K / 128) (the
-//       128-row steps); each slice P = ceil(R / S) row steps, S = ceil(R / P)
-//       (no empty slice; only the last one may be shorter or pass K).
+// Split K. ceil(N / 16) blocks are too few when N is small (a 2048-column
+// projection is 128 blocks on the H100's 132 SMs, Llama's 256-column
+// key/value projections 16). The rows of B are then cut into S slices
+// (grid y), the shape rule, with T = the pass's gemv-blocks (default 528:
+// four 256-thread blocks per SM of a 132-SM H100):
+//   S = the least power of two with ceil(N / 16) * S >= T, at most 8 and at
+//       most R = ceil(K / 128) (the 128-row steps); each slice P =
+//       ceil(R / S) row steps, S = ceil(R / P) (no empty slice; only the
+//       last one may be shorter or pass K).
 // The S blocks of a column block form one thread-block cluster (1 x S x 1,
 // compile-time cluster dims: kiln-cuda-merge-kernel-modules turns the
 // launch's cluster operands into the kernel's nvvm.cluster_dim, so the
@@ -54,8 +57,6 @@ constexpr int64_t kColumnGroups = 2;     // threads side by side along a row of 
 constexpr int64_t kBlockColumns = kColumnsPerThread * kColumnGroups;
 constexpr int64_t kRowLanes = kThreads / kColumnGroups; // rows of B read at once
 constexpr int64_t kUnroll = 8;
-/// Split K until there are this many blocks (two per SM of an H100).
-constexpr int64_t kTargetBlocks = 264;
 /// The largest portable thread-block cluster.
 constexpr int64_t kMaxSlices = 8;
 /// Shared memory: partial[warp][column] (f32), then (split K) the block's
@@ -69,11 +70,11 @@ struct KSplit {
   int64_t slices, steps;
 };
 
-KSplit splitK(const Gemm &g) {
+KSplit splitK(const Gemm &g, int64_t targetBlocks) {
   int64_t columnBlocks = llvm::divideCeil(g.n, kBlockColumns);
   int64_t rowSteps = llvm::divideCeil(g.k, kRowLanes);
   int64_t slices = 1;
-  while (slices < kMaxSlices && columnBlocks * slices < kTargetBlocks)
+  while (slices < kMaxSlices && columnBlocks * slices < targetBlocks)
     slices *= 2;
   slices = std::min(slices, rowSteps);
   int64_t steps = llvm::divideCeil(rowSteps, slices);
@@ -85,10 +86,10 @@ using Row = std::pair<Value, Value>;
 
 class GemvEmitter {
 public:
-  GemvEmitter(OpBuilder &b, Location loc, const Gemm &g, bool accumulate,
+  GemvEmitter(OpBuilder &b, Location loc, const Gemm &g, int64_t targetBlocks, bool accumulate,
               linalg::GenericOp consumer, Value enabled)
-      : b(b), loc(loc), g(g), split(splitK(g)), accumulate(accumulate), consumer(consumer),
-        enabled(enabled) {}
+      : b(b), loc(loc), g(g), split(splitK(g, targetBlocks)), accumulate(accumulate),
+        consumer(consumer), enabled(enabled) {}
 
   void emit();
 
@@ -396,9 +397,9 @@ bool gemvApplies(const Gemm &g) {
          (ShapedType::isDynamic(g.m) || g.m == 1);
 }
 
-void emitGemvKernel(OpBuilder &b, Location loc, const Gemm &g, bool accumulate,
-                    linalg::GenericOp epilogue, Value enabled) {
-  GemvEmitter(b, loc, g, accumulate, epilogue, enabled).emit();
+void emitGemvKernel(OpBuilder &b, Location loc, const Gemm &g, int64_t targetBlocks,
+                    bool accumulate, linalg::GenericOp epilogue, Value enabled) {
+  GemvEmitter(b, loc, g, targetBlocks, accumulate, epilogue, enabled).emit();
 }
 
 } // namespace kiln::cuda_gemm

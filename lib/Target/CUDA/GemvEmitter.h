@@ -26,9 +26,11 @@ bool gemvApplies(const Gemm &g);
 
 /// Emits the one-row kernel of `g` at the builder's insertion point, with
 /// `emitGemmKernel`'s meaning of `accumulate`, `epilogue` and `enabled`; it
-/// computes row 0 only (the caller makes sure M is 1 when it runs).
-void emitGemvKernel(mlir::OpBuilder &b, mlir::Location loc, const Gemm &g, bool accumulate,
-                    mlir::linalg::GenericOp epilogue, mlir::Value enabled = {});
+/// computes row 0 only (the caller makes sure M is 1 when it runs). K is
+/// split until there are `targetBlocks` blocks (at most 8 slices).
+void emitGemvKernel(mlir::OpBuilder &b, mlir::Location loc, const Gemm &g, int64_t targetBlocks,
+                    bool accumulate, mlir::linalg::GenericOp epilogue,
+                    mlir::Value enabled = {});
 
 } // namespace kiln::cuda_gemm
 

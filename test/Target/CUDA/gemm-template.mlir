@@ -1,6 +1,9 @@
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="chip=sm_80" %s | FileCheck %s --check-prefix=SM80
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="gemv=false" %s | FileCheck %s --check-prefix=NOGEMV
+// RUN: kiln-opt --split-input-file --kiln-cuda-gemm="gemv-blocks=1" %s | FileCheck %s --check-prefix=NOSPLIT
+// RUN: not kiln-opt --kiln-cuda-gemm="gemv-blocks=0" %s 2>&1 | FileCheck %s --check-prefix=BADBLOCKS
+// BADBLOCKS: kiln-cuda-gemm: gemv-blocks=0, expected at least 1
 
 // A zero-filled f16 product of tile multiples (3 k steps, so the main loop
 // refills a stage): the fill goes, the kernel stores the accumulators.
@@ -329,7 +332,7 @@ func.func @symbolic_rows(%a: memref<?x64xf16>, %b: memref<64x128xf16>, %bias: me
 // -----
 
 // One row (M = 1) and K = 200: only the one-row kernel. 1024 columns are 64
-// blocks, too few to fill the GPU (264), and K is two row steps of 128: K is
+// blocks, fewer than gemv-blocks (528), and K is two row steps of 128: K is
 // split in 2 slices (grid y, one cluster of 1 x 2 x 1) of one step each,
 // the second passing K, so each thread guards its row. The slices' sums
 // meet in slice 0 through distributed shared memory between two cluster
@@ -361,6 +364,11 @@ func.func @symbolic_rows(%a: memref<?x64xf16>, %b: memref<64x128xf16>, %bias: me
 // NOGEMV-LABEL: func.func @one_row
 // NOGEMV: nvgpu.tma.create.descriptor
 // NOGEMV: nvgpu.warpgroup.mma
+/// With gemv-blocks=1, K is never split: 64 blocks, no cluster.
+// NOSPLIT-LABEL: func.func @one_row
+// NOSPLIT: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c512_i32
+// NOSPLIT-NOT: nvvm.cluster
+// NOSPLIT: gpu.terminator
 func.func @one_row(%a: memref<1x200xbf16>, %b: memref<200x1024xbf16>, %c: memref<1x1024xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<1x1024xf32>)
@@ -371,43 +379,43 @@ func.func @one_row(%a: memref<1x200xbf16>, %b: memref<200x1024xbf16>, %c: memref
 
 // -----
 
-/// The threshold: 4224 columns are 264 blocks, enough, so K = 2104 (17 row
+/// The threshold: 8448 columns are 528 blocks, enough, so K = 2104 (17 row
 /// steps) is not split: an unrolled loop of 2 iterations, each loading 8 rows
 /// of B before multiplying them, then the 17th step guarding its rows (past
 /// K = 2104); the sums stored directly, no cluster.
 // CHECK-LABEL: func.func @one_row_long
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c264, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c512_i32
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c528, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c512_i32
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
 // CHECK-COUNT-8: vector.load
 // CHECK: vector.fma
 // CHECK: scf.yield
 // CHECK: arith.cmpi ult, %{{.*}}, %c2104
 // CHECK: scf.if
-// CHECK: memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<1x4224xf32>
+// CHECK: memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<1x8448xf32>
 // CHECK-NOT: nvvm.cluster
 // CHECK: gpu.terminator
-func.func @one_row_long(%a: memref<1x2104xf16>, %b: memref<2104x4224xf16>, %c: memref<1x4224xf32>) {
+func.func @one_row_long(%a: memref<1x2104xf16>, %b: memref<2104x8448xf16>, %c: memref<1x8448xf32>) {
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<1x4224xf32>)
-  linalg.matmul ins(%a, %b : memref<1x2104xf16>, memref<2104x4224xf16>)
-                outs(%c : memref<1x4224xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8448xf32>)
+  linalg.matmul ins(%a, %b : memref<1x2104xf16>, memref<2104x8448xf16>)
+                outs(%c : memref<1x8448xf32>)
   return
 }
 
 // -----
 
-/// Just below the threshold: 4208 columns are 263 blocks, so K = 256 (two
+/// Just below the threshold: 8432 columns are 527 blocks, so K = 256 (two
 /// row steps) is split in 2 slices of one step, both inside K (no guard).
 // CHECK-LABEL: func.func @one_row_threshold
-// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c263, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c527, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}})
 // CHECK-NOT: arith.cmpi ult, %{{.*}}, %c256
 // CHECK: vector.fma
 // CHECK-COUNT-2: nvvm.cluster.wait
-func.func @one_row_threshold(%a: memref<1x256xf16>, %b: memref<256x4208xf16>, %c: memref<1x4208xf32>) {
+func.func @one_row_threshold(%a: memref<1x256xf16>, %b: memref<256x8432xf16>, %c: memref<1x8432xf32>) {
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<1x4208xf32>)
-  linalg.matmul ins(%a, %b : memref<1x256xf16>, memref<256x4208xf16>)
-                outs(%c : memref<1x4208xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8432xf32>)
+  linalg.matmul ins(%a, %b : memref<1x256xf16>, memref<256x8432xf16>)
+                outs(%c : memref<1x8432xf32>)
   return
 }
 

@@ -416,10 +416,10 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     default), 256 threads per 16 columns of B, each reading 8 columns of
     every 128th row with 16-byte loads, eight rows in flight, sums combined
     by warp shuffles and shared memory, the epilogue applied per column.
-    When ceil(N / 16) blocks cannot fill the GPU, K is split over up to 8
-    blocks of one thread-block cluster (grid y), their f32 sums added in
-    slice 0 through distributed shared memory before the epilogue (the rule
-    is in GemvEmitter.cpp). With symbolic rows M both kernels are launched,
+    When ceil(N / 16) blocks are fewer than `gemv-blocks`, K is split over
+    up to 8 blocks of one thread-block cluster (grid y), their f32 sums
+    added in slice 0 through distributed shared memory before the epilogue
+    (the rule is in GemvEmitter.cpp). With symbolic rows M both kernels are launched,
     the one not wanted (one-row kernel when M is 1, template otherwise) with
     an empty grid.
   }];
@@ -431,7 +431,10 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     Option<"stages", "stages", "int64_t", "3", "shared-memory pipeline depth (2..4)">,
     Option<"gemv", "gemv", "bool", "true",
            "products whose A has one row (M = 1, or symbolic M found to be 1 at run "
-           "time) through the one-row kernel">
+           "time) through the one-row kernel">,
+    Option<"gemvBlocks", "gemv-blocks", "int64_t", "528",
+           "the one-row kernel splits K until it has at least this many blocks "
+           "(at most 8 slices; default 528, four 256-thread blocks per SM of an H100)">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
                            "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
