@@ -5,13 +5,18 @@
 // See GemvEmitter.h. A block of 256 threads owns 16 columns of B: thread t
 // reads 8 of them (one 16-byte load: t % 2 picks which 8) from every 128th
 // row starting at row t / 2, so the block reads whole 32-byte sectors of B.
-// Eight rows are loaded before they are multiplied in the IR, but ptxas
-// schedules for registers and keeps about two of a thread's loads in flight
-// (seen in the SASS), so the bytes in flight per SM come mostly from the
-// threads resident on it: the grid must give every SM several blocks. Each
-// warp then sums its 16 row lanes by xor shuffles, the 8 warps' sums meet
-// in shared memory, and 16 threads finish one column each: the epilogue's
-// body (when the dispatch has one) and the store.
+// Eight rows are loaded before they are multiplied: 32 KiB of B in flight
+// per block. ptxas keeps them in flight only when it may spend the
+// registers: left to itself (256 threads, aiming at full occupancy, 32
+// registers) it moves each load next to its products and about two are in
+// flight (seen in the SASS); the kernel therefore asks for 4 resident
+// blocks per SM (PTX .minnctapersm 4: up to 64 registers, 8 loads issued
+// before the first product). The request travels as the attribute
+// kiln.min_blocks_per_sm on the kernel's barrier, which
+// kiln-cuda-merge-kernel-modules makes the outlined kernel's nvvm.minctasm.
+// Each warp then sums its 16 row lanes by xor shuffles, the 8 warps' sums
+// meet in shared memory, and 16 threads finish one column each: the
+// epilogue's body (when the dispatch has one) and the store.
 //
 // Split K. ceil(N / 16) blocks are too few when N is small (a 2048-column
 // projection is 128 blocks on the H100's 132 SMs, Llama's 256-column
@@ -57,6 +62,8 @@ constexpr int64_t kColumnGroups = 2;     // threads side by side along a row of 
 constexpr int64_t kBlockColumns = kColumnsPerThread * kColumnGroups;
 constexpr int64_t kRowLanes = kThreads / kColumnGroups; // rows of B read at once
 constexpr int64_t kUnroll = 8;
+/// Resident blocks per SM the kernel asks ptxas to allow (registers: 64).
+constexpr int64_t kMinBlocksPerSM = 4;
 /// The largest portable thread-block cluster.
 constexpr int64_t kMaxSlices = 8;
 /// Shared memory: partial[warp][column] (f32), then (split K) the block's
@@ -360,7 +367,8 @@ void GemvEmitter::emit() {
     vector::StoreOp::create(b, loc, packed, partials,
                             ValueRange{warp, mul(lane, idx(kColumnsPerThread))});
   }
-  gpu::BarrierOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc)->setAttr(kMinBlocksPerSMAttrName,
+                                          b.getI32IntegerAttr(kMinBlocksPerSM));
   // Threads 0..15: one column each, the 8 warps' sums.
   Value n = add(blockColumn, tid);
   Value finisher = arith::AndIOp::create(b, loc, ult(tid, idx(kBlockColumns)), ult(n, idx(g.n)));

@@ -19,6 +19,11 @@
 
 namespace kiln::cuda_gemm {
 
+/// Marks an op of a kernel body (gpu.launch) with the resident blocks per SM
+/// the kernel needs ptxas to allow (an integer): kiln-cuda-merge-kernel-
+/// modules makes it the outlined kernel's nvvm.minctasm.
+inline constexpr llvm::StringLiteral kMinBlocksPerSMAttrName = "kiln.min_blocks_per_sm";
+
 /// Whether the one-row kernel can compute `g` when A has a single row: an
 /// unbatched f16/bf16 product with an N-major B, N a multiple of 8 (16-byte
 /// loads), and M 1 or symbolic (then the host picks the kernel at run time).

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
+#include "GemvEmitter.h"
 #include "kiln/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -42,6 +43,18 @@ LogicalResult fixClusterDims(gpu::LaunchFuncOp launch) {
   return success();
 }
 
+/// An op of `kernel` marked with the resident blocks per SM it needs: the
+/// kernel's nvvm.minctasm (PTX .minnctapersm), the mark dropped.
+void setMinBlocksPerSM(gpu::GPUFuncOp kernel) {
+  kernel.walk([&](Operation *op) {
+    auto blocks = op->getAttrOfType<IntegerAttr>(cuda_gemm::kMinBlocksPerSMAttrName);
+    if (!blocks)
+      return;
+    kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), blocks);
+    op->removeAttr(cuda_gemm::kMinBlocksPerSMAttrName);
+  });
+}
+
 struct KilnCUDAMergeKernelModulesPass final
     : impl::KilnCUDAMergeKernelModulesPassBase<KilnCUDAMergeKernelModulesPass> {
   void runOnOperation() override {
@@ -61,8 +74,10 @@ struct KilnCUDAMergeKernelModulesPass final
       for (Operation &op : llvm::make_early_inc_range(kernelModule.getBody()->without_terminator())) {
         op.remove();
         // The module names are unique; the kernels inside all share one name.
-        if (auto kernel = dyn_cast<gpu::GPUFuncOp>(op))
+        if (auto kernel = dyn_cast<gpu::GPUFuncOp>(op)) {
           kernel.setName(kernelModule.getName());
+          setMinBlocksPerSM(kernel);
+        }
         symbols.insert(&op);
       }
     }

@@ -348,7 +348,7 @@ func.func @symbolic_rows(%a: memref<?x64xf16>, %b: memref<64x128xf16>, %bias: me
 // CHECK: vector.load
 // CHECK: vector.fma
 // CHECK-COUNT-32: gpu.shuffle  xor
-// CHECK: gpu.barrier
+// CHECK: gpu.barrier {kiln.min_blocks_per_sm = 4 : i32}
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<16xf32, #gpu.address_space<workgroup>>
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}

@@ -52,6 +52,27 @@ module attributes {gpu.container_module} {
 
 // -----
 
+/// An op marked with the resident blocks per SM a kernel needs (the one-row
+/// kernel's barrier): the kernel's nvvm.minctasm, the mark dropped.
+// CHECK-LABEL: func.func @min_blocks
+// CHECK: gpu.func @kiln_entry_kernel(%{{.+}}: memref<4xf32>) kernel attributes {nvvm.minctasm = 4 : i32}
+// CHECK-NEXT: gpu.barrier{{$}}
+module attributes {gpu.container_module} {
+  func.func @min_blocks(%buf: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kiln_entry_kernel::@kiln_entry_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%buf : memref<4xf32>)
+    return
+  }
+  gpu.module @kiln_entry_kernel {
+    gpu.func @kiln_entry_kernel(%arg0: memref<4xf32>) kernel {
+      gpu.barrier {kiln.min_blocks_per_sm = 4 : i32}
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 /// A cluster size known only at run time cannot be a compile-time one.
 module attributes {gpu.container_module} {
   func.func @dynamic_cluster(%buf: memref<4xf32>, %n: index) {

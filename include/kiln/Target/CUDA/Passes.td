@@ -251,7 +251,10 @@ def KilnCUDAMergeKernelModulesPass
     compile-time cluster dims (`nvvm.cluster_dim`, PTX
     `.reqnctapercluster`) and drops its cluster operands: the runtime's
     plain `cuLaunchKernel` launches such a kernel in clusters. A cluster
-    size that is not a constant is an error.
+    size that is not a constant is an error. A kernel with an op marked
+    `kiln.min_blocks_per_sm = N` (the one-row kernel) gets
+    `nvvm.minctasm = N` (PTX `.minnctapersm`: ptxas may then spend up to
+    65536 / (N * threads) registers), the mark dropped.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
 }
