@@ -25,8 +25,10 @@
 // four 256-thread blocks per SM of a 132-SM H100):
 //   S = the least power of two with ceil(N / 16) * S >= T, at most 8 and at
 //       most R = ceil(K / 128) (the 128-row steps); each slice P =
-//       ceil(R / S) row steps, S = ceil(R / P) (no empty slice; only the
-//       last one may be shorter or pass K).
+//       ceil(R / S) row steps; while 8 < P < 16 (straight code of more than
+//       8 rows, which ptxas spills) S doubles (at most 8, at most R), and
+//       if that does not do, P = 16; then S = ceil(R / P) (no empty slice;
+//       only the last one may be shorter or pass K).
 // The S blocks of a column block form one thread-block cluster (1 x S x 1,
 // compile-time cluster dims: kiln-cuda-merge-kernel-modules turns the
 // launch's cluster operands into the kernel's nvvm.cluster_dim, so the
@@ -85,6 +87,16 @@ KSplit splitK(const Gemm &g, int64_t targetBlocks) {
     slices *= 2;
   slices = std::min(slices, rowSteps);
   int64_t steps = llvm::divideCeil(rowSteps, slices);
+  // Between kUnroll and 2 * kUnroll steps, LLVM unrolls the one-trip loop
+  // and ptxas, loading every row first, spills: more slices, or two whole
+  // groups.
+  auto straight = [](int64_t s) { return s > kUnroll && s < 2 * kUnroll; };
+  while (straight(steps) && slices < std::min(kMaxSlices, rowSteps)) {
+    slices = std::min(2 * slices, rowSteps);
+    steps = llvm::divideCeil(rowSteps, slices);
+  }
+  if (straight(steps))
+    steps = 2 * kUnroll;
   return {static_cast<int64_t>(llvm::divideCeil(rowSteps, steps)), steps};
 }
 
@@ -112,6 +124,10 @@ private:
   Row loadRowInK(Value k);
   /// acc + A[0, k] * B[k, column .. column + 8), from loadRow(k).
   Value multiplyAdd(Value acc, Row row);
+  /// acc plus the products of the first `groups` groups of kUnroll steps
+  /// of the thread's slice (rows from `start`), in a loop; `guarded`: rows
+  /// past K skipped.
+  Value groupSums(Value acc, Value start, int64_t groups, bool guarded);
   /// The thread's 8 partial sums over its rows of B in its slice (zeros
   /// past N).
   Value rowSums();
@@ -166,15 +182,38 @@ Value GemvEmitter::multiplyAdd(Value acc, Row row) {
   return vector::FMAOp::create(b, loc, w, splat, acc);
 }
 
+Value GemvEmitter::groupSums(Value acc, Value start, int64_t groups, bool guarded) {
+  auto loop = scf::ForOp::create(b, loc, idx(0), idx(groups), idx(1), ValueRange{acc});
+  OpBuilder::InsertionGuard body(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value base = add(mul(loop.getInductionVar(), idx(kUnroll * kRowLanes)), start);
+  // All loads first, then the products: kUnroll loads in flight.
+  SmallVector<Row> rows;
+  for (int64_t u = 0; u < kUnroll; ++u) {
+    Value k = add(base, idx(u * kRowLanes));
+    rows.push_back(guarded ? loadRowInK(k) : loadRow(k));
+  }
+  Value sum = loop.getRegionIterArgs()[0];
+  for (const Row &row : rows)
+    sum = multiplyAdd(sum, row);
+  scf::YieldOp::create(b, loc, sum);
+  return loop.getResult(0);
+}
+
 Value GemvEmitter::rowSums() {
   auto wide = VectorType::get({kColumnsPerThread}, b.getF32Type());
   Value zeros = arith::ConstantOp::create(b, loc, wide, b.getZeroAttr(wide));
   // Step j of slice s reads rows (s * P + j) * 128 + [0, 128). Steps before
   // `inK` lie inside K in every slice (only the last slice can pass K); the
-  // later ones guard their rows.
+  // later ones guard their rows. Whole groups of kUnroll steps run in one
+  // loop (every row guarded if one group has a step past `inK`: two loops
+  // could each be one trip, which LLVM unrolls into one straight run), the
+  // last P % kUnroll steps straight: never more than kUnroll rows loaded at
+  // once (more would not fit in 64 registers: ptxas would spill; splitK
+  // keeps P <= kUnroll or P >= 2 * kUnroll).
   int64_t inK = std::clamp(g.k / kRowLanes - (split.slices - 1) * split.steps, int64_t(0),
                            split.steps);
-  int64_t unrolled = inK / kUnroll;
+  int64_t unguardedGroups = inK / kUnroll, groups = split.steps / kUnroll;
 
   auto ifInside = scf::IfOp::create(b, loc, TypeRange{wide}, ult(column, idx(g.n)),
                                     /*withElseRegion=*/true);
@@ -183,26 +222,10 @@ Value GemvEmitter::rowSums() {
     b.setInsertionPointToStart(&ifInside.getThenRegion().front());
     Value acc = zeros;
     Value start = add(firstRow, rowLane);
-    if (unrolled > 0) {
-      auto loop = scf::ForOp::create(b, loc, idx(0), idx(unrolled), idx(1), ValueRange{acc});
-      OpBuilder::InsertionGuard body(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value base = add(mul(loop.getInductionVar(), idx(kUnroll * kRowLanes)), start);
-      // All loads first, then the products: kUnroll loads in flight.
-      SmallVector<Row> rows;
-      for (int64_t u = 0; u < kUnroll; ++u)
-        rows.push_back(loadRow(add(base, idx(u * kRowLanes))));
-      Value sum = loop.getRegionIterArgs()[0];
-      for (const Row &row : rows)
-        sum = multiplyAdd(sum, row);
-      scf::YieldOp::create(b, loc, sum);
-      b.setInsertionPointAfter(loop);
-      acc = loop.getResult(0);
-    }
-    // The remaining steps (fewer than kUnroll inside K, and those that may
-    // pass it): loads first here too.
+    if (groups > 0)
+      acc = groupSums(acc, start, groups, /*guarded=*/groups > unguardedGroups);
     SmallVector<Row> rows;
-    for (int64_t j = unrolled * kUnroll; j < split.steps; ++j) {
+    for (int64_t j = groups * kUnroll; j < split.steps; ++j) {
       Value k = add(start, idx(j * kRowLanes));
       rows.push_back(j < inK ? loadRow(k) : loadRowInK(k));
     }

@@ -421,6 +421,50 @@ func.func @one_row_threshold(%a: memref<1x256xf16>, %b: memref<256x8432xf16>, %c
 
 // -----
 
+/// 8448 columns are enough blocks, but K = 1536 is 12 row steps: one group
+/// of 8 in a loop of one trip (which LLVM unrolls) and 4 more would be 12
+/// rows loaded at once, more than 64 registers hold; K is split in 2 slices
+/// of 6 steps instead, straight code.
+// CHECK-LABEL: func.func @one_row_straight
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c528, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK-NOT: scf.for
+// CHECK-COUNT-6: vector.load
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+func.func @one_row_straight(%a: memref<1x1536xf16>, %b: memref<1536x8448xf16>, %c: memref<1x8448xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8448xf32>)
+  linalg.matmul ins(%a, %b : memref<1x1536xf16>, memref<1536x8448xf16>)
+                outs(%c : memref<1x8448xf32>)
+  return
+}
+
+// -----
+
+/// K = 15360 (120 row steps) with 256 columns: 8 slices (the most) would
+/// be 15 steps each; 16 instead (two groups of 8 in a loop), so 8 slices
+/// cover 128 steps and the last one's second group passes K: every row of
+/// the loop is guarded.
+// CHECK-LABEL: func.func @one_row_guarded_loop
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: %[[SLICE:.+]] = gpu.block_id  y
+// CHECK: arith.muli %[[SLICE]], %c2048
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK-COUNT-8: arith.cmpi ult, %{{.*}}, %c15360
+// CHECK: vector.fma
+// CHECK: scf.yield
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+func.func @one_row_guarded_loop(%a: memref<1x15360xf16>, %b: memref<15360x256xf16>, %c: memref<1x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x256xf32>)
+  linalg.matmul ins(%a, %b : memref<1x15360xf16>, memref<15360x256xf16>)
+                outs(%c : memref<1x256xf32>)
+  return
+}
+
+// -----
+
 /// A key/value projection of a ~1B Llama at decode with symbolic rows: K =
 /// 2048, N = 256 is 16 blocks, so K is split in 8 slices (the most, one
 /// cluster of 1 x 8 x 1) of 2 row steps each; the one-row kernel's grid x is

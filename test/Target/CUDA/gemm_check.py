@@ -87,13 +87,16 @@ CASES = [
     # steps), its q/o (bf16, 8 slices), its down projection (8 slices of 6
     # steps, the last slice's steps past K skipped), N = 72 (a block's
     # columns past N) with K = 1000 (rows past K), an unsplit one (8448
-    # columns: the unrolled loop, then a step past K = 1032), and the key /
-    # value projection with bias + relu (applied once, to the slices' sum).
+    # columns: a loop of two groups of 8 steps, then a step past K = 2056),
+    # K = 15360 with N = 256 (8 slices of 16 steps in a guarded loop, the
+    # last slice's second group past K), and the key/value projection with
+    # bias + relu (applied once, to the slices' sum).
     ("gemv_f16_weight_1x256x2048_split", 1, 1, 256, 2048, "fp16", True, False),
     ("gemv_bf16_1x2048x2048_split", 1, 1, 2048, 2048, "bf16", False, False),
     ("gemv_f16_1x2048x5632_split", 1, 1, 2048, 5632, "fp16", False, False),
     ("gemv_f16_ragged_1x72x1000_split", 1, 1, 72, 1000, "fp16", False, False),
-    ("gemv_bf16_1x8448x1032", 1, 1, 8448, 1032, "bf16", False, False),
+    ("gemv_bf16_1x8448x2056", 1, 1, 8448, 2056, "bf16", False, False),
+    ("gemv_f16_1x256x15360_split", 1, 1, 256, 15360, "fp16", False, False),
     ("gemv_f16_bias_relu_1x256x2048_split", 1, 1, 256, 2048, "fp16", True, False),
 ]
 
