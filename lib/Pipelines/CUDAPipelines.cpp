@@ -91,6 +91,7 @@ void buildCUDACodegenPipeline(OpPassManager &pm, const PipelineOptions &options)
   gemm.tf32 = options.cuda.precision == Precision::TF32 || split;
   gemm.stages = options.cuda.gemmStages;
   gemm.gemv = options.cuda.gemv;
+  gemm.gemvBlocks = options.cuda.gemvBlocks;
   pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
   // 5c. ArgMax/ArgMin over the last axis: a block per row.
   pm.addNestedPass<func::FuncOp>(createKilnCUDAArgReductionsPass());

@@ -116,6 +116,12 @@ static cl::opt<bool> gemvOption(
              "kernel (default true; false keeps the GEMM template, for comparisons)"),
     cl::init(true), cl::Hidden, cl::cat(kilncCategory));
 
+static cl::opt<int64_t> gemvBlocksOption(
+    "cuda-gemv-blocks",
+    cl::desc("The CUDA one-row kernel splits K (up to 8 slices) until it has at least "
+             "this many blocks (default 528; 1 never splits), for tuning"),
+    cl::value_desc("n"), cl::init(528), cl::Hidden, cl::cat(kilncCategory));
+
 static cl::opt<int64_t> maxFoldBytes(
     "max-fold-bytes",
     cl::desc("Largest constant (in bytes) the compiler computes while folding; "
@@ -286,6 +292,7 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(error)));
   job.options.cuda.gemmStages = gemmStagesOption;
   job.options.cuda.gemv = gemvOption;
+  job.options.cuda.gemvBlocks = gemvBlocksOption;
   job.options.weights = weightsOption;
   job.options.maxFoldBytes = maxFoldBytes;
   job.options.greedyIds = greedyIdsOption;

@@ -70,6 +70,9 @@ struct CUDAOptions {
   int64_t gemmStages = 3;
   /// One-row products through the one-row kernel (kilnc --cuda-gemv).
   bool gemv = true;
+  /// The one-row kernel splits K until it has this many blocks
+  /// (kilnc --cuda-gemv-blocks).
+  int64_t gemvBlocks = 528;
   /// ptxas to turn PTX into a cubin; empty = search PATH and /usr/local/cuda/bin.
   std::string ptxas;
   /// CUDA toolkit for libdevice; empty = $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.

@@ -365,7 +365,8 @@ void writeFinalOutputDirectly(Operation *op, Gemm &gemm, linalg::GenericOp epilo
 /// one-row kernel when A has one row: always, or at run time for symbolic
 /// rows); a product the epilogue consumed in registers loses its buffer.
 void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool gemvSwitch,
-                     bool accumulate, linalg::GenericOp epilogue, IRRewriter &rewriter) {
+                     int64_t gemvBlocks, bool accumulate, linalg::GenericOp epilogue,
+                     IRRewriter &rewriter) {
   rewriter.setInsertionPoint(op);
   if (epilogue) {
     // The kernel replaces both ops at the epilogue (its output may be
@@ -382,7 +383,7 @@ void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool gemvS
   int64_t depth = gemm.k <= gemm.tileK() ? 2 : stages;
   Location loc = op->getLoc();
   if (gemvSwitch && gemvApplies(gemm) && !ShapedType::isDynamic(gemm.m)) {
-    emitGemvKernel(rewriter, loc, gemm, accumulate, epilogue);
+    emitGemvKernel(rewriter, loc, gemm, gemvBlocks, accumulate, epilogue);
   } else if (gemvSwitch && gemvApplies(gemm)) {
     // Symbolic rows: one row (a decode step) takes the one-row kernel, more
     // rows the template. Both are launched, the other with an empty grid,
@@ -392,7 +393,7 @@ void replaceByKernel(Operation *op, const Gemm &gemm, int64_t stages, bool gemvS
                                       arith::ConstantIndexOp::create(rewriter, loc, 1));
     Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, rows,
                                        arith::ConstantIndexOp::create(rewriter, loc, 1));
-    emitGemvKernel(rewriter, loc, gemm, accumulate, epilogue, one);
+    emitGemvKernel(rewriter, loc, gemm, gemvBlocks, accumulate, epilogue, one);
     emitGemmKernel(rewriter, loc, gemm, depth, accumulate, epilogue, more);
   } else {
     emitGemmKernel(rewriter, loc, gemm, depth, accumulate, epilogue);
@@ -420,6 +421,11 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
     if (stages < 2 || stages > 4) {
       getOperation().emitError() << "kiln-cuda-gemm: stages=" << static_cast<int64_t>(stages)
                                  << ", expected 2, 3 or 4";
+      return signalPassFailure();
+    }
+    if (gemvBlocks < 1) {
+      getOperation().emitError() << "kiln-cuda-gemm: gemv-blocks="
+                                 << static_cast<int64_t>(gemvBlocks) << ", expected at least 1";
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
@@ -453,7 +459,8 @@ struct KilnCUDAGemmPass final : impl::KilnCUDAGemmPassBase<KilnCUDAGemmPass> {
       if (zeroInit)
         eraseZeroInit(zeroInit, rewriter);
       writeFinalOutputDirectly(op, gemm, *epilogue, rewriter);
-      replaceByKernel(op, gemm, stages, gemv, /*accumulate=*/!zeroInit, *epilogue, rewriter);
+      replaceByKernel(op, gemm, stages, gemv, gemvBlocks, /*accumulate=*/!zeroInit, *epilogue,
+                      rewriter);
     }
     // An epilogue whose product the template did not take would be a
     // kernel of its own, which the dispatch stage did not count. (Row

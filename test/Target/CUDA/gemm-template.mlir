@@ -1,6 +1,9 @@
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm %s | FileCheck %s
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="chip=sm_80" %s | FileCheck %s --check-prefix=SM80
 // RUN: kiln-opt --split-input-file --kiln-cuda-gemm="gemv=false" %s | FileCheck %s --check-prefix=NOGEMV
+// RUN: kiln-opt --split-input-file --kiln-cuda-gemm="gemv-blocks=1" %s | FileCheck %s --check-prefix=NOSPLIT
+// RUN: not kiln-opt --kiln-cuda-gemm="gemv-blocks=0" %s 2>&1 | FileCheck %s --check-prefix=BADBLOCKS
+// BADBLOCKS: kiln-cuda-gemm: gemv-blocks=0, expected at least 1
 
 // A zero-filled f16 product of tile multiples (3 k steps, so the main loop
 // refills a stage): the fill goes, the kernel stores the accumulators.
@@ -273,8 +276,9 @@ func.func @zero_copies(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memre
 // batch, or a decoder's projection) with the bias + relu epilogue of its
 // dispatch. Both kernels are launched, the one not wanted with an empty grid
 // (which the runtime skips): the one-row kernel when A has one row (8 blocks
-// of 16 columns, 128 threads, the warps' sums meeting in 256 bytes of shared
-// memory, then the epilogue per column), else the template, whose grid's x
+// of 16 columns, 256 threads, the 8 warps' sums meeting in 512 bytes of
+// shared memory, then the epilogue per column; K = 64 is one row step, so K
+// is not split), else the template, whose grid's x
 // is ceil(M / 128) from A's size at run time, each row stored (through the
 // epilogue) while it is below M.
 // CHECK-LABEL: func.func @symbolic_rows
@@ -282,7 +286,7 @@ func.func @zero_copies(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memre
 // CHECK: %[[ONE:.+]] = arith.cmpi eq, %[[ROWS]], %c1
 // CHECK: %[[MORE:.+]] = arith.cmpi ne, %[[ROWS]], %c1
 // CHECK: %[[BLOCKS:.+]] = arith.select %[[ONE]], %c8, %c0{{.*}} : index
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c256_i32
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c512_i32
 // CHECK: vector.load %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
 // CHECK: vector.fma {{.*}} : vector<8xf32>
 // CHECK-COUNT-32: gpu.shuffle  xor
@@ -328,22 +332,43 @@ func.func @symbolic_rows(%a: memref<?x64xf16>, %b: memref<64x128xf16>, %bias: me
 // -----
 
 // One row (M = 1) and K = 200: only the one-row kernel. 1024 columns are 64
-// blocks; K is 3 row steps of 64 and a fourth past K, so the unrolled loop
-// (4 steps at a time) does not run and each thread guards its last row.
+// blocks, fewer than gemv-blocks (528), and K is two row steps of 128: K is
+// split in 2 slices (grid y, one cluster of 1 x 2 x 1) of one step each,
+// the second passing K, so each thread guards its row. The slices' sums
+// meet in slice 0 through distributed shared memory between two cluster
+// barriers; slice 0 stores.
 // CHECK-LABEL: func.func @one_row
 // CHECK-NOT: nvgpu.tma.create.descriptor
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c576_i32
+// CHECK: %[[SLICE:.+]] = gpu.block_id  y
+// CHECK: %[[FIRST:.+]] = arith.muli %[[SLICE]], %c128
 // CHECK-NOT: scf.for
-// CHECK-COUNT-3: vector.fma
 // CHECK: arith.cmpi ult, %{{.*}}, %c200
-// CHECK: scf.if
+// CHECK: scf.if {{.*}} -> (vector<8xbf16>, bf16)
+// CHECK: vector.load
 // CHECK: vector.fma
+// CHECK-COUNT-32: gpu.shuffle  xor
+// CHECK: gpu.barrier {kiln.min_blocks_per_sm = 4 : i32}
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<16xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: arith.cmpi eq, %{{.*}}, %c0
+// CHECK: scf.if
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK-COUNT-2: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<1x1024xf32>
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK-NOT: nvgpu.warpgroup.mma
 // CHECK-NOT: linalg.
 // NOGEMV-LABEL: func.func @one_row
 // NOGEMV: nvgpu.tma.create.descriptor
 // NOGEMV: nvgpu.warpgroup.mma
+/// With gemv-blocks=1, K is never split: 64 blocks, no cluster.
+// NOSPLIT-LABEL: func.func @one_row
+// NOSPLIT: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c512_i32
+// NOSPLIT-NOT: nvvm.cluster
+// NOSPLIT: gpu.terminator
 func.func @one_row(%a: memref<1x200xbf16>, %b: memref<200x1024xbf16>, %c: memref<1x1024xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<1x1024xf32>)
@@ -354,18 +379,136 @@ func.func @one_row(%a: memref<1x200xbf16>, %b: memref<200x1024xbf16>, %c: memref
 
 // -----
 
-// One row and K = 1024 (16 row steps): an unrolled loop of 4 iterations,
-// each loading 4 rows of B before multiplying them.
+/// The threshold: 8448 columns are 528 blocks, enough, so K = 2104 (17 row
+/// steps) is not split: an unrolled loop of 2 iterations, each loading 8 rows
+/// of B before multiplying them, then the 17th step guarding its rows (past
+/// K = 2104); the sums stored directly, no cluster.
 // CHECK-LABEL: func.func @one_row_long
-// CHECK: gpu.launch
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
-// CHECK-COUNT-4: vector.load
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c528, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c512_i32
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK-COUNT-8: vector.load
 // CHECK: vector.fma
-func.func @one_row_long(%a: memref<1x1024xf16>, %b: memref<1024x256xf16>, %c: memref<1x256xf32>) {
+// CHECK: scf.yield
+// CHECK: arith.cmpi ult, %{{.*}}, %c2104
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<1x8448xf32>
+// CHECK-NOT: nvvm.cluster
+// CHECK: gpu.terminator
+func.func @one_row_long(%a: memref<1x2104xf16>, %b: memref<2104x8448xf16>, %c: memref<1x8448xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8448xf32>)
+  linalg.matmul ins(%a, %b : memref<1x2104xf16>, memref<2104x8448xf16>)
+                outs(%c : memref<1x8448xf32>)
+  return
+}
+
+// -----
+
+/// Just below the threshold: 8432 columns are 527 blocks, so K = 256 (two
+/// row steps) is split in 2 slices of one step, both inside K (no guard).
+// CHECK-LABEL: func.func @one_row_threshold
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c527, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK-NOT: arith.cmpi ult, %{{.*}}, %c256
+// CHECK: vector.fma
+// CHECK-COUNT-2: nvvm.cluster.wait
+func.func @one_row_threshold(%a: memref<1x256xf16>, %b: memref<256x8432xf16>, %c: memref<1x8432xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8432xf32>)
+  linalg.matmul ins(%a, %b : memref<1x256xf16>, memref<256x8432xf16>)
+                outs(%c : memref<1x8432xf32>)
+  return
+}
+
+// -----
+
+/// 8448 columns are enough blocks, but K = 1536 is 12 row steps: one group
+/// of 8 in a loop of one trip (which LLVM unrolls) and 4 more would be 12
+/// rows loaded at once, more than 64 registers hold; K is split in 2 slices
+/// of 6 steps instead, straight code.
+// CHECK-LABEL: func.func @one_row_straight
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c528, %{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK-NOT: scf.for
+// CHECK-COUNT-6: vector.load
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+func.func @one_row_straight(%a: memref<1x1536xf16>, %b: memref<1536x8448xf16>, %c: memref<1x8448xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8448xf32>)
+  linalg.matmul ins(%a, %b : memref<1x1536xf16>, memref<1536x8448xf16>)
+                outs(%c : memref<1x8448xf32>)
+  return
+}
+
+// -----
+
+/// K = 15360 (120 row steps) with 256 columns: 8 slices (the most) would
+/// be 15 steps each; 16 instead (two groups of 8 in a loop), so 8 slices
+/// cover 128 steps and the last one's second group passes K: every row of
+/// the loop is guarded.
+// CHECK-LABEL: func.func @one_row_guarded_loop
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c16{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: %[[SLICE:.+]] = gpu.block_id  y
+// CHECK: arith.muli %[[SLICE]], %c2048
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK-COUNT-8: arith.cmpi ult, %{{.*}}, %c15360
+// CHECK: vector.fma
+// CHECK: scf.yield
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+func.func @one_row_guarded_loop(%a: memref<1x15360xf16>, %b: memref<15360x256xf16>, %c: memref<1x256xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<1x256xf32>)
-  linalg.matmul ins(%a, %b : memref<1x1024xf16>, memref<1024x256xf16>)
+  linalg.matmul ins(%a, %b : memref<1x15360xf16>, memref<15360x256xf16>)
                 outs(%c : memref<1x256xf32>)
+  return
+}
+
+// -----
+
+/// A key/value projection of a ~1B Llama at decode with symbolic rows: K =
+/// 2048, N = 256 is 16 blocks, so K is split in 8 slices (the most, one
+/// cluster of 1 x 8 x 1) of 2 row steps each; the one-row kernel's grid x is
+/// empty unless M is 1. Slice 0 adds the 8 slices' sums in order, then
+/// applies the dispatch's bias epilogue once and stores.
+// CHECK-LABEL: func.func @one_row_split_epilogue
+// CHECK: %[[ONE:.+]] = arith.cmpi eq, %{{.+}}, %c1
+// CHECK: %[[BLOCKS:.+]] = arith.select %[[ONE]], %c16, %c0{{.*}} : index
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}}) blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: %[[SLICE:.+]] = gpu.block_id  y
+// CHECK: arith.muli %[[SLICE]], %c256
+// CHECK-NOT: scf.for
+// CHECK-COUNT-2: vector.load
+// CHECK-NOT: vector.load
+// CHECK: nvvm.cluster.wait
+// CHECK-COUNT-8: nvvm.mapa
+// CHECK: llvm.load
+// CHECK: arith.addf
+// CHECK: memref.load %arg2
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %arg3[%{{.*}}, %{{.*}}] : memref<?x256xf32>
+// CHECK: nvvm.cluster.wait
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: nvgpu.warpgroup.mma
+func.func @one_row_split_epilogue(%a: memref<?x2048xf16>, %b: memref<2048x256xf16>,
+                                  %bias: memref<256xf32>, %out: memref<?x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %out, %c0 : memref<?x256xf32>
+  %c = memref.alloc(%m) : memref<?x256xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x256xf32>)
+  linalg.matmul {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}}
+      ins(%a, %b : memref<?x2048xf16>, memref<2048x256xf16>) outs(%c : memref<?x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<?x256xf32>, memref<256xf32>) outs(%out : memref<?x256xf32>)
+      attrs = {kiln.dispatch = {id = 0 : i64, kind = "contraction", nodes = []}, kiln.epilogue = 0 : i64} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<?x256xf32>
   return
 }
 

@@ -7,7 +7,9 @@ Each case is a (batch) matmul model compiled with kilnc --target=cuda
 --precision=fp16|bf16|tf32|fp32. `compile` also checks that the kernel module uses the
 template (wgmma.mma_async and cp.async.bulk.tensor in the PTX) exactly for
 the shapes it takes (tile multiples and ragged edges with N, K multiples of
-8, or of 4 for tf32); the others use the generic SIMT kernels.
+8, or of 4 for tf32); the others use the generic SIMT kernels; products
+with one row (the gemv_ cases) use the one-row kernel, which splits K over
+a thread-block cluster exactly for the _split cases.
 `run` draws fresh random inputs (a new seed each run), runs each artifact with
 outputs poisoned with NaN (KILN_CUDA_POISON_OUTPUTS=1) and compares every
 element with a float64 product of the inputs rounded to the precision:
@@ -79,6 +81,23 @@ CASES = [
     ("fp32_generic_64x32x18", 1, 64, 32, 18, "fp32", False, False),
     # relu(A @ W + bias): A's split and the GEMM with bias and relu.
     ("fp32_bias_relu_200x384x136", 1, 200, 384, 136, "fp32", True, True),
+    # One row (a decode step's projections): the one-row kernel, not the
+    # template; "split" ones split K over a thread-block cluster (checked in
+    # the PTX). A ~1B Llama's key/value projection (8 slices of 2 row
+    # steps), its q/o (bf16, 8 slices), its down projection (8 slices of 6
+    # steps, the last slice's steps past K skipped), N = 72 (a block's
+    # columns past N) with K = 1000 (rows past K), an unsplit one (8448
+    # columns: a loop of two groups of 8 steps, then a step past K = 2056),
+    # K = 15360 with N = 256 (8 slices of 16 steps in a guarded loop, the
+    # last slice's second group past K), and the key/value projection with
+    # bias + relu (applied once, to the slices' sum).
+    ("gemv_f16_weight_1x256x2048_split", 1, 1, 256, 2048, "fp16", True, False),
+    ("gemv_bf16_1x2048x2048_split", 1, 1, 2048, 2048, "bf16", False, False),
+    ("gemv_f16_1x2048x5632_split", 1, 1, 2048, 5632, "fp16", False, False),
+    ("gemv_f16_ragged_1x72x1000_split", 1, 1, 72, 1000, "fp16", False, False),
+    ("gemv_bf16_1x8448x2056", 1, 1, 8448, 2056, "bf16", False, False),
+    ("gemv_f16_1x256x15360_split", 1, 1, 256, 15360, "fp16", False, False),
+    ("gemv_f16_bias_relu_1x256x2048_split", 1, 1, 256, 2048, "fp16", True, False),
 ]
 
 # Kernels of a product with a weight B and bias + relu in the epilogue.
@@ -222,9 +241,14 @@ def compile_cases(args):
         else:
             used = "wgmma.mma_async" in ptx.stdout and "cp.async.bulk.tensor" in ptx.stdout
             kernels = ptx.stdout.count(".entry ")
+            one_row = name.startswith("gemv_")
+            split = "mapa.shared::cluster" in ptx.stdout and ".reqnctapercluster" in ptx.stdout
             if used != template:
                 error = f"the GEMM template is {'used' if used else 'not used'}, expected " \
-                        f"{'it' if template else 'the generic path'}"
+                        f"{'it' if template else 'the generic path or the one-row kernel'}"
+            elif one_row and split != name.endswith("_split"):
+                error = f"the one-row kernel {'splits' if split else 'does not split'} K, " \
+                        f"expected {'a split' if name.endswith('_split') else 'none'}"
             elif bias is not None and kernels != BIAS_KERNELS.get(precision, 2):
                 error = f"{kernels} kernels, expected {BIAS_KERNELS.get(precision, 2)} " \
                         "(bias and relu in the GEMM's epilogue)"

@@ -245,8 +245,18 @@ def KilnCUDAMergeKernelModulesPass
     `@kiln_kernels`, each kernel renamed after the module it came from
     (`@kiln_entry_kernel_3`), and retargets the launches. One module is one
     PTX file (valid input for ptxas), one cubin and one load at run time.
+
+    A launch in thread-block clusters (`clusters in (...)`, constant sizes:
+    the one-row kernel's split K) gives its sizes to its kernel as
+    compile-time cluster dims (`nvvm.cluster_dim`, PTX
+    `.reqnctapercluster`) and drops its cluster operands: the runtime's
+    plain `cuLaunchKernel` launches such a kernel in clusters. A cluster
+    size that is not a constant is an error. A kernel with an op marked
+    `kiln.min_blocks_per_sm = N` (the one-row kernel) gets
+    `nvvm.minctasm = N` (PTX `.minnctapersm`: ptxas may then spend up to
+    65536 / (N * threads) registers), the mark dropped.
   }];
-  let dependentDialects = ["mlir::gpu::GPUDialect"];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
 }
 
 def KilnCUDADeviceConstantsPass
@@ -406,11 +416,15 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     bf16, unbatched, N-major B, N a multiple of 8) is bound by memory
     bandwidth, and 128-column tiles give it too few blocks to stream B at
     the device's rate: it gets the one-row kernel instead (`gemv`, on by
-    default), 128 threads per 16 columns of B, each reading 8 columns of
-    every 64th row with 16-byte loads, sums combined by warp shuffles and
-    shared memory, the epilogue applied per column. With symbolic rows M
-    the host reads M and launches the one-row kernel when it is 1, the
-    template otherwise (`scf.if` around the two launches).
+    default), 256 threads per 16 columns of B, each reading 8 columns of
+    every 128th row with 16-byte loads, eight rows in flight, sums combined
+    by warp shuffles and shared memory, the epilogue applied per column.
+    When ceil(N / 16) blocks are fewer than `gemv-blocks`, K is split over
+    up to 8 blocks of one thread-block cluster (grid y), their f32 sums
+    added in slice 0 through distributed shared memory before the epilogue
+    (the rule is in GemvEmitter.cpp). With symbolic rows M both kernels are launched,
+    the one not wanted (one-row kernel when M is 1, template otherwise) with
+    an empty grid.
   }];
   let options = [
     Option<"chip", "chip", "::kiln::Chip", "::kiln::Chip()",
@@ -420,12 +434,15 @@ def KilnCUDAGemmPass : Pass<"kiln-cuda-gemm", "mlir::func::FuncOp"> {
     Option<"stages", "stages", "int64_t", "3", "shared-memory pipeline depth (2..4)">,
     Option<"gemv", "gemv", "bool", "true",
            "products whose A has one row (M = 1, or symbolic M found to be 1 at run "
-           "time) through the one-row kernel">
+           "time) through the one-row kernel">,
+    Option<"gemvBlocks", "gemv-blocks", "int64_t", "528",
+           "the one-row kernel splits K until it has at least this many blocks "
+           "(at most 8 slices; default 528, four 256-thread blocks per SM of an H100)">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
-                           "mlir::NVVM::NVVMDialect", "mlir::memref::MemRefDialect",
-                           "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::memref::MemRefDialect", "mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
 def KilnCUDAAttentionPass : Pass<"kiln-cuda-attention", "mlir::func::FuncOp"> {
