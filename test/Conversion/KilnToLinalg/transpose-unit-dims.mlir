@@ -36,3 +36,28 @@ func.func @swap(%x: tensor<1x3x12x64xf32>) -> tensor<1x12x3x64xf32> {
   %y = kiln.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x12x64xf32>) -> tensor<1x12x3x64xf32>
   return %y : tensor<1x12x3x64xf32>
 }
+
+// -----
+
+/// Through a split of a fused projection: at batch 1 the piece is one
+/// contiguous block of it, so the head split is a view; at batch 2 its rows
+/// are strided (2304 apart), and a view would hand attention a strided Q:
+/// that transpose stays a kernel (a contiguous copy).
+// CHECK-LABEL: func.func @split_rows
+// CHECK: tensor.extract_slice
+// CHECK: tensor.collapse_shape
+// CHECK-NOT: linalg.transpose
+// CHECK-LABEL: func.func @split_batch
+// CHECK: linalg.transpose
+func.func @split_rows(%qkv: tensor<1x1x2304xf16>) -> tensor<1x12x1x64xf16> {
+  %q, %k, %v = kiln.split %qkv {axis = 2 : i64, sizes = array<i64: 768, 768, 768>} : (tensor<1x1x2304xf16>) -> (tensor<1x1x768xf16>, tensor<1x1x768xf16>, tensor<1x1x768xf16>)
+  %heads = kiln.reshape %q : (tensor<1x1x768xf16>) -> tensor<1x1x12x64xf16>
+  %y = kiln.transpose %heads {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x1x12x64xf16>) -> tensor<1x12x1x64xf16>
+  return %y : tensor<1x12x1x64xf16>
+}
+func.func @split_batch(%qkv: tensor<2x1x2304xf16>) -> tensor<2x12x1x64xf16> {
+  %q, %k, %v = kiln.split %qkv {axis = 2 : i64, sizes = array<i64: 768, 768, 768>} : (tensor<2x1x2304xf16>) -> (tensor<2x1x768xf16>, tensor<2x1x768xf16>, tensor<2x1x768xf16>)
+  %heads = kiln.reshape %q : (tensor<2x1x768xf16>) -> tensor<2x1x12x64xf16>
+  %y = kiln.transpose %heads {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x1x12x64xf16>) -> tensor<2x12x1x64xf16>
+  return %y : tensor<2x12x1x64xf16>
+}
