@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ReshapeViews.h"
+#include "LinalgBuilders.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -79,6 +81,24 @@ std::optional<int64_t> singleDynamicDim(RankedTensorType type, int64_t &staticCo
   return dynamic;
 }
 
+/// Whether the slice `part` of `whole` (static shapes) is one contiguous
+/// block of it: every dim before the first that is cut is 1, and every dim
+/// after it is whole (a row of a fused projection's output at batch 1).
+bool isContiguousPart(RankedTensorType part, RankedTensorType whole) {
+  if (!part.hasStaticShape() || !whole.hasStaticShape() || part.getRank() != whole.getRank())
+    return false;
+  int64_t rank = part.getRank(), cut = 0;
+  while (cut < rank && part.getDimSize(cut) == whole.getDimSize(cut))
+    ++cut;
+  for (int64_t d = 0; d < cut; ++d)
+    if (part.getDimSize(d) != 1)
+      return false;
+  for (int64_t d = cut + 1; d < rank; ++d)
+    if (part.getDimSize(d) != whole.getDimSize(d))
+      return false;
+  return true;
+}
+
 } // namespace
 
 Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type, Value shape) {
@@ -103,6 +123,46 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType type, 
   if (!shape)
     return {};
   return tensor::ReshapeOp::create(b, loc, type, input, shape);
+}
+
+bool bufferizesContiguous(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp, FlattenOp, TransposeOp>(op)) {
+      value = op->getOperand(0);
+      continue;
+    }
+    if (isa<SplitOp>(op) || (isa<SliceOp>(op) && llvm::all_of(cast<SliceOp>(op).getSteps(),
+                                                               [](int64_t s) { return s == 1; })))
+      return isContiguousPart(cast<RankedTensorType>(value.getType()),
+                              cast<RankedTensorType>(op->getOperand(0).getType()));
+    return !isa<SliceOp>(op);
+  }
+  return true;
+}
+
+Value unitDimsMoved(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm,
+                    RankedTensorType result) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> inputUnits, resultUnits, kept;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.getDimSize(i) == 1)
+      inputUnits.push_back(i);
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (type.getDimSize(p) == 1)
+      resultUnits.push_back(static_cast<int64_t>(i));
+    else
+      kept.push_back(p);
+  }
+  if (inputUnits.empty() || !llvm::is_sorted(kept))
+    return {};
+  SmallVector<int64_t> squeezedShape;
+  for (int64_t p : kept)
+    squeezedShape.push_back(type.getDimSize(p));
+  auto squeezed = RankedTensorType::get(squeezedShape, type.getElementType());
+  Value collapsed = tensor::CollapseShapeOp::create(
+      b, loc, squeezed, input, lowering::unitDimGroups(type.getRank(), inputUnits));
+  return tensor::ExpandShapeOp::create(b, loc, result, collapsed,
+                                       lowering::unitDimGroups(result.getRank(), resultUnits));
 }
 
 } // namespace kiln::lowering
