@@ -32,7 +32,10 @@ struct RowGroupRules {
 
 /// Marks maximal runs of adjacent row members around each row reduction of
 /// `block` (adjacent ops only; with dynamic outer sizes, a symbolic batch,
-/// only ops that read one another) as `kiln.row_group`.
+/// only ops that read one another) as `kiln.row_group`. First, an
+/// elementwise op that reads a reduction's result through an expand_shape
+/// adding only unit dims (an RMSNorm's mean read as [b, s, 1]) is rewritten
+/// to read the result directly as a row scalar, so the two can be grouped.
 void formRowGroups(mlir::Block &block, const RowGroupRules &rules = {});
 
 /// A generic input that expands a reduction's result only by unit dims (a

@@ -210,6 +210,8 @@ HalfRange allocatedHalves(kiln_decoder &decoder, size_t i) {
 
 kiln_status *allocateCaches(kiln_decoder &decoder) {
   decoder.caches = std::vector<kiln_decoder::Cache>(decoder.signature.caches.size());
+  bool zeroed = decoder.signature.stepBatch > 0;
+  std::vector<unsigned char> zeros; // a device cache's initial bytes, grown as needed
   for (size_t i = 0; i < decoder.caches.size(); ++i) {
     const CachePair &pair = decoder.signature.caches[i];
     int64_t rows = pair.inPlace ? pair.cacheLength : decoder.maxTokens;
@@ -222,7 +224,6 @@ kiln_status *allocateCaches(kiln_decoder &decoder) {
     for (kiln_decoder::Half &half : allocatedHalves(decoder, i)) {
       std::string error;
       bool ok = true;
-      bool zeroed = decoder.signature.stepBatch > 0;
       if (sessionOnDevice(*decoder.session)) {
         half.device = sessionDeviceAlloc(*decoder.session, bytes, error);
         half.deviceBytes = bytes;
@@ -230,7 +231,8 @@ kiln_status *allocateCaches(kiln_decoder &decoder) {
         if (ok)
           decoder.onDevice.push_back(half.device);
         if (ok && zeroed) {
-          std::vector<unsigned char> zeros(bytes);
+          if (zeros.size() < bytes)
+            zeros.resize(bytes);
           ok = sessionDeviceCopyToDevice(*decoder.session, half.device, zeros.data(), bytes,
                                          error);
         }

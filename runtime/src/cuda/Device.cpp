@@ -542,27 +542,27 @@ void Device::release(CUdeviceptr ptr) {
     driver.memFree(ptr);
 }
 
-bool Device::copyToHost(void *dst, CUdeviceptr src, uint64_t bytes, std::string &error) {
+bool Device::copySync(bool toDevice, void *host, CUdeviceptr device, uint64_t bytes,
+                      std::string &error) {
   CUresult r = driver.ctxSetCurrent(context);
   if (r == kSuccess)
-    r = driver.memcpyDtoHAsync(dst, src, bytes, stream);
+    r = toDevice ? driver.memcpyHtoDAsync(device, host, bytes, stream)
+                 : driver.memcpyDtoHAsync(host, device, bytes, stream);
   if (r == kSuccess)
     r = driver.streamSynchronize(stream);
   if (r != kSuccess)
-    error = cat("copying ", bytes, " bytes from ", deviceName, " failed: ", describe(driver, r));
+    error = cat("copying ", bytes, " bytes ", toDevice ? "to " : "from ", deviceName,
+                " failed: ", describe(driver, r));
   return r == kSuccess;
+}
+
+bool Device::copyToHost(void *dst, CUdeviceptr src, uint64_t bytes, std::string &error) {
+  return copySync(/*toDevice=*/false, dst, src, bytes, error);
 }
 
 bool Device::copyToDevice(CUdeviceptr dst, const void *src, uint64_t bytes,
                           std::string &error) {
-  CUresult r = driver.ctxSetCurrent(context);
-  if (r == kSuccess)
-    r = driver.memcpyHtoDAsync(dst, src, bytes, stream);
-  if (r == kSuccess)
-    r = driver.streamSynchronize(stream);
-  if (r != kSuccess)
-    error = cat("copying ", bytes, " bytes to ", deviceName, " failed: ", describe(driver, r));
-  return r == kSuccess;
+  return copySync(/*toDevice=*/true, const_cast<void *>(src), dst, bytes, error);
 }
 
 kiln_status *Device::run(const kiln_model &model, const RunPlan &plan,

@@ -103,10 +103,13 @@ public:
   bool poisonOutputs = false;
 
 private:
+  /// copyToHost and copyToDevice: one copy on the session's stream, waited for.
+  bool copySync(bool toDevice, void *host, CUdeviceptr device, uint64_t bytes,
+                std::string &error);
   explicit Device(const Driver &driver) : driver(driver) {}
 
   /// Calls the model's run function: replays its CUDA graph when an earlier
-  /// run with the same scratch and dims was captured, captures this one
+  /// run with the same scratch, dims and buffers was captured, captures this one
   /// when that is worth it, else launches its kernels one by one
   /// (`replayable` false: always the last). `runState` is the run's
   /// RunState. Returns the run function's code.
