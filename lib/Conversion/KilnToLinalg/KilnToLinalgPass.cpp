@@ -145,6 +145,7 @@ struct ConvertKilnToLinalgPass final
     populateScanToLinalgPatterns(patterns);
     populateSelectScatterToLinalgPatterns(patterns);
     populateKVCacheUpdateToLinalgPatterns(patterns);
+    populateRotateHalfToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns);
     populateGatherToLinalgPatterns(patterns, indexChecks);
     lowering::LoweringFailures failures(context);

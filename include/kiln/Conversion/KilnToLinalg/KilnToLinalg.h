@@ -89,6 +89,9 @@ void populateResizeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateSelectScatterToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// kv_cache_update: an insert_slice into the cache and slices of it.
 void populateKVCacheUpdateToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// concat(-x[h:n], x[0:h]) and the like (rotary embeddings' rotate_half):
+/// one generic reading x at (j + h) mod n, which fuses into its reader.
+void populateRotateHalfToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// cumsum: a generic with a masked reduction along the axis.
 void populateScanToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// reshape family, transpose, concat, slice, pad, tile, shape/size: tensor ops.
