@@ -102,6 +102,83 @@ bool isStaticElementwiseReshape(mlir::OpOperand *fused) {
          llvm::all_of(other->getResults(), isStatic);
 }
 
+/// The value a chain of static reshapes that only add or drop unit dims
+/// reshapes (null when `value` is not such a reshape).
+mlir::Value unitDimReshapeSource(mlir::Value value) {
+  mlir::Value source;
+  while (mlir::Operation *op = value.getDefiningOp()) {
+    if (!movesOnlyUnitDims(op) || !llvm::cast<mlir::ShapedType>(value.getType()).hasStaticShape())
+      break;
+    value = op->getOperand(0);
+    source = value;
+  }
+  return source;
+}
+
+/// A generic reading an all-parallel generic's result through reshapes that
+/// only add or drop unit dims (a decode step's [1, 1, H, D] -> [1, H, 1, D]
+/// head transpose, a view) reads the producer's result directly, the
+/// reshapes folded into its indexing map: the non-unit dims keep their
+/// order, and unit dims pair up in order between them (index 0 for a
+/// source unit dim without a partner). Upstream fusion then merges the pair even
+/// where reshape propagation cannot (the consumer's map for the operand is
+/// not a permutation: a KV cache write broadcasting the new row over the
+/// cache's rows). Contractions, and ops reading one (a product's epilogue
+/// to be, whose other operands are read along its columns) as producer or
+/// consumer, are left alone.
+struct ReadThroughUnitDimReshapes final : mlir::OpRewritePattern<mlir::linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  mlir::LogicalResult matchAndRewrite(mlir::linalg::GenericOp op,
+                                      mlir::PatternRewriter &rewriter) const override {
+    if (readsContraction(op) || op.getNumReductionLoops() > 0)
+      return mlir::failure();
+    for (mlir::OpOperand *input : op.getDpsInputOperands()) {
+      mlir::Value source = unitDimReshapeSource(input->get());
+      auto producer = source ? source.getDefiningOp<mlir::linalg::GenericOp>() : nullptr;
+      if (!producer || producer.getNumReductionLoops() > 0 ||
+          mlir::linalg::isaContractionOpInterface(producer) || readsContraction(producer))
+        continue;
+      auto read = llvm::cast<mlir::RankedTensorType>(input->get().getType());
+      auto held = llvm::cast<mlir::RankedTensorType>(source.getType());
+      mlir::AffineMap map = op.getMatchingIndexingMap(input);
+      // Both shapes have the same non-unit dims in order; the unit dims
+      // between two of them pair up in order (the read's expression), and
+      // a unit dim of the source left without a partner reads index 0.
+      llvm::SmallVector<mlir::AffineExpr> exprs;
+      int64_t r = 0, readRank = read.getRank();
+      bool aligned = true;
+      for (int64_t d = 0; d < held.getRank() && aligned; ++d) {
+        if (held.getDimSize(d) == 1) {
+          bool partner = r < readRank && read.getDimSize(r) == 1;
+          exprs.push_back(partner ? map.getResult(r++) : rewriter.getAffineConstantExpr(0));
+          continue;
+        }
+        while (r < readRank && read.getDimSize(r) == 1)
+          ++r;
+        aligned = r < readRank && read.getDimSize(r) == held.getDimSize(d);
+        if (aligned)
+          exprs.push_back(map.getResult(r++));
+      }
+      while (aligned && r < readRank)
+        aligned = read.getDimSize(r++) == 1;
+      if (!aligned)
+        continue;
+      llvm::SmallVector<mlir::AffineMap> maps = op.getIndexingMapsArray();
+      maps[input->getOperandNumber()] =
+          mlir::AffineMap::get(map.getNumDims(), 0, exprs, rewriter.getContext());
+      // Every loop must still be read or written by some operand.
+      if (!mlir::inversePermutation(mlir::concatAffineMaps(maps, rewriter.getContext())))
+        continue;
+      rewriter.modifyOpInPlace(op, [&] {
+        input->set(source);
+        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return mlir::success();
+    }
+    return mlir::failure();
+  }
+};
+
 /// Transposes and broadcasts are elementwise ops with a permuted or
 /// projected input map; written as `linalg.generic` they fuse like any other
 /// (a bias add followed by the head-split transpose becomes one kernel that
@@ -175,6 +252,7 @@ struct KilnFuseElementwisePass final
       return true;
     };
     mlir::RewritePatternSet patterns(&getContext());
+    patterns.add<ReadThroughUnitDimReshapes>(&getContext());
     mlir::linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     mlir::linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, isStaticElementwiseReshape);
     mlir::linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

@@ -90,6 +90,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm, const PipelineOptions &options) 
   matmul.costModel = options.matmul.costModel;
   matmul.tuned.assign(options.matmul.tuned.begin(), options.matmul.tuned.end());
   pm.addPass(createKilnCPUMatmulPass(matmul));
+  // 6c. A KV cache write (kiln.kv_cache_write's generic over the whole
+  //     cache) writes the new rows only, before it becomes loops.
+  pm.addNestedPass<func::FuncOp>(createKilnCacheRowWritesPass());
   // 7. Everything else: loops, parallel where the iteration space is;
   //    LLVM's vectorizer works on the innermost ones.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

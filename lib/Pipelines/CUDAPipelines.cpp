@@ -95,6 +95,10 @@ void buildCUDACodegenPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addNestedPass<func::FuncOp>(createKilnCUDAGemmPass(gemm));
   // 5c. ArgMax/ArgMin over the last axis: a block per row.
   pm.addNestedPass<func::FuncOp>(createKilnCUDAArgReductionsPass());
+  // 5c'. A KV cache write (kiln.kv_cache_write's generic over the whole
+  //      cache) writes the new rows only, before the elementwise kernels
+  //      take it.
+  pm.addNestedPass<func::FuncOp>(createKilnCacheRowWritesPass());
   // 5d. Other results are computed in their output buffers (no copy kernel).
   pm.addNestedPass<func::FuncOp>(createKilnCUDAForwardOutputCopiesPass());
   // 5e. Row groups (softmax, layer_norm, reductions over the last axis

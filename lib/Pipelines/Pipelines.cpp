@@ -128,6 +128,11 @@ void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options) {
   //     then read as it is (after the sinking, which puts the transposes
   //     between the factors and the products).
   pm.addPass(createKilnFoldMatmulScalesPass());
+  //     One-row products of one activation (a decode step's q, k, v) as
+  //     one product by the concatenated weights, which step 5 folds.
+  KilnMergeSiblingMatmulsPassOptions siblings;
+  siblings.maxWeightBytes = options.maxFoldBytes;
+  pm.addPass(createKilnMergeSiblingMatmulsPass(siblings));
   // 5. Evaluate what steps 3-4 wrote on constants (folded conv weights,
   //    the transposes recognition introduced), then clean up.
   pm.addPass(createKilnFoldConstantsPass(fold));

@@ -294,3 +294,44 @@ func.func @residual_after_product(%a: tensor<1x8xf32>, %w: tensor<8x16xf32>, %r:
   } -> tensor<1x1x16xf32>
   return %sq : tensor<1x1x16xf32>
 }
+
+// -----
+
+/// A decode step's v row: cast to f16, then the head transpose that only
+/// moves unit dims ([1, 1, 4, 8] -> [1, 4, 1, 8]: reshapes), then written
+/// into the cache by a generic broadcasting it over the cache's rows. The
+/// write reads the cast's result directly (the reshapes folded into its
+/// map), and the cast fuses into it: one generic, no reshape.
+// CHECK-DAG: #[[NEW:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, 0, d1, d3)>
+// CHECK-LABEL: func @cache_write_reads_through_unit_dim_reshapes
+// CHECK-SAME: (%[[V:.+]]: tensor<1x1x4x8xf32>, %[[POS:.+]]: tensor<1x1xi64>, %[[CACHE:.+]]: tensor<1x4x6x8xf16>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[W:.+]] = linalg.generic {indexing_maps = [#[[NEW]], {{.+}}]
+// CHECK-SAME: ins(%[[V]], %[[POS]] : tensor<1x1x4x8xf32>, tensor<1x1xi64>) outs(%[[CACHE]] : tensor<1x4x6x8xf16>)
+// CHECK: arith.truncf
+// CHECK: arith.select
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[W]]
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, d3)>
+#pos = affine_map<(d0, d1, d2, d3) -> (d0, 0)>
+func.func @cache_write_reads_through_unit_dim_reshapes(%v: tensor<1x1x4x8xf32>, %pos: tensor<1x1xi64>, %cache: tensor<1x4x6x8xf16>) -> tensor<1x4x6x8xf16> {
+  %e = tensor.empty() : tensor<1x1x4x8xf16>
+  %h = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%v : tensor<1x1x4x8xf32>) outs(%e : tensor<1x1x4x8xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<1x1x4x8xf16>
+  %c = tensor.collapse_shape %h [[0, 1, 2], [3]] : tensor<1x1x4x8xf16> into tensor<4x8xf16>
+  %x = tensor.expand_shape %c [[0, 1], [2, 3]] output_shape [1, 4, 1, 8] : tensor<4x8xf16> into tensor<1x4x1x8xf16>
+  %w = linalg.generic {indexing_maps = [#row, #pos, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %pos : tensor<1x4x1x8xf16>, tensor<1x1xi64>) outs(%cache : tensor<1x4x6x8xf16>) {
+  ^bb0(%in: f16, %p: i64, %out: f16):
+    %i = linalg.index 2 : index
+    %ii = arith.index_cast %i : index to i64
+    %eq = arith.cmpi eq, %ii, %p : i64
+    %s = arith.select %eq, %in, %out : f16
+    linalg.yield %s : f16
+  } -> tensor<1x4x6x8xf16>
+  return %w : tensor<1x4x6x8xf16>
+}

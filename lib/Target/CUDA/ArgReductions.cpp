@@ -8,7 +8,7 @@
 // a pair, so the generic path ran one thread per row, serially over the
 // row: a decoder's greedy pick over 50257 logits took a thread 50257
 // dependent steps. Here each row gets a block: thread t folds elements
-// t, t + T, ... from the initial value, warps combine their (value, index)
+// t, t + T, ... from the initial value (eight loads in flight per trip), warps combine their (value, index)
 // pairs with shuffles and the block through shared memory, and thread 0
 // folds the total into the initial pair and stores it.
 //
@@ -39,6 +39,9 @@ namespace {
 
 using namespace mlir;
 using namespace kiln::cuda;
+
+/// Elements a thread loads per trip before folding them.
+constexpr int64_t kUnroll = 8;
 
 /// An arg reduction over the last loop: `better = cmpf pred(in, best)`,
 /// `best' = select(better, in, best)`, `index' = select(better, j, index)`.
@@ -220,20 +223,31 @@ void Emitter::emit() {
   Value initValue = widen(r.valueFill ? r.valueFill.getInputs()[0]
                                       : memref::LoadOp::create(b, loc, r.values, outer));
 
-  // Thread t folds elements t, t + T, ... from the initial value.
+  // Thread t folds elements t, t + T, ... from the initial value, kUnroll
+  // of them per trip: their loads (indices clamped into the row) are all
+  // issued before the first compare, so the trip waits for memory once.
   auto fold = scf::ForOp::create(
-      b, loc, tx, idx(length), idx(threads), ValueRange{initValue, i32(-1)},
+      b, loc, tx, idx(length), idx(threads * kUnroll), ValueRange{initValue, i32(-1)},
       [&](OpBuilder &nb, Location, Value j, ValueRange acc) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(nb.getInsertionBlock());
-        SmallVector<Value> at(outer);
-        at.push_back(j);
-        Value x = widen(memref::LoadOp::create(b, loc, input, at));
-        Value take = better(x, acc[0]);
-        Value jj = arith::IndexCastOp::create(b, loc, b.getI32Type(), j);
-        scf::YieldOp::create(b, loc,
-                             ValueRange{arith::SelectOp::create(b, loc, take, x, acc[0]),
-                                        arith::SelectOp::create(b, loc, take, jj, acc[1])});
+        SmallVector<Value> loaded, valid, positions;
+        for (int64_t u = 0; u < kUnroll; ++u) {
+          Value ju = arith::AddIOp::create(b, loc, j, idx(u * threads));
+          Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ju, idx(length));
+          SmallVector<Value> at(outer);
+          at.push_back(arith::SelectOp::create(b, loc, inRow, ju, idx(length - 1)));
+          loaded.push_back(widen(memref::LoadOp::create(b, loc, input, at)));
+          valid.push_back(inRow);
+          positions.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), ju));
+        }
+        Value best = acc[0], at = acc[1];
+        for (int64_t u = 0; u < kUnroll; ++u) {
+          Value take = arith::AndIOp::create(b, loc, valid[u], better(loaded[u], best));
+          best = arith::SelectOp::create(b, loc, take, loaded[u], best);
+          at = arith::SelectOp::create(b, loc, take, positions[u], at);
+        }
+        scf::YieldOp::create(b, loc, ValueRange{best, at});
       });
   std::pair<Value, Value> partial{fold.getResult(0), fold.getResult(1)};
   // Lanes: xor shuffles of both halves of the pair.

@@ -1,8 +1,9 @@
 // RUN: kiln-opt %s --split-input-file --kiln-cuda-arg-reductions --canonicalize --cse | FileCheck %s
 
 /// ArgMax over the last axis of a symbolic number of rows (a decoder's
-/// greedy pick over its logits), as KilnToLinalg lowers it: one block of 256
-/// threads per row, each thread folding a strided part of the row; the
+/// greedy pick over its logits), as KilnToLinalg lowers it: one block of 1024
+/// threads per row, each thread folding a strided part of the row, eight
+/// loads (indices clamped into the row) before the eight compares of a trip; the
 /// pairs combined by five xor shuffles of the value and five of the index,
 /// then through shared memory; the fills read as constants and gone, the
 /// value buffer never stored.
@@ -10,9 +11,12 @@
 // CHECK-SAME: (%[[X:.+]]: memref<?x?x50257xf32>, %[[OUT:.+]]: memref<?x?xi64>)
 // CHECK-NOT: linalg.fill
 // CHECK-NOT: memref.alloc
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.+}}, {{.*}} = %c1, {{.*}} = %c1) threads(%[[TX:.+]], %{{.+}}, %{{.+}}) in ({{.*}} = %c256, {{.*}}) workgroup(%[[SV:.+]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[SI:.+]] : memref<8xi32, #gpu.address_space<workgroup>>)
-// CHECK: scf.for %[[J:.+]] = %[[TX]] to %c50257 step %c256 iter_args(%{{.+}} = %cst, %{{.+}} = %c-1_i32) -> (f32, i32)
-// CHECK: memref.load %[[X]][%{{.+}}, %{{.+}}, %[[J]]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.+}}, {{.*}} = %c1, {{.*}} = %c1) threads(%[[TX:.+]], %{{.+}}, %{{.+}}) in ({{.*}} = %c1024, {{.*}}) workgroup(%[[SV:.+]] : memref<32xf32, #gpu.address_space<workgroup>>, %[[SI:.+]] : memref<32xi32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %[[J:.+]] = %[[TX]] to %c50257 step %c8192 iter_args(%{{.+}} = %cst, %{{.+}} = %c-1_i32) -> (f32, i32)
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[J]], %c50257
+// CHECK: %[[AT:.+]] = arith.select %[[IN]], %[[J]], %c50256
+// CHECK: memref.load %[[X]][%{{.+}}, %{{.+}}, %[[AT]]]
+// CHECK-COUNT-7: memref.load %[[X]]
 // CHECK: arith.cmpf ogt
 // CHECK-COUNT-10: gpu.shuffle  xor
 // CHECK: memref.store %{{.+}}, %[[SV]]

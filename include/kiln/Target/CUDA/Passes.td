@@ -129,7 +129,9 @@ def KilnCUDAArgReductionsPass
     exactly `cmpf ogt|oge|olt|ole (in, best)`, `linalg.index` of the last
     loop and two selects. It becomes a `gpu.launch` of one block of
     `threads` threads per row: thread t folds elements t, t + threads, ...
-    from the initial value, the (value, index) pairs are combined with
+    from the initial value, eight per loop trip whose loads (indices clamped
+    into the row, the ones past it not folded) are issued before the first
+    compare, the (value, index) pairs are combined with
     `gpu.shuffle xor` within warps and through shared memory across them
     (the pair of the smaller index acting as the accumulator, so ties and
     NaNs go as in the serial loop), and thread 0 folds the total into the
@@ -138,7 +140,7 @@ def KilnCUDAArgReductionsPass
     only the fill and the generic use is never stored and goes.
   }];
   let options = [
-    Option<"threads", "threads", "int64_t", "256",
+    Option<"threads", "threads", "int64_t", "1024",
            "threads per row (a multiple of 32 in [32, 1024])">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",

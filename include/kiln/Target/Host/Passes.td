@@ -52,6 +52,26 @@ def KilnDropAliasedResultsPass : Pass<"kiln-drop-aliased-results", "mlir::Module
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def KilnCacheRowWritesPass : Pass<"kiln-cache-row-writes", "mlir::func::FuncOp"> {
+  let summary = "A KV cache write (the new row at each sequence's position) writes that row only";
+  let description = [{
+    On buffers. `kiln.kv_cache_write` lowers to a `linalg.generic` over the
+    whole cache, in place: the yield is `select(index(r) == position, value,
+    out)` with `out` the cache's own element. Such a generic (all parallel,
+    one static output read only by that select, an identity output map, the
+    row loop `r` used by that one `linalg.index` and by no input's map; the
+    rest of the body is whatever its dispatch fused in) becomes an
+    `scf.parallel` over the other loops: each point loads its sequence's
+    position and, when it is inside the cache (`0 <= position < rows`),
+    computes the body at row `position` and stores that element. The new
+    rows are written and nothing else is read or written (a decode step's
+    whole cache was, every step). The result is the same: rows outside the
+    position kept their elements before, and are not touched now.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
   let summary = "Give each user of a tensor linalg.fill its own fill";
   let description = [{

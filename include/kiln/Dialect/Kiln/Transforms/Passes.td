@@ -226,6 +226,28 @@ def KilnFoldMatmulScalesPass : Pass<"kiln-fold-matmul-scales"> {
   }];
 }
 
+def KilnMergeSiblingMatmulsPass : Pass<"kiln-merge-sibling-matmuls"> {
+  let summary = "One-row products of one lhs by constant weights as one product and slices";
+  let description = [{
+    `kiln.matmul`s of the same lhs, whose dims before the last are all 1
+    (one row: a decode step's q, k and v projections), by constant 2-D
+    weights of the lhs's element type become one `kiln.matmul` by the
+    weights concatenated along N (a `kiln.concat` of constants, which
+    `kiln-fold-constants` must evaluate next) and one `kiln.slice` of its
+    columns per former result (contiguous: a view). One weight stream of
+    one kernel instead of several short ones. Only siblings in one block
+    whose weights are defined before the first of them, and only where the
+    concatenated weight is at most `max-weight-bytes`.
+    Pre-conditions: none. Post-conditions: the same values; no two such
+    siblings within the limit remain.
+  }];
+  let options = [
+    Option<"maxWeightBytes", "max-weight-bytes", "int64_t",
+           /*default=*/"64 * 1024 * 1024",
+           "Largest concatenated weight (in bytes) the pass will form">
+  ];
+}
+
 def KilnRecognizeIntegerMatmulPass : Pass<"kiln-recognize-integer-matmul"> {
   let summary = "Quantized matmuls, Gemms and convs as exact integer products (an i16 kiln.matmul, i32 result)";
   let description = [{
