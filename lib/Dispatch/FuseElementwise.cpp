@@ -120,10 +120,10 @@ mlir::Value unitDimReshapeSource(mlir::Value value) {
 /// head transpose, a view) reads the producer's result directly, the
 /// reshapes folded into its indexing map: the non-unit dims keep their
 /// order, and unit dims pair up in order between them (index 0 for a
-/// source unit dim without a partner). Upstream fusion then merges the pair even
-/// where reshape propagation cannot (the consumer's map for the operand is
-/// not a permutation: a KV cache write broadcasting the new row over the
-/// cache's rows). Contractions, and ops reading one (a product's epilogue
+/// source unit dim without a partner). Upstream fusion then merges the pair
+/// even where reshape propagation cannot (the consumer's map for the
+/// operand is not a permutation: a KV cache write broadcasting the new row
+/// over the cache's rows). Contractions, and ops reading one (a product's epilogue
 /// to be, whose other operands are read along its columns) as producer or
 /// consumer, are left alone.
 struct ReadThroughUnitDimReshapes final : mlir::OpRewritePattern<mlir::linalg::GenericOp> {

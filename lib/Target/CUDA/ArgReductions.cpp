@@ -8,9 +8,10 @@
 // a pair, so the generic path ran one thread per row, serially over the
 // row: a decoder's greedy pick over 50257 logits took a thread 50257
 // dependent steps. Here each row gets a block: thread t folds elements
-// t, t + T, ... from the initial value (eight loads in flight per trip), warps combine their (value, index)
-// pairs with shuffles and the block through shared memory, and thread 0
-// folds the total into the initial pair and stores it.
+// t, t + T, ... from the initial value (eight loads in flight per trip),
+// warps combine their (value, index) pairs with shuffles and the block
+// through shared memory, and thread 0 folds the total into the initial
+// pair and stores it.
 //
 // Combining two partial pairs repeats the generic's own step with the pair
 // of the smaller index as the accumulator, so ties go the way the serial

@@ -40,7 +40,6 @@ struct RowWrite {
   unsigned row;            // the loop of the cache's rows
   BlockArgument position;  // the input holding each sequence's position
   arith::SelectOp select;
-  linalg::IndexOp index;
 };
 
 /// The loop `value` (a linalg.index, possibly index_cast) stands for.
@@ -73,7 +72,7 @@ std::optional<RowWrite> matchRowWrite(linalg::GenericOp op) {
     if (!index || !position || position.getOwner() != body ||
         position.getArgNumber() >= op.getNumDpsInputs())
       continue;
-    RowWrite w{static_cast<unsigned>(index.getDim()), position, select, index};
+    RowWrite w{static_cast<unsigned>(index.getDim()), position, select};
     // The row loop is read by that index alone: no input map uses it, and
     // no other linalg.index asks for it.
     bool rowFree = llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {

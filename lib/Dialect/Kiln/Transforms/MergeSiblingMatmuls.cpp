@@ -51,6 +51,8 @@ bool isMergeable(MatmulOp op) {
 
 struct KilnMergeSiblingMatmulsPass final
     : impl::KilnMergeSiblingMatmulsPassBase<KilnMergeSiblingMatmulsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // The sibling groups: matmuls by a constant, by lhs, in program order.
     llvm::MapVector<Value, SmallVector<MatmulOp>> groups;
@@ -60,7 +62,8 @@ struct KilnMergeSiblingMatmulsPass final
     });
     DominanceInfo dominance(getOperation());
     for (auto &[lhs, siblings] : groups) {
-      // Only siblings in one block, all weights available at the first.
+      // Only siblings in the first one's block (the walk is in program
+      // order, so it is the earliest there), their weights defined before it.
       Operation *first = siblings.front();
       llvm::erase_if(siblings, [&](MatmulOp op) {
         return op->getBlock() != first->getBlock() ||
@@ -74,17 +77,14 @@ struct KilnMergeSiblingMatmulsPass final
       }
       if (siblings.size() < 2 || bytes > maxWeightBytes)
         continue;
-      for (MatmulOp op : siblings)
-        if (op->isBeforeInBlock(first))
-          first = op;
-      merge(siblings, first);
+      merge(siblings);
     }
   }
 
-  using Base::Base;
-
-  void merge(SmallVector<MatmulOp> &siblings, Operation *first) {
-    OpBuilder b(first);
+  /// One product by the concatenated weights, placed before the first
+  /// sibling; each sibling becomes its slice of the columns.
+  void merge(SmallVector<MatmulOp> &siblings) {
+    OpBuilder b(siblings.front());
     Location loc = b.getFusedLoc(llvm::map_to_vector(siblings, [](MatmulOp op) {
       return op.getLoc();
     }));
