@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -230,7 +231,9 @@ void buildBufferizePipeline(OpPassManager &pm) {
   // Outputs that are an input's buffer updated in place (a KV cache) are no
   // results at all.
   pm.addPass(createKilnDropAliasedResultsPass());
-  // Results are written into caller-provided output buffers.
+  // Results are written into caller-provided output buffers: a returned
+  // alloc becomes the output buffer itself, once per output.
+  pm.addPass(createKilnDistinctResultBuffersPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
@@ -276,6 +279,10 @@ void registerCodegenDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // memref.alloc as an allocation: buffer-results-to-out-params then hoists
+  // a returned alloc into the caller's output buffer instead of copying it
+  // there (kiln-opt registers every extension and always did).
+  memref::registerAllocationOpInterfaceExternalModels(registry);
   registerCUDACodegenDialects(registry);
 }
 

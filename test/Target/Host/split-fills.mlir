@@ -53,8 +53,9 @@ func.func @single_fill(%a: tensor<4x2xf32>, %b: tensor<2x8xf32>) -> tensor<4x8xf
 /// use, so that empty-tensor elimination can place the chain in it; and only
 /// its border is filled (the rows above and below the image, the columns
 /// left and right of it, each a fill inserted into the padded tensor): the
-/// chain writes the rest. The fill of an insertion whose source is no such
-/// chain stays whole, before it.
+/// chain writes the rest. The padding of an insertion whose source is no
+/// such chain (a function argument) is filled around it only too, right
+/// before the insertion.
 // CHECK-LABEL: func @padding_before_chain
 // CHECK: %[[P0:.+]] = tensor.empty() : tensor<1x2x6x6xf32>
 // CHECK: %[[TOP:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x1x6xf32>)
@@ -75,8 +76,13 @@ func.func @single_fill(%a: tensor<4x2xf32>, %b: tensor<2x8xf32>) -> tensor<4x8xf
 // DEFAULT: %[[E:.+]] = tensor.empty() : tensor<1x2x6x6xf32>
 // DEFAULT-NEXT: %[[F:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<1x2x6x6xf32>)
 // DEFAULT-NEXT: tensor.insert_slice %{{.*}} into %[[F]][0, 0, 1, 1]
-// CHECK-NEXT: %[[QF:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%[[QE]] : tensor<1x2x6x6xf32>)
-// CHECK-NEXT: tensor.insert_slice %arg0 into %[[QF]][0, 0, 1, 1]
+// CHECK: %[[QTOP:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x1x6xf32>)
+// CHECK: %[[Q1:.+]] = tensor.insert_slice %[[QTOP]] into %[[QE]][0, 0, 0, 0]
+// CHECK: tensor.insert_slice %{{.*}} into %[[Q1]][0, 0, 5, 0]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 0] [1, 2, 4, 1]
+// CHECK: %[[Q4:.+]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 5] [1, 2, 4, 1]
+// CHECK-NEXT: tensor.insert_slice %arg0 into %[[Q4]][0, 0, 1, 1]
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x6x6xf32>)
 func.func @padding_before_chain(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>) {
   %zero = arith.constant 0.0 : f32
   %pe = tensor.empty() : tensor<1x2x6x6xf32>

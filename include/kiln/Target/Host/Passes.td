@@ -36,6 +36,20 @@ def KilnPrepareEntryPass : Pass<"kiln-prepare-entry", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def KilnDistinctResultBuffersPass : Pass<"kiln-distinct-result-buffers", "mlir::ModuleOp"> {
+  let summary = "Give each returned buffer that is returned again a copy of its own";
+  let description = [{
+    Runs right before `buffer-results-to-out-params{hoist-static-allocs}`,
+    which replaces a returned `memref.alloc` by the caller's output buffer
+    and erases it: a buffer returned twice (one value listed as two model
+    outputs, or two zero-size outputs merged by CSE) would be used after
+    that. Every memref operand of a `func.return` that repeats an earlier
+    one becomes a fresh `memref.alloc` (64-byte aligned, dynamic sizes
+    read with `memref.dim`) holding a `memref.copy` of it.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def KilnDropAliasedResultsPass : Pass<"kiln-drop-aliased-results", "mlir::ModuleOp"> {
   let summary = "Drop results that are an input's buffer updated in place";
   let description = [{
