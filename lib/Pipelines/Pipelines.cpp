@@ -168,6 +168,7 @@ void buildLinalgPipeline(OpPassManager &pm, const PipelineOptions &options) {
   linalg.depthwiseMaxUnrolledTaps = policy.conv.depthwiseMaxUnrolledTaps;
   linalg.stridedWindowsOnPhases = policy.conv.stridedWindowsOnPhases;
   linalg.depthwiseRowsMaxWidth = policy.conv.depthwiseRowsMaxWidth;
+  linalg.stridedDepthwiseColumns = policy.conv.stridedDepthwiseColumns;
   linalg.debugBreakOp = options.debugBreakOp;
   pm.addPass(createConvertKilnToLinalgPass(linalg));
   // 2. Fold the index arithmetic and empty tensors the patterns leave behind.

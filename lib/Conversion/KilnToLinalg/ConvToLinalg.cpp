@@ -397,6 +397,54 @@ Value depthwiseConvPhases(OpBuilder &b, Location loc, ConvOp op, Value input, Va
   return dropPitchColumns(b, loc, out, result, wq, tensor::getMixedSize(b, loc, phases, 0));
 }
 
+/// The output columns of depthwiseConvPitched: ow rounded up to a multiple
+/// of `columns`, where it runs (stride above 1, static shapes but the
+/// batch, up to `maxTaps` taps); 0 otherwise.
+int64_t pitchedDepthwiseColumns(ConvOp op, RankedTensorType input, RankedTensorType weight,
+                                int64_t maxTaps, int64_t columns) {
+  ArrayRef<int64_t> strides = op.getStrides();
+  if (columns <= 0 || !hasStaticShapeButBatch(input) || !hasStaticShapeButBatch(op.getType()) ||
+      llvm::all_of(strides, [](int64_t s) { return s == 1; }) ||
+      weight.getDimSize(2) * weight.getDimSize(3) > maxTaps)
+    return 0;
+  int64_t ow = op.getType().getDimSize(3);
+  if (ow < columns)
+    return 0;
+  return (ow + columns - 1) / columns * columns + 1;
+}
+
+/// The right pad that lets depthwiseConvPitched's last output column
+/// (owp - 1) read its window.
+int64_t pitchedDepthwiseEndPad(ConvOp op, RankedTensorType input, RankedTensorType weight,
+                               int64_t owp) {
+  ArrayRef<int64_t> pads = op.getPads();
+  int64_t needed = op.getStrides()[1] * (owp - 1) +
+                   op.getDilations()[1] * (weight.getDimSize(3) - 1) + 1;
+  return std::max(pads[3], needed - pads[1] - input.getDimSize(3));
+}
+
+/// A strided depthwise conv over output rows of owp >= ow columns (a
+/// multiple of the vector), each tap a strided view of the padded input
+/// (padded to owp columns' windows), the columns past ow discarded: the
+/// inner loop has no remainder, and no copy of the input is made.
+Value depthwiseConvPitched(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight,
+                           Value bias, ValueRange dynamicSizes, int64_t owp) {
+  RankedTensorType result = op.getType();
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
+  SmallVector<int64_t> shape(result.getShape());
+  shape[3] = owp;
+  auto wide = RankedTensorType::get(shape, result.getElementType());
+  SmallVector<Value> taps = lowering::stridedTaps(b, loc, wide, input, kh, kw, op.getStrides(),
+                                                  op.getDilations(), dynamicSizes);
+  Value out = unrolledDepthwise(b, loc, wide, taps, weight, kw, bias);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, out);
+  sizes[3] = b.getIndexAttr(result.getDimSize(3));
+  return tensor::ExtractSliceOp::create(b, loc, result, out,
+                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(0)), sizes,
+                                        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+}
+
 /// Depthwise 2-D conv as one all-parallel generic over the output with the
 /// kh*kw taps unrolled into its payload (each tap is an operand: a strided
 /// slice of the padded input at its offset, with its weight and the bias as
@@ -508,12 +556,19 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
         depthwise && depthwiseRunsFlat(op, inputType, weightType,
                                        options.depthwiseMaxUnrolledTaps,
                                        options.depthwiseRowsMaxWidth);
-    bool phasedDepthwise = depthwise && options.stridedWindowsOnPhases &&
+    int64_t pitchedColumns =
+        depthwise ? pitchedDepthwiseColumns(op, inputType, weightType,
+                                            options.depthwiseMaxUnrolledTaps,
+                                            options.stridedDepthwiseColumns)
+                  : 0;
+    bool phasedDepthwise = depthwise && !pitchedColumns && options.stridedWindowsOnPhases &&
                            depthwiseRunsOnPhases(op, inputType, weightType,
                                                  options.depthwiseMaxUnrolledTaps);
     SmallVector<int64_t> ends(pads.drop_front(spatial));
     if (phasedDepthwise)
       ends = phaseEndPads(op, inputType, weightType);
+    if (pitchedColumns)
+      ends[1] = pitchedDepthwiseEndPad(op, inputType, weightType, pitchedColumns);
     if (shifted || flatDepthwise)
       ends[0] += shiftedExtraRows(op, weightType,
                                   inputType.getDimSize(2) + pads[0] + pads[spatial],
@@ -555,6 +610,10 @@ struct ConvToLinalgNamed final : OpConversionPattern<ConvOp> {
       rewriter.replaceOp(op, flatDepthwise
                                  ? depthwiseConvFlat(rewriter, loc, op, input, weight,
                                                      adaptor.getBias())
+                             : pitchedColumns
+                                 ? depthwiseConvPitched(rewriter, loc, op, input, weight,
+                                                        adaptor.getBias(), dynamicSizes,
+                                                        pitchedColumns)
                              : phasedDepthwise
                                  ? depthwiseConvPhases(rewriter, loc, op, input, weight,
                                                        adaptor.getBias())

@@ -137,6 +137,7 @@ struct ConvertKilnToLinalgPass final
     conv.depthwiseMaxUnrolledTaps = depthwiseMaxUnrolledTaps;
     conv.stridedWindowsOnPhases = stridedWindowsOnPhases;
     conv.depthwiseRowsMaxWidth = depthwiseRowsMaxWidth;
+    conv.stridedDepthwiseColumns = stridedDepthwiseColumns;
     populateConvToLinalgPatterns(patterns, conv);
     populatePoolToLinalgPatterns(patterns, conv);
     populateReductionToLinalgPatterns(patterns);

@@ -70,6 +70,11 @@ struct ConvLoweringOptions {
   /// the image rows, where their activation joins them, instead of on the
   /// flattened padded input; 0: never.
   int64_t depthwiseRowsMaxWidth = 0;
+  /// Strided depthwise convs compute output rows rounded up to a multiple
+  /// of this many columns on strided views of their padded input (padded
+  /// wide enough), the extra columns discarded, instead of on phases; 0:
+  /// never.
+  int64_t stridedDepthwiseColumns = 0;
 };
 
 /// conv, conv_transpose: linalg named conv ops or matmul forms.

@@ -55,6 +55,11 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
            "Stride-1 depthwise convs with output rows up to this wide whose result "
            "reaches a reader other than 1x1 convs through elementwise ops run on "
            "the image rows (their activation joins them), not flat; 0: never">,
+    Option<"stridedDepthwiseColumns", "strided-depthwise-columns", "int64_t",
+           /*default=*/"0",
+           "Strided depthwise convs compute output rows rounded up to a multiple "
+           "of this many columns on strided views of their padded input, the "
+           "extra columns discarded (no phases); 0: never">,
     Option<"debugBreakOp", "debug-break-op", "std::string", /*default=*/"\"\"",
            "Test only: lower this elementwise kiln op (e.g. relu) wrongly, its "
            "result plus one (a known wrong node for the tests of kilnc verify)">

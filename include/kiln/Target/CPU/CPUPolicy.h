@@ -41,6 +41,9 @@ inline ConvLoweringOptions cpuConvLowering() {
   // Rows of at most half a 16-lane vector (EfficientNet-B0's 7x7; at 14
   // columns the flat conv and its separate SiLU measured 8% faster).
   conv.depthwiseRowsMaxWidth = 8;
+  // Strided depthwise convs with rows of at least a 16-lane vector on
+  // strided views, rows of whole vectors plus one column (no phase copy).
+  conv.stridedDepthwiseColumns = 16;
   return conv;
 }
 
