@@ -404,7 +404,13 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
     return false;
   auto slice = view.getDefiningOp<tensor::ExtractSliceOp>();
   auto expand = slice.getSource().getDefiningOp<tensor::ExpandShapeOp>();
-  auto producer = expand.getSrc().getDefiningOp<linalg::GenericOp>();
+  // The producer's loops: the flat [N, C, oh*Wp] ones, or [N, C, oh, Wp]
+  // behind a collapse (exposePitchedRows).
+  auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+  auto producer = collapse ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
+                           : expand.getSrc().getDefiningOp<linalg::GenericOp>();
+  if (collapse && !collapse->hasOneUse())
+    return false;
   if (!pitchedSlice(view) || !producer || !producer.hasPureTensorSemantics() ||
       producer.getNumDpsInits() != 1 || producer.getNumReductionLoops() != 0 ||
       !producer.getIndexingMapsArray().back().isIdentity() || !producer->hasOneUse() ||
@@ -414,6 +420,7 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
     return false;
   // Its other inputs are per (n, c) (a channel bias) or scalars.
   MLIRContext *context = consumer.getContext();
+  unsigned loops = producer.getNumLoops();
   SmallVector<AffineMap> otherMaps;
   for (OpOperand *input : consumer.getDpsInputOperands()) {
     if (input->get() == view)
@@ -421,7 +428,7 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
     AffineMap map = consumer.getMatchingIndexingMap(input);
     if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3) || map.getNumSymbols())
       return false;
-    otherMaps.push_back(AffineMap::get(3, 0, map.getResults(), context));
+    otherMaps.push_back(AffineMap::get(loops, 0, map.getResults(), context));
   }
   // Its result is read only as the input of 1x1 convs.
   for (OpOperand &use : consumer->getResult(0).getUses()) {
@@ -444,7 +451,7 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
   llvm::append_range(maps, otherMaps);
   auto wideType = cast<RankedTensorType>(producer->getResult(0).getType())
                       .clone(outType.getElementType());
-  maps.push_back(AffineMap::getMultiDimIdentityMap(3, context));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(loops, context));
   OpBuilder b(consumer);
   Location loc = consumer.getLoc();
   Value init = tensor::EmptyOp::create(b, loc,
@@ -453,7 +460,7 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
   unsigned producerInputs = producer.getNumDpsInputs();
   auto fused = linalg::GenericOp::create(
       b, loc, wideType, inputs, init, maps,
-      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+      SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location, ValueRange args) {
         IRMapping mapping;
         Block &first = producer.getRegion().front();
@@ -473,15 +480,49 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
             nb, loc, mapping.lookupOrDefault(second.getTerminator()->getOperand(0)));
       });
   fused->setLoc(FusedLoc::get(context, {producer.getLoc(), consumer.getLoc()}));
+  Value flat = fused->getResult(0);
+  if (collapse)
+    flat = tensor::CollapseShapeOp::create(b, loc, flat, collapse.getReassociationIndices());
   Value wide = tensor::ExpandShapeOp::create(
-      b, loc, expand.getResultType().clone(outType.getElementType()), fused->getResult(0),
+      b, loc, expand.getResultType().clone(outType.getElementType()), flat,
       expand.getReassociationIndices(), expand.getMixedOutputShape());
   Value result = tensor::ExtractSliceOp::create(b, loc, outType, wide, slice.getMixedOffsets(),
                                                 slice.getMixedSizes(), slice.getMixedStrides());
   consumer->getResult(0).replaceAllUsesWith(result);
   consumer.erase();
-  eraseDead({slice, expand, producer});
+  eraseDead({slice, expand, collapse, producer});
   return true;
+}
+
+void exposePitchedRows(func::FuncOp func) {
+  SmallVector<tensor::ExtractSliceOp> slices;
+  func.walk([&](tensor::ExtractSliceOp slice) {
+    auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
+    RankedTensorType wide = slice.getSourceType();
+    if (!producer || producer->getNumResults() != 1 || producer.getNumLoops() != 4 ||
+        producer.getNumReductionLoops() != 0 ||
+        !producer.getIndexingMapsArray().back().isIdentity() || wide.getRank() != 4 ||
+        slice.getResultType().getRank() != 4 ||
+        llvm::any_of(wide.getShape().drop_front(), ShapedType::isDynamic))
+      return;
+    ArrayRef<int64_t> shape = wide.getShape();
+    int64_t ow = slice.getStaticSizes().back();
+    std::optional<SmallVector<int64_t>> offsets =
+        staticSlice(slice, {shape[0], shape[1], shape[2], ow});
+    if (offsets && llvm::all_of(*offsets, [](int64_t o) { return o == 0; }) && ow >= 1 &&
+        ow < shape[3])
+      slices.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : slices) {
+    OpBuilder b(slice);
+    Location loc = slice.getLoc();
+    Value wide = slice.getSource();
+    SmallVector<ReassociationIndices> rows = {{0}, {1}, {2, 3}};
+    Value flat = tensor::CollapseShapeOp::create(b, loc, wide, rows);
+    Value expanded = tensor::ExpandShapeOp::create(b, loc, slice.getSourceType(), flat, rows,
+                                                   tensor::getMixedSizes(b, loc, wide));
+    slice.getSourceMutable().assign(expanded);
+  }
 }
 
 } // namespace kiln

@@ -62,6 +62,14 @@ bool pitchedPointwiseToConvTaps(mlir::linalg::MatmulOp matmul);
 /// did.
 bool fuseIntoPitchedProducer(mlir::linalg::GenericOp consumer);
 
+/// A 4-D all-parallel generic computing rows wider than the image (a
+/// strided depthwise conv over rows of whole vectors) whose result is
+/// sliced to the image columns is read, by that slice, as the pitched form
+/// the functions above take: [N, C, oh, Wp] collapsed to [N, C, oh*Wp] and
+/// expanded back (a no-op view), so that its activation joins it and 1x1
+/// convs read it in place, as for a stride-1 depthwise conv.
+void exposePitchedRows(mlir::func::FuncOp func);
+
 /// ConvBatch.cpp: the convs of a batch as one batched conv taps
 /// contraction each (Epilogue.h): the per-image conv taps of a static
 /// batch of two or more images merged (1x1 conv matmuls first become conv

@@ -327,6 +327,7 @@ struct KilnFormDispatchesPass final
       return signalPassFailure();
     // A stride-1 depthwise conv's activation joins it at the row pitch
     // where only 1x1 convs read the result.
+    exposePitchedRows(getOperation());
     SmallVector<linalg::GenericOp> pitchConsumers;
     getOperation().walk([&](linalg::GenericOp op) { pitchConsumers.push_back(op); });
     for (linalg::GenericOp op : pitchConsumers)
