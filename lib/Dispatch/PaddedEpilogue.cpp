@@ -26,24 +26,29 @@ namespace kiln {
 
 bool writeEpilogueIntoPadding(linalg::GenericOp generic, int64_t columnAlign) {
   std::optional<unsigned> cIndex = epilogueInput(generic);
-  if (!cIndex || generic.getNumLoops() != 2 || generic.getNumDpsInits() != 1 ||
+  // C is one image's [F, P] or a batch's [N, F, P] (batched conv taps).
+  unsigned rank = generic.getNumLoops();
+  if (!cIndex || (rank != 2 && rank != 3) || generic.getNumDpsInits() != 1 ||
       !generic.hasPureTensorSemantics() || !generic->hasOneUse())
     return false;
+  bool batched = rank == 3;
   OpOperand *cInput = generic.getDpsInputOperand(*cIndex);
   auto cType = dyn_cast<RankedTensorType>(cInput->get().getType());
-  if (!cType || !cType.hasStaticShape() || cType.getRank() != 2 ||
+  if (!cType || !cType.hasStaticShape() || cType.getRank() != rank ||
       !generic.getMatchingIndexingMap(cInput).isIdentity())
     return false;
-  // The result reshaped to one image [1, F, H, W] and inserted whole, with
-  // unit strides, into another tensor.
+  // The result reshaped to images [N, F, H, W] (N = 1 for [F, P]) and
+  // inserted whole, with unit strides, into another tensor.
   auto expand = dyn_cast<tensor::ExpandShapeOp>(*generic->user_begin());
-  if (!expand || !expand->hasOneUse() ||
-      expand.getReassociationIndices() != SmallVector<ReassociationIndices>{{0, 1}, {2, 3}})
+  SmallVector<ReassociationIndices> imageDims =
+      batched ? SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}
+              : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
+  if (!expand || !expand->hasOneUse() || expand.getReassociationIndices() != imageDims)
     return false;
   RankedTensorType image = expand.getResultType();
   auto insert = dyn_cast<tensor::InsertSliceOp>(*expand->user_begin());
   if (!insert || insert.getSource() != expand.getResult() || !image.hasStaticShape() ||
-      image.getDimSize(0) != 1 ||
+      (!batched && image.getDimSize(0) != 1) ||
       !llvm::all_of(insert.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
       insert.getSourceType() != image)
     return false;
@@ -52,9 +57,18 @@ bool writeEpilogueIntoPadding(linalg::GenericOp generic, int64_t columnAlign) {
   if (h < 2 || (w % columnAlign && wrapRows(w, w, columnAlign) > kMaxWrapRows))
     return false;
   MLIRContext *context = generic.getContext();
-  AffineExpr df, dy, dx;
-  bindDims(context, df, dy, dx);
-  auto rows = RankedTensorType::get({f, h, w}, cType.getElementType());
+  // Loops (f, y, x), or (n, f, y, x) for a batch.
+  unsigned loops = batched ? 4 : 3;
+  AffineExpr dn = getAffineDimExpr(0, context);
+  AffineExpr df = getAffineDimExpr(loops - 3, context), dy = getAffineDimExpr(loops - 2, context),
+             dx = getAffineDimExpr(loops - 1, context);
+  SmallVector<int64_t> rowShape = {f, h, w};
+  if (batched)
+    rowShape.insert(rowShape.begin(), image.getDimSize(0));
+  auto rows = RankedTensorType::get(rowShape, cType.getElementType());
+  SmallVector<ReassociationIndices> cToRows =
+      batched ? SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}
+              : SmallVector<ReassociationIndices>{{0}, {1, 2}};
   OpBuilder b(generic);
   Location loc = generic.getLoc();
   SmallVector<Value> inputs;
@@ -67,33 +81,36 @@ bool writeEpilogueIntoPadding(linalg::GenericOp generic, int64_t columnAlign) {
       if (!type || type.getShape() != cType.getShape())
         return false;
       inputs.push_back(tensor::ExpandShapeOp::create(
-          b, loc, rows.clone(type.getElementType()), input->get(),
-          ArrayRef<ReassociationIndices>{{0}, {1, 2}}));
-      maps.push_back(AffineMap::getMultiDimIdentityMap(3, context));
+          b, loc, rows.clone(type.getElementType()), input->get(), cToRows));
+      maps.push_back(AffineMap::getMultiDimIdentityMap(loops, context));
       continue;
     }
-    // Per output channel or constant indices (a bias): the filter loop only.
+    // Per output channel (a bias), per image, or constant indices: the
+    // filter and image loops only.
     SmallVector<AffineExpr> results;
     for (AffineExpr expr : map.getResults()) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (dim && dim.getPosition() == 0)
+      if (dim && dim.getPosition() == rank - 2)
         results.push_back(df);
+      else if (dim && batched && dim.getPosition() == 0)
+        results.push_back(dn);
       else if (isa<AffineConstantExpr>(expr))
         results.push_back(expr);
       else
         return false;
     }
     inputs.push_back(input->get());
-    maps.push_back(AffineMap::get(3, 0, results, context));
+    maps.push_back(AffineMap::get(loops, 0, results, context));
   }
-  maps.push_back(AffineMap::get(3, 0, {b.getAffineConstantExpr(0), df, dy, dx}, context));
+  maps.push_back(AffineMap::get(
+      loops, 0, {batched ? dn : b.getAffineConstantExpr(0), df, dy, dx}, context));
   Value init = tensor::EmptyOp::create(b, loc, image.getShape(), image.getElementType());
   auto padded = linalg::GenericOp::create(
       b, loc, TypeRange{image}, inputs, ValueRange{init}, maps,
-      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
+      SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel));
   padded.getRegion().takeBody(generic.getRegion());
   padded->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
-  if (!isMatmulEpilogue(padded, *cIndex, {{0}, {1, 2}}, columnAlign)) {
+  if (!isMatmulEpilogue(padded, *cIndex, cToRows, columnAlign)) {
     generic.getRegion().takeBody(padded.getRegion());
     padded.erase();
     init.getDefiningOp()->erase();
