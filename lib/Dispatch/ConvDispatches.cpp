@@ -409,7 +409,10 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
   auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
   auto producer = collapse ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
                            : expand.getSrc().getDefiningOp<linalg::GenericOp>();
-  if (collapse && !collapse->hasOneUse())
+  if (collapse && (!collapse->hasOneUse() || collapse.getReassociationIndices() !=
+                                                  SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}))
+    return false;
+  if (producer && producer.getNumLoops() != (collapse ? 4u : 3u))
     return false;
   if (!pitchedSlice(view) || !producer || !producer.hasPureTensorSemantics() ||
       producer.getNumDpsInits() != 1 || producer.getNumReductionLoops() != 0 ||
@@ -418,6 +421,10 @@ bool fuseIntoPitchedProducer(linalg::GenericOp consumer) {
       !hasVectorizableScalarBody(producer) ||
       !llvm::all_of(slice->getUsers(), [&](Operation *user) { return user == consumer; }))
     return false;
+  // It reads the view element for element.
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get() == view && !consumer.getMatchingIndexingMap(input).isIdentity())
+      return false;
   // Its other inputs are per (n, c) (a channel bias) or scalars.
   MLIRContext *context = consumer.getContext();
   unsigned loops = producer.getNumLoops();
@@ -519,8 +526,14 @@ void exposePitchedRows(func::FuncOp func) {
     Value wide = slice.getSource();
     SmallVector<ReassociationIndices> rows = {{0}, {1}, {2, 3}};
     Value flat = tensor::CollapseShapeOp::create(b, loc, wide, rows);
-    Value expanded = tensor::ExpandShapeOp::create(b, loc, slice.getSourceType(), flat, rows,
-                                                   tensor::getMixedSizes(b, loc, wide));
+    // Sizes from the view (a dynamic batch read of the producer would be a
+    // second use of it, which fuseIntoPitchedProducer refuses).
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, flat);
+    sizes.pop_back();
+    for (int64_t dim : slice.getSourceType().getShape().take_back(2))
+      sizes.push_back(b.getIndexAttr(dim));
+    Value expanded =
+        tensor::ExpandShapeOp::create(b, loc, slice.getSourceType(), flat, rows, sizes);
     slice.getSourceMutable().assign(expanded);
   }
 }
