@@ -17,6 +17,7 @@ a mismatch is reported instead of a time.
 
 import argparse
 import datetime
+import glob
 import hashlib
 import json
 import os
@@ -96,8 +97,12 @@ def compile_cached(args, model_path, shape_args, name):
     st = os.stat(args.kilnc)
     if args.precision != "fp32":
         shape_args = shape_args + [f"--precision={args.precision}"]
+    # kilnc reads its shipped tuning databases at compile time: they are part of the key.
+    tuning = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(args.kilnc)), "share",
+                                           "kiln", "tuning", "*.jsonl")))
     key = hashlib.sha256(json.dumps([file_hash(model_path), shape_args, st.st_size,
-                                     st.st_mtime_ns]).encode()).hexdigest()[:16]
+                                     st.st_mtime_ns, [file_hash(t) for t in tuning]]
+                                    ).encode()).hexdigest()[:16]
     directory = os.path.join(args.work, "artifacts")
     os.makedirs(directory, exist_ok=True)
     artifact = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9]+', '_', name)}-{key}.so")
