@@ -325,8 +325,9 @@ struct KilnFormDispatchesPass final
     }
     if (failed(simplify(true)))
       return signalPassFailure();
-    // A stride-1 depthwise conv's activation joins it at the row pitch
-    // where only 1x1 convs read the result.
+    // A depthwise conv's activation joins it at the row pitch (a stride-1
+    // conv's flat rows, a strided conv's wide rows) where only 1x1 convs
+    // read the result.
     exposePitchedRows(getOperation());
     SmallVector<linalg::GenericOp> pitchConsumers;
     getOperation().walk([&](linalg::GenericOp op) { pitchConsumers.push_back(op); });

@@ -8,7 +8,8 @@
 // copied into the interior of the zero-filled padded tensor: a fill, a copy
 // and a second buffer per conv. Here the epilogue iterates over the image
 // [F, H, W] instead (C read through an expand_shape, as for a head split)
-// and writes [1, F, H, W], the slice that is inserted: empty-tensor
+// and writes [1, F, H, W], the slice that is inserted (a batch's conv taps,
+// C [N, F, P]: over [N, F, H, W], writing the batch's slice): empty-tensor
 // elimination then computes it in place in the padded tensor, and the CPU
 // kernel stores each tile there (rows of W not a whole number of vectors
 // wrap like rows at a pitch, wrapPitch in Epilogue.h).

@@ -398,8 +398,11 @@ Value depthwiseConvPhases(OpBuilder &b, Location loc, ConvOp op, Value input, Va
 }
 
 /// The output columns of depthwiseConvPitched: ow rounded up to a multiple
-/// of `columns`, where it runs (stride above 1, static shapes but the
-/// batch, up to `maxTaps` taps); 0 otherwise.
+/// of `columns` (the vector's lanes) plus one -- LLVM's vectorizer peels one
+/// iteration off a loop with a stride-2 load, so rows of whole vectors ran
+/// their last vector scalar -- where it runs (a stride above 1, static
+/// shapes but the batch, up to `maxTaps` taps, rows at least `columns`
+/// wide); 0 otherwise.
 int64_t pitchedDepthwiseColumns(ConvOp op, RankedTensorType input, RankedTensorType weight,
                                 int64_t maxTaps, int64_t columns) {
   ArrayRef<int64_t> strides = op.getStrides();
@@ -423,10 +426,11 @@ int64_t pitchedDepthwiseEndPad(ConvOp op, RankedTensorType input, RankedTensorTy
   return std::max(pads[3], needed - pads[1] - input.getDimSize(3));
 }
 
-/// A strided depthwise conv over output rows of owp >= ow columns (a
-/// multiple of the vector), each tap a strided view of the padded input
+/// A strided depthwise conv over output rows of owp > ow columns
+/// (pitchedDepthwiseColumns), each tap a strided view of the padded input
 /// (padded to owp columns' windows), the columns past ow discarded: the
-/// inner loop has no remainder, and no copy of the input is made.
+/// inner loop runs whole vectors but one peeled column, and no copy of the
+/// input is made (the phase split's).
 Value depthwiseConvPitched(OpBuilder &b, Location loc, ConvOp op, Value input, Value weight,
                            Value bias, ValueRange dynamicSizes, int64_t owp) {
   RankedTensorType result = op.getType();

@@ -18,6 +18,12 @@ namespace kiln {
 
 namespace {
 
+/// Whether `use` is the destination of an insert_slice.
+bool isInsertDestination(OpOperand *use) {
+  auto insert = dyn_cast<tensor::InsertSliceOp>(use->getOwner());
+  return insert && use->get() == insert.getDest();
+}
+
 /// Where the fill that `use` reads goes: right before its user, except for
 /// the destination of an insert_slice whose source is written in place
 /// from an empty tensor (a chain of destination-style ops in the same
@@ -27,9 +33,9 @@ namespace {
 Operation *fillPosition(OpOperand *use, Value fillValue, DominanceInfo &dominance,
                         bool paddingInPlace) {
   Operation *user = use->getOwner();
-  auto insert = dyn_cast<tensor::InsertSliceOp>(user);
-  if (!paddingInPlace || !insert || use->get() != insert.getDest())
+  if (!paddingInPlace || !isInsertDestination(use))
     return user;
+  auto insert = cast<tensor::InsertSliceOp>(user);
   Operation *first = nullptr;
   Value value = insert.getSource();
   while (auto writer = value.getDefiningOp<DestinationStyleOpInterface>()) {
@@ -90,12 +96,6 @@ Value fillBorder(OpBuilder &b, Location loc, tensor::InsertSliceOp insert, Value
   band(top, rows, 0, left);
   band(top, rows, left + cols, width - left - cols);
   return padded;
-}
-
-/// Whether `use` is the destination of an insert_slice.
-bool isInsertDestination(OpOperand *use) {
-  auto insert = dyn_cast<tensor::InsertSliceOp>(use->getOwner());
-  return insert && use->get() == insert.getDest();
 }
 
 /// Replaces `fill` by one clone (with its own tensor.empty) at each of its

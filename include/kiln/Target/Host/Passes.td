@@ -106,10 +106,11 @@ def KilnSplitFillsPass : Pass<"kiln-split-fills", "mlir::func::FuncOp"> {
     e.g. a conv epilogue writing its output slice into the next conv's zero
     padding) goes before that chain's first op instead (moved there even
     where it has one use), so that empty-tensor elimination computes the
-    chain in the filled tensor rather than copying it in; where the chain
-    writes the destination's whole inner image (static, every dim whole but
-    the last two), only the border around it is filled (one fill per band,
-    each inserted into the destination).
+    chain in the filled tensor rather than copying it in. Where an
+    insertion (of such a chain or of any other value: a model input padded
+    for a conv) writes the destination's whole inner image (static, every
+    dim whole but the last two), only the border around it is filled (one
+    fill per band, each inserted into the destination).
 
     Post-condition: every tensor `linalg.fill` has at most one use.
   }];
